@@ -1,0 +1,65 @@
+/**
+ * Builds the HTTP application over an open Database. `main.ts` listens; tests call `inject()`.
+ */
+import { readFileSync } from 'node:fs';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Database } from '../db/database.js';
+import { registerErrorHandling } from './error-handler.js';
+import { registerJsonParser } from './json-body.js';
+import { collectionRoutes } from './routes/collections.js';
+import { pointRoutes } from './routes/points.js';
+import { searchRoutes } from './routes/search.js';
+import { serviceRoutes } from './routes/service.js';
+import { ErrorEnvelope } from './schemas/common.js';
+import { FilterSchema } from './schemas/filter.js';
+import { validatorCompiler } from './validation.js';
+
+export interface AppOptions {
+  readonly db: Database;
+  /** Request body limit in MiB (default 64). */
+  readonly maxBodyMb?: number;
+  /** Fastify logger setting; off by default (tests), main.ts turns it on. */
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+export const SERVICE_VERSION: string = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const bodyLimit = Math.round((options.maxBodyMb ?? 64) * 1048576);
+  const app = Fastify({
+    logger: options.logger ?? false,
+    disableRequestLogging: true,
+    bodyLimit,
+    routerOptions: { maxParamLength: 4096 },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  registerJsonParser(app);
+  registerErrorHandling(app, bodyLimit);
+
+  app.addSchema(ErrorEnvelope);
+  app.addSchema(FilterSchema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'kith',
+        version: SERVICE_VERSION,
+        description: 'Vector database: collections of points with payloads, exact and HNSW search, payload filters.',
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+
+  await app.register(serviceRoutes, { version: SERVICE_VERSION });
+  await app.register(collectionRoutes, { db: options.db });
+  await app.register(pointRoutes, { db: options.db });
+  await app.register(searchRoutes, { db: options.db });
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,86 @@
+/** Request and response schemas of the point endpoints (upsert, delete, get, search). */
+import { Type } from 'typebox';
+import { LIMITS } from '../../collection/collection-config.js';
+import { Nullable, PayloadSchema, PointIdSchema, VersionSchema } from './common.js';
+import { FilterRef } from './filter.js';
+
+const PointStruct = Type.Object(
+  {
+    id: PointIdSchema,
+    vector: Type.Array(Type.Number(), { description: 'Exactly vector_size finite numbers (magnitude at most 1e16).' }),
+    payload: Nullable(PayloadSchema),
+    version: Type.Optional(Type.Unknown({ description: 'Ignored: the service sets versions.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpsertBody = Type.Object(
+  { points: Type.Array(PointStruct, { description: 'Applied all-or-nothing; a repeated id: the last one wins.' }) },
+  { additionalProperties: false },
+);
+
+export const UpsertResult = Type.Object({
+  operation: Type.Literal('completed'),
+  upserted: Type.Integer({ description: 'Distinct points written.' }),
+});
+
+export const DeletePointsBody = Type.Object(
+  {
+    points: Nullable(Type.Array(PointIdSchema, { description: 'Ids to delete.' })),
+    filter: Type.Optional(Type.Union([FilterRef, Type.Null()])),
+  },
+  { additionalProperties: false, description: 'Exactly one of points or filter.' },
+);
+
+export const DeleteResult = Type.Object({
+  operation: Type.Literal('completed'),
+  deleted: Type.Integer({ description: 'Points that existed and were deleted.' }),
+});
+
+export const PointParams = Type.Object({ name: Type.String(), id: Type.String() });
+
+export const RecordSchema = Type.Object({
+  id: Type.String(),
+  version: VersionSchema,
+  payload: PayloadSchema,
+  vector: Type.Array(Type.Number()),
+});
+
+export const SearchBody = Type.Object(
+  {
+    vector: Type.Array(Type.Number(), { description: 'The query; exactly vector_size numbers.' }),
+    limit: Nullable(
+      Type.Integer({ minimum: LIMITS.limit.min, maximum: LIMITS.limit.max, description: "Results to return; default: the collection's k (10)." }),
+    ),
+    offset: Nullable(Type.Integer({ minimum: LIMITS.offset.min, maximum: LIMITS.offset.max, default: 0, description: 'Results to skip.' })),
+    filter: Type.Optional(Type.Union([FilterRef, Type.Null()])),
+    score_threshold: Nullable(
+      Type.Number({ description: 'Cosine/Dot: keep scores >= this; Euclid: keep distances <= this.' }),
+    ),
+    with_payload: Nullable(
+      Type.Union([Type.Boolean(), Type.Array(Type.String())], { default: true, description: 'true, false, or the top-level keys to return.' }),
+    ),
+    with_vector: Nullable(Type.Boolean({ default: false, description: 'Return the stored vector (normalised for Cosine, dequantized for sq8).' })),
+    params: Nullable(
+      Type.Object(
+        {
+          ef: Nullable(Type.Integer({ minimum: LIMITS.efSearch.min, maximum: LIMITS.efSearch.max, description: 'HNSW beam width for this request.' })),
+          exact: Nullable(Type.Boolean({ description: 'Exact search (full scan) even on an HNSW collection.' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ScoredPointSchema = Type.Object(
+  {
+    id: Type.String(),
+    version: VersionSchema,
+    score: Type.Number({ description: 'Cosine similarity, dot product, or L2 distance.' }),
+    payload: Type.Optional(PayloadSchema),
+    vector: Type.Optional(Type.Array(Type.Number())),
+  },
+  { description: 'One search hit, best first.' },
+);

@@ -1,0 +1,93 @@
+/**
+ * Command-line flags, Go style as the interface shows them (`-port 18080`, `-db=x.db`), also as
+ * `--port`; environment variables are the fallback. Parsing is Node's own `util.parseArgs`.
+ */
+import { parseArgs } from 'node:util';
+
+export interface ServiceConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly dbPath: string;
+  readonly shutdownTimeoutMs: number;
+  readonly maxBodyMb: number;
+}
+
+export const USAGE = `Usage: kith [flags]
+
+  -port <n>               listening port (env KITH_PORT, default 18080)
+  -host <addr>            listening address (env KITH_HOST, default 0.0.0.0)
+  -db <path>              database file (env KITH_DB, default kith.db)
+  -shutdown-timeout <d>   graceful shutdown limit: seconds or 500ms/5s/1m (env KITH_SHUTDOWN_TIMEOUT, default 5s)
+  -max-body-mb <n>        request body limit in MiB (env KITH_MAX_BODY_MB, default 64)
+  -h, -help               this text
+
+Every flag may also be written with two dashes (--port) and as -flag=value.`;
+
+export class FlagError extends Error {}
+
+const LONG_FLAGS = ['port', 'host', 'db', 'shutdown-timeout', 'max-body-mb', 'help'];
+
+/** `-port` → `--port` (Go-style single dash for long names). */
+function normalizeArgv(argv: readonly string[]): string[] {
+  return argv.map((arg) => {
+    const m = /^-([a-z][a-z-]+)(=.*)?$/.exec(arg);
+    return m !== null && LONG_FLAGS.includes(m[1] as string) ? `-${arg}` : arg;
+  });
+}
+
+/** Seconds as a number, or a Go-like duration: 250ms, 5s, 1m. */
+export function parseDuration(text: string, flag: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (m === null) throw new FlagError(`${flag}: expected a duration like 5s, 500ms or 1m, got ${JSON.stringify(text)}`);
+  const value = Number(m[1]);
+  const unitMs = m[2] === 'ms' ? 1 : m[2] === 'm' ? 60000 : 1000;
+  return value * unitMs;
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new FlagError(`-port: expected an integer 0–65535, got ${JSON.stringify(text)}`);
+  return port;
+}
+
+function parseMb(text: string): number {
+  const mb = Number(text);
+  if (!Number.isFinite(mb) || mb <= 0 || mb > 4096) throw new FlagError(`-max-body-mb: expected a number of MiB in (0, 4096], got ${JSON.stringify(text)}`);
+  return mb;
+}
+
+/** Returns the configuration, or `"help"` when usage was asked for. Throws FlagError on bad flags. */
+export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): ServiceConfig | 'help' {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: normalizeArgv(argv),
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        db: { type: 'string' },
+        'shutdown-timeout': { type: 'string' },
+        'max-body-mb': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    throw new FlagError((error as Error).message);
+  }
+  if (values.help === true) return 'help';
+  const pick = (flag: string, envName: string, fallback: string): string => {
+    const v = values[flag];
+    return typeof v === 'string' ? v : (env[envName] ?? fallback);
+  };
+  const dbPath = pick('db', 'KITH_DB', 'kith.db');
+  if (dbPath === '') throw new FlagError('-db: expected a file path');
+  return {
+    port: parsePort(pick('port', 'KITH_PORT', '18080')),
+    host: pick('host', 'KITH_HOST', '0.0.0.0'),
+    dbPath,
+    shutdownTimeoutMs: parseDuration(pick('shutdown-timeout', 'KITH_SHUTDOWN_TIMEOUT', '5s'), '-shutdown-timeout'),
+    maxBodyMb: parseMb(pick('max-body-mb', 'KITH_MAX_BODY_MB', '64')),
+  };
+}

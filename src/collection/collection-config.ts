@@ -1,0 +1,148 @@
+/**
+ * A collection's configuration: defaults, validation and the wire/stored shape.
+ * Staged as better-sqlite3 does: apply defaults → validate → interpret.
+ */
+import { type Distance, parseDistance } from '../core/distance.js';
+import { badInput, KithError } from '../core/errors.js';
+import { childPath } from '../core/field-path.js';
+import { describeJson } from '../core/point-id.js';
+
+export type Quantization = 'none' | 'sq8';
+
+export interface HnswParameters {
+  /** Links per node on upper layers (2·m on layer 0). */
+  readonly m: number;
+  /** Beam width while building. */
+  readonly efConstruction: number;
+  /** Beam width while searching (at least the request's limit). */
+  readonly efSearch: number;
+  /** Default search `limit`. */
+  readonly k: number;
+}
+
+export interface CollectionConfig {
+  readonly name: string;
+  readonly vectorSize: number;
+  readonly distance: Distance;
+  readonly hnsw: boolean;
+  readonly parameters: HnswParameters;
+  readonly quantization: Quantization;
+}
+
+/** Inclusive bounds of every numeric setting; the TypeBox schemas and docs/params.md use these. */
+export const LIMITS = {
+  vectorSize: { min: 1, max: 65536 },
+  m: { min: 2, max: 128 },
+  efConstruction: { min: 4, max: 4096 },
+  efSearch: { min: 1, max: 10000 },
+  k: { min: 1, max: 10000 },
+  limit: { min: 1, max: 10000 },
+  offset: { min: 0, max: 100000 },
+  nameLength: { min: 1, max: 255 },
+} as const;
+
+export const DEFAULT_PARAMETERS: HnswParameters = { m: 16, efConstruction: 200, efSearch: 64, k: 10 };
+
+export const COLLECTION_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,255}$';
+const NAME = new RegExp(COLLECTION_NAME_PATTERN);
+
+/** The create request as it arrives (already shape-checked by the route schema). */
+export interface CollectionConfigInput {
+  name: string;
+  vector_size: number;
+  distance: string;
+  hnsw?: boolean | null;
+  parameters?: { m?: number; ef_construction?: number; ef_search?: number; k?: number } | null;
+  quantization?: unknown;
+}
+
+export function validateCollectionName(name: string, path = 'name'): void {
+  if (!NAME.test(name)) {
+    throw badInput(path, `expected 1 to 255 characters of A-Z a-z 0-9 _ - ., got ${JSON.stringify(name.slice(0, 300))}`);
+  }
+  if (name === '.' || name === '..') throw badInput(path, `"${name}" is not a valid collection name`);
+}
+
+function integerIn(value: unknown, bounds: { min: number; max: number }, path: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw badInput(path, `expected an integer, got ${describeJson(value)}`);
+  if (value < bounds.min || value > bounds.max) {
+    throw badInput(path, `must be between ${bounds.min} and ${bounds.max}, got ${value}`);
+  }
+  return value;
+}
+
+function parseQuantization(raw: unknown, path: string): Quantization {
+  if (raw === undefined || raw === null) return 'none';
+  const type = typeof raw === 'object' && !Array.isArray(raw) ? (raw as { type?: unknown }).type : raw;
+  const at = typeof raw === 'object' ? childPath(path, 'type') : path;
+  if (type === 'none' || type === 'sq8') return type;
+  throw badInput(at, `expected "none" or "sq8", got ${JSON.stringify(type)}`);
+}
+
+/** Interprets a create request; every problem is a 400 naming its field. */
+export function parseCollectionConfig(input: CollectionConfigInput): CollectionConfig {
+  validateCollectionName(input.name);
+  const vectorSize = integerIn(input.vector_size, LIMITS.vectorSize, 'vector_size');
+  if (typeof input.distance !== 'string') throw badInput('distance', `expected a string, got ${describeJson(input.distance)}`);
+  const distance = parseDistance(input.distance);
+  if (distance === undefined) {
+    throw badInput('distance', `unsupported metric ${JSON.stringify(input.distance)}; expected cosine, euclidean (euclid, l2) or dot`);
+  }
+  const p = input.parameters ?? {};
+  const parameters: HnswParameters = {
+    m: p.m === undefined ? DEFAULT_PARAMETERS.m : integerIn(p.m, LIMITS.m, 'parameters.m'),
+    efConstruction:
+      p.ef_construction === undefined
+        ? DEFAULT_PARAMETERS.efConstruction
+        : integerIn(p.ef_construction, LIMITS.efConstruction, 'parameters.ef_construction'),
+    efSearch: p.ef_search === undefined ? DEFAULT_PARAMETERS.efSearch : integerIn(p.ef_search, LIMITS.efSearch, 'parameters.ef_search'),
+    k: p.k === undefined ? DEFAULT_PARAMETERS.k : integerIn(p.k, LIMITS.k, 'parameters.k'),
+  };
+  return {
+    name: input.name,
+    vectorSize,
+    distance,
+    hnsw: input.hnsw ?? false,
+    parameters,
+    quantization: parseQuantization(input.quantization, 'quantization'),
+  };
+}
+
+/** The JSON kept in the database file and echoed to clients (snake_case, canonical spellings). */
+export interface CollectionConfigJson {
+  name: string;
+  vector_size: number;
+  distance: Distance;
+  hnsw: boolean;
+  parameters: { m: number; ef_construction: number; ef_search: number; k: number };
+  quantization: Quantization;
+}
+
+export function configToJson(config: CollectionConfig): CollectionConfigJson {
+  return {
+    name: config.name,
+    vector_size: config.vectorSize,
+    distance: config.distance,
+    hnsw: config.hnsw,
+    parameters: {
+      m: config.parameters.m,
+      ef_construction: config.parameters.efConstruction,
+      ef_search: config.parameters.efSearch,
+      k: config.parameters.k,
+    },
+    quantization: config.quantization,
+  };
+}
+
+/** Reads a stored configuration back; a stored entry that fails validation is corruption, not bad input. */
+export function configFromStored(stored: unknown, name: string): CollectionConfig {
+  try {
+    const json = stored as CollectionConfigJson;
+    const config = parseCollectionConfig({ ...json, name });
+    return config;
+  } catch (error) {
+    throw new KithError('ERR_STORAGE_CORRUPTED', `collection "${name}" has an unreadable configuration: ${String(error)}`, {
+      cause: error,
+    });
+  }
+}

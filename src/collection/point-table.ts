@@ -1,0 +1,99 @@
+/**
+ * The collection's points in memory, by slot (dense internal id): external id, version, payload
+ * and liveness. Freed slots are reused, so the vector arena stays dense.
+ *
+ * Invariant: `ids[s] !== undefined` exactly when `live[s] === 1` and `slotOf(ids[s]) === s`.
+ */
+import type { PointId } from '../core/point-id.js';
+import type { SlotTable } from '../index/vector-index.js';
+
+export type Payload = Record<string, unknown>;
+
+export class PointTable implements SlotTable {
+  private readonly slotById = new Map<PointId, number>();
+  private ids: Array<PointId | undefined> = [];
+  private payloads: Array<Payload | undefined> = [];
+  private versions = new BigUint64Array(0);
+  private live = new Uint8Array(0);
+  private readonly freeSlots: number[] = [];
+  private highWater = 0;
+
+  get slotCount(): number {
+    return this.highWater;
+  }
+
+  get liveCount(): number {
+    return this.slotById.size;
+  }
+
+  isLive(slot: number): boolean {
+    return this.live[slot] === 1;
+  }
+
+  idOf(slot: number): PointId {
+    return this.ids[slot] as PointId;
+  }
+
+  slotOf(id: PointId): number | undefined {
+    return this.slotById.get(id);
+  }
+
+  versionOf(slot: number): bigint {
+    return this.versions[slot] as bigint;
+  }
+
+  payloadOf(slot: number): Payload {
+    return this.payloads[slot] as Payload;
+  }
+
+  /** One past the highest slot that adding `newPoints` new ids can use; for pre-sizing. */
+  slotsNeededFor(newPoints: number): number {
+    return this.highWater + Math.max(0, newPoints - this.freeSlots.length);
+  }
+
+  /** Grows the per-slot arrays so `set` on slots below `slots` cannot allocate. */
+  reserve(slots: number): void {
+    if (slots <= this.live.length) return;
+    const capacity = Math.max(slots, Math.ceil(this.live.length * 1.5), 1024);
+    const live = new Uint8Array(capacity);
+    live.set(this.live);
+    this.live = live;
+    const versions = new BigUint64Array(capacity);
+    versions.set(this.versions);
+    this.versions = versions;
+  }
+
+  /**
+   * Stores a point, in its current slot or a free or new one, and returns the slot. Call
+   * `reserve(slotsNeededFor(n))` first: then this never allocates typed arrays.
+   */
+  upsert(id: PointId, version: bigint, payload: Payload): number {
+    let slot = this.slotById.get(id);
+    if (slot === undefined) {
+      slot = this.freeSlots.pop() ?? this.highWater++;
+      this.slotById.set(id, slot);
+      this.live[slot] = 1;
+      this.ids[slot] = id;
+    }
+    this.versions[slot] = version;
+    this.payloads[slot] = payload;
+    return slot;
+  }
+
+  /** Frees the slot of `id`; returns it, or undefined if the id is absent. */
+  delete(id: PointId): number | undefined {
+    const slot = this.slotById.get(id);
+    if (slot === undefined) return undefined;
+    this.slotById.delete(id);
+    this.live[slot] = 0;
+    this.ids[slot] = undefined;
+    this.payloads[slot] = undefined;
+    this.freeSlots.push(slot);
+    return slot;
+  }
+
+  /** Live slots in slot order. */
+  *liveSlots(): IterableIterator<number> {
+    for (let slot = 0; slot < this.highWater; slot++) if (this.live[slot] === 1) yield slot;
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The one error type of kith and its catalogue.
+ *
+ * Every failure that crosses a layer is a `KithError` with a code from `ERRORS`. The code decides
+ * the HTTP status (mapped in exactly one place, `api/error-handler.ts`) and tells callers whether
+ * retrying can help: a `400` class error is the caller's input and will fail again unchanged, a
+ * `500` class error is ours (storage, index) and may not.
+ */
+
+export interface ErrorSpec {
+  readonly status: number;
+  /** Why this case has its own class; shown in docs/errors.md. */
+  readonly why: string;
+}
+
+export const ERRORS = {
+  ERR_BAD_INPUT: {
+    status: 400,
+    why: 'The request is well-formed JSON but a field is missing, of the wrong kind or out of range. Retrying the same request fails the same way.',
+  },
+  ERR_INVALID_JSON: {
+    status: 400,
+    why: 'The body is not JSON, or holds a key that could poison object prototypes (`__proto__`, `constructor.prototype`).',
+  },
+  ERR_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    why: 'Bodies must be sent as `application/json`; other types are refused so browsers cannot post forms cross-site.',
+  },
+  ERR_ROUTE_NOT_FOUND: {
+    status: 404,
+    why: 'No endpoint has this path.',
+  },
+  ERR_METHOD_NOT_ALLOWED: {
+    status: 405,
+    why: 'The path exists but not with this method; the `Allow` header lists the methods that do.',
+  },
+  ERR_BODY_TOO_LARGE: {
+    status: 413,
+    why: 'The body is larger than `-max-body-mb`; split the batch.',
+  },
+  ERR_COLLECTION_NOT_FOUND: {
+    status: 404,
+    why: 'The collection named in the path does not exist (or is being dropped).',
+  },
+  ERR_POINT_NOT_FOUND: {
+    status: 404,
+    why: 'The point id named in the path does not exist in the collection.',
+  },
+  ERR_COLLECTION_EXISTS: {
+    status: 409,
+    why: 'A collection with this name already exists; drop it first or pick another name.',
+  },
+  ERR_SHUTTING_DOWN: {
+    status: 503,
+    why: 'The database is closing; the request was not applied. Retry against the restarted service.',
+  },
+  ERR_CAPACITY: {
+    status: 507,
+    why: 'The collection cannot grow further in memory (a wasm32 memory holds 4 GiB of vectors). Nothing was written.',
+  },
+  ERR_STORAGE: {
+    status: 500,
+    why: 'The database file could not be read or written (disk full, I/O error). The operation was not acknowledged.',
+  },
+  ERR_STORAGE_CORRUPTED: {
+    status: 500,
+    why: 'A record in the database file does not decode. Kept apart from ERR_STORAGE so start-up reports the key instead of crash-looping.',
+  },
+  ERR_INDEX: {
+    status: 500,
+    why: 'The in-memory index rejected an update after storage accepted it; the storage change was rolled back.',
+  },
+  ERR_INTERNAL: {
+    status: 500,
+    why: 'A bug. The message is generic; the log has the stack.',
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class KithError extends Error {
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KithError';
+    this.code = code;
+    this.statusCode = ERRORS[code].status;
+  }
+}
+
+/** A 400 whose message starts with the offending field's path, e.g. `points[3].vector: …`. */
+export function badInput(path: string, problem: string): KithError {
+  return new KithError('ERR_BAD_INPUT', path === '' ? problem : `${path}: ${problem}`);
+}
+
+export function isKithError(error: unknown): error is KithError {
+  return error instanceof KithError;
+}

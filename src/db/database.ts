@@ -1,0 +1,106 @@
+/**
+ * The registry of collections over one database file: open and load, create, drop, close.
+ * This is also the embeddable entry point: `Database.open(path)` gives the whole engine in-process.
+ */
+import { KithError } from '../core/errors.js';
+import {
+  type CollectionConfigInput,
+  configFromStored,
+  configToJson,
+  parseCollectionConfig,
+  validateCollectionName,
+} from '../collection/collection-config.js';
+import { Collection, type CollectionInfo } from '../collection/collection.js';
+import { LmdbStore } from '../storage/lmdb-store.js';
+
+export class Database {
+  private readonly collections = new Map<string, Collection>();
+  /** Names being created or dropped: a create of one of them is a conflict. */
+  private readonly busyNames = new Set<string>();
+  private closing: Promise<void> | undefined;
+
+  private constructor(private readonly store: LmdbStore) {}
+
+  /** Opens (or creates) the file at `path` and loads every collection into memory. */
+  static open(path: string): Database {
+    const store = LmdbStore.open(path);
+    const db = new Database(store);
+    try {
+      for (const stored of store.loadCollections()) {
+        const collection = new Collection(store, stored.uid, configFromStored(stored.config, stored.name), stored.lastVersion);
+        collection.load();
+        db.collections.set(stored.name, collection);
+      }
+    } catch (error) {
+      void store.close();
+      throw error;
+    }
+    return db;
+  }
+
+  get path(): string {
+    return this.store.path;
+  }
+
+  /** Every collection, sorted by name. */
+  list(): CollectionInfo[] {
+    return [...this.collections.keys()].sort().map((name) => (this.collections.get(name) as Collection).describe());
+  }
+
+  /** The named collection; ERR_COLLECTION_NOT_FOUND if there is none. */
+  collection(name: string): Collection {
+    this.assertOpen();
+    const collection = this.collections.get(name);
+    if (collection === undefined) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" does not exist`);
+    return collection;
+  }
+
+  /** Validates (400 first), then creates durably; ERR_COLLECTION_EXISTS if the name is taken. */
+  async createCollection(input: CollectionConfigInput): Promise<CollectionInfo> {
+    const config = parseCollectionConfig(input);
+    this.assertOpen();
+    if (this.collections.has(config.name) || this.busyNames.has(config.name)) {
+      throw new KithError('ERR_COLLECTION_EXISTS', `collection "${config.name}" already exists`);
+    }
+    this.busyNames.add(config.name);
+    try {
+      const uid = await this.store.createCollection(config.name, configToJson(config));
+      const collection = new Collection(this.store, uid, config, 0n);
+      this.collections.set(config.name, collection);
+      return collection.describe();
+    } finally {
+      this.busyNames.delete(config.name);
+    }
+  }
+
+  /**
+   * Drops a collection: it disappears from the registry at once (later requests get 404), writes
+   * already queued on it finish first, then its entry and points leave the file in one transaction.
+   */
+  async dropCollection(name: string): Promise<void> {
+    validateCollectionName(name);
+    const collection = this.collection(name);
+    this.collections.delete(name);
+    this.busyNames.add(name);
+    try {
+      await collection.retire();
+      await this.store.dropCollection(collection.uid, name);
+    } finally {
+      this.busyNames.delete(name);
+    }
+  }
+
+  /** Finishes queued writes, makes everything durable and closes the file. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all([...this.collections.values()].map((c) => c.idle()));
+      await this.store.flush();
+      await this.store.close();
+    })();
+    return this.closing;
+  }
+
+  private assertOpen(): void {
+    if (this.closing !== undefined) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closing');
+  }
+}

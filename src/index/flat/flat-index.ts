@@ -1,0 +1,88 @@
+/**
+ * The exact index: scores every live (and accepted) slot and keeps the best `k`. Unfiltered scans
+ * score contiguous runs of slots; filtered scans first gather the accepted slots into the kernel's
+ * candidate list, so rejected points cost a predicate call but no distance.
+ */
+import { TopK } from '../../core/top-k.js';
+import type { DistanceKernel } from '../../kernels/distance-kernel.js';
+import { SCRATCH_BATCH, type VectorArena } from '../../kernels/vector-arena.js';
+import type { SearchHits, SearchOptions, SlotTable, VectorIndex } from '../vector-index.js';
+
+export class FlatIndex implements VectorIndex {
+  readonly kind = 'flat' as const;
+
+  constructor(
+    private readonly arena: VectorArena,
+    private readonly kernel: DistanceKernel,
+    private readonly table: SlotTable,
+  ) {}
+
+  add(_slot: number): void {}
+
+  remove(_slot: number): void {}
+
+  search(options: SearchOptions): SearchHits {
+    const top = new TopK(options.k, (slot) => this.table.idOf(slot));
+    if (options.k > 0 && this.table.liveCount > 0) {
+      if (options.accept === undefined) this.scanAll(top);
+      else this.scanAccepted(top, options.accept);
+    }
+    return top.drainSorted();
+  }
+
+  /** Scores candidate slots `slots` (any order) exactly; used by planners for small candidate sets. */
+  scoreSlots(slots: ArrayLike<number>, k: number): SearchHits {
+    const top = new TopK(k, (slot) => this.table.idOf(slot));
+    const arena = this.arena;
+    const idsBase = arena.idsByteOffset >> 2;
+    const scoresBase = arena.scoresByteOffset >> 2;
+    for (let start = 0; start < slots.length; start += SCRATCH_BATCH) {
+      const n = Math.min(SCRATCH_BATCH, slots.length - start);
+      const ids = arena.uint32s;
+      for (let i = 0; i < n; i++) ids[idsBase + i] = slots[start + i] as number;
+      this.kernel.scoreIds(n);
+      const scores = arena.floats;
+      for (let i = 0; i < n; i++) top.offer(slots[start + i] as number, scores[scoresBase + i] as number);
+    }
+    return top.drainSorted();
+  }
+
+  private scanAll(top: TopK): void {
+    const table = this.table;
+    const arena = this.arena;
+    const scoresBase = arena.scoresByteOffset >> 2;
+    const end = table.slotCount;
+    for (let start = 0; start < end; start += SCRATCH_BATCH) {
+      const n = Math.min(SCRATCH_BATCH, end - start);
+      this.kernel.scoreRange(start, n);
+      const scores = arena.floats;
+      for (let i = 0; i < n; i++) {
+        const sim = scores[scoresBase + i] as number;
+        if (sim >= top.floor && table.isLive(start + i)) top.offer(start + i, sim);
+      }
+    }
+  }
+
+  private scanAccepted(top: TopK, accept: (slot: number) => boolean): void {
+    const table = this.table;
+    const arena = this.arena;
+    const idsBase = arena.idsByteOffset >> 2;
+    const scoresBase = arena.scoresByteOffset >> 2;
+    const end = table.slotCount;
+    let slot = 0;
+    while (slot < end) {
+      const ids = arena.uint32s;
+      let n = 0;
+      for (; slot < end && n < SCRATCH_BATCH; slot++) {
+        if (table.isLive(slot) && accept(slot)) ids[idsBase + n++] = slot;
+      }
+      if (n === 0) continue;
+      this.kernel.scoreIds(n);
+      const scores = arena.floats;
+      for (let i = 0; i < n; i++) {
+        const sim = scores[scoresBase + i] as number;
+        if (sim >= top.floor) top.offer(ids[idsBase + i] as number, sim);
+      }
+    }
+  }
+}

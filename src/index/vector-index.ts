@@ -1,0 +1,44 @@
+/**
+ * What the collection layer sees of an index. Indexes work on internal ids (slots) only; external
+ * ids, payloads and storage stay in the collection. The read side is split from the write side
+ * (Qdrant's `VectorIndexRead` / `VectorIndex`).
+ */
+
+/** The collection's view of its slots, as an index needs it. */
+export interface SlotTable {
+  /** One past the highest slot ever used. */
+  readonly slotCount: number;
+  /** Number of live points. */
+  readonly liveCount: number;
+  isLive(slot: number): boolean;
+  /** External id of a live slot; used only to break exact score ties. */
+  idOf(slot: number): string;
+}
+
+/** Hits best first: similarity descending, then external id ascending. */
+export interface SearchHits {
+  readonly slots: Int32Array;
+  readonly sims: Float64Array;
+}
+
+export interface SearchOptions {
+  /** How many hits to return at most. */
+  readonly k: number;
+  /** Only slots for which this returns true may be returned. */
+  readonly accept?: (slot: number) => boolean;
+  /** Search breadth for approximate indexes; ignored by exact ones. */
+  readonly ef?: number;
+}
+
+export interface VectorIndexReader {
+  readonly kind: 'flat' | 'hnsw';
+  /** Searches for the query held in the arena's scratch area. */
+  search(options: SearchOptions): SearchHits;
+}
+
+export interface VectorIndex extends VectorIndexReader {
+  /** The slot's vector is written to the arena; make it searchable. */
+  add(slot: number): void;
+  /** The slot is about to be freed; stop returning it. */
+  remove(slot: number): void;
+}

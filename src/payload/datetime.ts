@@ -1,0 +1,59 @@
+/**
+ * RFC 3339 date-times for range filters, compared exactly to the nanosecond.
+ *
+ * Accepted: `2024-05-01T12:30:00Z`, `2024-05-01T12:30:00.123456789+02:00`, `t`/space instead of
+ * `T`, `z` for `Z`. As in Qdrant, a missing offset means UTC and a bare date means midnight UTC.
+ * Fractional seconds beyond nanoseconds are truncated. A JS `Date` holds only milliseconds, so the
+ * instant is kept as (epoch milliseconds, nanoseconds within the millisecond).
+ */
+
+export interface Instant {
+  /** Milliseconds since the Unix epoch (an exact integer). */
+  readonly ms: number;
+  /** Nanoseconds within that millisecond, 0..999999. */
+  readonly subMsNanos: number;
+}
+
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})?)?$/;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysIn(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number);
+}
+
+/** Parses an RFC 3339 date-time; `undefined` if the string is not one. */
+export function parseDatetime(text: string): Instant | undefined {
+  if (text.length < 10 || text.length > 64) return undefined;
+  const m = RFC3339.exec(text);
+  if (m === null) return undefined;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = m[4] === undefined ? 0 : Number(m[4]);
+  const minute = m[5] === undefined ? 0 : Number(m[5]);
+  const second = m[6] === undefined ? 0 : Number(m[6]);
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 60) return undefined;
+  let offsetMinutes = 0;
+  const zone = m[8];
+  if (zone !== undefined && zone !== 'Z' && zone !== 'z') {
+    const oh = Number(zone.slice(1, 3));
+    const om = Number(zone.slice(4, 6));
+    if (oh > 23 || om > 59) return undefined;
+    offsetMinutes = (zone[0] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const fraction = (m[7] ?? '').slice(0, 9).padEnd(9, '0');
+  const nanos = Number(fraction);
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute - offsetMinutes, second, 0);
+  return { ms: date.getTime() + Math.floor(nanos / 1_000_000), subMsNanos: nanos % 1_000_000 };
+}
+
+/** Negative, zero or positive as `a` is before, at or after `b`. */
+export function compareInstants(a: Instant, b: Instant): number {
+  return a.ms !== b.ms ? a.ms - b.ms : a.subMsNanos - b.subMsNanos;
+}

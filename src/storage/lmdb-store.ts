@@ -1,0 +1,167 @@
+/**
+ * The database file: one LMDB environment at the `-db` path (plus LMDB's `-lock` file beside it).
+ * The key layout is documented in docs/storage.md:
+ *
+ *   sub-database   key               value
+ *   meta           "format"          { magic: "kith", version }          (msgpack)
+ *                  "next_uid"        the next collection uid             (msgpack number)
+ *   collections    name              { uid, config }                     (msgpack)
+ *   last_versions  uid               highest version handed out          (decimal string)
+ *   points         [uid, pointId]    point record (point-record.ts)      (raw bytes)
+ *
+ * Collections are keyed by a uid, never reused, so a dropped collection's keys can never be
+ * mistaken for those of a new collection with the same name.
+ *
+ * Durability: `overlappingSync` is off, so every write transaction is fsynced before its promise
+ * resolves; callers acknowledge only after awaiting it.
+ */
+import { type Database, open, type RootDatabase } from 'lmdb';
+import { KithError } from '../core/errors.js';
+
+export const STORAGE_FORMAT_VERSION = 1;
+const MAGIC = 'kith';
+
+type PointKey = [number, string];
+interface CollectionEntry {
+  uid: number;
+  config: unknown;
+}
+
+export interface StoredCollection {
+  readonly uid: number;
+  readonly name: string;
+  /** The collection's configuration as written by `createCollection`; the db layer validates it. */
+  readonly config: unknown;
+  readonly lastVersion: bigint;
+}
+
+export interface PointWrite {
+  readonly id: string;
+  readonly record: Buffer;
+}
+
+export class LmdbStore {
+  private closed = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly root: RootDatabase,
+    private readonly meta: Database<unknown, string>,
+    private readonly collections: Database<CollectionEntry, string>,
+    private readonly lastVersions: Database<string, number>,
+    private readonly points: Database<Buffer, PointKey>,
+  ) {}
+
+  /** Opens (or creates) the database file and checks its format. */
+  static open(path: string): LmdbStore {
+    let root: RootDatabase;
+    try {
+      root = open({ path, overlappingSync: false, noSubdir: true, cache: false });
+    } catch (error) {
+      throw new KithError('ERR_STORAGE', `cannot open database file ${path}: ${messageOf(error)}`, { cause: error });
+    }
+    const meta = root.openDB<unknown, string>({ name: 'meta' });
+    const collections = root.openDB<CollectionEntry, string>({ name: 'collections' });
+    const lastVersions = root.openDB<string, number>({ name: 'last_versions', encoding: 'string' });
+    const points = root.openDB<Buffer, PointKey>({ name: 'points', encoding: 'binary' });
+    const store = new LmdbStore(path, root, meta, collections, lastVersions, points);
+    store.checkFormat();
+    return store;
+  }
+
+  private checkFormat(): void {
+    const format = this.meta.get('format') as { magic?: unknown; version?: unknown } | undefined;
+    if (format === undefined) {
+      this.meta.putSync('format', { magic: MAGIC, version: STORAGE_FORMAT_VERSION });
+      return;
+    }
+    if (format.magic !== MAGIC) {
+      throw new KithError('ERR_STORAGE_CORRUPTED', `${this.path} is an LMDB file but not a kith database`);
+    }
+    if (typeof format.version !== 'number' || format.version > STORAGE_FORMAT_VERSION) {
+      throw new KithError(
+        'ERR_STORAGE_CORRUPTED',
+        `${this.path} has storage format ${String(format.version)}; this build reads up to ${STORAGE_FORMAT_VERSION}`,
+      );
+    }
+  }
+
+  /** Every collection in the file, by name. */
+  loadCollections(): StoredCollection[] {
+    const out: StoredCollection[] = [];
+    for (const { key: name, value: entry } of this.collections.getRange()) {
+      if (typeof name !== 'string' || typeof entry?.uid !== 'number') {
+        throw new KithError('ERR_STORAGE_CORRUPTED', `collection entry ${JSON.stringify(name)} does not decode`);
+      }
+      const last = this.lastVersions.get(entry.uid);
+      out.push({ uid: entry.uid, name, config: entry.config, lastVersion: typeof last === 'string' ? BigInt(last) : 0n });
+    }
+    return out;
+  }
+
+  /** The stored points of a collection, in key order. */
+  *scanPoints(uid: number): IterableIterator<PointWrite> {
+    for (const { key, value } of this.points.getRange({ start: [uid], end: [uid + 1] })) {
+      yield { id: key[1], record: value };
+    }
+  }
+
+  getPoint(uid: number, id: string): Buffer | undefined {
+    return this.points.get([uid, id]);
+  }
+
+  /** Writes the collection entry; resolves with its new uid once durable. */
+  async createCollection(name: string, config: unknown): Promise<number> {
+    return this.write(() => {
+      const next = this.meta.get('next_uid');
+      const uid = typeof next === 'number' ? next : 1;
+      this.meta.putSync('next_uid', uid + 1);
+      this.collections.putSync(name, { uid, config });
+      return uid;
+    });
+  }
+
+  /** Removes the collection entry and every point of it in one transaction. */
+  async dropCollection(uid: number, name: string): Promise<void> {
+    await this.write(() => {
+      this.collections.removeSync(name);
+      this.lastVersions.removeSync(uid);
+      for (const key of this.points.getKeys({ start: [uid], end: [uid + 1] })) this.points.removeSync(key);
+    });
+  }
+
+  /** Applies removes, then puts, of one collection atomically (and its last version); resolves once durable. */
+  async writePoints(uid: number, puts: readonly PointWrite[], removes: readonly string[], lastVersion?: bigint): Promise<void> {
+    await this.write(() => {
+      for (const id of removes) this.points.removeSync([uid, id]);
+      for (const { id, record } of puts) this.points.putSync([uid, id], record);
+      if (lastVersion !== undefined) this.lastVersions.putSync(uid, lastVersion.toString());
+    });
+  }
+
+  /** Resolves once everything written so far is on disk. */
+  async flush(): Promise<void> {
+    await this.root.flushed;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.root.close();
+  }
+
+  /** Runs `body` in one write transaction; resolves after the commit is durable. */
+  private async write<T>(body: () => T): Promise<T> {
+    if (this.closed) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closed');
+    try {
+      return (await this.root.transaction(body)) as T;
+    } catch (error) {
+      if (error instanceof KithError) throw error;
+      throw new KithError('ERR_STORAGE', `write to ${this.path} failed: ${messageOf(error)}`, { cause: error });
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
