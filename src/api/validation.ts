@@ -47,10 +47,26 @@ export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema
   };
 };
 
-/** One clear message from Ajv's errors: the innermost field and what it should have been. */
+/** How deep in the body an error sits; `required`/`additionalProperties` name a child field. */
+function depthOf(error: ErrorObject): number {
+  const childKeyword = error.keyword === 'required' || error.keyword === 'additionalProperties';
+  return (error.instancePath === '' ? 0 : error.instancePath.split('/').length - 1) + (childKeyword ? 1 : 0);
+}
+
+/**
+ * One clear message from Ajv's errors. Under an `anyOf` (nullable fields, string-or-integer ids)
+ * Ajv reports every branch's failure; the most specific one is the deepest, and a failure that is
+ * only "wrong type" at the union itself is best told as the list of accepted forms.
+ */
 export function describeAjvError(errors: readonly ErrorObject[], root: string): KithError {
-  const anyOf = errors.find((e) => e.keyword === 'anyOf');
-  const error = anyOf ?? errors[0];
+  const union = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const specific = errors
+    .filter((e) => e !== union && e.keyword !== 'anyOf' && e.keyword !== 'oneOf')
+    .sort((a, b) => depthOf(b) - depthOf(a) || Number(a.keyword === 'type') - Number(b.keyword === 'type'))[0];
+  const error =
+    union !== undefined && (specific === undefined || (specific.keyword === 'type' && depthOf(specific) <= depthOf(union)))
+      ? union
+      : specific;
   if (error === undefined) return badInput(root || 'body', 'invalid');
   const path = pointerToPath(error.instancePath, root);
   const at = path === '' ? 'body' : path;
@@ -64,6 +80,7 @@ export function describeAjvError(errors: readonly ErrorObject[], root: string): 
     case 'const':
       return badInput(at, `expected ${JSON.stringify(error.params.allowedValue)}`);
     case 'anyOf':
+    case 'oneOf':
       return badInput(at, `expected ${describeAlternatives(error.parentSchema)}${describeGot(error.data)}`);
     default:
       return badInput(at, error.message ?? 'invalid');
@@ -78,7 +95,8 @@ function describeGot(data: unknown): string {
 }
 
 function describeAlternatives(schema: unknown): string {
-  const branches = (schema as { anyOf?: Array<Record<string, unknown>> } | undefined)?.anyOf ?? [];
+  const union = schema as { anyOf?: Array<Record<string, unknown>>; oneOf?: Array<Record<string, unknown>> } | undefined;
+  const branches = union?.anyOf ?? union?.oneOf ?? [];
   const names = branches.map((b) => {
     if (b.const !== undefined) return JSON.stringify(b.const);
     if (b.type === 'array') return 'an array';

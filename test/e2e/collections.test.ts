@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openTestApp } from '../helpers/app.js';
+
+const DEFAULT_PARAMETERS = { m: 16, ef_construction: 200, ef_search: 64, k: 10 };
+
+test('POST /collections creates, echoes canonical config, and 409s on a repeat', async (t) => {
+  const { call } = await openTestApp(t);
+  const created = await call('POST', '/collections', { name: 'docs', vector_size: 4, distance: 'EUCLIDEAN' });
+  assert.equal(created.status, 200);
+  assert.match(String(created.headers['content-type']), /^application\/json/);
+  assert.equal(created.body.status, 'ok');
+  assert.equal(typeof created.body.time, 'number');
+  assert.deepEqual(created.body.result, {
+    name: 'docs',
+    vector_size: 4,
+    distance: 'Euclid',
+    hnsw: false,
+    parameters: DEFAULT_PARAMETERS,
+    quantization: 'none',
+    points_count: 0,
+    operation: 'completed',
+  });
+  const again = await call('POST', '/collections', { name: 'docs', vector_size: 4, distance: 'dot' });
+  assert.equal(again.status, 409);
+  assert.match(again.body.status.error, /already exists/);
+});
+
+test('distance spellings are case-insensitive with aliases', async (t) => {
+  const { call } = await openTestApp(t);
+  const cases: Array<[string, string]> = [
+    ['cosine', 'Cosine'],
+    ['CoSiNe', 'Cosine'],
+    ['euclid', 'Euclid'],
+    ['L2', 'Euclid'],
+    ['Dot', 'Dot'],
+  ];
+  for (const [i, [given, canonical]] of cases.entries()) {
+    const r = await call('POST', '/collections', { name: `c${i}`, vector_size: 2, distance: given });
+    assert.equal(r.status, 200, given);
+    assert.equal(r.body.result.distance, canonical);
+  }
+});
+
+test('create validates before the 409 and names the field', async (t) => {
+  const { call } = await openTestApp(t);
+  assert.equal((await call('POST', '/collections', { name: 'x', vector_size: 2, distance: 'dot' })).status, 200);
+  const cases: Array<[unknown, RegExp]> = [
+    [{ name: 'x', vector_size: 0, distance: 'dot' }, /^vector_size: /],
+    [{ name: 'x', vector_size: -3, distance: 'dot' }, /^vector_size: /],
+    [{ name: 'x', vector_size: 65537, distance: 'dot' }, /^vector_size: /],
+    [{ name: 'x', vector_size: 2.5, distance: 'dot' }, /^vector_size: /],
+    [{ name: 'x', vector_size: '2', distance: 'dot' }, /^vector_size: /],
+    [{ name: 'x', vector_size: 2, distance: 'manhattan' }, /^distance: unsupported/],
+    [{ name: 'x', vector_size: 2 }, /^distance: required/],
+    [{ name: 'bad/name', vector_size: 2, distance: 'dot' }, /^name: /],
+    [{ name: '..', vector_size: 2, distance: 'dot' }, /^name: /],
+    [{ name: 'a'.repeat(256), vector_size: 2, distance: 'dot' }, /^name: /],
+    [{ name: 'x', vector_size: 2, distance: 'dot', parameters: { m: 1 } }, /^parameters\.m: /],
+    [{ name: 'x', vector_size: 2, distance: 'dot', parameters: { ef_search: 0 } }, /^parameters\.ef_search: /],
+    [{ name: 'x', vector_size: 2, distance: 'dot', parameters: { mm: 3 } }, /^parameters\.mm: unknown field/],
+    [{ name: 'x', vector_size: 2, distance: 'dot', quantization: 'pq' }, /^quantization/],
+    [{ name: 'x', vector_size: 2, distance: 'dot', extra: 1 }, /^extra: unknown field/],
+  ];
+  for (const [body, message] of cases) {
+    const r = await call('POST', '/collections', body);
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.match(r.body.status.error, message, JSON.stringify(body));
+  }
+  const list = await call('GET', '/collections');
+  assert.deepEqual(
+    list.body.result.map((c: { name: string }) => c.name),
+    ['x'],
+  );
+});
+
+test('parameters, hnsw and quantization are stored and echoed', async (t) => {
+  const { call } = await openTestApp(t);
+  const r = await call('POST', '/collections', {
+    name: 'h',
+    vector_size: 8,
+    distance: 'cosine',
+    hnsw: true,
+    parameters: { m: 8, ef_construction: 64, ef_search: 32, k: 5 },
+    quantization: { type: 'sq8' },
+  });
+  assert.equal(r.status, 200);
+  const got = await call('GET', '/collections/h');
+  assert.deepEqual(got.body.result, {
+    name: 'h',
+    vector_size: 8,
+    distance: 'Cosine',
+    hnsw: true,
+    parameters: { m: 8, ef_construction: 64, ef_search: 32, k: 5 },
+    quantization: 'sq8',
+    points_count: 0,
+  });
+});
+
+test('GET /collections lists sorted by name with counts; [] when empty', async (t) => {
+  const { call } = await openTestApp(t);
+  const empty = await call('GET', '/collections');
+  assert.deepEqual(empty.body.result, []);
+  for (const name of ['zeta', 'alpha', 'Mid']) await call('POST', '/collections', { name, vector_size: 2, distance: 'dot' });
+  await call('PUT', '/collections/alpha/points', { points: [{ id: 1, vector: [1, 2] }] });
+  const list = await call('GET', '/collections');
+  assert.deepEqual(
+    list.body.result.map((c: { name: string; points_count: number }) => [c.name, c.points_count]),
+    [
+      ['Mid', 0],
+      ['alpha', 1],
+      ['zeta', 0],
+    ],
+  );
+});
+
+test('DELETE /collections/{name} drops it; then 404 everywhere', async (t) => {
+  const { call } = await openTestApp(t);
+  await call('POST', '/collections', { name: 'gone', vector_size: 2, distance: 'dot' });
+  await call('PUT', '/collections/gone/points', { points: [{ id: 1, vector: [1, 2] }] });
+  const dropped = await call('DELETE', '/collections/gone');
+  assert.equal(dropped.status, 200);
+  assert.deepEqual(dropped.body.result, { collection: 'gone', operation: 'completed' });
+  for (const [method, url, body] of [
+    ['GET', '/collections/gone', undefined],
+    ['DELETE', '/collections/gone', undefined],
+    ['PUT', '/collections/gone/points', { points: [] }],
+    ['POST', '/collections/gone/points/search', { vector: [1, 2] }],
+    ['POST', '/collections/gone/points/delete', { points: [1] }],
+  ] as const) {
+    const r = await call(method, url, body);
+    assert.equal(r.status, 404, `${method} ${url}`);
+    assert.match(r.body.status.error, /does not exist/);
+  }
+  const recreated = await call('POST', '/collections', { name: 'gone', vector_size: 3, distance: 'dot' });
+  assert.equal(recreated.status, 200);
+  assert.equal(recreated.body.result.points_count, 0);
+});

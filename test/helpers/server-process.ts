@@ -1,0 +1,71 @@
+/**
+ * The real service as a child process (`dist/src/main.js`), listening on a random loopback port.
+ * Used by the suites that must cross a real socket: smoke, restart, signals, crash.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const MAIN_JS = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+
+export interface ServerProcess {
+  readonly url: string;
+  readonly process: ChildProcess;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** Sends a signal and resolves with the exit code (or signal name). */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+export async function startServer(dbPath: string, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [MAIN_JS, '-port', '0', '-host', '127.0.0.1', '-db', dbPath, ...extraArgs], {
+    env: { ...process.env, KITH_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | string>((resolve) => {
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (m !== null) resolve(m[1] as string);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
+    setTimeout(() => reject(new Error(`server did not listen within 60 s:\n${output}`)), 60_000).unref();
+  });
+  return {
+    url,
+    process: child,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** JSON over real HTTP. */
+export async function httpJson(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  // biome-ignore lint/suspicious/noExplicitAny: test bodies are inspected field by field
+): Promise<{ status: number; body: any; headers: Headers; raw: string }> {
+  const response = await fetch(base + path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const raw = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, body: parsed, headers: response.headers, raw };
+}
