@@ -40,6 +40,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // While closing, answer requests still in flight with `Connection: close`, so keep-alive clients
+  // let go and close() finishes instead of waiting for their sockets to time out.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   registerJsonParser(app);
   registerErrorHandling(app, bodyLimit);
 

@@ -30,21 +30,21 @@ function describeError(error: unknown, bodyLimitBytes: number): ErrorResponse {
 
 /** Path patterns of the registered routes, for telling 405 from 404. */
 class RouteTable {
-  private readonly routes: Array<{ pattern: RegExp; methods: Set<string> }> = [];
+  private readonly routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
 
   add(url: string, methods: readonly string[]): void {
-    const source = `^${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`;
-    let entry = this.routes.find((r) => r.pattern.source === source);
+    let entry = this.routes.get(url);
     if (entry === undefined) {
+      const source = `^${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`;
       entry = { pattern: new RegExp(source), methods: new Set() };
-      this.routes.push(entry);
+      this.routes.set(url, entry);
     }
     for (const m of methods) entry.methods.add(m);
   }
 
   allowed(path: string): string[] | undefined {
-    const entry = this.routes.find((r) => r.pattern.test(path));
-    return entry === undefined ? undefined : [...entry.methods].sort();
+    for (const entry of this.routes.values()) if (entry.pattern.test(path)) return [...entry.methods].sort();
+    return undefined;
   }
 }
 

@@ -1,0 +1,107 @@
+/**
+ * The real service as a child process on a loopback port, with its own temporary database file.
+ *
+ * The server runs with KITH_LOG_LEVEL=warn so that logging costs nothing during a measurement;
+ * at that level Fastify does not print "Server listening at …", so the port cannot be read from
+ * the output. Instead a free port is reserved here (listen on 0, read it, close) and passed with
+ * -port, and readiness is polled on GET /healthz.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled service beside the compiled bench: <out>/src/main.js for <out>/bench/lib/server.js. */
+export const MAIN_JS = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+
+const HOST = '127.0.0.1';
+
+export interface BenchServer {
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+  readonly dbPath: string;
+  /** Bytes the database file occupies on disk (allocated blocks) and its apparent size. */
+  dbFileSize(): { allocated: number; apparent: number };
+  output(): string;
+  /** SIGTERM, wait for the exit, remove the temporary folder; resolves with the exit code or signal. */
+  stop(): Promise<number | string>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, HOST, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => (port > 0 ? resolve(port) : reject(new Error('could not reserve a port'))));
+    });
+  });
+}
+
+async function waitHealthy(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before listening:\n${output()}`);
+    }
+    try {
+      const response = await fetch(`${url}/healthz`);
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() > deadline) throw new Error(`server not healthy within ${timeoutMs} ms:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export async function startServer(options: { logLevel?: string; timeoutMs?: number } = {}): Promise<BenchServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'kith-bench-'));
+  const dbPath = join(dir, 'bench.db');
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN_JS, '-port', String(port), '-host', HOST, '-db', dbPath], {
+    env: { ...process.env, KITH_LOG_LEVEL: options.logLevel ?? 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer): void => {
+    output += chunk.toString();
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | string>((resolve) => {
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+  });
+  const url = `http://${HOST}:${port}`;
+  const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
+  try {
+    await waitHealthy(url, child, () => output, options.timeoutMs ?? 60_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited;
+    cleanup();
+    throw error;
+  }
+  return {
+    url,
+    port,
+    pid: child.pid ?? -1,
+    dbPath,
+    dbFileSize() {
+      const st = statSync(dbPath);
+      return { allocated: st.blocks * 512, apparent: st.size };
+    },
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const code = await exited;
+      cleanup();
+      return code;
+    },
+  };
+}

@@ -1,0 +1,267 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { KithError } from '../../../src/core/errors.js';
+import { MAX_FILTER_DEPTH, MAX_REGEX_LENGTH, parseFilter } from '../../../src/payload/filter-parse.js';
+import type { Condition, FieldCondition, Filter } from '../../../src/payload/filter-types.js';
+import { isEmptyFilter } from '../../../src/payload/filter-types.js';
+
+/** Asserts that parsing `raw` fails with a 400 whose message starts with exactly `path: `. */
+function rejects(raw: unknown, path: string, detail?: RegExp): void {
+  assert.throws(
+    () => parseFilter(raw),
+    (e: unknown) => {
+      assert.ok(e instanceof KithError, `expected a KithError, got ${String(e)}`);
+      assert.equal(e.code, 'ERR_BAD_INPUT');
+      assert.equal(e.statusCode, 400);
+      assert.ok(e.message.startsWith(`${path}: `), `message ${JSON.stringify(e.message)} should start with "${path}: "`);
+      if (detail !== undefined) assert.match(e.message, detail);
+      return true;
+    },
+  );
+}
+
+/** A filter with one `must` condition. */
+const must = (condition: unknown): unknown => ({ must: [condition] });
+
+function parsed(raw: unknown): Filter {
+  const filter = parseFilter(raw);
+  assert.ok(filter !== undefined);
+  return filter;
+}
+
+function firstField(raw: unknown): FieldCondition {
+  const c: Condition | undefined = parsed(raw).must[0];
+  assert.ok(c !== undefined && c.kind !== 'nested');
+  return c;
+}
+
+test('null and undefined mean no filter; {} is the empty filter', () => {
+  assert.equal(parseFilter(null), undefined);
+  assert.equal(parseFilter(undefined), undefined);
+  const empty = parsed({});
+  assert.deepEqual([empty.must, empty.mustNot, empty.should], [[], [], []]);
+  assert.equal(isEmptyFilter(empty), true);
+  const nulls = parsed({ must: null, must_not: null, should: null });
+  assert.equal(isEmptyFilter(nulls), true);
+  assert.equal(isEmptyFilter(parsed({ must: [], must_not: [], should: [] })), true);
+});
+
+test('a filter that is not an object is rejected at the filter path', () => {
+  rejects(5, 'filter', /expected a filter object/);
+  rejects('must', 'filter');
+  rejects(true, 'filter');
+  rejects([], 'filter');
+  rejects([{ must: [] }], 'filter');
+});
+
+test('the path prefix can be chosen by the caller', () => {
+  assert.throws(() => parseFilter({ bogus: 1 }, 'body.filter'), (e: unknown) => {
+    assert.ok(e instanceof KithError);
+    assert.ok(e.message.startsWith('body.filter.bogus: '), e.message);
+    return true;
+  });
+});
+
+test('unknown keys at the filter level', () => {
+  rejects({ must: [], filter: [] }, 'filter.filter', /unknown field/);
+  rejects({ Must: [] }, 'filter.Must', /unknown field/);
+  rejects({ min_should: 1 }, 'filter.min_should');
+  rejects(JSON.parse('{"odd key": 1}'), 'filter["odd key"]');
+});
+
+test('must, must_not and should must be arrays', () => {
+  rejects({ must: {} }, 'filter.must', /expected an array of conditions/);
+  rejects({ must_not: 'x' }, 'filter.must_not', /expected an array/);
+  rejects({ should: 3 }, 'filter.should', /expected an array/);
+  rejects({ must: { key: 'a', match: { value: 1 } } }, 'filter.must');
+});
+
+test('a condition that is not an object', () => {
+  rejects({ must: [5] }, 'filter.must[0]', /expected a condition object/);
+  rejects({ must_not: [{ key: 'a', match: { value: 1 } }, null] }, 'filter.must_not[1]');
+  rejects({ should: [[]] }, 'filter.should[0]');
+});
+
+test('unknown keys at the condition level', () => {
+  rejects(must({ key: 'a', match: { value: 1 }, extra: true }), 'filter.must[0].extra', /unknown field/);
+  rejects(must({ key: 'a', match: { value: 1 }, must: [] }), 'filter.must[0].must');
+  rejects({ should: [{ key: 'a', range: { gt: 1 }, values: [1] }] }, 'filter.should[0].values');
+});
+
+test('a nested filter with unknown keys, and a condition without a key', () => {
+  rejects(must({ musst: [] }), 'filter.must[0].musst', /unknown field/);
+  rejects(must({ must: [], Key: 'a' }), 'filter.must[0].Key');
+  rejects(must({ match: { value: 1 } }), 'filter.must[0].key', /required/);
+  rejects(must({ type: 'exact' }), 'filter.must[0].key', /required/);
+  rejects(must({ range: { gt: 1 } }), 'filter.must[0].key');
+});
+
+test('the key must be a non-empty string of bounded length', () => {
+  rejects(must({ key: 5, match: { value: 1 } }), 'filter.must[0].key', /expected a string/);
+  rejects(must({ key: null, match: { value: 1 } }), 'filter.must[0].key');
+  rejects(must({ key: '', match: { value: 1 } }), 'filter.must[0].key', /empty/);
+  rejects(must({ key: 'k'.repeat(1025), match: { value: 1 } }), 'filter.must[0].key');
+  assert.equal(firstField(must({ key: 'k'.repeat(1024), match: { value: 1 } })).key.length, 1024);
+});
+
+test('a missing type means range when range is given, else exact', () => {
+  const r = firstField(must({ key: 'n', range: { gt: 1 } }));
+  assert.equal(r.kind, 'range');
+  const e = firstField(must({ key: 'n', match: { value: 1 } }));
+  assert.equal(e.kind, 'exact');
+  assert.equal(firstField(must({ key: 'n', type: null, match: { value: 'x' } })).kind, 'exact');
+  assert.equal(firstField(must({ key: 'n', match: { any: [1, 2] } })).kind, 'any');
+  assert.equal(firstField(must({ key: 'n', match: { except: [1] } })).kind, 'except');
+  assert.deepEqual(firstField(must({ key: 'a.b.c', match: { value: 1 } })).parts, ['a', 'b', 'c']);
+});
+
+test('each declared type parses to its kind', () => {
+  assert.equal(firstField(must({ key: 'k', type: 'exact', match: { value: [1, { a: 2 }] } })).kind, 'exact');
+  assert.equal(firstField(must({ key: 'k', type: 'range', range: { lte: '2024-01-01T00:00:00Z' } })).kind, 'range');
+  assert.equal(firstField(must({ key: 'k', type: 'prefix', match: { value: 'ab' } })).kind, 'prefix');
+  assert.equal(firstField(must({ key: 'k', type: 'contains', match: { value: 3 } })).kind, 'contains');
+  assert.equal(firstField(must({ key: 'k', type: 'regex', match: { value: '^a+$' } })).kind, 'regex');
+});
+
+test('an unknown type is rejected at .type', () => {
+  rejects(must({ key: 'a', type: 'fuzzy', match: { value: 1 } }), 'filter.must[0].type', /unknown condition type/);
+  rejects(must({ key: 'a', type: 'EXACT', match: { value: 1 } }), 'filter.must[0].type');
+  rejects(must({ key: 'a', type: 3, match: { value: 1 } }), 'filter.must[0].type');
+  rejects(must({ key: 'a', type: '', match: { value: 1 } }), 'filter.must[0].type');
+});
+
+test('missing match or range', () => {
+  rejects(must({ key: 'a' }), 'filter.must[0].match', /required/);
+  rejects(must({ key: 'a', type: 'prefix' }), 'filter.must[0].match', /required/);
+  rejects(must({ key: 'a', type: 'regex', match: null }), 'filter.must[0].match');
+  rejects(must({ key: 'a', type: 'range' }), 'filter.must[0].range', /required/);
+  rejects(must({ key: 'a', type: 'range', range: null }), 'filter.must[0].range');
+});
+
+test('match and range of the wrong kind, or on the wrong type', () => {
+  rejects(must({ key: 'a', match: 1 }), 'filter.must[0].match', /expected an object/);
+  rejects(must({ key: 'a', match: [1] }), 'filter.must[0].match');
+  rejects(must({ key: 'a', type: 'range', range: [1] }), 'filter.must[0].range', /expected an object/);
+  rejects(must({ key: 'a', type: 'range', range: { gt: 1 }, match: { value: 1 } }), 'filter.must[0].match');
+  rejects(must({ key: 'a', type: 'exact', match: { value: 1 }, range: { gt: 1 } }), 'filter.must[0].range');
+});
+
+test('unknown keys inside match and range', () => {
+  rejects(must({ key: 'a', match: { value: 1, text: 'x' } }), 'filter.must[0].match.text', /unknown field/);
+  rejects(must({ key: 'a', match: { values: [1] } }), 'filter.must[0].match.values');
+  rejects(must({ key: 'a', range: { gt: 1, from: 2 } }), 'filter.must[0].range.from', /unknown field/);
+  rejects(must({ key: 'a', range: { ge: 1 } }), 'filter.must[0].range.ge');
+});
+
+test('match needs exactly one of value, any, except', () => {
+  rejects(must({ key: 'a', match: {} }), 'filter.must[0].match', /exactly one/);
+  rejects(must({ key: 'a', match: { value: 1, any: [1] } }), 'filter.must[0].match', /exactly one/);
+  rejects(must({ key: 'a', match: { any: [1], except: [2] } }), 'filter.must[0].match');
+  rejects(must({ key: 'a', match: { value: 1, any: [1], except: [2] } }), 'filter.must[0].match');
+  // `value: null` is a value (match null), not an absent one.
+  const c = firstField(must({ key: 'a', match: { value: null } }));
+  assert.deepEqual(c.kind === 'exact' ? c.value : 'not exact', null);
+});
+
+test('any/except only on exact conditions, and only as arrays', () => {
+  rejects(must({ key: 'a', type: 'prefix', match: { any: ['x'] } }), 'filter.must[0].match.any', /only for exact/);
+  rejects(must({ key: 'a', type: 'contains', match: { except: [1] } }), 'filter.must[0].match.except');
+  rejects(must({ key: 'a', type: 'regex', match: { any: ['a'] } }), 'filter.must[0].match.any');
+  rejects(must({ key: 'a', match: { any: 1 } }), 'filter.must[0].match.any', /expected an array/);
+  rejects(must({ key: 'a', match: { except: { x: 1 } } }), 'filter.must[0].match.except');
+});
+
+test('values with non-finite numbers or forbidden keys are rejected with their path', () => {
+  rejects(must({ key: 'a', match: { value: Number.POSITIVE_INFINITY } }), 'filter.must[0].match.value', /finite/);
+  rejects(must({ key: 'a', match: { any: [1, Number.NaN] } }), 'filter.must[0].match.any[1]', /finite/);
+  rejects(must({ key: 'a', type: 'contains', match: { value: { x: [0, JSON.parse('1e400')] } } }), 'filter.must[0].match.value.x[1]');
+  rejects(must({ key: 'a', match: { value: JSON.parse('{"__proto__": {}}') } }), 'filter.must[0].match.value.__proto__');
+});
+
+test('prefix and regex values must be strings', () => {
+  rejects(must({ key: 'a', type: 'prefix', match: { value: 1 } }), 'filter.must[0].match.value', /prefix is a string/);
+  rejects(must({ key: 'a', type: 'prefix', match: { value: null } }), 'filter.must[0].match.value');
+  rejects(must({ key: 'a', type: 'prefix', match: { value: ['a'] } }), 'filter.must[0].match.value');
+  rejects(must({ key: 'a', type: 'regex', match: { value: 7 } }), 'filter.must[0].match.value', /regex is a string/);
+  rejects(must({ key: 'a', type: 'regex', match: { value: { source: 'a' } } }), 'filter.must[0].match.value');
+});
+
+test('range needs at least one bound', () => {
+  rejects(must({ key: 'a', range: {} }), 'filter.must[0].range', /at least one/);
+  rejects(must({ key: 'a', type: 'range', range: {} }), 'filter.must[0].range', /at least one/);
+  rejects(must({ key: 'a', range: { gt: null, lte: null } }), 'filter.must[0].range', /at least one/);
+});
+
+test('range bounds are all numbers or all datetimes', () => {
+  rejects(must({ key: 'a', range: { gt: 1, lt: '2024-01-01T00:00:00Z' } }), 'filter.must[0].range.lt', /number/);
+  rejects(must({ key: 'a', range: { gte: '2024-01-01T00:00:00Z', lte: 5 } }), 'filter.must[0].range.lte', /datetime/);
+  rejects(must({ key: 'a', range: { lt: 3, gt: 'x' } }), 'filter.must[0].range.lt');
+  rejects(must({ key: 'a', range: { gt: 1, gte: true } }), 'filter.must[0].range.gte');
+  rejects(must({ key: 'a', range: { gt: true } }), 'filter.must[0].range.gt');
+  rejects(must({ key: 'a', range: { lte: [1] } }), 'filter.must[0].range.lte');
+  rejects(must({ key: 'a', range: { gt: Number.POSITIVE_INFINITY } }), 'filter.must[0].range.gt', /finite/);
+  rejects(must({ key: 'a', range: { gt: 0, lt: Number.NaN } }), 'filter.must[0].range.lt');
+});
+
+test('invalid datetime bounds are rejected at their own path', () => {
+  rejects(must({ key: 'a', range: { gt: 'yesterday' } }), 'filter.must[0].range.gt', /RFC 3339/);
+  rejects(must({ key: 'a', range: { gt: '2024-02-30T00:00:00Z' } }), 'filter.must[0].range.gt');
+  rejects(must({ key: 'a', range: { gte: '2024-01-01T00:00:00Z', lt: '2024-13-01T00:00:00Z' } }), 'filter.must[0].range.lt');
+  rejects({ must_not: [{ key: 'a', range: { lte: '2024-01-01T24:00:00Z' } }] }, 'filter.must_not[0].range.lte');
+  rejects({ should: [{ key: 'a', range: { lt: '2024-01-01T10:00:00+25:00' } }] }, 'filter.should[0].range.lt');
+});
+
+test('regex patterns: RE2 syntax only, at most 1024 characters', () => {
+  const regex = (value: string): unknown => must({ key: 'a', type: 'regex', match: { value } });
+  rejects(regex('('), 'filter.must[0].match.value', /invalid RE2 pattern/);
+  rejects(regex('a{2,1}'), 'filter.must[0].match.value', /invalid RE2/);
+  rejects(regex('[z-a]'), 'filter.must[0].match.value');
+  // Backreferences and lookaround are not RE2.
+  rejects(regex('(a)\\1'), 'filter.must[0].match.value', /invalid RE2/);
+  rejects(regex('a(?=b)'), 'filter.must[0].match.value', /invalid RE2/);
+  rejects(regex('(?<!a)b'), 'filter.must[0].match.value');
+  rejects(regex('a'.repeat(MAX_REGEX_LENGTH + 1)), 'filter.must[0].match.value', /1024/);
+  assert.equal(MAX_REGEX_LENGTH, 1024);
+  assert.equal(firstField(regex('a'.repeat(1024))).kind, 'regex');
+  // Catastrophic-backtracking shapes are fine for RE2: accepted, not rejected.
+  assert.equal(firstField(regex('(a+)+$')).kind, 'regex');
+  assert.equal(firstField(regex('(?i)abc|\\pL+')).kind, 'regex');
+});
+
+test('errors deep in must_not/should/nested filters carry the full path', () => {
+  rejects({ must_not: [{ key: 'a', match: { value: 1 } }, { key: 'b', range: { gt: 'no' } }] }, 'filter.must_not[1].range.gt');
+  rejects(
+    { should: [{ must: [{ key: 'a', match: { value: 1 } }] }, { must_not: [{ key: 'c', type: 'prefix', match: { value: 2 } }] }] },
+    'filter.should[1].must_not[0].match.value',
+  );
+  rejects({ must: [{ should: [{ must: [{ key: 'x', type: 'nope', match: { value: 1 } }] }] }] }, 'filter.must[0].should[0].must[0].type');
+});
+
+/** A filter nested `levels` deep (the top filter is level 1), built without recursion. */
+function nestedFilter(levels: number): unknown {
+  let inner: unknown = { must: [{ key: 'a', match: { value: 1 } }] };
+  for (let i = 1; i < levels; i++) inner = { must: [inner] };
+  return inner;
+}
+
+test(`filters nest up to ${MAX_FILTER_DEPTH} levels; deeper is a 400 naming the path`, () => {
+  assert.equal(MAX_FILTER_DEPTH, 32);
+  const ok = parsed(nestedFilter(32));
+  let node: Filter = ok;
+  let levels = 1;
+  for (;;) {
+    const c = node.must[0];
+    if (c === undefined || c.kind !== 'nested') break;
+    node = c.filter;
+    levels++;
+  }
+  assert.equal(levels, 32);
+  rejects(nestedFilter(33), `filter${'.must[0]'.repeat(32)}`, /nest/);
+});
+
+test('hostile nesting (100000 levels) gives a 400, not a stack overflow', () => {
+  rejects(nestedFilter(100_000), `filter${'.must[0]'.repeat(32)}`);
+  let viaShould: unknown = {};
+  for (let i = 0; i < 100_000; i++) viaShould = { should: [viaShould] };
+  rejects(viaShould, `filter${'.should[0]'.repeat(32)}`);
+});
