@@ -4,28 +4,27 @@
  * and nothing else; its stack goes to the log.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isKithError } from '../core/errors.js';
+import { isKithError, KithError } from '../core/errors.js';
 import { errorBody } from './envelope.js';
 
-interface ErrorResponse {
-  readonly status: number;
-  readonly message: string;
-}
-
-function describeError(error: unknown, bodyLimitBytes: number): ErrorResponse {
-  if (isKithError(error)) return { status: error.statusCode, message: error.statusCode >= 500 && error.code === 'ERR_INTERNAL' ? 'internal error' : error.message };
+/** Every error as a KithError, so the status comes from the one table in core/errors.ts. */
+function toKithError(error: unknown, bodyLimitBytes: number): KithError {
+  if (isKithError(error)) return error;
   const fastifyError = error as Partial<FastifyError>;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, message: `body: larger than the limit of ${bodyLimitBytes / 1048576} MiB (-max-body-mb); split the batch` };
+      return new KithError('ERR_BODY_TOO_LARGE', `body: larger than the limit of ${bodyLimitBytes / 1048576} MiB (-max-body-mb); split the batch`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, message: 'content-type: send the body as application/json' };
+      return new KithError('ERR_UNSUPPORTED_MEDIA_TYPE', 'content-type: send the body as application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, message: 'body: expected JSON, got an empty body' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new KithError('ERR_INVALID_JSON', 'body: expected JSON, got an empty or truncated body');
   }
   const status = fastifyError.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) return { status, message: fastifyError.message ?? 'bad request' };
-  return { status: 500, message: 'internal error' };
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new KithError('ERR_BAD_INPUT', fastifyError.message ?? 'bad request');
+  }
+  return new KithError('ERR_INTERNAL', 'internal error', { cause: error });
 }
 
 /** Path patterns of the registered routes, for telling 405 from 404. */
@@ -55,20 +54,19 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: numb
   });
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const { status, message } = describeError(error, bodyLimitBytes);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    return reply.code(status).send(errorBody(reply, message));
+    const kithError = toKithError(error, bodyLimitBytes);
+    if (kithError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.code(kithError.statusCode).send(errorBody(reply, kithError.message));
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? request.url;
     const allowed = routes.allowed(path);
-    if (allowed !== undefined) {
-      return reply
-        .code(405)
-        .header('allow', allowed.join(', '))
-        .send(errorBody(reply, `method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`));
-    }
-    return reply.code(404).send(errorBody(reply, `no endpoint ${request.method} ${path}`));
+    const error =
+      allowed === undefined
+        ? new KithError('ERR_ROUTE_NOT_FOUND', `no endpoint ${request.method} ${path}`)
+        : new KithError('ERR_METHOD_NOT_ALLOWED', `method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`);
+    if (allowed !== undefined) reply.header('allow', allowed.join(', '));
+    return reply.code(error.statusCode).send(errorBody(reply, error.message));
   });
 }

@@ -68,7 +68,7 @@ export const ERRORS = {
   },
   ERR_INDEX: {
     status: 500,
-    why: 'The in-memory index rejected an update after storage accepted it; the storage change was rolled back.',
+    why: 'Updating memory failed after the file accepted a change; memory was reloaded from the file, so both hold the change and a retry is safe.',
   },
   ERR_INTERNAL: {
     status: 500,

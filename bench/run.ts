@@ -1,0 +1,59 @@
+/**
+ * `npm run bench -- <scenario> [options]`: runs one benchmark scenario.
+ * A scenario is one file under bench/scenarios/ exporting a `Scenario`; add it to SCENARIOS.
+ */
+import { type Scenario, UsageError } from './lib/scenario.js';
+
+const SCENARIOS: Record<string, { summary: string; load: () => Promise<Scenario> }> = {
+  flat: {
+    summary: 'load points over HTTP, then exact (Flat) search QPS, latency and recall@10',
+    load: async () => (await import('./scenarios/flat.js')).flatScenario,
+  },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(SCENARIOS).map((name) => name.length));
+  const lines = Object.entries(SCENARIOS).map(([name, s]) => `  ${name.padEnd(width)}  ${s.summary}`);
+  return `Usage: npm run bench -- <scenario> [options]   (options of a scenario: <scenario> --help)
+
+Scenarios:
+${lines.join('\n')}
+
+Check \`uptime\` first (load < 0.5), run one benchmark at a time, never report QPS without recall.`;
+}
+
+async function main(): Promise<number> {
+  const [name, ...rest] = process.argv.slice(2);
+  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const entry = SCENARIOS[name];
+  if (entry === undefined) {
+    process.stderr.write(`bench: unknown scenario ${JSON.stringify(name)}\n\n${usage()}\n`);
+    return 2;
+  }
+  const scenario = await entry.load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`Usage: npm run bench -- ${scenario.name} [options]\n\n${scenario.summary}\n\nOptions:\n${scenario.options}\n`);
+    return 0;
+  }
+  try {
+    await scenario.run(rest);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`bench ${name}: ${error.message}\n\nOptions:\n${scenario.options}\n`);
+    return 2;
+  }
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FlagError, parseDuration, parseFlags } from '../../../src/cli/flags.js';
+
+test('defaults, Go-style and GNU-style flags, env fallback', () => {
+  assert.deepEqual(parseFlags([], {}), { port: 18080, host: '0.0.0.0', dbPath: 'kith.db', shutdownTimeoutMs: 5000, maxBodyMb: 64 });
+  assert.deepEqual(parseFlags(['-port', '9000', '-db=/tmp/x.db', '--host', '127.0.0.1', '-shutdown-timeout', '250ms', '--max-body-mb=8'], {}), {
+    port: 9000,
+    host: '127.0.0.1',
+    dbPath: '/tmp/x.db',
+    shutdownTimeoutMs: 250,
+    maxBodyMb: 8,
+  });
+  const env = { KITH_PORT: '7000', KITH_DB: 'env.db', KITH_HOST: '::1' };
+  assert.deepEqual(parseFlags([], env), { port: 7000, host: '::1', dbPath: 'env.db', shutdownTimeoutMs: 5000, maxBodyMb: 64 });
+  assert.equal((parseFlags(['-port', '1'], env) as { port: number }).port, 1);
+  assert.equal(parseFlags(['-h'], {}), 'help');
+  assert.equal(parseFlags(['--help'], {}), 'help');
+});
+
+test('bad flags are FlagErrors naming the flag', () => {
+  for (const [argv, message] of [
+    [['-port', 'x'], /-port/],
+    [['-port', '70000'], /-port/],
+    [['-max-body-mb', '0'], /-max-body-mb/],
+    [['-shutdown-timeout', 'soon'], /-shutdown-timeout/],
+    [['-unknown'], /unknown/i],
+    [['stray'], /positional|unexpected/i],
+  ] as const) {
+    assert.throws(() => parseFlags(argv, {}), (e: Error) => e instanceof FlagError && message.test(e.message));
+  }
+  assert.equal(parseDuration('1m', 'x'), 60000);
+  assert.equal(parseDuration('2', 'x'), 2000);
+});

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { dequantizeSq8, quantizeSq8 } from '../../../src/quantization/sq8.js';
+import { decodePointRecord, encodePointRecord } from '../../../src/storage/point-record.js';
+
+test('f32 records round-trip exactly', () => {
+  const values = new Float32Array([1.5, -2.25, 3e-8, 1e16]);
+  const bytes = encodePointRecord({ version: 1795249091889267716n, vector: { encoding: 'f32', values }, payloadJson: '{"a":"é"}' });
+  const back = decodePointRecord(bytes, 4, 'c/"x"');
+  assert.equal(back.version, 1795249091889267716n);
+  assert.deepEqual(back.vector, { encoding: 'f32', values });
+  assert.equal(back.payloadJson, '{"a":"é"}');
+});
+
+test('sq8 records round-trip and take dim + 8 bytes for the vector', () => {
+  const q = quantizeSq8(new Float32Array([0, 0.5, 1, -1]));
+  const bytes = encodePointRecord({ version: 1n, vector: { encoding: 'sq8', ...q }, payloadJson: '{}' });
+  assert.equal(bytes.length, 16 + 8 + 4 + 2);
+  const back = decodePointRecord(bytes, 4, 'k');
+  assert.deepEqual(back.vector, { encoding: 'sq8', min: q.min, max: q.max, codes: q.codes });
+});
+
+test('corrupted records are ERR_STORAGE_CORRUPTED naming the key', () => {
+  const good = encodePointRecord({ version: 1n, vector: { encoding: 'f32', values: new Float32Array(8) }, payloadJson: '{}' });
+  const cases: Array<[Uint8Array, number]> = [
+    [good.subarray(0, 10), 8],
+    [good.subarray(0, 40), 8],
+    [Buffer.concat([Buffer.from([0x00]), good.subarray(1)]), 8],
+    [good, 9],
+  ];
+  const flipped = Buffer.from(good);
+  flipped[2] = 7;
+  cases.push([flipped, 8]);
+  for (const [bytes, dim] of cases) {
+    assert.throws(() => decodePointRecord(bytes, dim, 'col/"p1"'), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'ERR_STORAGE_CORRUPTED');
+      assert.match(e.message, /col\/"p1"/);
+      return true;
+    });
+  }
+});
+
+test('sq8 error is bounded by half a step per component; constant vectors are exact', () => {
+  const v = new Float32Array(Array.from({ length: 100 }, (_, i) => Math.sin(i) * 3));
+  const q = quantizeSq8(v);
+  const back = dequantizeSq8(q);
+  const halfStep = (q.max - q.min) / 255 / 2;
+  for (let i = 0; i < v.length; i++) assert.ok(Math.abs((back[i] as number) - (v[i] as number)) <= halfStep + 1e-6, `component ${i}`);
+  const constant = dequantizeSq8(quantizeSq8(new Float32Array([2, 2, 2])));
+  assert.deepEqual([...constant], [2, 2, 2]);
+});
