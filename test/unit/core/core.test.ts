@@ -59,7 +59,9 @@ test('TopK keeps the best k by similarity, ties by id ascending', () => {
   const ids = ['d', 'b', 'a', 'c', 'e'];
   const top = new TopK(3, (slot) => ids[slot] as string);
   const sims = [1, 2, 2, 2, 0];
-  sims.forEach((sim, slot) => top.offer(slot, sim));
+  sims.forEach((sim, slot) => {
+    top.offer(slot, sim);
+  });
   const { slots, sims: kept } = top.drainSorted();
   assert.deepEqual([...slots].map((s) => ids[s]), ['a', 'b', 'c']);
   assert.deepEqual([...kept], [2, 2, 2]);
@@ -76,7 +78,9 @@ test('TopK equals a full sort on random input', () => {
     const ids = Array.from({ length: n }, (_, i) => `id${rng.int(50)}-${i}`);
     const sims = Array.from({ length: n }, () => rng.int(10));
     const top = new TopK(k, (slot) => ids[slot] as string);
-    sims.forEach((sim, slot) => top.offer(slot, sim));
+    sims.forEach((sim, slot) => {
+    top.offer(slot, sim);
+  });
     const got = [...top.drainSorted().slots];
     const want = Array.from({ length: n }, (_, i) => i)
       .sort((a, b) => (sims[b] as number) - (sims[a] as number) || ((ids[a] as string) < (ids[b] as string) ? -1 : 1))

@@ -1,0 +1,234 @@
+/**
+ * Scenario `flat`: the exact index over real HTTP, per collection size.
+ *
+ * For each size: start the compiled service on a loopback port with a fresh database file, create
+ * a Flat cosine collection, PUT the points in awaited batches (load points/s; each 200 means the
+ * batch is durable), then time searches (limit 10) from one sequential client: warm-up, then
+ * `--runs` passes over the query set, median pass QPS and p50/p99 latency over every request.
+ * Recall@10 of the first timed pass is checked against float64 brute force in this process.
+ * A second measurement with 2 requests in flight shows what the HTTP layer adds (the server is
+ * one Node thread: this overlaps parsing and I/O with search, it does not search in parallel).
+ */
+import { GaussianMixture, PEER_MIXTURE } from '../datasets/synthetic.js';
+import { exactCosineTopK, type RecallReport, recallAtK } from '../lib/brute-force.js';
+import { CLIENT_KINDS, createClient, requestJson } from '../lib/http-client.js';
+import { loadAverage, machineInfo, QUIET_LOAD } from '../lib/machine.js';
+import { REPO_DIR, writeResult } from '../lib/results.js';
+import { oneOf, parseOptions, positiveInt, positiveIntList, type Scenario } from '../lib/scenario.js';
+import { startServer } from '../lib/server.js';
+import { round } from '../lib/stats.js';
+import { formatTable } from '../lib/table.js';
+import {
+  encodeSearchBodies,
+  encodeUpsertBatches,
+  type FloorReport,
+  type LoadReport,
+  loadPoints,
+  measureFloor,
+  measureSearch,
+  type SearchRunsReport,
+} from '../lib/workload.js';
+
+const COLLECTION = 'bench_flat';
+const LIMIT = 10;
+const CONCURRENT_CLIENTS = 2;
+
+const OPTIONS = `  --sizes <n,n,…>     collection sizes (default 10000,100000)
+  --dim <d>           vector dimension (default 128)
+  --runs <r>          timed passes over the queries (default 5)
+  --queries <q>       queries per pass (default 1000)
+  --warmup <w>        untimed queries before the timed passes (default 200)
+  --batch <b>         points per PUT (default 1000)
+  --seed <s>          dataset seed (default 42, as the peers)
+  --client <kind>     http (node:http keep-alive Agent, default) or fetch (undici)
+  --no-write          do not write bench/results/<date>-flat.json`;
+
+interface SizeResult {
+  readonly n: number;
+  readonly load: LoadReport;
+  readonly db_file_mib: number;
+  readonly healthz_floor: FloorReport;
+  readonly search_1_client: SearchRunsReport;
+  readonly search_2_clients_http_layer: SearchRunsReport;
+  readonly recall_at_10: RecallReport;
+  readonly server_exit: number | string;
+  readonly ground_truth_seconds: number;
+}
+
+function log(message: string): void {
+  process.stderr.write(`[flat] ${message}\n`);
+}
+
+async function runSize(
+  mixture: GaussianMixture,
+  n: number,
+  params: { runs: number; queries: number; warmup: number; batch: number; client: 'http' | 'fetch' },
+): Promise<SizeResult> {
+  const t0 = performance.now();
+  const base = mixture.base(n);
+  const categories = mixture.categories(n);
+  const queries = mixture.queries(params.queries);
+  const batches = encodeUpsertBatches(base, params.batch, (i) => ({ category: categories[i] }));
+  const searchBodies = encodeSearchBodies(queries, LIMIT);
+  log(`n=${n}: data generated and encoded in ${((performance.now() - t0) / 1000).toFixed(1)} s; starting the server`);
+
+  const server = await startServer();
+  const client = createClient(params.client, server.url, CONCURRENT_CLIENTS);
+  let exit: number | string = 'not stopped';
+  try {
+    await requestJson(client, 'POST', '/collections', {
+      name: COLLECTION,
+      vector_size: mixture.spec.dim,
+      distance: 'cosine',
+      hnsw: false,
+    });
+    const load = await loadPoints(client, COLLECTION, batches, n);
+    log(`n=${n}: loaded in ${load.seconds} s (${load.points_per_s} points/s)`);
+    const size = server.dbFileSize();
+    const floor = await measureFloor(client, 2000);
+    const sequential = await measureSearch(client, COLLECTION, searchBodies, {
+      runs: params.runs,
+      warmup: params.warmup,
+      concurrency: 1,
+      expectHits: LIMIT,
+    });
+    log(`n=${n}: 1 client ${sequential.report.qps_median} QPS (runs ${sequential.report.qps_per_run.join(', ')})`);
+    const concurrent = await measureSearch(client, COLLECTION, searchBodies, {
+      runs: params.runs,
+      warmup: params.warmup,
+      concurrency: CONCURRENT_CLIENTS,
+      expectHits: LIMIT,
+    });
+    log(`n=${n}: 2 clients ${concurrent.report.qps_median} QPS (runs ${concurrent.report.qps_per_run.join(', ')})`);
+    client.close();
+    exit = await server.stop();
+    if (exit !== 0) log(`n=${n}: server exited with ${exit} on SIGTERM:\n${server.output()}`);
+
+    // Ground truth after the server has stopped, so it never competes with a measurement.
+    const g0 = performance.now();
+    const truth = exactCosineTopK(base, queries, LIMIT);
+    const groundTruthSeconds = (performance.now() - g0) / 1000;
+    const recall = recallAtK(truth, sequential.hits, base, queries);
+    log(`n=${n}: recall@10 ${recall.recall} (ground truth in ${groundTruthSeconds.toFixed(1)} s)`);
+    return {
+      n,
+      load,
+      db_file_mib: round(size.allocated / 2 ** 20, 1),
+      healthz_floor: floor,
+      search_1_client: sequential.report,
+      search_2_clients_http_layer: concurrent.report,
+      recall_at_10: recall,
+      server_exit: exit,
+      ground_truth_seconds: round(groundTruthSeconds, 1),
+    };
+  } finally {
+    client.close();
+    if (exit === 'not stopped') await server.stop();
+  }
+}
+
+function printTable(results: readonly SizeResult[], dim: number, client: string, runs: number, queries: number): void {
+  const col = (f: (r: SizeResult) => number): number[] => results.map(f);
+  const rows: [string, ...number[]][] = [
+    ['load: points/s (batches of 1000, each durable)', ...col((r) => r.load.points_per_s)],
+    ['load: seconds', ...col((r) => r.load.seconds)],
+    ['load: PUT p50 ms', ...col((r) => r.load.batch_latency.p50_ms)],
+    ['database file MiB', ...col((r) => r.db_file_mib)],
+    ['search, 1 client: QPS (median run)', ...col((r) => r.search_1_client.qps_median)],
+    ['search, 1 client: p50 ms', ...col((r) => r.search_1_client.latency.p50_ms)],
+    ['search, 1 client: p99 ms', ...col((r) => r.search_1_client.latency.p99_ms)],
+    ['search, 1 client: server time p50 ms', ...col((r) => r.search_1_client.server_time.p50_ms)],
+    ['recall@10 vs float64 brute force', ...col((r) => r.recall_at_10.recall)],
+    ['search, 2 clients (HTTP layer): QPS', ...col((r) => r.search_2_clients_http_layer.qps_median)],
+    ['search, 2 clients (HTTP layer): p50 ms', ...col((r) => r.search_2_clients_http_layer.latency.p50_ms)],
+    ['search, 2 clients (HTTP layer): p99 ms', ...col((r) => r.search_2_clients_http_layer.latency.p99_ms)],
+    ['GET /healthz floor, 1 client: p50 ms', ...col((r) => r.healthz_floor.latency.p50_ms)],
+  ];
+  process.stdout.write(
+    `\nflat — exact search over HTTP: d=${dim}, cosine, limit ${LIMIT}, ${queries} queries × ${runs} runs, ` +
+      `client ${client === 'http' ? 'node:http keep-alive Agent' : 'fetch (undici)'}\n\n`,
+  );
+  process.stdout.write(`${formatTable(['metric', ...results.map((r) => `n=${r.n.toLocaleString('en-US')}`)], rows)}\n\n`);
+}
+
+async function run(argv: readonly string[]): Promise<void> {
+  const values = parseOptions(argv, {
+    sizes: { type: 'string' },
+    dim: { type: 'string' },
+    runs: { type: 'string' },
+    queries: { type: 'string' },
+    warmup: { type: 'string' },
+    batch: { type: 'string' },
+    seed: { type: 'string' },
+    client: { type: 'string' },
+    'no-write': { type: 'boolean' },
+  });
+  const sizes = positiveIntList(values.sizes, '--sizes', [10_000, 100_000]);
+  const dim = positiveInt(values.dim, '--dim', 128);
+  const runs = positiveInt(values.runs, '--runs', 5);
+  const queries = positiveInt(values.queries, '--queries', 1000);
+  const warmup = positiveInt(values.warmup, '--warmup', 200);
+  const batch = positiveInt(values.batch, '--batch', 1000);
+  const seed = positiveInt(values.seed, '--seed', PEER_MIXTURE.seed);
+  const client = oneOf(values.client, '--client', CLIENT_KINDS, 'http');
+
+  const machine = machineInfo(REPO_DIR);
+  const [load1] = machine.load_average;
+  log(`${machine.cpu_model}, ${machine.cores} cores, Node ${machine.node}, commit ${machine.commit ?? '?'}`);
+  log(`load average ${machine.load_average.join(', ')}`);
+  if (load1 > QUIET_LOAD) log(`WARNING: 1-minute load ${load1} > ${QUIET_LOAD}: the machine is busy, numbers will be low and noisy`);
+
+  const mixture = new GaussianMixture({ ...PEER_MIXTURE, dim, seed });
+  const results: SizeResult[] = [];
+  for (const n of sizes) results.push(await runSize(mixture, n, { runs, queries, warmup, batch, client }));
+  const loadAfter = loadAverage();
+
+  printTable(results, dim, client, runs, queries);
+  const full = {
+    scenario: 'flat',
+    date: new Date().toISOString(),
+    machine,
+    load_average_after: loadAfter,
+    params: {
+      dim,
+      distance: 'Cosine',
+      index: 'flat',
+      limit: LIMIT,
+      batch,
+      runs,
+      queries,
+      warmup,
+      concurrent_clients: CONCURRENT_CLIENTS,
+      client: client === 'http' ? 'node:http Agent keepAlive' : 'fetch (undici) keep-alive',
+      dataset: { kind: 'gaussian-mixture', ...PEER_MIXTURE, seed, unit_normalised: true, payload: 'category uniform 0..9' },
+    },
+    results,
+  };
+  if (values['no-write'] !== true) log(`wrote ${writeResult('flat', full)}`);
+  const summary = {
+    scenario: 'flat',
+    dim,
+    runs,
+    queries,
+    client,
+    load_1m: [machine.load_average[0], loadAfter[0]],
+    commit: machine.commit,
+    results: results.map((r) => ({
+      n: r.n,
+      load_points_per_s: r.load.points_per_s,
+      qps: r.search_1_client.qps_median,
+      p50_ms: r.search_1_client.latency.p50_ms,
+      p99_ms: r.search_1_client.latency.p99_ms,
+      recall_at_10: r.recall_at_10.recall,
+      qps_2_clients_http_layer: r.search_2_clients_http_layer.qps_median,
+    })),
+  };
+  process.stdout.write(`${JSON.stringify(summary)}\n`);
+}
+
+export const flatScenario: Scenario = {
+  name: 'flat',
+  summary: 'load points over HTTP, then exact (Flat) search QPS, latency and recall@10',
+  options: OPTIONS,
+  run,
+};
