@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Database } from '../db/database.js';
+import { trackRequestTime } from './envelope.js';
 import { registerErrorHandling } from './error-handler.js';
 import { registerJsonParser } from './json-body.js';
 import { collectionRoutes } from './routes/collections.js';
@@ -39,6 +40,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  trackRequestTime(app);
   app.setValidatorCompiler(validatorCompiler);
   // While closing, answer requests still in flight with `Connection: close`, so keep-alive clients
   // let go and close() finishes instead of waiting for their sockets to time out.

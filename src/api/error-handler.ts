@@ -41,9 +41,11 @@ class RouteTable {
     for (const m of methods) entry.methods.add(m);
   }
 
+  /** Methods of every route whose pattern matches (`/c/x/points/search` is also `…/points/{id}`). */
   allowed(path: string): string[] | undefined {
-    for (const entry of this.routes.values()) if (entry.pattern.test(path)) return [...entry.methods].sort();
-    return undefined;
+    const methods = new Set<string>();
+    for (const entry of this.routes.values()) if (entry.pattern.test(path)) for (const m of entry.methods) methods.add(m);
+    return methods.size === 0 ? undefined : [...methods].sort();
   }
 }
 

@@ -9,8 +9,9 @@ import { childPath } from '../core/field-path.js';
 import { forbiddenKeyReason } from '../payload/json-value.js';
 
 export function registerJsonParser(app: FastifyInstance): void {
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'string' }, (_request, body, done) => {
+  // Only JSON: Fastify's text/plain parser goes too, so a cross-site form post gets a 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json\s*(;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, parseJsonBody(body as string));
     } catch (error) {

@@ -11,6 +11,7 @@ test('POST /collections creates, echoes canonical config, and 409s on a repeat',
   assert.match(String(created.headers['content-type']), /^application\/json/);
   assert.equal(created.body.status, 'ok');
   assert.equal(typeof created.body.time, 'number');
+  assert.ok(created.body.time > 0 && created.body.time < 5, `time ${created.body.time}`);
   assert.deepEqual(created.body.result, {
     name: 'docs',
     vector_size: 4,

@@ -66,6 +66,19 @@ test('an unknown path is a 404 in the error envelope', async (t) => {
   }
 });
 
+async function assertAllow(call: Call, method: string, url: string, methods: string[]): Promise<void> {
+  const r = await call(method, url);
+  const what = `${method} ${url}`;
+  assertError(r, 405, undefined, what);
+  assert.equal(typeof r.headers.allow, 'string', `${what}: Allow header`);
+  const allowed = String(r.headers.allow)
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== 'HEAD')
+    .sort();
+  assert.deepEqual(allowed, methods, `${what}: Allow is ${r.headers.allow}`);
+}
+
 test('a wrong method on a known path is a 405 whose Allow header lists the right methods', async (t) => {
   const { call, before } = await seeded(t);
   const cases: Array<[string, string, string[]]> = [
@@ -75,24 +88,21 @@ test('a wrong method on a known path is a 405 whose Allow header lists the right
     ['POST', '/collections/c', ['DELETE', 'GET']],
     ['DELETE', '/collections/c/points', ['PUT']],
     ['GET', '/collections/c/points', ['PUT']],
+    ['POST', '/collections/c/points/a', ['GET']],
     ['DELETE', '/healthz', ['GET']],
-    // GET …/points/search is answered (as the point "search"), POST is the search itself.
-    ['PUT', '/collections/c/points/search', ['GET', 'POST']],
-    ['DELETE', '/collections/c/points/delete', ['GET', 'POST']],
   ];
   for (const [method, url, methods] of cases) {
-    const r = await call(method, url);
-    const what = `${method} ${url}`;
-    assertError(r, 405, undefined, what);
-    assert.equal(typeof r.headers.allow, 'string', `${what}: Allow header`);
-    const allowed = String(r.headers.allow)
-      .split(',')
-      .map((m) => m.trim())
-      .filter((m) => m !== 'HEAD')
-      .sort();
-    assert.deepEqual(allowed, methods, `${what}: Allow is ${r.headers.allow}`);
-    await assertIntact(call, before, what);
+    await assertAllow(call, method, url, methods);
+    await assertIntact(call, before, `${method} ${url}`);
   }
+});
+
+test('Allow names the methods of every route that matches the path', async (t) => {
+  const { call, before } = await seeded(t);
+  // GET …/points/search is answered (as the point "search"); POST is the search itself.
+  await assertAllow(call, 'PUT', '/collections/c/points/search', ['GET', 'POST']);
+  await assertAllow(call, 'DELETE', '/collections/c/points/delete', ['GET', 'POST']);
+  await assertIntact(call, before, '405');
 });
 
 test('a body over the limit is a 413; a body under it still works', async (t) => {
@@ -105,27 +115,39 @@ test('a body over the limit is a 413; a body under it still works', async (t) =>
   assert.equal(small.status, 200, small.raw);
 });
 
-test('a body that is not application/json is a 415; JSON with a charset parameter is accepted', async (t) => {
+async function injectTyped(app: TestApp, url: string, payload: string, type: string): Promise<CallResult> {
+  const response = await app.app.inject({ method: 'POST', url, payload, headers: { 'content-type': type } });
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.statusCode, headers: response.headers, body, raw: response.body };
+}
+
+test('a body that is not application/json is a 415', async (t) => {
   const { call, before, app } = await seeded(t);
   const body = JSON.stringify({ name: 'new', vector_size: 2, distance: 'dot' });
-  for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) {
-    const response = await app.app.inject({ method: 'POST', url: '/collections', payload: body, headers: { 'content-type': type } });
-    const r: CallResult = { status: response.statusCode, headers: response.headers, body: JSON.parse(response.body), raw: response.body };
-    assertError(r, 415, undefined, type);
+  for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'text/plain', 'text/plain; charset=utf-8']) {
+    assertError(await injectTyped(app, '/collections', body, type), 415, /^content-type: /, type);
+    assertError(await injectTyped(app, '/collections/c/points/search', '{"vector":[1,0]}', type), 415, /^content-type: /, type);
+    await assertIntact(call, before, type);
   }
   const list = await call('GET', '/collections');
   assert.deepEqual(
     list.body.result.map((c: { name: string }) => c.name),
     ['c'],
   );
-  await assertIntact(call, before, '415');
-  const withCharset = await app.app.inject({
-    method: 'POST',
-    url: '/collections',
-    payload: body,
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-  });
-  assert.equal(withCharset.statusCode, 200, withCharset.body);
+});
+
+test('a JSON body is accepted with a charset parameter and a +json media type', async (t) => {
+  const { call, app } = await seeded(t);
+  for (const [i, type] of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON', 'application/vnd.kith+json'].entries()) {
+    const r = await injectTyped(app, '/collections', JSON.stringify({ name: `n${i}`, vector_size: 2, distance: 'dot' }), type);
+    assert.equal(r.status, 200, `${type}: ${r.raw}`);
+  }
+  assert.equal((await call('GET', '/collections')).body.result.length, 5);
 });
 
 test('malformed JSON and empty bodies are 400', async (t) => {
@@ -180,7 +202,7 @@ function nestedObjects(depth: number, inner: string): string {
 test('deeply nested bodies are 4xx, never 500, and the service keeps answering', async (t) => {
   const { call, before } = await seeded(t);
   const deepArrays = '['.repeat(200000) + ']'.repeat(200000);
-  const deepFilter = '{"must":['.repeat(10000) + '{"key":"n","match":{"value":1}}' + ']}'.repeat(10000);
+  const deepFilter = `${'{"must":['.repeat(10000)}{"key":"n","match":{"value":1}}${']}'.repeat(10000)}`;
   const cases: Array<[string, string, string]> = [
     ['PUT', '/collections/c/points', `{"points":[{"id":"d","vector":[1,0],"payload":${nestedObjects(100000, '1')}}]}`],
     ['PUT', '/collections/c/points', `{"points":[{"id":"d","vector":[1,0],"payload":{"k\\u0061":${nestedObjects(100000, '1')}}}]}`],
