@@ -80,10 +80,10 @@ function parseFieldCondition(raw: Record<string, unknown>, path: string): FieldC
     return { ...base, kind: 'range', range: parseRange(raw.range, rangePath) };
   }
   if (raw.range !== undefined && raw.range !== null) {
-    throw badInput(rangePath, `a ${type} condition takes \`match\`, not \`range\``);
+    throw badInput(rangePath, `${type === 'exact' ? 'an' : 'a'} ${type} condition takes \`match\`, not \`range\``);
   }
   const match = raw.match;
-  if (match === undefined || match === null) throw badInput(matchPath, `required for a ${type} condition`);
+  if (match === undefined || match === null) throw badInput(matchPath, `required for ${type === 'exact' ? 'an' : 'a'} ${type} condition`);
   if (!isPlainObject(match)) throw badInput(matchPath, `expected an object, got ${describeJson(match)}`);
   rejectUnknownKeys(match, MATCH_KEYS, matchPath, 'value, any, except');
   const given = [...MATCH_KEYS].filter((k) => Object.hasOwn(match, k));
@@ -138,7 +138,8 @@ function parseRange(raw: unknown, path: string): NumberRange | DatetimeRange {
   if (raw === undefined || raw === null) throw badInput(path, 'required for a range condition');
   if (!isPlainObject(raw)) throw badInput(path, `expected an object, got ${describeJson(raw)}`);
   rejectUnknownKeys(raw, RANGE_KEYS, path, 'gt, gte, lt, lte');
-  const bounds = [...RANGE_KEYS].filter((k) => raw[k] !== undefined && raw[k] !== null) as Array<'gt' | 'gte' | 'lt' | 'lte'>;
+  // In the order written, so "the other bounds" in a message are the ones the user wrote first.
+  const bounds = Object.keys(raw).filter((k) => raw[k] !== undefined && raw[k] !== null) as Array<'gt' | 'gte' | 'lt' | 'lte'>;
   if (bounds.length === 0) throw badInput(path, 'give at least one of gt, gte, lt, lte');
   const first = raw[bounds[0] as string];
   if (typeof first === 'number') {
@@ -159,9 +160,9 @@ function parseRange(raw: unknown, path: string): NumberRange | DatetimeRange {
     if (instant === undefined) {
       throw badInput(
         childPath(path, bound),
-        typeof first === 'string'
+        typeof first === 'string' && bound !== bounds[0]
           ? `expected an RFC 3339 datetime like the other bounds, got ${JSON.stringify(v)}`
-          : `expected a number or an RFC 3339 datetime string, got ${describeJson(v)}`,
+          : `expected a number or an RFC 3339 datetime string, got ${typeof v === 'string' ? JSON.stringify(v) : describeJson(v)}`,
       );
     }
     range[bound] = instant;

@@ -53,6 +53,7 @@ test('fractional seconds from 1 to 9 digits, more truncated', () => {
     ['.999999999', 999, 999_999],
     ['.1234567891', 123, 456_789],
     ['.999999999999', 999, 999_999],
+    ['.12345678901234567890', 123, 456_789],
     ['.000', 0, 0],
   ];
   for (const [fraction, ms, nanos] of cases) {

@@ -195,7 +195,7 @@ test('range needs at least one bound', () => {
 test('range bounds are all numbers or all datetimes', () => {
   rejects(must({ key: 'a', range: { gt: 1, lt: '2024-01-01T00:00:00Z' } }), 'filter.must[0].range.lt', /number/);
   rejects(must({ key: 'a', range: { gte: '2024-01-01T00:00:00Z', lte: 5 } }), 'filter.must[0].range.lte', /datetime/);
-  rejects(must({ key: 'a', range: { lt: 3, gt: 'x' } }), 'filter.must[0].range.lt');
+  rejects(must({ key: 'a', range: { gt: 3, lt: 'x' } }), 'filter.must[0].range.lt');
   rejects(must({ key: 'a', range: { gt: 1, gte: true } }), 'filter.must[0].range.gte');
   rejects(must({ key: 'a', range: { gt: true } }), 'filter.must[0].range.gt');
   rejects(must({ key: 'a', range: { lte: [1] } }), 'filter.must[0].range.lte');

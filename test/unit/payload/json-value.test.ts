@@ -179,9 +179,10 @@ test(`checkJsonValue accepts nesting up to ${MAX_JSON_DEPTH} levels and rejects 
   rejects(nestedArrays(65), 'v', `v${'[0]'.repeat(64)}`, /nesting/);
   rejects(nestedArrays(65, 'scalar'), 'v', `v${'[0]'.repeat(64)}`);
   let objects: unknown = {};
-  for (let i = 0; i < 64; i++) objects = { k: objects };
+  for (let i = 1; i < 64; i++) objects = { k: objects };
   assert.doesNotThrow(() => checkJsonValue(objects, 'p'));
   rejects({ k: objects }, 'p', `p${'.k'.repeat(64)}`, /nesting/);
+  rejects({ k: [objects] }, 'p', `p.k[0]${'.k'.repeat(62)}`, /nesting/);
 });
 
 test('checkJsonValue rejects 100000 levels of nesting with a 400, not a stack overflow', () => {
