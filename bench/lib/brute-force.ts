@@ -86,11 +86,11 @@ export interface RecallReport {
   readonly queries: number;
   /** Returned ids that are not in the true top-k. */
   readonly misses: number;
-  /** Of those, how many score within `tieTolerance` of the true k-th score (float ties, not errors). */
-  readonly missesWithinTolerance: number;
-  readonly tieTolerance: number;
+  /** Of those, how many score within `tie_tolerance` of the true k-th score (float ties, not errors). */
+  readonly misses_within_tolerance: number;
+  readonly tie_tolerance: number;
   /** Largest |server score − float64 score| over every returned hit. */
-  readonly maxScoreError: number;
+  readonly max_score_error: number;
 }
 
 /**
@@ -129,8 +129,8 @@ export function recallAtK(
     recall: n === 0 ? Number.NaN : found / (n * k),
     queries: n,
     misses,
-    missesWithinTolerance: tolerated,
-    tieTolerance,
-    maxScoreError,
+    misses_within_tolerance: tolerated,
+    tie_tolerance: tieTolerance,
+    max_score_error: maxScoreError,
   };
 }

@@ -30,6 +30,7 @@ import {
 } from '../lib/workload.js';
 
 const COLLECTION = 'bench_flat';
+const TINY_COLLECTION = 'bench_one_point';
 const LIMIT = 10;
 const CONCURRENT_CLIENTS = 2;
 
@@ -48,6 +49,8 @@ interface SizeResult {
   readonly load: LoadReport;
   readonly db_file_mib: number;
   readonly healthz_floor: FloorReport;
+  /** The same searches against a 1-point collection: every per-request cost except the scan. */
+  readonly fixed_cost_1_point: SearchRunsReport;
   readonly search_1_client: SearchRunsReport;
   readonly search_2_clients_http_layer: SearchRunsReport;
   readonly recall_at_10: RecallReport;
@@ -86,6 +89,9 @@ async function runSize(
     log(`n=${n}: loaded in ${load.seconds} s (${load.points_per_s} points/s)`);
     const size = server.dbFileSize();
     const floor = await measureFloor(client, 2000);
+    await requestJson(client, 'POST', '/collections', { name: TINY_COLLECTION, vector_size: mixture.spec.dim, distance: 'cosine' });
+    await loadPoints(client, TINY_COLLECTION, encodeUpsertBatches(mixture.base(1), 1), 1);
+    const fixed = await measureSearch(client, TINY_COLLECTION, searchBodies, { runs: 1, warmup: params.warmup, concurrency: 1, expectHits: 1 });
     const sequential = await measureSearch(client, COLLECTION, searchBodies, {
       runs: params.runs,
       warmup: params.warmup,
@@ -115,6 +121,7 @@ async function runSize(
       load,
       db_file_mib: round(size.allocated / 2 ** 20, 1),
       healthz_floor: floor,
+      fixed_cost_1_point: fixed.report,
       search_1_client: sequential.report,
       search_2_clients_http_layer: concurrent.report,
       recall_at_10: recall,
@@ -128,27 +135,33 @@ async function runSize(
 }
 
 function printTable(results: readonly SizeResult[], dim: number, client: string, runs: number, queries: number): void {
-  const col = (f: (r: SizeResult) => number): number[] => results.map(f);
-  const rows: [string, ...number[]][] = [
-    ['load: points/s (batches of 1000, each durable)', ...col((r) => r.load.points_per_s)],
-    ['load: seconds', ...col((r) => r.load.seconds)],
-    ['load: PUT p50 ms', ...col((r) => r.load.batch_latency.p50_ms)],
-    ['database file MiB', ...col((r) => r.db_file_mib)],
-    ['search, 1 client: QPS (median run)', ...col((r) => r.search_1_client.qps_median)],
-    ['search, 1 client: p50 ms', ...col((r) => r.search_1_client.latency.p50_ms)],
-    ['search, 1 client: p99 ms', ...col((r) => r.search_1_client.latency.p99_ms)],
-    ['search, 1 client: server time p50 ms', ...col((r) => r.search_1_client.server_time.p50_ms)],
-    ['recall@10 vs float64 brute force', ...col((r) => r.recall_at_10.recall)],
-    ['search, 2 clients (HTTP layer): QPS', ...col((r) => r.search_2_clients_http_layer.qps_median)],
-    ['search, 2 clients (HTTP layer): p50 ms', ...col((r) => r.search_2_clients_http_layer.latency.p50_ms)],
-    ['search, 2 clients (HTTP layer): p99 ms', ...col((r) => r.search_2_clients_http_layer.latency.p99_ms)],
-    ['GET /healthz floor, 1 client: p50 ms', ...col((r) => r.healthz_floor.latency.p50_ms)],
+  const int = (x: number): string => Math.round(x).toLocaleString('en-US');
+  const ms = (x: number): string => x.toFixed(2);
+  const metrics: [string, (r: SizeResult) => string][] = [
+    ['load: points/s (PUTs of 1000, each durable)', (r) => int(r.load.points_per_s)],
+    ['load: seconds', (r) => r.load.seconds.toFixed(2)],
+    ['load: PUT p50 / p99 ms', (r) => `${ms(r.load.batch_latency.p50_ms)} / ${ms(r.load.batch_latency.p99_ms)}`],
+    ['database file MiB', (r) => r.db_file_mib.toFixed(1)],
+    ['search, 1 client: QPS (median run)', (r) => int(r.search_1_client.qps_median)],
+    ['search, 1 client: QPS min–max of runs', (r) => `${int(Math.min(...r.search_1_client.qps_per_run))}–${int(Math.max(...r.search_1_client.qps_per_run))}`],
+    ['search, 1 client: p50 / p99 ms', (r) => `${ms(r.search_1_client.latency.p50_ms)} / ${ms(r.search_1_client.latency.p99_ms)}`],
+    ['search, 1 client: server time p50 ms', (r) => ms(r.search_1_client.server_time.p50_ms)],
+    ['recall@10 vs float64 brute force', (r) => r.recall_at_10.recall.toFixed(4)],
+    ['search, 2 clients (HTTP layer): QPS', (r) => int(r.search_2_clients_http_layer.qps_median)],
+    [
+      'search, 2 clients (HTTP layer): p50 / p99 ms',
+      (r) => `${ms(r.search_2_clients_http_layer.latency.p50_ms)} / ${ms(r.search_2_clients_http_layer.latency.p99_ms)}`,
+    ],
+    ['fixed cost: search a 1-point collection, p50 ms', (r) => ms(r.fixed_cost_1_point.latency.p50_ms)],
+    ['fixed cost: same, server time p50 ms', (r) => ms(r.fixed_cost_1_point.server_time.p50_ms)],
+    ['floor: GET /healthz p50 ms', (r) => ms(r.healthz_floor.latency.p50_ms)],
   ];
   process.stdout.write(
     `\nflat — exact search over HTTP: d=${dim}, cosine, limit ${LIMIT}, ${queries} queries × ${runs} runs, ` +
       `client ${client === 'http' ? 'node:http keep-alive Agent' : 'fetch (undici)'}\n\n`,
   );
-  process.stdout.write(`${formatTable(['metric', ...results.map((r) => `n=${r.n.toLocaleString('en-US')}`)], rows)}\n\n`);
+  const header = ['metric', ...results.map((r) => `n=${r.n.toLocaleString('en-US')}`)];
+  process.stdout.write(`${formatTable(header, metrics.map(([label, f]) => [label, ...results.map(f)]))}\n\n`);
 }
 
 async function run(argv: readonly string[]): Promise<void> {
@@ -188,6 +201,7 @@ async function run(argv: readonly string[]): Promise<void> {
     scenario: 'flat',
     date: new Date().toISOString(),
     machine,
+    // Includes this benchmark's own two busy processes: only the value before says whether the machine was quiet.
     load_average_after: loadAfter,
     params: {
       dim,
