@@ -4,6 +4,7 @@
  */
 import type { Distance } from '../core/distance.js';
 import type { DistanceKernel } from './distance-kernel.js';
+import { checkBatch } from './slot-arena.js';
 import type { VectorArena } from './vector-arena.js';
 
 export class ReferenceKernel implements DistanceKernel {
@@ -13,6 +14,7 @@ export class ReferenceKernel implements DistanceKernel {
   ) {}
 
   scoreIds(count: number): void {
+    checkBatch(count);
     const arena = this.arena;
     const ids = arena.uint32s;
     const idsBase = arena.idsByteOffset >> 2;
@@ -24,6 +26,7 @@ export class ReferenceKernel implements DistanceKernel {
   }
 
   scoreRange(start: number, count: number): void {
+    checkBatch(count);
     const arena = this.arena;
     const scoresBase = arena.scoresByteOffset >> 2;
     const f32 = arena.floats;

@@ -1,0 +1,153 @@
+/**
+ * What every vector arena shares: one `WebAssembly.Memory` per collection, growing with the
+ * number of slots (dense internal ids), with a scratch area at the front that the distance
+ * kernels read and write.
+ *
+ *   [ query f32[dim] | ids u32[SCRATCH_BATCH] | scores f32[SCRATCH_BATCH] | slot data … ]
+ *
+ * A kernel call reads and writes only the scratch area and the slot data, so the JS side pays one
+ * boundary crossing per candidate list, not per distance. The subclasses decide what a slot holds
+ * (float32 components in VectorArena, u8 codes plus a parameter record in Sq8Arena).
+ *
+ * The memory is created on first use: V8 reserves address space for every wasm memory, so empty
+ * collections must not hold one. It is created with maximum 65536 pages (4 GiB) because the
+ * kernel module imports `(memory 1 65536)` and instantiation checks that the maximum matches.
+ */
+import { KithError } from '../core/errors.js';
+
+export const PAGE_BYTES = 65536;
+const MAX_PAGES = 65536; // wasm32: 4 GiB
+/** Candidate slots scored per kernel call. */
+export const SCRATCH_BATCH = 4096;
+
+/**
+ * Guards a kernel call: scores beyond the scratch area would overwrite slot data (the WASM
+ * kernels write wherever they are told), so a caller's oversized batch must fail loudly.
+ */
+export function checkBatch(count: number): void {
+  if (!(count >= 0 && count <= SCRATCH_BATCH)) throw new RangeError(`kernel batch of ${count}: at most ${SCRATCH_BATCH} per call`);
+}
+
+export function alignUp(n: number, to: number): number {
+  return Math.ceil(n / to) * to;
+}
+
+export abstract class SlotArena {
+  /** Byte offset of the query vector in the memory. */
+  readonly queryByteOffset = 0;
+  readonly idsByteOffset: number;
+  readonly scoresByteOffset: number;
+  /** Byte offset of slot 0's data. */
+  readonly vectorsByteOffset: number;
+
+  private memory: WebAssembly.Memory | undefined;
+  private capacity = 0;
+  private f32View = new Float32Array(0);
+  private u32View = new Uint32Array(0);
+  private u8View = new Uint8Array(0);
+  private readonly listeners: Array<() => void> = [];
+
+  /**
+   * @param slotBytes bytes of memory each slot needs
+   * @param fixedBytes bytes after the scratch area that do not scale with slots (alignment slack)
+   */
+  constructor(
+    readonly dim: number,
+    private readonly slotBytes: number,
+    private readonly fixedBytes = 0,
+  ) {
+    // The query area is padded to 16 floats so the scratch lists start on a cache line.
+    this.idsByteOffset = alignUp(dim * 4, 64);
+    this.scoresByteOffset = this.idsByteOffset + SCRATCH_BATCH * 4;
+    this.vectorsByteOffset = alignUp(this.scoresByteOffset + SCRATCH_BATCH * 4, 64);
+  }
+
+  /** Slots the memory holds without growing. */
+  get slotCapacity(): number {
+    return this.capacity;
+  }
+
+  /** The most slots a wasm32 memory can ever hold at this dimension. */
+  get maxSlots(): number {
+    return Math.floor((MAX_PAGES * PAGE_BYTES - this.vectorsByteOffset - this.fixedBytes) / this.slotBytes);
+  }
+
+  /** The whole memory as floats. Invalidated by growth: re-read after `reserve`. */
+  get floats(): Float32Array {
+    return this.f32View;
+  }
+
+  /** The whole memory as u32 (slot lists). Invalidated by growth. */
+  get uint32s(): Uint32Array {
+    return this.u32View;
+  }
+
+  /** The whole memory as bytes. Invalidated by growth. */
+  get bytes(): Uint8Array {
+    return this.u8View;
+  }
+
+  /** The wasm memory, created on first use. The same object for the arena's lifetime: growth keeps it. */
+  get wasmMemory(): WebAssembly.Memory {
+    this.reserve(1);
+    return this.memory as WebAssembly.Memory;
+  }
+
+  /** Runs `listener` after every growth (views over the old buffer are then detached). */
+  onGrow(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Makes room for slots `[0, slots)`; throws ERR_CAPACITY beyond 4 GiB. */
+  reserve(slots: number): void {
+    if (slots <= this.capacity && this.memory !== undefined) return;
+    if (slots > this.maxSlots) {
+      throw new KithError(
+        'ERR_CAPACITY',
+        `a collection of dimension ${this.dim} holds at most ${this.maxSlots} vectors in one 4 GiB memory; use sq8 or split the collection`,
+      );
+    }
+    const previous = this.capacity;
+    // Growing by half at least keeps the total copying (V8 may move the buffer) linear.
+    const target = Math.min(this.maxSlots, Math.max(slots, Math.ceil(this.capacity * 1.5), 1024));
+    const pages = Math.ceil((this.vectorsByteOffset + this.fixedBytes + target * this.slotBytes) / PAGE_BYTES);
+    if (this.memory === undefined) {
+      this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES });
+    } else {
+      const current = this.memory.buffer.byteLength / PAGE_BYTES;
+      if (pages > current) this.memory.grow(pages - current);
+    }
+    const buffer = this.memory.buffer;
+    this.capacity = Math.min(
+      this.maxSlots,
+      Math.floor((buffer.byteLength - this.vectorsByteOffset - this.fixedBytes) / this.slotBytes),
+    );
+    this.f32View = new Float32Array(buffer);
+    this.u32View = new Uint32Array(buffer);
+    this.u8View = new Uint8Array(buffer);
+    this.relayout(previous);
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Copies `query` into the scratch query buffer. */
+  setQuery(query: Float32Array): void {
+    this.reserve(1);
+    this.f32View.set(query, this.queryByteOffset >> 2);
+    this.queryChanged();
+  }
+
+  /**
+   * Makes a stored slot the query (graph construction searches for the neighbours of a point
+   * already in the arena): the scratch query then equals `read(slot)`.
+   */
+  abstract setQueryFromSlot(slot: number): void;
+
+  /** A copy of the vector a slot is searched as. */
+  abstract read(slot: number): Float32Array;
+
+  /** Called after growth, with the views already renewed: move regions whose offsets depend on capacity. */
+  protected relayout(_previousCapacity: number): void {}
+
+  /** Called after the query scratch changed: derive whatever the kernels need from it. */
+  protected queryChanged(): void {}
+}
