@@ -3,49 +3,32 @@
  * at a time. Searches read memory only and run synchronously, so a search sees a batch either
  * wholly or not at all.
  */
-import { type Distance, passesThreshold, scoresAscend, similarityToScore } from '../core/distance.js';
+import type { Distance } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { normalizePointId, type PointId } from '../core/point-id.js';
 import { nextVersion } from '../core/version-clock.js';
-import { FlatIndex } from '../index/flat/flat-index.js';
-import type { SearchHits, VectorIndex } from '../index/vector-index.js';
-import { createKernel } from '../kernels/distance-kernel.js';
-import { VectorArena } from '../kernels/vector-arena.js';
+import { encodeGraph } from '../index/hnsw/graph-codec.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
-import { decodePointRecord, encodePointRecord, type StoredVector } from '../storage/point-record.js';
+import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
 import { type CollectionConfig, type CollectionConfigJson, configToJson } from './collection-config.js';
-import { type Payload, PointTable } from './point-table.js';
-import { parseVector, prepareQuery, searchableVector, toStoredVector } from './vector-input.js';
+import { type LoadReport, loadCollection } from './collection-load.js';
+import { CollectionMemory } from './collection-memory.js';
+import { type ScoredPoint, type SearchInput, searchMemory } from './collection-search.js';
+import type { Payload } from './point-table.js';
+import { encodeSnapshot } from './snapshot.js';
+import { parseVector, searchableVector, toStoredVector } from './vector-input.js';
 import { WriteQueue } from './write-queue.js';
+
+export type { ScoredPoint, SearchInput } from './collection-search.js';
 
 export interface PointInput {
   readonly id: unknown;
   readonly vector: unknown;
   readonly payload?: unknown;
-}
-
-export interface SearchInput {
-  readonly vector: unknown;
-  readonly limit?: number | null;
-  readonly offset?: number | null;
-  /** Parsed with `parseFilter`; absent or empty means every point. */
-  readonly filter?: Filter;
-  readonly score_threshold?: number | null;
-  readonly with_payload?: boolean | readonly string[] | null;
-  readonly with_vector?: boolean | null;
-  readonly params?: { readonly ef?: number | null; readonly exact?: boolean | null } | null;
-}
-
-export interface ScoredPoint {
-  id: PointId;
-  version: bigint;
-  score: number;
-  payload?: Payload;
-  vector?: number[];
 }
 
 export interface StoredPoint {
@@ -59,6 +42,13 @@ export interface CollectionInfo extends CollectionConfigJson {
   points_count: number;
 }
 
+/** Called with problems that do not fail a request (a snapshot that could not be written or used). */
+export type WarningSink = (message: string, error?: unknown) => void;
+
+/** A graph snapshot is written once this many changes (or 10% of the graph) have accumulated. */
+export const SNAPSHOT_MIN_CHANGES = 20000;
+const SNAPSHOT_SHARE = 0.1;
+
 /** A point validated and converted, ready to be written. */
 interface PreparedPoint {
   readonly id: PointId;
@@ -69,10 +59,7 @@ interface PreparedPoint {
 }
 
 export class Collection {
-  private readonly table = new PointTable();
-  private readonly arena: VectorArena;
-  private readonly flat: FlatIndex;
-  private readonly index: VectorIndex;
+  private memory: CollectionMemory;
   private readonly writes = new WriteQueue();
   private dropped = false;
 
@@ -81,10 +68,9 @@ export class Collection {
     readonly uid: number,
     readonly config: CollectionConfig,
     private lastVersion: bigint,
+    private readonly warn: WarningSink = () => {},
   ) {
-    this.arena = new VectorArena(config.vectorSize);
-    this.flat = new FlatIndex(this.arena, createKernel(this.arena, config.distance), this.table);
-    this.index = this.flat;
+    this.memory = new CollectionMemory(config);
   }
 
   get name(): string {
@@ -92,7 +78,7 @@ export class Collection {
   }
 
   get pointsCount(): number {
-    return this.table.liveCount;
+    return this.memory.table.liveCount;
   }
 
   get distance(): Distance {
@@ -100,32 +86,23 @@ export class Collection {
   }
 
   describe(): CollectionInfo {
-    return { ...configToJson(this.config), points_count: this.table.liveCount };
+    return { ...configToJson(this.config), points_count: this.memory.table.liveCount };
   }
 
-  /** Loads every stored point into memory (start-up). */
-  load(): void {
-    const dim = this.config.vectorSize;
-    for (const { id, record } of this.store.scanPoints(this.uid)) {
-      const where = `${this.name}/${JSON.stringify(id)}`;
-      const decoded = decodePointRecord(record, dim, where);
-      let payload: unknown;
-      try {
-        payload = JSON.parse(decoded.payloadJson);
-      } catch (error) {
-        throw new KithError('ERR_STORAGE_CORRUPTED', `point record ${where}: payload is not JSON`, { cause: error });
-      }
-      if (!isPlainObject(payload)) throw new KithError('ERR_STORAGE_CORRUPTED', `point record ${where}: payload is not an object`);
-      this.reserve(1);
-      this.applyUpsert(id, decoded.version, payload, searchableVector(decoded.vector, this.config.distance));
-      if (decoded.version > this.lastVersion) this.lastVersion = decoded.version;
+  /** Loads every stored point (and the graph snapshot, when usable) into memory. Start-up only. */
+  load(): LoadReport {
+    const report = loadCollection(this.store, this.uid, this.config, this.memory);
+    if (report.lastVersion > this.lastVersion) this.lastVersion = report.lastVersion;
+    if (report.snapshotRejected !== undefined) {
+      this.warn(`collection "${this.name}": graph snapshot not used (${report.snapshotRejected}); the graph was rebuilt`);
     }
+    return report;
   }
 
   /** Validates the whole batch, then writes it atomically; resolves once durable and searchable. */
   async upsert(points: readonly PointInput[]): Promise<{ upserted: number }> {
     const prepared = this.preparePoints(points);
-    return this.writes.run(async () => {
+    const result = await this.writes.run(async () => {
       this.assertLive();
       if (prepared.length === 0) return { upserted: 0 };
       const version = nextVersion(this.lastVersion);
@@ -133,61 +110,56 @@ export class Collection {
         id: p.id,
         record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }),
       }));
-      const newIds = prepared.reduce((n, p) => (this.table.slotOf(p.id) === undefined ? n + 1 : n), 0);
-      this.reserve(newIds);
+      this.memory.reserve(prepared.length);
       await this.store.writePoints(this.uid, writes, [], version);
       this.lastVersion = version;
       this.applyOrReload(() => {
-        for (const p of prepared) this.applyUpsert(p.id, version, p.payload, p.searchable);
+        for (const p of prepared) this.memory.upsert(p.id, version, p.payload, p.searchable);
       });
       return { upserted: prepared.length };
     });
+    this.scheduleSnapshot();
+    return result;
   }
 
   /** Deletes the listed ids (normalised by `normalizePointId`); resolves with how many existed, once durable. */
   async deleteIds(ids: readonly PointId[]): Promise<{ deleted: number }> {
-    return this.writes.run(() => this.deleteExisting(ids));
+    const result = await this.writes.run(() => this.deleteExisting(ids));
+    this.scheduleSnapshot();
+    return result;
   }
 
   /** Deletes every point matching the filter (an empty filter matches all); resolves with the count, once durable. */
   async deleteByFilter(filter: Filter): Promise<{ deleted: number }> {
     const predicate = isEmptyFilter(filter) ? undefined : compileFilter(filter);
-    return this.writes.run(() => {
+    const result = await this.writes.run(() => {
+      const table = this.memory.table;
       const ids: PointId[] = [];
-      for (const slot of this.table.liveSlots()) {
-        if (predicate === undefined || predicate(this.table.payloadOf(slot))) ids.push(this.table.idOf(slot));
+      for (let slot = 0; slot < table.slotCount; slot++) {
+        if (table.isLive(slot) && (predicate === undefined || predicate(table.payloadOf(slot)))) ids.push(table.idOf(slot));
       }
       return this.deleteExisting(ids);
     });
+    this.scheduleSnapshot();
+    return result;
   }
 
   search(input: SearchInput): ScoredPoint[] {
-    const query = prepareQuery(input.vector, this.config.vectorSize, this.config.distance);
-    const filter = input.filter;
-    const limit = input.limit ?? this.config.parameters.k;
-    const offset = input.offset ?? 0;
-    const k = offset + limit;
-    if (this.table.liveCount === 0) return [];
-
-    this.arena.setQuery(query);
-    const predicate = filter === undefined || isEmptyFilter(filter) ? undefined : compileFilter(filter);
-    const accept = predicate === undefined ? undefined : (slot: number) => predicate(this.table.payloadOf(slot));
-    const useExact = input.params?.exact === true || this.index.kind === 'flat';
-    const hits = (useExact ? this.flat : this.index).search({ k, accept, ef: input.params?.ef ?? undefined });
-    return this.toScoredPoints(hits, input, offset, limit);
+    return searchMemory(this.memory, this.config, input);
   }
 
   /** One stored point, as the API shows it. */
   getPoint(rawId: unknown): StoredPoint {
     const id = normalizePointId(rawId, 'id');
-    const slot = this.table.slotOf(id);
+    const table = this.memory.table;
+    const slot = table.slotOf(id);
     if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
-    return {
-      id,
-      version: this.table.versionOf(slot),
-      payload: this.table.payloadOf(slot),
-      vector: Array.from(this.arena.read(slot)),
-    };
+    return { id, version: table.versionOf(slot), payload: table.payloadOf(slot), vector: Array.from(this.memory.arena.read(slot)) };
+  }
+
+  /** Structural problems of the in-memory index; empty when sound. For tests and diagnostics. */
+  checkIntegrity(): string[] {
+    return this.memory.checkIntegrity();
   }
 
   /** Waits for queued writes, then refuses new ones with 404. */
@@ -197,9 +169,9 @@ export class Collection {
     });
   }
 
-  /** Resolves when every write queued so far has finished. */
-  async idle(): Promise<void> {
-    await this.writes.idle();
+  /** Finishes queued writes and saves the graph if it changed since its last snapshot. */
+  async close(): Promise<void> {
+    await this.writes.run(() => (this.dropped ? undefined : this.writeSnapshot(1)));
   }
 
   private preparePoints(points: readonly PointInput[]): PreparedPoint[] {
@@ -216,56 +188,34 @@ export class Collection {
       const stored = toStoredVector(vector, this.config.distance, this.config.quantization);
       // A repeated id: the last occurrence wins, as if the batch were applied in order.
       byId.delete(id);
-      byId.set(id, {
-        id,
-        stored,
-        searchable: searchableVector(stored, this.config.distance),
-        payload,
-        payloadJson: JSON.stringify(payload),
-      });
+      byId.set(id, { id, stored, searchable: searchableVector(stored, this.config.distance), payload, payloadJson: JSON.stringify(payload) });
     });
     return [...byId.values()];
   }
 
   private async deleteExisting(ids: readonly PointId[]): Promise<{ deleted: number }> {
     this.assertLive();
-    const existing = [...new Set(ids)].filter((id) => this.table.slotOf(id) !== undefined);
+    const existing = [...new Set(ids)].filter((id) => this.memory.table.slotOf(id) !== undefined);
     if (existing.length === 0) return { deleted: 0 };
     await this.store.writePoints(this.uid, [], existing);
     this.applyOrReload(() => {
-      for (const id of existing) {
-        const slot = this.table.slotOf(id);
-        if (slot === undefined) continue;
-        this.index.remove(slot);
-        this.table.delete(id);
-      }
+      for (const id of existing) this.memory.delete(id);
     });
     return { deleted: existing.length };
   }
 
-  /** Grows every per-slot structure for `newPoints` more ids, before storage is touched. */
-  private reserve(newPoints: number): void {
-    const slots = this.table.slotsNeededFor(newPoints);
-    this.arena.reserve(slots);
-    this.table.reserve(slots);
-  }
-
-  private applyUpsert(id: PointId, version: bigint, payload: Payload, vector: Float32Array): void {
-    const slot = this.table.upsert(id, version, payload);
-    this.arena.write(slot, vector);
-    this.index.add(slot);
-  }
-
   /**
-   * Applies a durable change to memory. Capacity is reserved beforehand, so this cannot fail short
-   * of a bug; if it does, memory is rebuilt from the file, which already holds the change, so the
-   * two agree again before the error is reported.
+   * Applies a durable change to memory, then housekeeping. Capacity is reserved beforehand, so
+   * this cannot fail short of a bug; if it does, memory is rebuilt from the file, which already
+   * holds the change, so the two agree again before the error is reported.
    */
   private applyOrReload(apply: () => void): void {
     try {
       apply();
+      this.memory.maintain();
     } catch (error) {
-      this.reloadFromStore();
+      this.memory = new CollectionMemory(this.config);
+      this.load();
       throw new KithError(
         'ERR_INDEX',
         `collection "${this.name}": the change is stored but updating memory failed; memory was reloaded from the file`,
@@ -274,46 +224,34 @@ export class Collection {
     }
   }
 
-  private reloadFromStore(): void {
-    for (const slot of [...this.table.liveSlots()]) {
-      this.index.remove(slot);
-      this.table.delete(this.table.idOf(slot));
+  /** Queues a snapshot write when enough has changed; failures are reported, never thrown. */
+  private scheduleSnapshot(): void {
+    const hnsw = this.memory.hnsw;
+    if (hnsw === undefined) return;
+    const due = Math.max(SNAPSHOT_MIN_CHANGES, SNAPSHOT_SHARE * hnsw.graph.nodeCount);
+    if (this.memory.changesSinceSnapshot < due) return;
+    void this.writes.run(() => (this.dropped ? undefined : this.writeSnapshot(due)));
+  }
+
+  /** Writes the graph snapshot if at least `minChanges` changes are unsaved. */
+  private async writeSnapshot(minChanges: number): Promise<void> {
+    const memory = this.memory;
+    const hnsw = memory.hnsw;
+    if (hnsw === undefined || memory.changesSinceSnapshot < minChanges) return;
+    hnsw.ensureConnected();
+    const table = memory.table;
+    const parts = encodeSnapshot(encodeGraph(hnsw), hnsw.graph.capacity, (slot) =>
+      table.isLive(slot) ? { id: table.idOf(slot), version: table.versionOf(slot) } : undefined,
+    );
+    try {
+      await this.store.writeSnapshot(this.uid, parts);
+      memory.changesSinceSnapshot = 0;
+    } catch (error) {
+      this.warn(`collection "${this.name}": graph snapshot not written; the next start-up rebuilds what it lacks`, error);
     }
-    this.load();
   }
 
   private assertLive(): void {
     if (this.dropped) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${this.name}" does not exist`);
   }
-
-  private toScoredPoints(hits: SearchHits, input: SearchInput, offset: number, limit: number): ScoredPoint[] {
-    const distance = this.config.distance;
-    const ascending = scoresAscend(distance);
-    const ranked: Array<{ slot: number; score: number; id: PointId }> = [];
-    for (let i = 0; i < hits.slots.length; i++) {
-      const slot = hits.slots[i] as number;
-      ranked.push({ slot, score: similarityToScore(distance, hits.sims[i] as number), id: this.table.idOf(slot) });
-    }
-    // Converting similarities to distances can round two values to one; re-sort so ties break by id.
-    ranked.sort((a, b) => (a.score !== b.score ? (ascending ? a.score - b.score : b.score - a.score) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const threshold = input.score_threshold;
-    const withPayload = input.with_payload ?? true;
-    const out: ScoredPoint[] = [];
-    for (const hit of ranked.slice(offset, offset + limit)) {
-      if (threshold !== undefined && threshold !== null && !passesThreshold(distance, hit.score, threshold)) break;
-      const point: ScoredPoint = { id: hit.id, version: this.table.versionOf(hit.slot), score: hit.score };
-      if (withPayload !== false) point.payload = selectPayload(this.table.payloadOf(hit.slot), withPayload);
-      if (input.with_vector === true) point.vector = Array.from(this.arena.read(hit.slot));
-      out.push(point);
-    }
-    return out;
-  }
-}
-
-/** `with_payload: true` gives the whole payload; a list of keys gives just those top-level keys. */
-function selectPayload(payload: Payload, selection: true | readonly string[]): Payload {
-  if (selection === true) return payload;
-  const out: Payload = {};
-  for (const key of selection) if (Object.hasOwn(payload, key)) out[key] = payload[key];
-  return out;
 }

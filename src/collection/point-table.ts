@@ -1,6 +1,7 @@
 /**
  * The collection's points in memory, by slot (dense internal id): external id, version, payload
- * and liveness. Freed slots are reused, so the vector arena stays dense.
+ * and liveness. Freed slots are reused, so the vector arena stays dense. A slot the index still
+ * references (an HNSW tombstone) is "held": neither live nor free until the index releases it.
  *
  * Invariant: `ids[s] !== undefined` exactly when `live[s] === 1` and `slotOf(ids[s]) === s`.
  */
@@ -80,16 +81,41 @@ export class PointTable implements SlotTable {
     return slot;
   }
 
-  /** Frees the slot of `id`; returns it, or undefined if the id is absent. */
-  delete(id: PointId): number | undefined {
+  /**
+   * Removes `id`; returns its slot, or undefined if the id is absent. The slot is free at once
+   * when `reusable`, else held until `release`.
+   */
+  delete(id: PointId, reusable: boolean): number | undefined {
     const slot = this.slotById.get(id);
     if (slot === undefined) return undefined;
     this.slotById.delete(id);
     this.live[slot] = 0;
     this.ids[slot] = undefined;
     this.payloads[slot] = undefined;
-    this.freeSlots.push(slot);
+    if (reusable) this.freeSlots.push(slot);
     return slot;
+  }
+
+  /** Makes held slots free for reuse. */
+  release(slots: readonly number[]): void {
+    for (const slot of slots) if (this.live[slot] !== 1) this.freeSlots.push(slot);
+  }
+
+  /** Puts a point at a given slot (restoring a snapshot's layout); call `rebuildFreeSlots` after. */
+  insertAt(slot: number, id: PointId, version: bigint, payload: Payload): void {
+    this.reserve(slot + 1);
+    if (slot >= this.highWater) this.highWater = slot + 1;
+    this.slotById.set(id, slot);
+    this.live[slot] = 1;
+    this.ids[slot] = id;
+    this.versions[slot] = version;
+    this.payloads[slot] = payload;
+  }
+
+  /** Recomputes the free list: every slot below the high-water mark that is neither live nor held. */
+  rebuildFreeSlots(isHeld: (slot: number) => boolean): void {
+    this.freeSlots.length = 0;
+    for (let slot = this.highWater - 1; slot >= 0; slot--) if (this.live[slot] !== 1 && !isHeld(slot)) this.freeSlots.push(slot);
   }
 
   /** Live slots in slot order. */

@@ -20,9 +20,4 @@ export class WriteQueue {
     );
     return result;
   }
-
-  /** Resolves when every write queued so far has finished. */
-  async idle(): Promise<void> {
-    await this.run(() => undefined);
-  }
 }

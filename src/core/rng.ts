@@ -24,6 +24,17 @@ export class SeededRng {
     for (let i = 0; i < 12; i++) this.nextUint32();
   }
 
+  /** The generator's whole state, to persist and resume it exactly. */
+  get state(): [number, number, number, number] {
+    return [this.a, this.b, this.c, this.d];
+  }
+
+  static fromState(seed: number, state: readonly [number, number, number, number]): SeededRng {
+    const rng = new SeededRng(seed);
+    [rng.a, rng.b, rng.c, rng.d] = state.map((x) => x >>> 0) as [number, number, number, number];
+    return rng;
+  }
+
   nextUint32(): number {
     const t = (((this.a + this.b) >>> 0) + this.d) >>> 0;
     this.d = (this.d + 1) >>> 0;

@@ -10,25 +10,36 @@ import {
   parseCollectionConfig,
   validateCollectionName,
 } from '../collection/collection-config.js';
-import { Collection, type CollectionInfo } from '../collection/collection.js';
+import { Collection, type CollectionInfo, type WarningSink } from '../collection/collection.js';
+import type { LoadReport } from '../collection/collection-load.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
+
+export interface DatabaseOptions {
+  /** Receives problems that fail no request, e.g. a graph snapshot that could not be used. */
+  readonly onWarning?: WarningSink;
+}
 
 export class Database {
   private readonly collections = new Map<string, Collection>();
   /** Names being created or dropped: a create of one of them is a conflict. */
   private readonly busyNames = new Set<string>();
+  private readonly reports = new Map<string, LoadReport>();
   private closing: Promise<void> | undefined;
 
-  private constructor(private readonly store: LmdbStore) {}
+  private constructor(
+    private readonly store: LmdbStore,
+    private readonly warn: WarningSink,
+  ) {}
 
   /** Opens (or creates) the file at `path` and loads every collection into memory. */
-  static open(path: string): Database {
+  static open(path: string, options: DatabaseOptions = {}): Database {
     const store = LmdbStore.open(path);
-    const db = new Database(store);
+    const db = new Database(store, options.onWarning ?? (() => {}));
     try {
       for (const stored of store.loadCollections()) {
-        const collection = new Collection(store, stored.uid, configFromStored(stored.config, stored.name), stored.lastVersion);
-        collection.load();
+        const config = configFromStored(stored.config, stored.name);
+        const collection = new Collection(store, stored.uid, config, stored.lastVersion, db.warn);
+        db.reports.set(stored.name, collection.load());
         db.collections.set(stored.name, collection);
       }
     } catch (error) {
@@ -40,6 +51,11 @@ export class Database {
 
   get path(): string {
     return this.store.path;
+  }
+
+  /** What start-up found for each collection: points, and how much of the graph came from its snapshot. */
+  get loadReports(): ReadonlyMap<string, LoadReport> {
+    return this.reports;
   }
 
   /** Every collection, sorted by name. */
@@ -65,7 +81,7 @@ export class Database {
     this.busyNames.add(config.name);
     try {
       const uid = await this.store.createCollection(config.name, configToJson(config));
-      const collection = new Collection(this.store, uid, config, 0n);
+      const collection = new Collection(this.store, uid, config, 0n, this.warn);
       this.collections.set(config.name, collection);
       return collection.describe();
     } finally {
@@ -90,10 +106,10 @@ export class Database {
     }
   }
 
-  /** Finishes queued writes, makes everything durable and closes the file. Idempotent. */
+  /** Finishes queued writes, saves changed graphs, makes everything durable and closes the file. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await Promise.all([...this.collections.values()].map((c) => c.idle()));
+      await Promise.all([...this.collections.values()].map((c) => c.close()));
       await this.store.flush();
       await this.store.close();
     })();

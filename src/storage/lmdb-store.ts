@@ -8,6 +8,7 @@
  *   collections    name              { uid, config }                     (msgpack)
  *   last_versions  uid               highest version handed out          (decimal string)
  *   points         [uid, pointId]    point record (point-record.ts)      (raw bytes)
+ *   snapshots      [uid, chunk]      index snapshot, in 16 MiB chunks    (raw bytes)
  *
  * Collections are keyed by a uid, never reused, so a dropped collection's keys can never be
  * mistaken for those of a new collection with the same name.
@@ -19,6 +20,7 @@ import { type Database, open, type RootDatabase } from 'lmdb';
 import { KithError } from '../core/errors.js';
 
 export const STORAGE_FORMAT_VERSION = 1;
+const SNAPSHOT_CHUNK_BYTES = 16 * 1048576;
 const MAGIC = 'kith';
 
 type PointKey = [number, string];
@@ -50,6 +52,7 @@ export class LmdbStore {
     private readonly collections: Database<CollectionEntry, string>,
     private readonly lastVersions: Database<string, number>,
     private readonly points: Database<Buffer, PointKey>,
+    private readonly snapshots: Database<Buffer, PointKey | [number, number]>,
   ) {}
 
   /** Opens (or creates) the database file and checks its format. */
@@ -64,7 +67,8 @@ export class LmdbStore {
     const collections = root.openDB<CollectionEntry, string>({ name: 'collections' });
     const lastVersions = root.openDB<string, number>({ name: 'last_versions', encoding: 'string' });
     const points = root.openDB<Buffer, PointKey>({ name: 'points', encoding: 'binary' });
-    const store = new LmdbStore(path, root, meta, collections, lastVersions, points);
+    const snapshots = root.openDB<Buffer, [number, number]>({ name: 'snapshots', encoding: 'binary' });
+    const store = new LmdbStore(path, root, meta, collections, lastVersions, points, snapshots);
     store.checkFormat();
     return store;
   }
@@ -127,7 +131,43 @@ export class LmdbStore {
       this.collections.removeSync(name);
       this.lastVersions.removeSync(uid);
       for (const key of this.points.getKeys({ start: [uid], end: [uid + 1] })) this.points.removeSync(key);
+      for (const key of this.snapshots.getKeys({ start: [uid], end: [uid + 1] })) this.snapshots.removeSync(key);
     });
+  }
+
+  /** Replaces the collection's snapshot with the concatenation of `parts`, atomically. */
+  async writeSnapshot(uid: number, parts: readonly Uint8Array[]): Promise<void> {
+    const chunks: Uint8Array[] = [];
+    let pending: Uint8Array[] = [];
+    let pendingBytes = 0;
+    const flushChunk = (): void => {
+      chunks.push(pending.length === 1 ? (pending[0] as Uint8Array) : Buffer.concat(pending));
+      pending = [];
+      pendingBytes = 0;
+    };
+    for (const part of parts) {
+      for (let at = 0; at < part.length; ) {
+        const take = Math.min(SNAPSHOT_CHUNK_BYTES - pendingBytes, part.length - at);
+        pending.push(part.subarray(at, at + take));
+        pendingBytes += take;
+        at += take;
+        if (pendingBytes === SNAPSHOT_CHUNK_BYTES) flushChunk();
+      }
+    }
+    if (pendingBytes > 0 || chunks.length === 0) flushChunk();
+    await this.write(() => {
+      for (const key of this.snapshots.getKeys({ start: [uid], end: [uid + 1] })) this.snapshots.removeSync(key);
+      chunks.forEach((chunk, i) => {
+        this.snapshots.putSync([uid, i], Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      });
+    });
+  }
+
+  /** The collection's snapshot bytes, or undefined when it has none. */
+  readSnapshot(uid: number): Buffer | undefined {
+    const chunks: Buffer[] = [];
+    for (const { value } of this.snapshots.getRange({ start: [uid], end: [uid + 1] })) chunks.push(value);
+    return chunks.length === 0 ? undefined : Buffer.concat(chunks);
   }
 
   /** Applies removes, then puts, of one collection atomically (and its last version); resolves once durable. */

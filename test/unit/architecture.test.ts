@@ -23,7 +23,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   db: ['core', 'collection', 'storage'],
   api: ['core', 'db', 'collection', 'payload'],
   cli: [],
-  '.': ['api', 'cli', 'db', 'core'],
+  '.': ['api', 'cli', 'db', 'collection', 'payload', 'core'],
 };
 
 function sources(dir: string): string[] {

@@ -1,0 +1,28 @@
+/**
+ * kith as a library: the whole engine in-process, without HTTP. The REST service (main.ts) is
+ * built on exactly this API.
+ *
+ *   import { Database, parseFilter } from 'kith';
+ *   const db = Database.open('./kith.db');
+ *   await db.createCollection({ name: 'docs', vector_size: 3, distance: 'cosine', hnsw: true });
+ *   await db.collection('docs').upsert([{ id: 1, vector: [0.1, 0.2, 0.3], payload: { lang: 'en' } }]);
+ *   const hits = db.collection('docs').search({ vector: [0.1, 0.2, 0.3], limit: 5,
+ *     filter: parseFilter({ must: [{ key: 'lang', match: { value: 'en' } }] }) });
+ *   await db.close();
+ */
+export type { CollectionConfigInput } from './collection/collection-config.js';
+export type { LoadReport } from './collection/collection-load.js';
+export type {
+  Collection,
+  CollectionInfo,
+  PointInput,
+  ScoredPoint,
+  SearchInput,
+  StoredPoint,
+  WarningSink,
+} from './collection/collection.js';
+export { ERRORS, type ErrorCode, KithError } from './core/errors.js';
+export { normalizePointId } from './core/point-id.js';
+export { Database, type DatabaseOptions } from './db/database.js';
+export { parseFilter } from './payload/filter-parse.js';
+export type { Filter } from './payload/filter-types.js';

@@ -1,0 +1,121 @@
+/**
+ * The HNSW graph as bytes, for snapshots (byte table in docs/storage.md). Little-endian; every
+ * section starts 4-byte aligned so the link arrays can be copied as Int32Array views.
+ *
+ * | offset | size          | field                                            |
+ * |--------|---------------|--------------------------------------------------|
+ * | 0      | 8             | magic "KHNSWG\0\0"                               |
+ * | 8      | 4             | format version (1)                               |
+ * | 12     | 4             | m                                                |
+ * | 16     | 4             | capacity C (slots covered)                       |
+ * | 20     | 4             | entry point (i32, −1 when empty)                 |
+ * | 24     | 4             | max level (i32)                                  |
+ * | 28     | 4             | node count                                       |
+ * | 32     | 4             | tombstone count                                  |
+ * | 36     | 4             | upper-layer int count U                          |
+ * | 40     | 4·4           | level generator state (sfc32)                    |
+ * | 56     | C (pad 4)     | levels (i8, −1 = not in graph)                   |
+ * | …      | C (pad 4)     | tombstone flags (u8)                             |
+ * | …      | 4·C·(1+2m)    | layer-0 link lists                               |
+ * | …      | 4·U           | upper-layer link lists, by slot, of nodes with level > 0 |
+ *
+ * Integrity (a checksum over the whole snapshot) is the container's job (collection/snapshot.ts).
+ */
+import { SeededRng } from '../../core/rng.js';
+import type { HnswIndex } from './hnsw-index.js';
+
+const MAGIC = Buffer.from('KHNSWG\0\0', 'latin1');
+const FORMAT = 1;
+const HEADER_BYTES = 56;
+
+function pad4(n: number): number {
+  return (n + 3) & ~3;
+}
+
+export function encodeGraph(index: HnswIndex): Uint8Array {
+  const g = index.graph;
+  const capacity = g.capacity;
+  const layer0Ints = capacity * (1 + g.maxM0);
+  let upperInts = 0;
+  for (let slot = 0; slot < capacity; slot++) upperInts += g.upper[slot]?.length ?? 0;
+  const bytes = HEADER_BYTES + 2 * pad4(capacity) + 4 * layer0Ints + 4 * upperInts;
+  const out = new Uint8Array(bytes);
+  const view = new DataView(out.buffer);
+  out.set(MAGIC, 0);
+  view.setUint32(8, FORMAT, true);
+  view.setUint32(12, g.m, true);
+  view.setUint32(16, capacity, true);
+  view.setInt32(20, g.entryPoint, true);
+  view.setInt32(24, g.maxLevel, true);
+  view.setUint32(28, g.nodeCount, true);
+  view.setUint32(32, g.deletedCount, true);
+  view.setUint32(36, upperInts, true);
+  index.rngState.state.forEach((word, i) => {
+    view.setUint32(40 + 4 * i, word, true);
+  });
+  let at = HEADER_BYTES;
+  out.set(new Uint8Array(g.levels.buffer, g.levels.byteOffset, capacity), at);
+  at += pad4(capacity);
+  out.set(g.deleted.subarray(0, capacity), at);
+  at += pad4(capacity);
+  new Int32Array(out.buffer, at, layer0Ints).set(g.links0.subarray(0, layer0Ints));
+  at += 4 * layer0Ints;
+  const upper = new Int32Array(out.buffer, at, upperInts);
+  let u = 0;
+  for (let slot = 0; slot < capacity; slot++) {
+    const lists = g.upper[slot];
+    if (lists === undefined) continue;
+    upper.set(lists, u);
+    u += lists.length;
+  }
+  return out;
+}
+
+/**
+ * Loads a graph written by `encodeGraph` into an empty index. Returns a reason string when the
+ * bytes do not describe a graph of this index's parameters (the caller then rebuilds instead).
+ */
+export function decodeGraphInto(index: HnswIndex, bytes: Uint8Array): string | undefined {
+  if (bytes.length < HEADER_BYTES || !Buffer.from(bytes.subarray(0, 8)).equals(MAGIC)) return 'not a graph snapshot';
+  const copy = bytes.byteOffset % 4 === 0 ? bytes : new Uint8Array(bytes);
+  const view = new DataView(copy.buffer, copy.byteOffset, copy.byteLength);
+  if (view.getUint32(8, true) !== FORMAT) return `unknown graph format ${view.getUint32(8, true)}`;
+  const g = index.graph;
+  if (view.getUint32(12, true) !== g.m) return `graph has m=${view.getUint32(12, true)}, the collection m=${g.m}`;
+  const capacity = view.getUint32(16, true);
+  const upperInts = view.getUint32(36, true);
+  const layer0Ints = capacity * (1 + g.maxM0);
+  const expected = HEADER_BYTES + 2 * pad4(capacity) + 4 * layer0Ints + 4 * upperInts;
+  if (copy.length !== expected) return `graph section is ${copy.length} bytes, expected ${expected}`;
+
+  g.reserve(capacity);
+  let at = HEADER_BYTES;
+  const levels = new Int8Array(copy.buffer, copy.byteOffset + at, capacity);
+  at += pad4(capacity);
+  const deleted = copy.subarray(at, at + capacity);
+  at += pad4(capacity);
+  const links0 = new Int32Array(copy.buffer, copy.byteOffset + at, layer0Ints);
+  at += 4 * layer0Ints;
+  const upper = new Int32Array(copy.buffer, copy.byteOffset + at, upperInts);
+
+  let u = 0;
+  for (let slot = 0; slot < capacity; slot++) {
+    const level = levels[slot] as number;
+    if (level < 0) continue;
+    const ints = level * (1 + g.maxM);
+    if (u + ints > upperInts) return 'upper-layer section too short';
+    g.upper[slot] = level > 0 ? upper.slice(u, u + ints) : undefined;
+    u += ints;
+  }
+  if (u !== upperInts) return 'upper-layer section too long';
+  g.levels.set(levels);
+  g.deleted.set(deleted);
+  g.links0.set(links0);
+  g.entryPoint = view.getInt32(20, true);
+  g.maxLevel = view.getInt32(24, true);
+  g.nodeCount = view.getUint32(28, true);
+  g.deletedCount = view.getUint32(32, true);
+  const state = [0, 1, 2, 3].map((i) => view.getUint32(40 + 4 * i, true)) as [number, number, number, number];
+  index.restoreRng(SeededRng.fromState(index.params.seed, state));
+  return undefined;
+}

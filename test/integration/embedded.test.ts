@@ -1,0 +1,53 @@
+/**
+ * The embeddable entry point (src/index.ts): open a file in-process and create, upsert, search,
+ * delete and drop without HTTP; errors arrive as KithError with a code.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Database, KithError, parseFilter } from '../../src/index.js';
+import { tempDbPath } from '../helpers/temp-dir.js';
+
+test('the embedded API does everything the REST API does, durably', async (t) => {
+  const path = tempDbPath(t);
+  let db = Database.open(path);
+  const info = await db.createCollection({ name: 'docs', vector_size: 3, distance: 'cosine', hnsw: true });
+  assert.equal(info.hnsw, true);
+  const docs = db.collection('docs');
+  assert.deepEqual(
+    await docs.upsert([
+      { id: 1, vector: [1, 0, 0], payload: { lang: 'en' } },
+      { id: 'b', vector: [0, 1, 0], payload: { lang: 'de' } },
+      { id: 'c', vector: [0.9, 0.1, 0], payload: { lang: 'de' } },
+    ]),
+    { upserted: 3 },
+  );
+  const hits = docs.search({ vector: [1, 0, 0], limit: 2, filter: parseFilter({ must: [{ key: 'lang', match: { value: 'de' } }] }) });
+  assert.deepEqual(
+    hits.map((h) => h.id),
+    ['c', 'b'],
+  );
+  assert.equal(typeof hits[0]?.version, 'bigint');
+  assert.deepEqual(await docs.deleteIds(['b', 'zz']), { deleted: 1 });
+  assert.deepEqual(await docs.deleteByFilter(parseFilter({ must: [{ key: 'lang', match: { value: 'de' } }] }) ?? { must: [], mustNot: [], should: [] }), {
+    deleted: 1,
+  });
+  await db.close();
+
+  db = Database.open(path);
+  t.after(() => db.close());
+  assert.deepEqual(
+    db.list().map((c) => [c.name, c.points_count]),
+    [['docs', 1]],
+  );
+  assert.equal(db.collection('docs').getPoint(1).payload.lang, 'en');
+  await assert.rejects(db.collection('docs').upsert([{ id: 2, vector: [1, 2] }]), (e: unknown) => {
+    assert.ok(e instanceof KithError);
+    assert.equal(e.code, 'ERR_BAD_INPUT');
+    assert.match(e.message, /^points\[0\]\.vector: expected 3 numbers, got 2/);
+    return true;
+  });
+  assert.throws(() => db.collection('nope'), { code: 'ERR_COLLECTION_NOT_FOUND' });
+  await assert.rejects(db.createCollection({ name: 'docs', vector_size: 3, distance: 'dot' }), { code: 'ERR_COLLECTION_EXISTS' });
+  await db.dropCollection('docs');
+  assert.deepEqual(db.list(), []);
+});
