@@ -9,6 +9,8 @@ const SCENARIOS: Record<string, { summary: string; load: () => Promise<Scenario>
     summary: 'load points over HTTP, then exact (Flat) search QPS, latency and recall@10',
     load: async () => (await import('./scenarios/flat.js')).flatScenario,
   },
+  kernels: { summary: 'distance kernels: M distances/s, plain TS vs WASM SIMD128, f32 and sq8', load: async () => (await import('./micro/kernels.js')).kernelsScenario },
+  index: { summary: 'kith vs hnswlib-node and usearch in-process: build, bytes/vector, recall@10 vs QPS', load: async () => (await import('./scenarios/index.js')).indexScenario },
 };
 
 function usage(): string {
