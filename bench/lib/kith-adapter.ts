@@ -19,7 +19,7 @@ import type { Metric } from '../datasets/dataset.js';
 import type { AdapterSpec, BuildDetails, BuildParams, IndexAdapter } from './index-adapter.js';
 
 /** The one switch: 'flat' (exact, today) or 'hnsw' (once the collection uses src/index/hnsw). */
-const KITH_INDEX = 'flat' as 'flat' | 'hnsw';
+const KITH_INDEX = 'hnsw' as 'flat' | 'hnsw';
 /** Points per awaited upsert (as the `flat` scenario's PUTs). */
 const BATCH = 1000;
 const COLLECTION = 'bench_index';

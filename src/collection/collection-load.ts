@@ -11,12 +11,11 @@ import { KithError } from '../core/errors.js';
 import { decodeGraphInto } from '../index/hnsw/graph-codec.js';
 import { isPlainObject } from '../payload/json-value.js';
 import type { LmdbStore } from '../storage/lmdb-store.js';
-import { decodePointRecord } from '../storage/point-record.js';
+import { decodePointRecord, type StoredVector } from '../storage/point-record.js';
 import type { CollectionConfig } from './collection-config.js';
 import type { CollectionMemory } from './collection-memory.js';
 import type { Payload } from './point-table.js';
 import { decodeSnapshot, type SlotEntry } from './snapshot.js';
-import { searchableVector } from './vector-input.js';
 
 export interface LoadReport {
   /** Highest point version found. */
@@ -34,7 +33,7 @@ interface LoadedPoint {
   readonly id: string;
   readonly version: bigint;
   readonly payload: Payload;
-  readonly vector: Float32Array;
+  readonly vector: StoredVector;
 }
 
 export function loadCollection(store: LmdbStore, uid: number, config: CollectionConfig, memory: CollectionMemory): LoadReport {
@@ -77,7 +76,7 @@ export function loadCollection(store: LmdbStore, uid: number, config: Collection
     if (placed !== undefined && placed.version === point.version) {
       memory.arena.reserve(placed.slot + 1);
       memory.table.insertAt(placed.slot, point.id, point.version, point.payload);
-      memory.arena.write(placed.slot, point.vector);
+      memory.writeVector(placed.slot, point.vector);
       fromSnapshot++;
     } else {
       pending.push(point);
@@ -112,6 +111,6 @@ function* readPoints(store: LmdbStore, uid: number, config: CollectionConfig): I
       throw new KithError('ERR_STORAGE_CORRUPTED', `point record ${where}: payload is not JSON`, { cause: error });
     }
     if (!isPlainObject(payload)) throw new KithError('ERR_STORAGE_CORRUPTED', `point record ${where}: payload is not an object`);
-    yield { id, version: decoded.version, payload, vector: searchableVector(decoded.vector, config.distance) };
+    yield { id, version: decoded.version, payload, vector: decoded.vector };
   }
 }

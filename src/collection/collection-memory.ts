@@ -7,8 +7,11 @@ import { checkIntegrity } from '../index/hnsw/check-integrity.js';
 import { ALWAYS_CHECK_CONNECTIVITY_BELOW, HnswIndex } from '../index/hnsw/hnsw-index.js';
 import { FlatIndex } from '../index/flat/flat-index.js';
 import type { VectorIndex } from '../index/vector-index.js';
-import { createKernel, type DistanceKernel } from '../kernels/distance-kernel.js';
+import { createKernel, createSq8Kernel, type DistanceKernel } from '../kernels/distance-kernel.js';
+import type { SlotArena } from '../kernels/slot-arena.js';
+import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { VectorArena } from '../kernels/vector-arena.js';
+import type { StoredVector } from '../storage/point-record.js';
 import type { CollectionConfig } from './collection-config.js';
 import { type Payload, PointTable } from './point-table.js';
 
@@ -17,8 +20,11 @@ export const HNSW_SEED = 100;
 
 export class CollectionMemory {
   readonly table = new PointTable();
-  readonly arena: VectorArena;
+  /** float32 vectors, or sq8 codes for sq8 collections (searched as codes: 4× less memory). */
+  readonly arena: SlotArena;
   readonly kernel: DistanceKernel;
+  private readonly f32: VectorArena | undefined;
+  private readonly sq8: Sq8Arena | undefined;
   readonly flat: FlatIndex;
   hnsw: HnswIndex | undefined;
   /** Writes applied since the last graph snapshot. */
@@ -26,8 +32,15 @@ export class CollectionMemory {
   private changesSinceConnectivityCheck = 0;
 
   constructor(private readonly config: CollectionConfig) {
-    this.arena = new VectorArena(config.vectorSize);
-    this.kernel = createKernel(this.arena, config.distance);
+    if (config.quantization === 'sq8') {
+      this.sq8 = new Sq8Arena(config.vectorSize, config.distance);
+      this.arena = this.sq8;
+      this.kernel = createSq8Kernel(this.sq8, config.distance);
+    } else {
+      this.f32 = new VectorArena(config.vectorSize);
+      this.arena = this.f32;
+      this.kernel = createKernel(this.f32, config.distance);
+    }
     this.flat = new FlatIndex(this.arena, this.kernel, this.table);
     this.hnsw = config.hnsw ? this.newHnsw() : undefined;
   }
@@ -50,12 +63,13 @@ export class CollectionMemory {
     this.hnsw?.graph.reserve(slots);
   }
 
-  upsert(id: string, version: bigint, payload: Payload, vector: Float32Array): void {
+  /** `vector` is what the record stores: float32 (normalised under Cosine) or sq8 codes. */
+  upsert(id: string, version: bigint, payload: Payload, vector: StoredVector): void {
     const hnsw = this.hnsw;
     const old = this.table.slotOf(id);
     if (old !== undefined && hnsw !== undefined) {
       // A graph node's vector cannot change in place; an unchanged vector keeps its node.
-      if (this.storedVectorEquals(old, vector)) {
+      if (this.holdsVector(old, vector)) {
         this.table.upsert(id, version, payload);
         return;
       }
@@ -63,7 +77,7 @@ export class CollectionMemory {
       this.table.delete(id, false);
     }
     const slot = this.table.upsert(id, version, payload);
-    this.arena.write(slot, vector);
+    this.writeVector(slot, vector);
     hnsw?.add(slot);
     this.changesSinceSnapshot++;
     this.changesSinceConnectivityCheck++;
@@ -108,10 +122,25 @@ export class CollectionMemory {
     return this.hnsw === undefined ? [] : checkIntegrity(this.hnsw, (slot) => this.table.isLive(slot));
   }
 
-  private storedVectorEquals(slot: number, vector: Float32Array): boolean {
-    const floats = this.arena.floats;
-    const at = this.arena.offsetOf(slot);
-    for (let i = 0; i < vector.length; i++) if (floats[at + i] !== vector[i]) return false;
+  /** Writes a stored vector into its slot (a point restored at a known slot, or a new one). */
+  writeVector(slot: number, vector: StoredVector): void {
+    if (vector.encoding === 'sq8') (this.sq8 as Sq8Arena).writeCodes(slot, vector);
+    else (this.f32 as VectorArena).write(slot, vector.values);
+  }
+
+  /** Whether the slot already holds exactly this stored vector. */
+  private holdsVector(slot: number, vector: StoredVector): boolean {
+    if (vector.encoding === 'sq8') {
+      const arena = this.sq8 as Sq8Arena;
+      const bytes = arena.bytes;
+      const at = arena.codesOffsetOf(slot);
+      for (let i = 0; i < vector.codes.length; i++) if (bytes[at + i] !== vector.codes[i]) return false;
+      return arena.minOf(slot) === Math.fround(vector.min) && arena.maxOf(slot) === Math.fround(vector.max);
+    }
+    const arena = this.f32 as VectorArena;
+    const floats = arena.floats;
+    const at = arena.offsetOf(slot);
+    for (let i = 0; i < vector.values.length; i++) if (floats[at + i] !== vector.values[i]) return false;
     return true;
   }
 }

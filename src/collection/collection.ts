@@ -20,7 +20,7 @@ import { CollectionMemory } from './collection-memory.js';
 import { type ScoredPoint, type SearchInput, searchMemory } from './collection-search.js';
 import type { Payload } from './point-table.js';
 import { encodeSnapshot } from './snapshot.js';
-import { parseVector, searchableVector, toStoredVector } from './vector-input.js';
+import { parseVector, toStoredVector } from './vector-input.js';
 import { WriteQueue } from './write-queue.js';
 
 export type { ScoredPoint, SearchInput } from './collection-search.js';
@@ -53,7 +53,6 @@ const SNAPSHOT_SHARE = 0.1;
 interface PreparedPoint {
   readonly id: PointId;
   readonly stored: StoredVector;
-  readonly searchable: Float32Array;
   readonly payload: Payload;
   readonly payloadJson: string;
 }
@@ -114,7 +113,7 @@ export class Collection {
       await this.store.writePoints(this.uid, writes, [], version);
       this.lastVersion = version;
       this.applyOrReload(() => {
-        for (const p of prepared) this.memory.upsert(p.id, version, p.payload, p.searchable);
+        for (const p of prepared) this.memory.upsert(p.id, version, p.payload, p.stored);
       });
       return { upserted: prepared.length };
     });
@@ -188,7 +187,7 @@ export class Collection {
       const stored = toStoredVector(vector, this.config.distance, this.config.quantization);
       // A repeated id: the last occurrence wins, as if the batch were applied in order.
       byId.delete(id);
-      byId.set(id, { id, stored, searchable: searchableVector(stored, this.config.distance), payload, payloadJson: JSON.stringify(payload) });
+      byId.set(id, { id, stored, payload, payloadJson: JSON.stringify(payload) });
     });
     return [...byId.values()];
   }

@@ -104,6 +104,15 @@ export class Sq8Arena extends SlotArena {
     this.maxes[slot] = max;
   }
 
+  /** The slot's quantization range, as its record stores it (float32). */
+  minOf(slot: number): number {
+    return this.floats[this.paramsOffsetOf(slot)] as number;
+  }
+
+  maxOf(slot: number): number {
+    return this.maxes[slot] as number;
+  }
+
   /** The vector a slot is searched as: dequantized, and unit length again under Cosine. */
   read(slot: number): Float32Array {
     const out = new Float32Array(this.dim);

@@ -34,12 +34,13 @@ function recall(db: Database, queries: number[][]): number {
   return hit / (10 * queries.length);
 }
 
-test('a clean restart restores the graph from its snapshot with identical answers', async (t) => {
+for (const quantization of ['none', 'sq8'] as const) {
+  test(`a clean restart restores the graph from its snapshot with identical answers (${quantization})`, async (t) => {
   const path = tempDbPath(t);
   const rng = new SeededRng(11);
   const warnings: string[] = [];
   let db = Database.open(path, { onWarning: (m) => warnings.push(m) });
-  await db.createCollection({ name: 'h', vector_size: DIM, distance: 'cosine', hnsw: true });
+  await db.createCollection({ name: 'h', vector_size: DIM, distance: 'cosine', hnsw: true, quantization });
   await fill(db, rng, 0, 3000);
   await db.collection('h').deleteIds(['5', '6', '7']);
   const queries = randomVectors(rng, 40, DIM);
@@ -55,6 +56,7 @@ test('a clean restart restores the graph from its snapshot with identical answer
   assert.deepEqual(db.collection('h').checkIntegrity(), []);
   assert.ok(recall(db, queries) >= 0.9);
 });
+}
 
 test('changes after the snapshot are reconciled at load; deleted points never come back', async (t) => {
   const path = tempDbPath(t);

@@ -5,14 +5,14 @@
  */
 import { TopK } from '../../core/top-k.js';
 import type { DistanceKernel } from '../../kernels/distance-kernel.js';
-import { SCRATCH_BATCH, type VectorArena } from '../../kernels/vector-arena.js';
+import { SCRATCH_BATCH, type SlotArena } from '../../kernels/slot-arena.js';
 import type { SearchHits, SearchOptions, SlotTable, VectorIndex } from '../vector-index.js';
 
 export class FlatIndex implements VectorIndex {
   readonly kind = 'flat' as const;
 
   constructor(
-    private readonly arena: VectorArena,
+    private readonly arena: SlotArena,
     private readonly kernel: DistanceKernel,
     private readonly table: SlotTable,
   ) {}
