@@ -1,9 +1,9 @@
 /** The engines `--engines` can pick, in their default order. */
 import { type AdapterSpec, createHnswlibAdapter, createUsearchAdapter, type IndexAdapter } from './index-adapter.js';
-import { createKithAdapter } from './kith-adapter.js';
+import { createKithAdapter, createKithSq8Adapter } from './kith-adapter.js';
 import { type PeerPackage, type PeerStatus, peerStatus } from './peers.js';
 
-export const ENGINE_NAMES = ['hnswlib', 'usearch', 'kith'] as const;
+export const ENGINE_NAMES = ['hnswlib', 'usearch', 'kith', 'kith-sq8'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
 
 export interface Engine {
@@ -17,6 +17,7 @@ export const ENGINES: Readonly<Record<EngineName, Engine>> = {
   hnswlib: { name: 'hnswlib', peer: 'hnswlib-node', create: createHnswlibAdapter },
   usearch: { name: 'usearch', peer: 'usearch', create: createUsearchAdapter },
   kith: { name: 'kith', peer: undefined, create: createKithAdapter },
+  'kith-sq8': { name: 'kith-sq8', peer: undefined, create: createKithSq8Adapter },
 };
 
 /** Installed (with the version) or not (with the reason); kith is always there. */

@@ -43,6 +43,7 @@ async function ingest(
   hnsw: boolean,
   vectors: readonly Float32Array[],
   params: BuildParams,
+  quantization: 'none' | 'sq8' = 'none',
 ): Promise<{ db: Database; collection: Collection; timing: IngestTiming }> {
   const t0 = performance.now();
   const db = Database.open(path);
@@ -52,6 +53,7 @@ async function ingest(
     distance: KITH_DISTANCE[spec.metric],
     hnsw,
     parameters: { m: params.m, ef_construction: params.efConstruction },
+    quantization,
   });
   const collection = db.collection(COLLECTION);
   const c0 = performance.now();
@@ -73,7 +75,7 @@ async function ingest(
 }
 
 class KithAdapter implements IndexAdapter {
-  readonly name = KITH_INDEX === 'hnsw' ? 'kith' : 'kith (flat)';
+  readonly name: string;
   readonly kind = KITH_INDEX;
   private db: Database | undefined;
   private collection: Collection | undefined;
@@ -82,12 +84,17 @@ class KithAdapter implements IndexAdapter {
   private timing: IngestTiming | undefined;
   private baseline: IngestTiming | undefined;
 
-  constructor(private readonly spec: AdapterSpec) {}
+  constructor(
+    private readonly spec: AdapterSpec,
+    private readonly quantization: 'none' | 'sq8' = 'none',
+  ) {
+    this.name = `kith${KITH_INDEX === 'hnsw' ? '' : ' (flat)'}${quantization === 'sq8' ? '-sq8' : ''}`;
+  }
 
   async build(vectors: readonly Float32Array[], params: BuildParams): Promise<void> {
     const dir = join(this.spec.tmpDir, 'kith');
     mkdirSync(dir, { recursive: true });
-    const built = await ingest(join(dir, 'bench.kith'), this.spec, KITH_INDEX === 'hnsw', vectors, params);
+    const built = await ingest(join(dir, 'bench.kith'), this.spec, KITH_INDEX === 'hnsw', vectors, params, this.quantization);
     this.db = built.db;
     this.collection = built.collection;
     this.timing = built.timing;
@@ -120,9 +127,11 @@ class KithAdapter implements IndexAdapter {
     return this.timing?.wallSeconds;
   }
 
-  /** Not knowable through the public API yet (the in-memory index does not report its size). */
+  /** Vectors + graph as allocated in memory (arena capacity and graph arrays), per point. */
   bytesPerVector(): number | undefined {
-    return undefined;
+    const stats = this.collection?.memoryStats();
+    if (stats === undefined || stats.points === 0) return undefined;
+    return (stats.vectorBytesAllocated + stats.graphBytesAllocated) / stats.points;
   }
 
   buildDetails(): BuildDetails {
@@ -154,4 +163,9 @@ class KithAdapter implements IndexAdapter {
 
 export async function createKithAdapter(spec: AdapterSpec): Promise<IndexAdapter> {
   return new KithAdapter(spec);
+}
+
+/** The same, on an sq8 collection: HNSW searching the 8-bit codes (the recall cost of sq8). */
+export async function createKithSq8Adapter(spec: AdapterSpec): Promise<IndexAdapter> {
+  return new KithAdapter(spec, 'sq8');
 }

@@ -5,9 +5,12 @@
  * at that level Fastify does not print "Server listening at …", so the port cannot be read from
  * the output. Instead a free port is reserved here (listen on 0, read it, close) and passed with
  * -port, and readiness is polled on GET /healthz.
+ *
+ * `dbPath` starts the service on an existing file instead (the `restart` scenario): that file is
+ * left in place on stop, and `readyMs` (spawn → first 200 from /healthz) is the restart time.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,9 +26,13 @@ export interface BenchServer {
   readonly port: number;
   readonly pid: number;
   readonly dbPath: string;
+  /** Milliseconds from spawn to the first 200 from GET /healthz (polled every `pollMs`). */
+  readonly readyMs: number;
   /** Bytes the database file occupies on disk (allocated blocks) and its apparent size. */
   dbFileSize(): { allocated: number; apparent: number };
   output(): string;
+  /** The service's resident set now and at its peak (Linux /proc), or null elsewhere. */
+  rss(): { rss_bytes: number; peak_rss_bytes: number } | null;
   /** SIGTERM, wait for the exit, remove the temporary folder; resolves with the exit code or signal. */
   stop(): Promise<number | string>;
 }
@@ -42,7 +49,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitHealthy(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+async function waitHealthy(url: string, child: ChildProcess, output: () => string, timeoutMs: number, pollMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -56,14 +63,35 @@ async function waitHealthy(url: string, child: ChildProcess, output: () => strin
       // not listening yet
     }
     if (performance.now() > deadline) throw new Error(`server not healthy within ${timeoutMs} ms:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 
-export async function startServer(options: { logLevel?: string; timeoutMs?: number } = {}): Promise<BenchServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'kith-bench-'));
-  const dbPath = join(dir, 'bench.db');
+/** VmRSS and VmHWM of a process, from /proc (Linux only). */
+function procRss(pid: number): { rss_bytes: number; peak_rss_bytes: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+    return { rss_bytes: kib('VmRSS'), peak_rss_bytes: kib('VmHWM') };
+  } catch {
+    return null;
+  }
+}
+
+export interface StartOptions {
+  readonly logLevel?: string;
+  readonly timeoutMs?: number;
+  /** An existing database file to serve (kept on stop); default a fresh temporary one (deleted on stop). */
+  readonly dbPath?: string;
+  /** Interval between /healthz polls; small when the start-up time itself is measured. */
+  readonly pollMs?: number;
+}
+
+export async function startServer(options: StartOptions = {}): Promise<BenchServer> {
+  const dir = options.dbPath === undefined ? mkdtempSync(join(tmpdir(), 'kith-bench-')) : undefined;
+  const dbPath = options.dbPath ?? join(dir as string, 'bench.db');
   const port = await freePort();
+  const spawnedAt = performance.now();
   const child = spawn(process.execPath, [MAIN_JS, '-port', String(port), '-host', HOST, '-db', dbPath], {
     env: { ...process.env, KITH_LOG_LEVEL: options.logLevel ?? 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -78,25 +106,30 @@ export async function startServer(options: { logLevel?: string; timeoutMs?: numb
     child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });
   const url = `http://${HOST}:${port}`;
-  const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
+  const cleanup = (): void => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  };
   try {
-    await waitHealthy(url, child, () => output, options.timeoutMs ?? 60_000);
+    await waitHealthy(url, child, () => output, options.timeoutMs ?? 60_000, options.pollMs ?? 25);
   } catch (error) {
     child.kill('SIGKILL');
     await exited;
     cleanup();
     throw error;
   }
+  const readyMs = performance.now() - spawnedAt;
   return {
     url,
     port,
     pid: child.pid ?? -1,
     dbPath,
+    readyMs,
     dbFileSize() {
       const st = statSync(dbPath);
       return { allocated: st.blocks * 512, apparent: st.size };
     },
     output: () => output,
+    rss: () => (child.pid === undefined ? null : procRss(child.pid)),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       const code = await exited;

@@ -15,6 +15,16 @@ import type { StoredVector } from '../storage/point-record.js';
 import type { CollectionConfig } from './collection-config.js';
 import { type Payload, PointTable } from './point-table.js';
 
+export interface MemoryStats {
+  readonly points: number;
+  /** Bytes of one stored vector in the arena: 4·d (f32) or d + 16 (sq8 codes and parameters). */
+  readonly vectorBytesPerPoint: number;
+  readonly vectorBytesAllocated: number;
+  readonly graphBytesAllocated: number;
+  /** Graph nodes, tombstones included. */
+  readonly graphNodes: number;
+}
+
 /** Seed of every collection's HNSW level generator: builds are reproducible. */
 export const HNSW_SEED = 100;
 
@@ -115,6 +125,19 @@ export class CollectionMemory {
       hnsw.ensureConnected();
       this.changesSinceConnectivityCheck = 0;
     }
+  }
+
+  /** What the vectors and the graph occupy, allocated and in use, for benchmarks and diagnostics. */
+  memoryStats(): MemoryStats {
+    const points = this.table.liveCount;
+    const graph = this.hnsw?.graph;
+    return {
+      points,
+      vectorBytesPerPoint: this.arena.slotBytes,
+      vectorBytesAllocated: this.arena.slotCapacity * this.arena.slotBytes,
+      graphBytesAllocated: graph?.allocatedBytes ?? 0,
+      graphNodes: graph?.nodeCount ?? 0,
+    };
   }
 
   /** Structural problems of the graph (empty when sound, and always for Flat). */

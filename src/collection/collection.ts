@@ -16,7 +16,7 @@ import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
 import { type CollectionConfig, type CollectionConfigJson, configToJson } from './collection-config.js';
 import { type LoadReport, loadCollection } from './collection-load.js';
-import { CollectionMemory } from './collection-memory.js';
+import { CollectionMemory, type MemoryStats } from './collection-memory.js';
 import { type ScoredPoint, type SearchInput, searchMemory } from './collection-search.js';
 import type { Payload } from './point-table.js';
 import { encodeSnapshot } from './snapshot.js';
@@ -154,6 +154,11 @@ export class Collection {
     const slot = table.slotOf(id);
     if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
     return { id, version: table.versionOf(slot), payload: table.payloadOf(slot), vector: Array.from(this.memory.arena.read(slot)) };
+  }
+
+  /** Memory taken by vectors and graph. */
+  memoryStats(): MemoryStats {
+    return this.memory.memoryStats();
   }
 
   /** Structural problems of the in-memory index; empty when sound. For tests and diagnostics. */

@@ -20,6 +20,9 @@ const MAX_PAGES = 65536; // wasm32: 4 GiB
 /** Candidate slots scored per kernel call. */
 export const SCRATCH_BATCH = 4096;
 
+/** Capacity factor of each growth. */
+const GROWTH = 1.125;
+
 /**
  * Guards a kernel call: scores beyond the scratch area would overwrite slot data (the WASM
  * kernels write wherever they are told), so a caller's oversized batch must fail loudly.
@@ -53,7 +56,7 @@ export abstract class SlotArena {
    */
   constructor(
     readonly dim: number,
-    private readonly slotBytes: number,
+    readonly slotBytes: number,
     private readonly fixedBytes = 0,
   ) {
     // The query area is padded to 16 floats so the scratch lists start on a cache line.
@@ -108,8 +111,10 @@ export abstract class SlotArena {
       );
     }
     const previous = this.capacity;
-    // Growing by half at least keeps the total copying (V8 may move the buffer) linear.
-    const target = Math.min(this.maxSlots, Math.max(slots, Math.ceil(this.capacity * 1.5), 1024));
+    // A memory declared with a maximum grows in place (V8 reserves its address space), so a small
+    // geometric step wastes little: at most 1/8 of the vectors' memory is ever unused. It stays
+    // geometric because an sq8 arena copies its parameter region on each growth.
+    const target = Math.min(this.maxSlots, Math.max(slots, Math.ceil(this.capacity * GROWTH), 1024));
     const pages = Math.ceil((this.vectorsByteOffset + this.fixedBytes + target * this.slotBytes) / PAGE_BYTES);
     if (this.memory === undefined) {
       this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES });

@@ -11,7 +11,7 @@
  *
  * Codes are packed (stride = dim bytes, no padding): sq8 exists to save memory, and SIMD loads
  * need no alignment. The params region follows the codes, so it moves when the memory grows
- * (`paramsByteOffset` changes; it is 16 bytes per slot, cheap to copy at each 1.5× growth).
+ * (`paramsByteOffset` changes; it is 16 bytes per slot, cheap to copy at each growth step).
  */
 import type { Distance } from '../core/distance.js';
 import { normalizeInPlace } from '../core/vector-math.js';

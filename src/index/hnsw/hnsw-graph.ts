@@ -40,7 +40,8 @@ export class HnswGraph {
   /** Grows the per-slot arrays to hold slots `[0, slots)`. */
   reserve(slots: number): void {
     if (slots <= this.levels.length) return;
-    const capacity = Math.max(slots, Math.ceil(this.levels.length * 1.5), 1024);
+    // 1.25×: the layer-0 links are a quarter of a float32 vector's size or more, so slack matters.
+    const capacity = Math.max(slots, Math.ceil(this.levels.length * 1.25), 1024);
     const levels = new Int8Array(capacity).fill(-1);
     levels.set(this.levels);
     this.levels = levels;
@@ -50,6 +51,13 @@ export class HnswGraph {
     const deleted = new Uint8Array(capacity);
     deleted.set(this.deleted);
     this.deleted = deleted;
+  }
+
+  /** Bytes held by the graph's arrays (allocated, not only used). */
+  get allocatedBytes(): number {
+    let upper = 0;
+    for (const lists of this.upper) upper += lists?.byteLength ?? 0;
+    return this.levels.byteLength + this.links0.byteLength + this.deleted.byteLength + upper;
   }
 
   has(slot: number): boolean {
