@@ -1,9 +1,15 @@
 /** The engines `--engines` can pick, in their default order. */
-import { type AdapterSpec, createHnswlibAdapter, createUsearchAdapter, type IndexAdapter } from './index-adapter.js';
-import { createKithAdapter, createKithSq8Adapter } from './kith-adapter.js';
+import {
+  type AdapterSpec,
+  createHnswlibAdapter,
+  createHnswlibBruteforceAdapter,
+  createUsearchAdapter,
+  type IndexAdapter,
+} from './index-adapter.js';
+import { createKithAdapter, createKithFlatAdapter, createKithSq8Adapter } from './kith-adapter.js';
 import { type PeerPackage, type PeerStatus, peerStatus } from './peers.js';
 
-export const ENGINE_NAMES = ['hnswlib', 'usearch', 'kith', 'kith-sq8'] as const;
+export const ENGINE_NAMES = ['hnswlib', 'usearch', 'kith', 'kith-sq8', 'hnswlib-bf', 'kith-flat'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
 
 export interface Engine {
@@ -18,6 +24,8 @@ export const ENGINES: Readonly<Record<EngineName, Engine>> = {
   usearch: { name: 'usearch', peer: 'usearch', create: createUsearchAdapter },
   kith: { name: 'kith', peer: undefined, create: createKithAdapter },
   'kith-sq8': { name: 'kith-sq8', peer: undefined, create: createKithSq8Adapter },
+  'hnswlib-bf': { name: 'hnswlib-bf', peer: 'hnswlib-node', create: createHnswlibBruteforceAdapter },
+  'kith-flat': { name: 'kith-flat', peer: undefined, create: createKithFlatAdapter },
 };
 
 /** Installed (with the version) or not (with the reason); kith is always there. */

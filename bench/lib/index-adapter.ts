@@ -8,7 +8,7 @@
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Metric } from '../datasets/dataset.js';
-import type { HnswlibHierarchicalNSW, HnswlibModule, HnswlibSpace, UsearchIndex, UsearchIndexConfig, UsearchMetric, UsearchModule } from '../peers/types.js';
+import type { HnswlibBruteforceSearch, HnswlibHierarchicalNSW, HnswlibModule, HnswlibSpace, UsearchIndex, UsearchIndexConfig, UsearchMetric, UsearchModule } from '../peers/types.js';
 import { loadPeer } from './peers.js';
 
 export interface BuildParams {
@@ -136,6 +136,48 @@ class HnswlibAdapter implements IndexAdapter {
 
 export async function createHnswlibAdapter(spec: AdapterSpec): Promise<IndexAdapter> {
   return new HnswlibAdapter(loadPeer<HnswlibModule>('hnswlib-node'), spec);
+}
+
+/** hnswlib-node's BruteforceSearch: the exact baseline kith's Flat index is compared with. */
+class HnswlibBruteforceAdapter implements IndexAdapter {
+  readonly name = 'hnswlib-bf';
+  readonly kind = 'flat';
+  private index: HnswlibBruteforceSearch | undefined;
+
+  constructor(
+    private readonly lib: HnswlibModule,
+    private readonly spec: AdapterSpec,
+  ) {}
+
+  async build(vectors: readonly Float32Array[]): Promise<void> {
+    const index = new this.lib.BruteforceSearch(HNSWLIB_SPACE[this.spec.metric], this.spec.dim);
+    index.initIndex(vectors.length);
+    for (let i = 0; i < vectors.length; i++) index.addPoint(Array.from(vectors[i] as Float32Array), i);
+    this.index = index;
+  }
+
+  setEf(): void {}
+
+  search(query: Float32Array, k: number): ArrayLike<number> {
+    if (this.index === undefined) throw new Error('hnswlib-bf: build() first');
+    return this.index.searchKnn(Array.from(query), k).neighbors;
+  }
+
+  bytesPerVector(): number | undefined {
+    return undefined;
+  }
+
+  buildDetails(): BuildDetails {
+    return { note: 'hnswlib BruteforceSearch: exact scan, SSE distance functions, number[] copied per call' };
+  }
+
+  async close(): Promise<void> {
+    this.index = undefined;
+  }
+}
+
+export async function createHnswlibBruteforceAdapter(spec: AdapterSpec): Promise<IndexAdapter> {
+  return new HnswlibBruteforceAdapter(loadPeer<HnswlibModule>('hnswlib-node'), spec);
 }
 
 // ---------------------------------------------------------------------------------------------

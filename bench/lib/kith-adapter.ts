@@ -2,9 +2,8 @@
  * kith as an engine of the `index` benchmark, through the embedded API (`Database.open`):
  * a collection in a temporary LMDB file, points upserted in awaited batches, searches in-process.
  *
- * FOR NOW the collection is exact (Flat, `hnsw: false`): the HNSW index is not wired into the
- * collection yet. To benchmark HNSW, change KITH_INDEX below to 'hnsw' (and, if the HNSW path
- * needs it, the create/search calls in this file); nothing else in the benchmark changes.
+ * Three engines come from here: `kith` (HNSW), `kith-sq8` (HNSW over an sq8 collection, searching
+ * the 8-bit codes) and `kith-flat` (the exact Flat index, measured once as the peers' brute force).
  *
  * kith's build is not only the index: every upsert batch is validated and written durably to
  * LMDB (the promise resolves after the commit is on disk) before memory is updated. When
@@ -18,8 +17,6 @@ import { Database } from '../../src/db/database.js';
 import type { Metric } from '../datasets/dataset.js';
 import type { AdapterSpec, BuildDetails, BuildParams, IndexAdapter } from './index-adapter.js';
 
-/** The one switch: 'flat' (exact, today) or 'hnsw' (once the collection uses src/index/hnsw). */
-const KITH_INDEX = 'hnsw' as 'flat' | 'hnsw';
 /** Points per awaited upsert (as the `flat` scenario's PUTs). */
 const BATCH = 1000;
 const COLLECTION = 'bench_index';
@@ -76,7 +73,7 @@ async function ingest(
 
 class KithAdapter implements IndexAdapter {
   readonly name: string;
-  readonly kind = KITH_INDEX;
+  readonly kind: 'flat' | 'hnsw';
   private db: Database | undefined;
   private collection: Collection | undefined;
   private ef: number | undefined;
@@ -86,20 +83,22 @@ class KithAdapter implements IndexAdapter {
 
   constructor(
     private readonly spec: AdapterSpec,
+    index: 'flat' | 'hnsw',
     private readonly quantization: 'none' | 'sq8' = 'none',
   ) {
-    this.name = `kith${KITH_INDEX === 'hnsw' ? '' : ' (flat)'}${quantization === 'sq8' ? '-sq8' : ''}`;
+    this.kind = index;
+    this.name = `kith${index === 'hnsw' ? '' : '-flat'}${quantization === 'sq8' ? '-sq8' : ''}`;
   }
 
   async build(vectors: readonly Float32Array[], params: BuildParams): Promise<void> {
     const dir = join(this.spec.tmpDir, 'kith');
     mkdirSync(dir, { recursive: true });
-    const built = await ingest(join(dir, 'bench.kith'), this.spec, KITH_INDEX === 'hnsw', vectors, params, this.quantization);
+    const built = await ingest(join(dir, 'bench.kith'), this.spec, this.kind === 'hnsw', vectors, params, this.quantization);
     this.db = built.db;
     this.collection = built.collection;
     this.timing = built.timing;
     this.count = vectors.length;
-    if (KITH_INDEX === 'hnsw') {
+    if (this.kind === 'hnsw') {
       // Durable storage baseline: the same upserts into a Flat collection (whose add is an array copy).
       const base = await ingest(join(dir, 'baseline.kith'), this.spec, false, vectors, params);
       this.baseline = base.timing;
@@ -139,15 +138,15 @@ class KithAdapter implements IndexAdapter {
     const b = this.baseline;
     const round = (x: number): number => Math.round(x * 1000) / 1000;
     return {
-      index: KITH_INDEX,
+      index: this.kind,
       batch: BATCH,
       convert_seconds: t === undefined ? null : round(t.convertSeconds),
       upsert_seconds: t === undefined ? null : round(t.upsertSeconds),
       lmdb_file_bytes_per_vector: t === undefined || this.count === 0 ? null : Math.round(t.fileBytes / this.count),
-      durable_storage_baseline_seconds: b === undefined ? (KITH_INDEX === 'flat' && t !== undefined ? round(t.upsertSeconds) : null) : round(b.upsertSeconds),
+      durable_storage_baseline_seconds: b === undefined ? (this.kind === 'flat' && t !== undefined ? round(t.upsertSeconds) : null) : round(b.upsertSeconds),
       index_estimate_seconds: b === undefined || t === undefined ? null : round(t.upsertSeconds - b.upsertSeconds),
       note:
-        KITH_INDEX === 'flat'
+        this.kind === 'flat'
           ? 'Flat: the build is validation + durable LMDB writes + an array copy per point'
           : 'upsert = validation + durable LMDB write + index insert; baseline = the same upserts into a Flat collection',
     };
@@ -162,10 +161,15 @@ class KithAdapter implements IndexAdapter {
 }
 
 export async function createKithAdapter(spec: AdapterSpec): Promise<IndexAdapter> {
-  return new KithAdapter(spec);
+  return new KithAdapter(spec, 'hnsw');
 }
 
 /** The same, on an sq8 collection: HNSW searching the 8-bit codes (the recall cost of sq8). */
 export async function createKithSq8Adapter(spec: AdapterSpec): Promise<IndexAdapter> {
-  return new KithAdapter(spec, 'sq8');
+  return new KithAdapter(spec, 'hnsw', 'sq8');
+}
+
+/** The exact Flat index (the WASM kernels scanning every vector), against the peers' brute force. */
+export async function createKithFlatAdapter(spec: AdapterSpec): Promise<IndexAdapter> {
+  return new KithAdapter(spec, 'flat');
 }

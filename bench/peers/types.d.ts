@@ -26,8 +26,16 @@ export interface HnswlibHierarchicalNSW {
   writeIndexSync(filename: string): void;
 }
 
+/** hnswlib's exact index (bruteforce.h): every search scores every vector. */
+export interface HnswlibBruteforceSearch {
+  initIndex(maxElements: number): void;
+  addPoint(point: number[], label: number): void;
+  searchKnn(queryPoint: number[], numNeighbors: number): HnswlibSearchResult;
+}
+
 export interface HnswlibModule {
   readonly HierarchicalNSW: new (spaceName: HnswlibSpace, numDimensions: number) => HnswlibHierarchicalNSW;
+  readonly BruteforceSearch: new (spaceName: HnswlibSpace, numDimensions: number) => HnswlibBruteforceSearch;
 }
 
 // ---- usearch 2.26.2 (javascript/dist/cjs/usearch.d.ts) ----

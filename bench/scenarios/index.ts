@@ -197,6 +197,15 @@ function printDataset(
   process.stdout.write('\n');
 }
 
+function maxRecall(e: EngineResult | undefined): number | undefined {
+  return e?.max_recall;
+}
+
+/** QPS of one exact engine over another (an exact engine is measured once: its first sweep point). */
+function exactRatio(ours: EngineResult | undefined, theirs: EngineResult | undefined): number | null {
+  return ratio(ours?.run.sweep[0]?.qps_median, theirs?.run.sweep[0]?.qps_median);
+}
+
 function ratio(a: number | null | undefined, b: number | null | undefined, digits = 3): number | null {
   if (a === null || a === undefined || b === null || b === undefined || b === 0) return null;
   return round(a / b, digits);
@@ -350,6 +359,12 @@ async function run(argv: readonly string[]): Promise<void> {
         build_time: comparable ? ratio(kith.run.build_seconds, hnswlib.run.build_seconds) : null,
         bytes_per_vector: comparable ? ratio(kith.run.bytes_per_vector, hnswlib.run.bytes_per_vector) : null,
         rss_delta_per_vector: comparable ? ratio(kith.run.memory.rss_bytes_per_vector, hnswlib.run.memory.rss_bytes_per_vector) : null,
+        flat_qps_vs_bruteforce: exactRatio(byEngine.get('kith-flat'), byEngine.get('hnswlib-bf')),
+      },
+      kith_sq8_vs_kith: {
+        qps_at_recall_0_95: ratio(byEngine.get('kith-sq8')?.at_recall[at95]?.qps, kith?.at_recall[at95]?.qps),
+        max_recall: ratio(maxRecall(byEngine.get('kith-sq8')), maxRecall(kith)),
+        bytes_per_vector: ratio(byEngine.get('kith-sq8')?.run.bytes_per_vector, kith?.run.bytes_per_vector),
       },
     };
   }
