@@ -4,8 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const { buildApp } = await import('../dist/src/api/app.js');
-const { Database } = await import('../dist/src/db/database.js');
+const out = process.env.KITH_DIST ?? 'dist';
+const { buildApp } = await import(`../${out}/src/api/app.js`);
+const { Database } = await import(`../${out}/src/db/database.js`);
 const dir = mkdtempSync(join(tmpdir(), 'kith-openapi-'));
 const db = Database.open(join(dir, 'kith.db'));
 const app = await buildApp({ db });

@@ -27,6 +27,8 @@ export interface CollectionConfig {
   readonly hnsw: boolean;
   readonly parameters: HnswParameters;
   readonly quantization: Quantization;
+  /** Payload indexes built automatically (payload/payload-index.ts); false opts out. */
+  readonly payloadIndex: boolean;
 }
 
 /** Inclusive bounds of every numeric setting; the TypeBox schemas and docs/params.md use these. */
@@ -54,6 +56,7 @@ export interface CollectionConfigInput {
   hnsw?: boolean | null;
   parameters?: { m?: number; ef_construction?: number; ef_search?: number; k?: number } | null;
   quantization?: unknown;
+  payload_index?: boolean | null;
 }
 
 export function validateCollectionName(name: string, path = 'name'): void {
@@ -68,6 +71,12 @@ function integerIn(value: unknown, bounds: { min: number; max: number }, path: s
   if (value < bounds.min || value > bounds.max) {
     throw badInput(path, `must be between ${bounds.min} and ${bounds.max}, got ${value}`);
   }
+  return value;
+}
+
+function optionalBoolean(value: unknown, fallback: boolean, path: string): boolean {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'boolean') throw badInput(path, `expected a boolean, got ${describeJson(value)}`);
   return value;
 }
 
@@ -102,9 +111,10 @@ export function parseCollectionConfig(input: CollectionConfigInput): CollectionC
     name: input.name,
     vectorSize,
     distance,
-    hnsw: input.hnsw ?? false,
+    hnsw: optionalBoolean(input.hnsw, false, 'hnsw'),
     parameters,
     quantization: parseQuantization(input.quantization, 'quantization'),
+    payloadIndex: optionalBoolean(input.payload_index, true, 'payload_index'),
   };
 }
 
@@ -116,6 +126,7 @@ export interface CollectionConfigJson {
   hnsw: boolean;
   parameters: { m: number; ef_construction: number; ef_search: number; k: number };
   quantization: Quantization;
+  payload_index: boolean;
 }
 
 export function configToJson(config: CollectionConfig): CollectionConfigJson {
@@ -131,6 +142,7 @@ export function configToJson(config: CollectionConfig): CollectionConfigJson {
       k: config.parameters.k,
     },
     quantization: config.quantization,
+    payload_index: config.payloadIndex,
   };
 }
 

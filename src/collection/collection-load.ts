@@ -76,6 +76,7 @@ export function loadCollection(store: LmdbStore, uid: number, config: Collection
     if (placed !== undefined && placed.version === point.version) {
       memory.arena.reserve(placed.slot + 1);
       memory.table.insertAt(placed.slot, point.id, point.version, point.payload);
+      memory.payloadIndex.add(placed.slot, point.payload);
       memory.writeVector(placed.slot, point.vector);
       fromSnapshot++;
     } else {

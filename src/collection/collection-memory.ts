@@ -4,6 +4,7 @@
  * batch in one event-loop turn, so searches see it wholly or not at all.
  */
 import { checkIntegrity } from '../index/hnsw/check-integrity.js';
+import { VisitedSet } from '../index/hnsw/visited-set.js';
 import { ALWAYS_CHECK_CONNECTIVITY_BELOW, HnswIndex } from '../index/hnsw/hnsw-index.js';
 import { FlatIndex } from '../index/flat/flat-index.js';
 import type { VectorIndex } from '../index/vector-index.js';
@@ -11,9 +12,11 @@ import { createKernel, createSq8Kernel, type DistanceKernel } from '../kernels/d
 import type { SlotArena } from '../kernels/slot-arena.js';
 import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { VectorArena } from '../kernels/vector-arena.js';
+import { PayloadIndex } from '../payload/payload-index.js';
 import type { StoredVector } from '../storage/point-record.js';
 import type { CollectionConfig } from './collection-config.js';
 import { type Payload, PointTable } from './point-table.js';
+import { SlotMemo } from './slot-memo.js';
 
 export interface MemoryStats {
   readonly points: number;
@@ -30,6 +33,11 @@ export const HNSW_SEED = 100;
 
 export class CollectionMemory {
   readonly table = new PointTable();
+  readonly payloadIndex: PayloadIndex;
+  /** Dedupes candidate slots during one search or delete-by-filter. */
+  readonly candidateMarks = new VisitedSet();
+  /** Filter answers per slot during one search. */
+  readonly filterMemo = new SlotMemo();
   /** float32 vectors, or sq8 codes for sq8 collections (searched as codes: 4× less memory). */
   readonly arena: SlotArena;
   readonly kernel: DistanceKernel;
@@ -42,6 +50,7 @@ export class CollectionMemory {
   private changesSinceConnectivityCheck = 0;
 
   constructor(private readonly config: CollectionConfig) {
+    this.payloadIndex = new PayloadIndex(config.payloadIndex);
     if (config.quantization === 'sq8') {
       this.sq8 = new Sq8Arena(config.vectorSize, config.distance);
       this.arena = this.sq8;
@@ -77,16 +86,19 @@ export class CollectionMemory {
   upsert(id: string, version: bigint, payload: Payload, vector: StoredVector): void {
     const hnsw = this.hnsw;
     const old = this.table.slotOf(id);
+    if (old !== undefined) this.payloadIndex.remove(old, this.table.payloadOf(old));
     if (old !== undefined && hnsw !== undefined) {
       // A graph node's vector cannot change in place; an unchanged vector keeps its node.
       if (this.holdsVector(old, vector)) {
         this.table.upsert(id, version, payload);
+        this.payloadIndex.add(old, payload);
         return;
       }
       hnsw.remove(old);
       this.table.delete(id, false);
     }
     const slot = this.table.upsert(id, version, payload);
+    this.payloadIndex.add(slot, payload);
     this.writeVector(slot, vector);
     hnsw?.add(slot);
     this.changesSinceSnapshot++;
@@ -97,6 +109,7 @@ export class CollectionMemory {
   delete(id: string): boolean {
     const slot = this.table.slotOf(id);
     if (slot === undefined) return false;
+    this.payloadIndex.remove(slot, this.table.payloadOf(slot));
     if (this.hnsw === undefined) {
       this.table.delete(id, true);
     } else {

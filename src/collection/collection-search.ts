@@ -1,16 +1,18 @@
 /**
- * Search over a collection's memory: choose the strategy, run it, shape the hits.
+ * Search over a collection's memory: plan (index/planner.ts) from the filter's estimated
+ * cardinality (payload/filter-estimate.ts), run the strategy, shape the hits, and say how it went
+ * (`explain`).
  *
- * Unfiltered: HNSW (or Flat, or Flat when `params.exact`). Filtered on HNSW: the matching points
- * are counted first; when few match, scoring exactly those is cheaper than walking the graph and
- * is exact; otherwise the graph is walked with the filter checked at every node, and if that
- * comes back with fewer than min(limit, matches) hits the matches are scored exactly. A filtered
- * search therefore never comes back short.
+ * Every filtered strategy returns min(limit, matches) results, all matching: exact strategies by
+ * construction, the filtered graph walk by falling back to an exact scan when it comes back short.
  */
 import { passesThreshold, scoresAscend, similarityToScore } from '../core/distance.js';
 import type { PointId } from '../core/point-id.js';
-import type { SearchHits } from '../index/vector-index.js';
-import { compileFilter } from '../payload/filter-compile.js';
+import { SeededRng } from '../core/rng.js';
+import { choosePlan, type Strategy } from '../index/planner.js';
+import type { SearchHits, SearchStats } from '../index/vector-index.js';
+import { type ConditionCounts, compileFilter } from '../payload/filter-compile.js';
+import { type Candidates, type Estimate, estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import type { CollectionConfig } from './collection-config.js';
 import type { CollectionMemory } from './collection-memory.js';
@@ -26,7 +28,15 @@ export interface SearchInput {
   readonly score_threshold?: number | null;
   readonly with_payload?: boolean | readonly string[] | null;
   readonly with_vector?: boolean | null;
-  readonly params?: { readonly ef?: number | null; readonly exact?: boolean | null } | null;
+  readonly params?: {
+    readonly ef?: number | null;
+    readonly exact?: boolean | null;
+    readonly explain?: boolean | null;
+    /** Filtered graph walks: look past rejected neighbours (default) or walk through them. */
+    readonly filter_walk?: 'two-hop' | 'plain' | null;
+    /** Embedded API only, for benchmarks: bypass the planner for filtered searches. */
+    readonly strategy?: 'graph-filtered' | 'candidates-exact' | 'flat-scan' | null;
+  } | null;
 }
 
 export interface ScoredPoint {
@@ -37,43 +47,204 @@ export interface ScoredPoint {
   vector?: number[];
 }
 
-export function searchMemory(memory: CollectionMemory, config: CollectionConfig, input: SearchInput): ScoredPoint[] {
+/** How a search was answered (`params.explain`). */
+export interface SearchExplain {
+  strategy: Exclude<Strategy, 'sample'>;
+  /** The filtered graph walk came back short and the matches were scored exactly instead. */
+  fallback: boolean;
+  /** Matching points as estimated from the payload indexes; null without a filter. */
+  estimate: Estimate | null;
+  /** Slots the payload indexes named as candidates (a superset of the matches), if any. */
+  candidates: number | null;
+  /** When the estimate straddled the threshold: the random sample that decided. */
+  sample: { size: number; matched: number } | null;
+  /** Distances computed. */
+  scored: number;
+  /** Whether the answer is exact (an exact strategy, or the fallback). */
+  exact: boolean;
+  /** Payload keys whose indexes were consulted. */
+  indexed_keys: string[];
+}
+
+export interface SearchOutcome {
+  points: ScoredPoint[];
+  explain: SearchExplain;
+}
+
+/** Estimated selectivity below which filtered walks look two hops past rejected neighbours. */
+export const TWO_HOP_BELOW = 0.3;
+
+/** Points examined to measure a straddling filter's selectivity. */
+export const SAMPLE_SIZE = 256;
+
+const sampler = new SeededRng(7);
+
+export function searchMemory(memory: CollectionMemory, config: CollectionConfig, input: SearchInput): SearchOutcome {
   const query = prepareQuery(input.vector, config.vectorSize, config.distance);
   const limit = input.limit ?? config.parameters.k;
   const offset = input.offset ?? 0;
   const k = offset + limit;
-  if (memory.table.liveCount === 0) return [];
-
+  const params = input.params ?? {};
+  const exact = params.exact === true;
+  const ef = Math.max(params.ef ?? config.parameters.efSearch, k);
+  const stats: SearchStats = { scored: 0 };
+  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : input.filter;
+  const n = memory.table.liveCount;
+  const m = memory.hnsw?.params.m;
+  const explain: SearchExplain = {
+    strategy: 'flat-scan',
+    fallback: false,
+    estimate: null,
+    candidates: null,
+    sample: null,
+    scored: 0,
+    exact: true,
+    indexed_keys: [],
+  };
+  if (n === 0) return { points: [], explain };
   memory.arena.setQuery(query);
-  const exact = input.params?.exact === true;
-  const ef = Math.max(input.params?.ef ?? config.parameters.efSearch, k);
-  const filter = input.filter;
+
   let hits: SearchHits;
-  if (filter === undefined || isEmptyFilter(filter)) {
-    hits = exact || memory.hnsw === undefined ? memory.flat.search({ k }) : memory.hnsw.search({ k, ef });
+  if (filter === undefined) {
+    const strategy = choosePlan({ n, ef, m, exact, matches: undefined, candidates: undefined });
+    hits = strategy === 'graph' && memory.hnsw !== undefined ? memory.hnsw.search({ k, ef, stats }) : memory.flat.search({ k, stats });
+    explain.strategy = strategy === 'graph' ? 'graph' : 'flat-scan';
+    explain.exact = strategy !== 'graph';
   } else {
-    const predicate = compileFilter(filter);
-    const table = memory.table;
-    const accept = (slot: number): boolean => predicate(table.payloadOf(slot));
-    hits = exact || memory.hnsw === undefined ? memory.flat.search({ k, accept }) : searchFilteredGraph(memory, k, ef, accept);
+    const estimated = estimateFilter(filter, memory.payloadIndex, n);
+    const candidates = estimated.candidates;
+    // Built on first use: exact candidates need no per-slot test at all.
+    let test: ((slot: number) => boolean) | undefined;
+    const accept = (slot: number): boolean => {
+      test ??= acceptor(memory, filter, estimated.conditions, candidates);
+      return test(slot);
+    };
+    explain.estimate = estimated.estimate;
+    explain.candidates = candidates?.count ?? null;
+    explain.indexed_keys = [...estimated.indexedKeys];
+    const plan = { n, ef, m, exact, matches: estimated.estimate, candidates: candidates?.count };
+    let strategy = params.strategy ?? choosePlan(plan);
+    if (strategy === 'sample') {
+      const sample = sampleSelectivity(memory, candidates, accept);
+      explain.sample = sample;
+      const population = candidates?.count ?? n;
+      const expected = sample.size === 0 ? 0 : (sample.matched / sample.size) * population;
+      strategy = choosePlan({ ...plan, matches: { min: expected, expected, max: expected }, sampled: true });
+    }
+    const exactMatches = (): SearchHits =>
+      candidates !== undefined && candidates.count < n / 2
+        ? memory.flat.scoreSlots(collectMatches(memory, candidates, accept), k, stats)
+        : memory.flat.search({ k, accept, stats });
+    if (strategy === 'graph-filtered' && memory.hnsw !== undefined) {
+      // Two hops pay where most neighbours fail the filter; with most passing, a plain walk is cheaper.
+      const twoHop = params.filter_walk === undefined || params.filter_walk === null ? estimated.estimate.expected < TWO_HOP_BELOW * n : params.filter_walk === 'two-hop';
+      hits = memory.hnsw.search({ k, ef, accept, twoHop, stats });
+      explain.exact = false;
+      if (hits.slots.length < k) {
+        hits = exactMatches();
+        explain.fallback = true;
+        explain.exact = true;
+      }
+    } else {
+      hits = exactMatches();
+      strategy = candidates !== undefined && candidates.count < n / 2 ? 'candidates-exact' : 'flat-scan';
+    }
+    explain.strategy = strategy;
   }
-  return shapeHits(memory, config, hits, input, offset, limit);
+  explain.scored = stats.scored;
+  return { points: shapeHits(memory, config, hits, input, offset, limit), explain };
 }
 
 /**
- * Below about sqrt(2·m·ef·n) matches, scoring every match costs fewer distances than a filtered
- * walk, which visits roughly ef·2m/selectivity nodes.
+ * The test a slot must pass: membership in the matches when the indexes answer the filter exactly
+ * (their posting sets, or marks set once from them), else the compiled predicate on the payload,
+ * remembered per slot for this search (a filtered walk meets the same rejected nodes again and again).
  */
-function searchFilteredGraph(memory: CollectionMemory, k: number, ef: number, accept: (slot: number) => boolean): SearchHits {
-  const hnsw = memory.hnsw;
+function acceptor(
+  memory: CollectionMemory,
+  filter: Filter,
+  counts: ConditionCounts,
+  candidates: Candidates | undefined,
+): (slot: number) => boolean {
+  if (candidates?.exact === true) {
+    if (candidates.count <= memory.table.liveCount / 4) {
+      // Mark the matches once (O(matches)); the walk then tests membership with one array read.
+      const marks = memory.candidateMarks;
+      marks.reset(memory.table.slotCount);
+      const array = candidates.array?.();
+      if (array !== undefined) for (let i = 0; i < array.length; i++) marks.visit(array[i] as number);
+      else
+        candidates.forEach((slot) => {
+          marks.visit(slot);
+        });
+      return (slot) => marks.has(slot);
+    }
+    if (candidates.has !== undefined) return candidates.has;
+  }
+  const predicate = compileFilter(filter, counts);
   const table = memory.table;
-  const matches: number[] = [];
-  for (let slot = 0; slot < table.slotCount; slot++) if (table.isLive(slot) && accept(slot)) matches.push(slot);
-  if (matches.length === 0 || hnsw === undefined) return memory.flat.scoreSlots(matches, k);
-  const exactBelow = Math.sqrt(2 * hnsw.params.m * ef * table.liveCount);
-  if (matches.length <= exactBelow) return memory.flat.scoreSlots(matches, k);
-  const hits = hnsw.search({ k, ef, accept });
-  return hits.slots.length >= Math.min(k, matches.length) ? hits : memory.flat.scoreSlots(matches, k);
+  const memo = memory.filterMemo;
+  memo.reset(table.slotCount);
+  return (slot) => {
+    const known = memo.get(slot);
+    if (known !== undefined) return known;
+    const result = predicate(table.payloadOf(slot));
+    memo.set(slot, result);
+    return result;
+  };
+}
+
+/** The distinct live slots among `candidates` that pass `accept`. */
+export function collectMatches(memory: CollectionMemory, candidates: Candidates, accept: (slot: number) => boolean): Int32Array {
+  const table = memory.table;
+  if (candidates.exact === true) {
+    // Exactly the matches, each once: no check needed.
+    const shared = candidates.array?.();
+    if (shared !== undefined) return shared;
+    const out = new Int32Array(candidates.count);
+    let n = 0;
+    candidates.forEach((slot) => {
+      out[n++] = slot;
+    });
+    return n === out.length ? out : out.subarray(0, n);
+  }
+  const marks = memory.candidateMarks;
+  marks.reset(table.slotCount);
+  const out: number[] = [];
+  candidates.forEach((slot) => {
+    if (marks.visit(slot)) return;
+    if (table.isLive(slot) && accept(slot)) out.push(slot);
+  });
+  return Int32Array.from(out);
+}
+
+/** Checks the filter on a random sample (of the candidates when there are any, else of all points). */
+function sampleSelectivity(
+  memory: CollectionMemory,
+  candidates: Candidates | undefined,
+  accept: (slot: number) => boolean,
+): { size: number; matched: number } {
+  const table = memory.table;
+  let size = 0;
+  let matched = 0;
+  if (candidates !== undefined) {
+    // Every k-th candidate: a spread sample without materialising the candidate list.
+    const step = Math.max(1, Math.floor(candidates.count / SAMPLE_SIZE));
+    let i = sampler.int(step);
+    candidates.forEach((slot) => {
+      if (i++ % step !== 0 || size >= SAMPLE_SIZE || !table.isLive(slot)) return;
+      size++;
+      if (accept(slot)) matched++;
+    });
+    return { size, matched };
+  }
+  for (let tries = 0; size < SAMPLE_SIZE && tries < SAMPLE_SIZE * 8; tries++) {
+    const slot = sampler.int(table.slotCount);
+    if (!table.isLive(slot)) continue;
+    size++;
+    if (accept(slot)) matched++;
+  }
+  return { size, matched };
 }
 
 function shapeHits(

@@ -10,6 +10,7 @@ import { normalizePointId, type PointId } from '../core/point-id.js';
 import { nextVersion } from '../core/version-clock.js';
 import { encodeGraph } from '../index/hnsw/graph-codec.js';
 import { compileFilter } from '../payload/filter-compile.js';
+import { estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
@@ -17,13 +18,13 @@ import { encodePointRecord, type StoredVector } from '../storage/point-record.js
 import { type CollectionConfig, type CollectionConfigJson, configToJson } from './collection-config.js';
 import { type LoadReport, loadCollection } from './collection-load.js';
 import { CollectionMemory, type MemoryStats } from './collection-memory.js';
-import { type ScoredPoint, type SearchInput, searchMemory } from './collection-search.js';
+import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchMemory } from './collection-search.js';
 import type { Payload } from './point-table.js';
 import { encodeSnapshot } from './snapshot.js';
 import { parseVector, toStoredVector } from './vector-input.js';
 import { WriteQueue } from './write-queue.js';
 
-export type { ScoredPoint, SearchInput } from './collection-search.js';
+export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from './collection-search.js';
 
 export interface PointInput {
   readonly id: unknown;
@@ -130,12 +131,22 @@ export class Collection {
 
   /** Deletes every point matching the filter (an empty filter matches all); resolves with the count, once durable. */
   async deleteByFilter(filter: Filter): Promise<{ deleted: number }> {
-    const predicate = isEmptyFilter(filter) ? undefined : compileFilter(filter);
     const result = await this.writes.run(() => {
-      const table = this.memory.table;
+      const memory = this.memory;
+      const table = memory.table;
       const ids: PointId[] = [];
-      for (let slot = 0; slot < table.slotCount; slot++) {
-        if (table.isLive(slot) && (predicate === undefined || predicate(table.payloadOf(slot)))) ids.push(table.idOf(slot));
+      if (isEmptyFilter(filter)) {
+        for (let slot = 0; slot < table.slotCount; slot++) if (table.isLive(slot)) ids.push(table.idOf(slot));
+        return this.deleteExisting(ids);
+      }
+      // The payload indexes name the candidates when they can; every candidate is checked.
+      const estimated = estimateFilter(filter, memory.payloadIndex, table.liveCount);
+      const predicate = compileFilter(filter, estimated.conditions);
+      const accept = (slot: number): boolean => predicate(table.payloadOf(slot));
+      if (estimated.candidates !== undefined) {
+        for (const slot of collectMatches(memory, estimated.candidates, accept)) ids.push(table.idOf(slot));
+      } else {
+        for (let slot = 0; slot < table.slotCount; slot++) if (table.isLive(slot) && accept(slot)) ids.push(table.idOf(slot));
       }
       return this.deleteExisting(ids);
     });
@@ -144,6 +155,11 @@ export class Collection {
   }
 
   search(input: SearchInput): ScoredPoint[] {
+    return searchMemory(this.memory, this.config, input).points;
+  }
+
+  /** The search and how it was answered: strategy, estimate, distances computed, exactness. */
+  searchExplained(input: SearchInput): SearchOutcome {
     return searchMemory(this.memory, this.config, input);
   }
 

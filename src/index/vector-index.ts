@@ -28,6 +28,18 @@ export interface SearchOptions {
   readonly accept?: (slot: number) => boolean;
   /** Search breadth for approximate indexes; ignored by exact ones. */
   readonly ef?: number;
+  /**
+   * Filtered HNSW walks only: instead of scoring a neighbour the filter rejects, look past it at
+   * its own neighbours (two hops) and score those that pass. Keeps the walk inside the matching
+   * points without scoring the others (ACORN's idea, applied at search time).
+   */
+  readonly twoHop?: boolean;
+  /** Receives how many distances the search computed. */
+  readonly stats?: SearchStats;
+}
+
+export interface SearchStats {
+  scored: number;
 }
 
 export interface VectorIndexReader {

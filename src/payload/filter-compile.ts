@@ -8,10 +8,21 @@ import { type JsonValue, jsonEqual, someValueAt } from './json-value.js';
 
 export type PayloadPredicate = (payload: Record<string, unknown>) => boolean;
 
-export function compileFilter(filter: Filter): PayloadPredicate {
-  const must = filter.must.map(compileCondition);
-  const mustNot = filter.mustNot.map(compileCondition);
-  const should = filter.should.map(compileCondition);
+/** Expected matches per condition (payload/filter-estimate.ts), to order the checks. */
+export type ConditionCounts = ReadonlyMap<Condition, { readonly expected: number }>;
+
+/**
+ * Compiles a filter. With `counts`, checks run most-selective first where that decides sooner:
+ * `must` by fewest expected matches (the likeliest to fail), `must_not` and `should` by most (the
+ * likeliest to end the check). The answer is the same in any order; only the work differs.
+ */
+export function compileFilter(filter: Filter, counts?: ConditionCounts): PayloadPredicate {
+  const expected = (c: Condition): number => counts?.get(c)?.expected ?? Number.POSITIVE_INFINITY;
+  const order = (conditions: readonly Condition[], direction: 1 | -1): Condition[] =>
+    counts === undefined ? [...conditions] : [...conditions].sort((a, b) => direction * (expected(a) - expected(b)) || 0);
+  const must = order(filter.must, 1).map((c) => compileCondition(c, counts));
+  const mustNot = order(filter.mustNot, -1).map((c) => compileCondition(c, counts));
+  const should = order(filter.should, -1).map((c) => compileCondition(c, counts));
   return (payload) => {
     for (const p of must) if (!p(payload)) return false;
     for (const p of mustNot) if (p(payload)) return false;
@@ -21,8 +32,8 @@ export function compileFilter(filter: Filter): PayloadPredicate {
   };
 }
 
-function compileCondition(condition: Condition): PayloadPredicate {
-  if (condition.kind === 'nested') return compileFilter(condition.filter);
+function compileCondition(condition: Condition, counts: ConditionCounts | undefined): PayloadPredicate {
+  if (condition.kind === 'nested') return compileFilter(condition.filter, counts);
   const test = compileValueTest(condition);
   const { key, parts } = condition;
   return (payload) => someValueAt(payload, key, parts, test);

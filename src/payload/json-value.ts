@@ -72,6 +72,16 @@ export function forbiddenKeyReason(key: string, value: unknown): string | undefi
   return undefined;
 }
 
+/** Every value the key names in `payload` (the values `someValueAt` would test), in walk order. */
+export function valuesAt(payload: Record<string, unknown>, key: string, parts: readonly string[]): unknown[] {
+  const out: unknown[] = [];
+  someValueAt(payload, key, parts, (value) => {
+    out.push(value);
+    return false;
+  });
+  return out;
+}
+
 /** Deepest object/array nesting accepted in payloads and filter values. */
 export const MAX_JSON_DEPTH = 64;
 

@@ -19,6 +19,7 @@ test('POST /collections creates, echoes canonical config, and 409s on a repeat',
     hnsw: false,
     parameters: DEFAULT_PARAMETERS,
     quantization: 'none',
+    payload_index: true,
     points_count: 0,
     operation: 'completed',
   });
@@ -84,6 +85,7 @@ test('parameters, hnsw and quantization are stored and echoed', async (t) => {
     hnsw: true,
     parameters: { m: 8, ef_construction: 64, ef_search: 32, k: 5 },
     quantization: { type: 'sq8' },
+    payload_index: false,
   });
   assert.equal(r.status, 200);
   const got = await call('GET', '/collections/h');
@@ -94,6 +96,7 @@ test('parameters, hnsw and quantization are stored and echoed', async (t) => {
     hnsw: true,
     parameters: { m: 8, ef_construction: 64, ef_search: 32, k: 5 },
     quantization: 'sq8',
+    payload_index: false,
     points_count: 0,
   });
 });

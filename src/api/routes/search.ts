@@ -5,8 +5,8 @@ import { validateCollectionName } from '../../collection/collection-config.js';
 import type { Database } from '../../db/database.js';
 import { parseFilter } from '../../payload/filter-parse.js';
 import { ok } from '../envelope.js';
-import { CollectionNameParams, errorResponses, okEnvelope } from '../schemas/common.js';
-import { ScoredPointSchema, SearchBody } from '../schemas/points.js';
+import { CollectionNameParams, errorResponses } from '../schemas/common.js';
+import { ScoredPointSchema, SearchBody, SearchExplainSchema } from '../schemas/points.js';
 
 export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.post(
@@ -17,14 +17,26 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
         tags: ['points'],
         params: CollectionNameParams,
         body: SearchBody,
-        response: { 200: okEnvelope(Type.Array(ScoredPointSchema)), ...errorResponses(400, 404, 500) },
+        response: {
+          200: Type.Object({
+            status: Type.Literal('ok'),
+            result: Type.Array(ScoredPointSchema),
+            explain: Type.Optional(SearchExplainSchema),
+            time: Type.Number(),
+          }),
+          ...errorResponses(400, 404, 500),
+        },
       },
     },
     async (request, reply) => {
       validateCollectionName(request.params.name);
       const filter = parseFilter(request.body.filter, 'filter');
       const collection = db.collection(request.params.name);
-      return ok(reply, collection.search({ ...request.body, filter }));
+      const body = request.body;
+      if (body.params?.explain !== true) return ok(reply, collection.search({ ...body, filter }));
+      const { points, explain } = collection.searchExplained({ ...body, filter });
+      const envelope = ok(reply, points);
+      return { status: envelope.status, result: envelope.result, explain, time: envelope.time };
     },
   );
 };

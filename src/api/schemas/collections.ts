@@ -44,6 +44,12 @@ export const CreateCollectionBody = Type.Object(
     hnsw: Nullable(Type.Boolean({ default: false, description: 'Use the HNSW index (default: exact Flat index).' })),
     parameters: Nullable(Parameters),
     quantization: Nullable(Quantization),
+    payload_index: Nullable(
+      Type.Boolean({
+        default: true,
+        description: 'Index payload fields automatically (keywords, numbers, booleans, datetimes) for filtered search; false opts out.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -56,6 +62,7 @@ export const CollectionInfoSchema = Type.Object(
     hnsw: Type.Boolean(),
     parameters: Type.Object({ m: Type.Integer(), ef_construction: Type.Integer(), ef_search: Type.Integer(), k: Type.Integer() }),
     quantization: Type.Union([Type.Literal('none'), Type.Literal('sq8')]),
+    payload_index: Type.Boolean(),
     points_count: Type.Integer(),
   },
   { description: 'A collection and its configuration.' },

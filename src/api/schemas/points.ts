@@ -66,12 +66,39 @@ export const SearchBody = Type.Object(
         {
           ef: Nullable(Type.Integer({ minimum: LIMITS.efSearch.min, maximum: LIMITS.efSearch.max, description: 'HNSW beam width for this request.' })),
           exact: Nullable(Type.Boolean({ description: 'Exact search (full scan) even on an HNSW collection.' })),
+          explain: Nullable(
+            Type.Boolean({ description: 'Add `explain` to the response: the strategy taken, the filter estimate, distances computed, exactness.' }),
+          ),
         },
         { additionalProperties: false },
       ),
     ),
   },
   { additionalProperties: false },
+);
+
+const EstimateSchema = Type.Object({
+  min: Type.Number(),
+  expected: Type.Number(),
+  max: Type.Number(),
+});
+
+export const SearchExplainSchema = Type.Object(
+  {
+    strategy: Type.Union([Type.Literal('graph'), Type.Literal('flat-scan'), Type.Literal('candidates-exact'), Type.Literal('graph-filtered')], {
+      description: 'graph: HNSW; flat-scan: every point; candidates-exact: the points the payload indexes name; graph-filtered: HNSW walk returning only matches.',
+    }),
+    fallback: Type.Boolean({ description: 'The filtered walk came back short and the matches were scored exactly instead.' }),
+    estimate: Type.Union([EstimateSchema, Type.Null()], { description: 'Matching points estimated from the payload indexes (null without a filter).' }),
+    candidates: Type.Union([Type.Integer(), Type.Null()], { description: 'Slots the payload indexes named (a superset of the matches).' }),
+    sample: Type.Union([Type.Object({ size: Type.Integer(), matched: Type.Integer() }), Type.Null()], {
+      description: 'The random sample that decided when the estimate straddled the threshold.',
+    }),
+    scored: Type.Integer({ description: 'Distances computed.' }),
+    exact: Type.Boolean({ description: 'Whether the answer is exact.' }),
+    indexed_keys: Type.Array(Type.String(), { description: 'Payload keys whose indexes were consulted.' }),
+  },
+  { description: 'How the search was answered (params.explain).' },
 );
 
 export const ScoredPointSchema = Type.Object(

@@ -6,7 +6,7 @@
 import { TopK } from '../../core/top-k.js';
 import type { DistanceKernel } from '../../kernels/distance-kernel.js';
 import { SCRATCH_BATCH, type SlotArena } from '../../kernels/slot-arena.js';
-import type { SearchHits, SearchOptions, SlotTable, VectorIndex } from '../vector-index.js';
+import type { SearchHits, SearchOptions, SearchStats, SlotTable, VectorIndex } from '../vector-index.js';
 
 export class FlatIndex implements VectorIndex {
   readonly kind = 'flat' as const;
@@ -24,14 +24,15 @@ export class FlatIndex implements VectorIndex {
   search(options: SearchOptions): SearchHits {
     const top = new TopK(options.k, (slot) => this.table.idOf(slot));
     if (options.k > 0 && this.table.liveCount > 0) {
-      if (options.accept === undefined) this.scanAll(top);
-      else this.scanAccepted(top, options.accept);
+      const scored = options.accept === undefined ? this.scanAll(top) : this.scanAccepted(top, options.accept);
+      if (options.stats !== undefined) options.stats.scored += scored;
     }
     return top.drainSorted();
   }
 
   /** Scores candidate slots `slots` (any order) exactly; used by planners for small candidate sets. */
-  scoreSlots(slots: ArrayLike<number>, k: number): SearchHits {
+  scoreSlots(slots: ArrayLike<number>, k: number, stats?: SearchStats): SearchHits {
+    if (stats !== undefined) stats.scored += slots.length;
     const top = new TopK(k, (slot) => this.table.idOf(slot));
     const arena = this.arena;
     const idsBase = arena.idsByteOffset >> 2;
@@ -47,7 +48,8 @@ export class FlatIndex implements VectorIndex {
     return top.drainSorted();
   }
 
-  private scanAll(top: TopK): void {
+  /** Returns how many slots it scored. */
+  private scanAll(top: TopK): number {
     const table = this.table;
     const arena = this.arena;
     const scoresBase = arena.scoresByteOffset >> 2;
@@ -61,9 +63,12 @@ export class FlatIndex implements VectorIndex {
         if (sim >= top.floor && table.isLive(start + i)) top.offer(start + i, sim);
       }
     }
+    return end;
   }
 
-  private scanAccepted(top: TopK, accept: (slot: number) => boolean): void {
+  /** Returns how many slots it scored. */
+  private scanAccepted(top: TopK, accept: (slot: number) => boolean): number {
+    let scored = 0;
     const table = this.table;
     const arena = this.arena;
     const idsBase = arena.idsByteOffset >> 2;
@@ -78,11 +83,13 @@ export class FlatIndex implements VectorIndex {
       }
       if (n === 0) continue;
       this.kernel.scoreIds(n);
+      scored += n;
       const scores = arena.floats;
       for (let i = 0; i < n; i++) {
         const sim = scores[scoresBase + i] as number;
         if (sim >= top.floor) top.offer(ids[idsBase + i] as number, sim);
       }
     }
+    return scored;
   }
 }

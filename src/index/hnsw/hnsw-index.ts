@@ -57,6 +57,8 @@ export class HnswIndex implements VectorIndex {
   private bufSlots = new Int32Array(256);
   private bufSims = new Float32Array(256);
   private readonly selected: Int32Array;
+  /** Distances computed since the current search began (for `stats`). */
+  private scored = 0;
 
   constructor(
     private readonly arena: GraphArena,
@@ -178,12 +180,15 @@ export class HnswIndex implements VectorIndex {
     const top = new TopK(options.k, (slot) => this.table.idOf(slot));
     if (options.k <= 0 || g.entryPoint < 0) return top.drainSorted();
     const ef = Math.max(options.ef ?? this.params.efSearch, options.k);
+    this.scored = 0;
     let ep = g.entryPoint;
     let epSim = this.scoreOne(ep);
     for (let layer = g.maxLevel; layer > 0; layer--) [ep, epSim] = this.greedy(ep, epSim, layer);
-    this.searchLayer(ep, epSim, ef, 0, options.accept ?? null, -1);
+    const accept = options.accept ?? null;
+    this.searchLayer(ep, epSim, ef, 0, accept, -1, accept !== null && options.twoHop === true);
     const { slots, sims, count } = this.found.entries();
     for (let i = 0; i < count; i++) top.offer(slots[i] as number, sims[i] as number);
+    if (options.stats !== undefined) options.stats.scored += this.scored;
     return top.drainSorted();
   }
 
@@ -191,6 +196,7 @@ export class HnswIndex implements VectorIndex {
    * Beam search of one layer (Alg. 2) from one entry point; leaves at most `ef` results in
    * `this.found`. Tombstones, `exclude`, and (when given) slots `accept` rejects are walked but
    * never become results. `accept` undefined means construction (only tombstones are excluded).
+   * With `twoHop`, a neighbour `accept` rejects is not scored: its own neighbours that pass are.
    */
   private searchLayer(
     entry: number,
@@ -199,6 +205,7 @@ export class HnswIndex implements VectorIndex {
     layer: number,
     accept: ((slot: number) => boolean) | null | undefined,
     exclude: number,
+    twoHop = false,
   ): void {
     const g = this.graph;
     const queue = this.queue;
@@ -237,24 +244,80 @@ export class HnswIndex implements VectorIndex {
       }
       const count = array[offset] as number;
       let n = 0;
-      for (let i = 1; i <= count; i++) {
-        const neighbor = array[offset + i] as number;
-        if (!visited.visit(neighbor)) ids[idsBase + n++] = neighbor;
+      if (twoHop && accept != null) {
+        n = this.gatherTwoHop(array, offset, count, layer, accept, ids, idsBase);
+      } else {
+        for (let i = 1; i <= count; i++) {
+          const neighbor = array[offset + i] as number;
+          if (!visited.visit(neighbor)) ids[idsBase + n++] = neighbor;
+        }
       }
       if (n === 0) continue;
       this.kernel.scoreIds(n);
+      this.scored += n;
       for (let i = 0; i < n; i++) {
         const sim = scores[scoresBase + i] as number;
         if (found.size < ef || sim > found.topSim) {
           const neighbor = ids[idsBase + i] as number;
           queue.push(neighbor, sim);
-          if (deleted[neighbor] === 0 && neighbor !== exclude && (accept == null || accept(neighbor))) {
+          // Two-hop gathering only lists slots that passed `accept` already.
+          if (deleted[neighbor] === 0 && neighbor !== exclude && (accept == null || twoHop || accept(neighbor))) {
             found.push(neighbor, sim);
             if (found.size > ef) found.pop();
           }
         }
       }
     }
+  }
+
+  /**
+   * Lists the unvisited neighbours of a node that pass `accept`; for each one that does not, lists
+   * instead its own unvisited neighbours that pass. Stops at 2m slots, as ACORN truncates its
+   * two-hop lists: a node then offers as many candidates as an unfiltered expansion, and the
+   * checks stay bounded. Returns how many slots were written to `ids`.
+   */
+  private gatherTwoHop(
+    array: Int32Array,
+    offset: number,
+    count: number,
+    layer: number,
+    accept: (slot: number) => boolean,
+    ids: Uint32Array,
+    idsBase: number,
+  ): number {
+    const g = this.graph;
+    const visited = this.visited;
+    const cap = g.maxM0;
+    const links0 = g.links0;
+    const stride0 = 1 + g.maxM0;
+    let n = 0;
+    for (let i = 1; i <= count && n < cap; i++) {
+      const neighbor = array[offset + i] as number;
+      if (visited.visit(neighbor)) continue;
+      if (accept(neighbor)) {
+        ids[idsBase + n++] = neighbor;
+        continue;
+      }
+      let second: Int32Array;
+      let at: number;
+      if (layer === 0) {
+        second = links0;
+        at = neighbor * stride0;
+      } else {
+        const list = g.links(neighbor, layer);
+        second = list.array;
+        at = list.offset;
+      }
+      const secondCount = second[at] as number;
+      for (let j = 1; j <= secondCount && n < cap; j++) {
+        const next = second[at + j] as number;
+        if (!visited.has(next) && accept(next)) {
+          visited.visit(next);
+          ids[idsBase + n++] = next;
+        }
+      }
+    }
+    return n;
   }
 
   /** Greedy search with ef = 1 on an upper layer. */
@@ -468,6 +531,7 @@ export class HnswIndex implements VectorIndex {
   private scoreOne(slot: number): number {
     this.arena.uint32s[this.arena.idsByteOffset >> 2] = slot;
     this.kernel.scoreIds(1);
+    this.scored++;
     return this.arena.floats[this.arena.scoresByteOffset >> 2] as number;
   }
 
@@ -478,6 +542,7 @@ export class HnswIndex implements VectorIndex {
     const ids = arena.uint32s;
     for (let i = 0; i < count; i++) ids[idsBase + i] = slots[i] as number;
     this.kernel.scoreIds(count);
+    this.scored += count;
     const scoresBase = arena.scoresByteOffset >> 2;
     return arena.floats.subarray(scoresBase, scoresBase + count);
   }

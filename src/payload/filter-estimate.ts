@@ -1,0 +1,323 @@
+/**
+ * Cardinality of a filter from the payload indexes, and the candidate slots they can name.
+ *
+ * Every estimate brackets the true number of matching points: min ≤ actual ≤ max. Conditions the
+ * indexes cannot answer (regex, substring `contains`, `except`, non-scalar values, unindexed keys)
+ * are unknown: [0, points having the key (or all points)], expected half of that.
+ *
+ * Candidates are a superset of the matching slots: callers always re-check the full predicate, so
+ * an index only has to be complete (never miss a match), never exact. AND takes the smallest
+ * child's candidates, OR needs candidates from every child, NOT gives none.
+ */
+import { type FieldIndex, MAX_KEYWORD_LENGTH } from './field-index.js';
+import type { Condition, FieldCondition, Filter } from './filter-types.js';
+import type { PayloadIndex } from './payload-index.js';
+import type { PostingSet } from './posting-set.js';
+
+export interface Estimate {
+  readonly min: number;
+  readonly expected: number;
+  readonly max: number;
+}
+
+export interface Candidates {
+  /** An upper bound on how many slots `forEach` visits (repeats included). */
+  readonly count: number;
+  forEach(visit: (slot: number) => void): void;
+  /**
+   * Set when the candidates are exactly the matching points, each visited once (one indexed
+   * condition answered completely): callers may then skip re-checking the filter.
+   */
+  readonly exact?: boolean;
+  /** O(1) membership, when the candidates are posting sets (for walks that test many slots). */
+  has?(slot: number): boolean;
+  /** The candidates as one shared, read-only array, when that costs nothing (one posting set). */
+  array?(): Int32Array;
+  /** Membership flags by slot (1 = candidate), when the candidates are one posting set. */
+  flags?(): Uint8Array;
+}
+
+export interface FilterEstimate {
+  readonly estimate: Estimate;
+  readonly candidates?: Candidates;
+  /** Keys whose indexes were consulted. */
+  readonly indexedKeys: ReadonlySet<string>;
+  /** Per condition, for ordering the predicate's checks. */
+  readonly conditions: ReadonlyMap<Condition, Estimate>;
+}
+
+interface Part {
+  readonly estimate: Estimate;
+  readonly candidates?: Candidates;
+}
+
+export function estimateFilter(filter: Filter, index: PayloadIndex, n: number): FilterEstimate {
+  const keys = new Set<string>();
+  const conditions = new Map<Condition, Estimate>();
+  const part = filterPart(filter, index, n, keys, conditions);
+  return { ...part, indexedKeys: keys, conditions };
+}
+
+function filterPart(filter: Filter, index: PayloadIndex, n: number, keys: Set<string>, seen: Map<Condition, Estimate>): Part {
+  const conjuncts: Part[] = [];
+  for (const c of filter.must) conjuncts.push(conditionPart(c, index, n, keys, seen));
+  for (const c of filter.mustNot) conjuncts.push({ estimate: not(conditionPart(c, index, n, keys, seen).estimate, n) });
+  if (filter.should.length > 0) conjuncts.push(or(filter.should.map((c) => conditionPart(c, index, n, keys, seen)), n));
+  return conjuncts.length === 0 ? { estimate: exactly(n), candidates: undefined } : and(conjuncts, n);
+}
+
+function conditionPart(condition: Condition, index: PayloadIndex, n: number, keys: Set<string>, seen: Map<Condition, Estimate>): Part {
+  const part = condition.kind === 'nested' ? filterPart(condition.filter, index, n, keys, seen) : fieldPart(condition, index, n, keys);
+  seen.set(condition, part.estimate);
+  return part;
+}
+
+function fieldPart(c: FieldCondition, index: PayloadIndex, n: number, keys: Set<string>): Part {
+  const field = index.field(c.key);
+  if (field === undefined) return { estimate: unknown(n) };
+  keys.add(c.key);
+  const bounded = unknown(Math.min(n, field.points));
+  switch (c.kind) {
+    case 'exact':
+      return scalarPostings(field, [c.value]) ?? { estimate: bounded };
+    case 'any':
+      return scalarPostings(field, c.values) ?? { estimate: bounded };
+    case 'contains':
+      // Array elements equal to a scalar are in the postings; a substring match is not.
+      if (typeof c.value === 'string') return { estimate: bounded };
+      return loosen(scalarPostings(field, [c.value])) ?? { estimate: bounded };
+    case 'range': {
+      const r = c.range;
+      if (r.kind === 'number') {
+        const lo = tighter(r.gt, r.gte, 'lower');
+        const hi = tighter(r.lt, r.lte, 'upper');
+        return numberRange(field.numbers, field.multiValued, lo?.value, lo?.inclusive ?? true, hi?.value, hi?.inclusive ?? true);
+      }
+      // Keyed by epoch milliseconds: the inclusive millisecond range is a superset of the instants.
+      const lo = maxOf(r.gt?.ms, r.gte?.ms);
+      const hi = minOf(r.lt?.ms, r.lte?.ms);
+      const count = field.datetimes.count(lo, true, hi, true);
+      return { estimate: { min: 0, expected: count, max: count }, candidates: rangeCandidates(field.datetimes, lo, true, hi, true, count) };
+    }
+    case 'prefix': {
+      if (field.longStrings > 0 || field.keywords.size > 100_000) return { estimate: bounded };
+      const matching: PostingSet[] = [];
+      for (const [key, slots] of field.keywords) if (key.startsWith(c.prefix)) matching.push(slots);
+      return setsPart(matching, field.multiValued);
+    }
+    default:
+      return { estimate: bounded };
+  }
+}
+
+/** Points whose value (or an element) equals one of `values`, when every value is indexable. */
+function scalarPostings(field: FieldIndex, values: readonly unknown[]): Part | undefined {
+  const sets: PostingSet[] = [];
+  const ranges: number[] = [];
+  for (const v of values) {
+    if (typeof v === 'string') {
+      if (v.length > MAX_KEYWORD_LENGTH) return undefined;
+      const slots = field.keywords.get(v);
+      if (slots !== undefined) sets.push(slots);
+    } else if (typeof v === 'boolean') {
+      sets.push(v ? field.trues : field.falses);
+    } else if (typeof v === 'number') {
+      ranges.push(v);
+    } else {
+      return undefined;
+    }
+  }
+  const setPart = setsPart(sets, field.multiValued || values.length > 1);
+  if (ranges.length === 0) return setPart;
+  let count = setPart.estimate.max;
+  for (const v of new Set(ranges)) count += field.numbers.count(v, true, v, true);
+  const exact = !field.multiValued && values.length === 1;
+  return {
+    estimate: { min: exact ? count : 0, expected: count, max: count },
+    candidates: {
+      count,
+      exact,
+      forEach(visit) {
+        setPart.candidates?.forEach(visit);
+        for (const v of new Set(ranges)) field.numbers.forEachIn(v, true, v, true, visit);
+      },
+    },
+  };
+}
+
+/** The union of posting sets; exact when one point has one value (disjoint sets). */
+function setsPart(sets: readonly PostingSet[], overlapping: boolean): Part {
+  let sum = 0;
+  let largest = 0;
+  for (const s of sets) {
+    sum += s.size;
+    largest = Math.max(largest, s.size);
+  }
+  const estimate = { min: overlapping ? largest : sum, expected: sum, max: sum };
+  const only = sets.length === 1 ? (sets[0] as PostingSet) : undefined;
+  if (only !== undefined) {
+    const array = (): Int32Array => only.toArray();
+    return {
+      estimate,
+      candidates: {
+        count: sum,
+        exact: true,
+        forEach(visit) {
+          for (const slot of array()) visit(slot);
+        },
+        has: (slot) => only.has(slot),
+        array,
+        flags: () => only.toFlags(),
+      },
+    };
+  }
+  return {
+    estimate,
+    candidates: {
+      count: sum,
+      exact: !overlapping,
+      forEach(visit) {
+        for (const s of sets) for (const slot of s.toArray()) visit(slot);
+      },
+      has: (slot) => sets.some((s) => s.has(slot)),
+    },
+  };
+}
+
+function numberRange(
+  numbers: FieldIndex['numbers'],
+  multiValued: boolean,
+  lo: number | undefined,
+  loInc: boolean,
+  hi: number | undefined,
+  hiInc: boolean,
+): Part {
+  const count = numbers.count(lo, loInc, hi, hiInc);
+  const candidates = { ...rangeCandidates(numbers, lo, loInc, hi, hiInc, count), exact: !multiValued };
+  return { estimate: { min: multiValued ? 0 : count, expected: count, max: count }, candidates };
+}
+
+function rangeCandidates(numbers: FieldIndex['numbers'], lo: number | undefined, loInc: boolean, hi: number | undefined, hiInc: boolean, count: number): Candidates {
+  return { count, forEach: (visit) => numbers.forEachIn(lo, loInc, hi, hiInc, visit) };
+}
+
+/** The tighter of a strict and an inclusive bound on one side (undefined when neither is set). */
+function tighter(strict: number | undefined, inclusive: number | undefined, side: 'lower' | 'upper'): { value: number; inclusive: boolean } | undefined {
+  if (strict === undefined) return inclusive === undefined ? undefined : { value: inclusive, inclusive: true };
+  if (inclusive === undefined) return { value: strict, inclusive: false };
+  const strictWins = side === 'lower' ? strict >= inclusive : strict <= inclusive;
+  return strictWins ? { value: strict, inclusive: false } : { value: inclusive, inclusive: true };
+}
+
+function maxOf(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.max(a, b);
+}
+
+function minOf(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+}
+
+/** Candidates stay a superset, but the count is no longer a lower bound. */
+function loosen(part: Part | undefined): Part | undefined {
+  return part === undefined ? undefined : { ...part, estimate: { ...part.estimate, min: 0 } };
+}
+
+function exactly(count: number): Estimate {
+  return { min: count, expected: count, max: count };
+}
+
+function unknown(max: number): Estimate {
+  return { min: 0, expected: max / 2, max };
+}
+
+function not(e: Estimate, n: number): Estimate {
+  return { min: n - e.max, expected: n - e.expected, max: n - e.min };
+}
+
+function and(parts: readonly Part[], n: number): Part {
+  let min = 0;
+  let max = n;
+  let expected = n;
+  let best: Candidates | undefined;
+  for (const p of parts) {
+    min += p.estimate.min;
+    max = Math.min(max, p.estimate.max);
+    expected *= n === 0 ? 0 : p.estimate.expected / n;
+    if (p.candidates !== undefined && (best === undefined || p.candidates.count < best.count)) best = p.candidates;
+  }
+  min = Math.max(0, min - (parts.length - 1) * n);
+  if (best === undefined || parts.length === 1) return { estimate: clamp(min, expected, max), candidates: best };
+  return { estimate: clamp(min, expected, max), candidates: intersect(parts, best) };
+}
+
+/**
+ * Candidates of an AND: the smallest child's, narrowed by the membership tests of the children
+ * that have them. Exact when every child is an exact posting-set answer.
+ */
+function intersect(parts: readonly Part[], smallest: Candidates): Candidates {
+  const others = parts.map((p) => p.candidates).filter((c): c is Candidates => c !== undefined && c !== smallest && c.exact === true && c.has !== undefined);
+  const exact = smallest.exact === true && others.length === parts.length - 1;
+  if (others.length === 0) return { ...smallest, exact: false, array: undefined };
+  // Large posting sets answer through their flags (one byte read); others through their Set.
+  const tests = others.map((c): ((slot: number) => boolean) => {
+    if (c.flags === undefined || c.count < smallest.count) return c.has as (slot: number) => boolean;
+    const flags = c.flags();
+    return (slot) => flags[slot] === 1;
+  });
+  const passes = (slot: number): boolean => {
+    for (const test of tests) if (!test(slot)) return false;
+    return true;
+  };
+  // Materialised once per search, on first use: walks test membership, scans read the array.
+  let kept: Int32Array | undefined;
+  const array = (): Int32Array => {
+    if (kept !== undefined) return kept;
+    const out: number[] = [];
+    const source = smallest.array?.();
+    if (source !== undefined) {
+      for (let i = 0; i < source.length; i++) if (passes(source[i] as number)) out.push(source[i] as number);
+    } else {
+      smallest.forEach((slot) => {
+        if (passes(slot)) out.push(slot);
+      });
+    }
+    kept = Int32Array.from(out);
+    return kept;
+  };
+  const has = smallest.has;
+  return {
+    count: smallest.count,
+    exact,
+    array,
+    forEach(visit) {
+      for (const slot of array()) visit(slot);
+    },
+    ...(has === undefined || !exact ? {} : { has: (slot: number) => has(slot) && passes(slot) }),
+  };
+}
+
+function or(parts: readonly Part[], n: number): Part {
+  let min = 0;
+  let max = 0;
+  let none = 1;
+  for (const p of parts) {
+    min = Math.max(min, p.estimate.min);
+    max += p.estimate.max;
+    none *= n === 0 ? 1 : 1 - p.estimate.expected / n;
+  }
+  max = Math.min(n, max);
+  const all = parts.every((p) => p.candidates !== undefined);
+  const candidates: Candidates | undefined = all
+    ? {
+        count: parts.reduce((sum, p) => sum + (p.candidates as Candidates).count, 0),
+        forEach(visit) {
+          for (const p of parts) (p.candidates as Candidates).forEach(visit);
+        },
+      }
+    : undefined;
+  return { estimate: clamp(min, n * (1 - none), max), candidates };
+}
+
+function clamp(min: number, expected: number, max: number): Estimate {
+  return { min, expected: Math.min(max, Math.max(min, expected)), max };
+}
