@@ -132,8 +132,10 @@ function scalarPostings(field: FieldIndex, values: readonly unknown[]): Part | u
   let count = setPart.estimate.max;
   for (const v of new Set(ranges)) count += field.numbers.count(v, true, v, true);
   const exact = !field.multiValued && values.length === 1;
+  // The run may still hold removed pairs: they bound the count from above, not below.
+  const min = exact ? Math.max(0, count - field.numbers.removedHeld) : 0;
   return {
-    estimate: { min: exact ? count : 0, expected: count, max: count },
+    estimate: { min, expected: count, max: count },
     candidates: {
       count,
       exact,
@@ -194,7 +196,9 @@ function numberRange(
 ): Part {
   const count = numbers.count(lo, loInc, hi, hiInc);
   const candidates = { ...rangeCandidates(numbers, lo, loInc, hi, hiInc, count), exact: !multiValued };
-  return { estimate: { min: multiValued ? 0 : count, expected: count, max: count }, candidates };
+  // Removed pairs not yet merged away may be counted: they lower the minimum, not the maximum.
+  const min = multiValued ? 0 : Math.max(0, count - numbers.removedHeld);
+  return { estimate: { min, expected: count, max: count }, candidates };
 }
 
 function rangeCandidates(numbers: FieldIndex['numbers'], lo: number | undefined, loInc: boolean, hi: number | undefined, hiInc: boolean, count: number): Candidates {
@@ -217,9 +221,11 @@ function minOf(a: number | undefined, b: number | undefined): number | undefined
   return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
-/** Candidates stay a superset, but the count is no longer a lower bound. */
+/** Candidates stay a superset, but neither exact nor a lower bound any more. */
 function loosen(part: Part | undefined): Part | undefined {
-  return part === undefined ? undefined : { ...part, estimate: { ...part.estimate, min: 0 } };
+  if (part === undefined) return undefined;
+  const candidates = part.candidates === undefined ? undefined : { ...part.candidates, exact: false };
+  return { estimate: { ...part.estimate, min: 0 }, candidates };
 }
 
 function exactly(count: number): Estimate {

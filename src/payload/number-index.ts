@@ -51,9 +51,15 @@ export class NumberIndex {
     }
   }
 
+  /** Removed pairs still held in the sorted run (until the next merge). */
+  get removedHeld(): number {
+    return this.removedInRun;
+  }
+
   /**
    * Pairs with a value in the range, as an upper bound on the points that have one (a point with
-   * several values in range counts several times). `lo`/`hi` undefined: unbounded.
+   * several values in range counts several times, and up to `removedHeld` removed pairs may be
+   * counted). `lo`/`hi` undefined: unbounded.
    */
   count(lo: number | undefined, loInclusive: boolean, hi: number | undefined, hiInclusive: boolean): number {
     const [from, to] = this.runRange(lo, loInclusive, hi, hiInclusive);

@@ -76,16 +76,18 @@ export class PayloadIndex {
  */
 function pathsOf(payload: Record<string, unknown>): Set<string> {
   const paths = new Set<string>();
-  const walk = (node: Record<string, unknown>, prefix: string, depth: number): void => {
+  const walk = (node: Record<string, unknown>, prefix: string | undefined, depth: number): void => {
     for (const key of Object.keys(node)) {
-      const path = prefix === '' ? key : `${prefix}.${key}`;
+      const path = prefix === undefined ? key : `${prefix}.${key}`;
       paths.add(path);
-      if (depth >= MAX_PATH_DEPTH) continue;
-      const value = node[key];
-      if (isPlainObject(value)) walk(value, path, depth + 1);
-      else if (Array.isArray(value)) for (const element of value) if (isPlainObject(element)) walk(element, path, depth + 1);
+      if (depth < MAX_PATH_DEPTH) visit(node[key], path, depth + 1);
     }
   };
-  walk(payload, '', 1);
+  // The filter's walk goes through arrays at any nesting, so this one does too.
+  const visit = (value: unknown, path: string, depth: number): void => {
+    if (isPlainObject(value)) walk(value, path, depth);
+    else if (Array.isArray(value)) for (const element of value) visit(element, path, depth);
+  };
+  walk(payload, undefined, 1);
   return paths;
 }
