@@ -11,6 +11,7 @@
  */
 import { Database } from '../../src/db/database.js';
 import { measurePhases, type PhaseReport } from './restart-phases.js';
+import { procRss } from './server.js';
 
 export interface RestartJob {
   readonly kind: 'open' | 'phases';
@@ -33,6 +34,9 @@ export interface OpenReport {
   readonly rss_before_bytes: number;
   readonly rss_after_bytes: number;
   readonly heap_used_after_bytes: number;
+  /** After the open: private memory, and file pages mapped in (the LMDB file it read), when /proc exists. */
+  readonly rss_anon_after_bytes: number | null;
+  readonly rss_file_after_bytes: number | null;
   readonly hits: readonly (readonly { id: string; score: number }[])[];
 }
 
@@ -57,6 +61,7 @@ async function timedOpen(job: RestartJob): Promise<OpenReport> {
     const collection = db.collection(job.collection);
     collectGarbage();
     const usage = process.memoryUsage();
+    const proc = procRss(process.pid);
     const stats = collection.memoryStats();
     const hits = job.queries.map((q) =>
       collection.search({ vector: q, limit: job.k, params: { ef: job.ef } }).map((h) => ({ id: String(h.id), score: h.score })),
@@ -83,6 +88,8 @@ async function timedOpen(job: RestartJob): Promise<OpenReport> {
       rss_before_bytes: rssBefore,
       rss_after_bytes: usage.rss,
       heap_used_after_bytes: usage.heapUsed,
+      rss_anon_after_bytes: proc?.rss_anon_bytes ?? null,
+      rss_file_after_bytes: proc?.rss_file_bytes ?? null,
       hits,
     };
   } finally {

@@ -32,7 +32,7 @@ export interface BenchServer {
   dbFileSize(): { allocated: number; apparent: number };
   output(): string;
   /** The service's resident set now and at its peak (Linux /proc), or null elsewhere. */
-  rss(): { rss_bytes: number; peak_rss_bytes: number } | null;
+  rss(): ProcRss | null;
   /** SIGTERM, wait for the exit, remove the temporary folder; resolves with the exit code or signal. */
   stop(): Promise<number | string>;
 }
@@ -67,12 +67,21 @@ async function waitHealthy(url: string, child: ChildProcess, output: () => strin
   }
 }
 
-/** VmRSS and VmHWM of a process, from /proc (Linux only). */
-function procRss(pid: number): { rss_bytes: number; peak_rss_bytes: number } | null {
+export interface ProcRss {
+  readonly rss_bytes: number;
+  readonly peak_rss_bytes: number;
+  /** Private memory (heap, WebAssembly memories, malloc). */
+  readonly rss_anon_bytes: number;
+  /** File pages mapped in: for kith mostly the LMDB file it has read (page cache, reclaimable). */
+  readonly rss_file_bytes: number;
+}
+
+/** VmRSS, VmHWM, RssAnon and RssFile of a process, from /proc (Linux only). */
+export function procRss(pid: number): ProcRss | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
-    return { rss_bytes: kib('VmRSS'), peak_rss_bytes: kib('VmHWM') };
+    return { rss_bytes: kib('VmRSS'), peak_rss_bytes: kib('VmHWM'), rss_anon_bytes: kib('RssAnon'), rss_file_bytes: kib('RssFile') };
   } catch {
     return null;
   }

@@ -1,20 +1,23 @@
 /**
- * Scenario `flat`: the exact index over real HTTP, per collection size.
+ * Scenario `flat`: search over real HTTP, per collection size, on the exact index (default) or,
+ * with `--index hnsw`, on the HNSW index (default parameters unless --m/--ef-construction/--ef).
  *
  * For each size: start the compiled service on a loopback port with a fresh database file, create
- * a Flat cosine collection, PUT the points in awaited batches (load points/s; each 200 means the
- * batch is durable), then time searches (limit 10) from one sequential client: warm-up, then
+ * a cosine collection of the chosen index, PUT the points in awaited batches (load points/s; each
+ * 200 means the batch is durable), then time searches (limit 10) from one sequential client: warm-up, then
  * `--runs` passes over the query set, median pass QPS and p50/p99 latency over every request.
  * Recall@10 of the first timed pass is checked against float64 brute force in this process.
  * A second measurement with 2 requests in flight shows what the HTTP layer adds (the server is
  * one Node thread: this overlaps parsing and I/O with search, it does not search in parallel).
+ * Refuses to run on a build without distance.wasm (the reference kernels would be measured).
  */
 import { GaussianMixture, PEER_MIXTURE } from '../datasets/synthetic.js';
 import { exactCosineTopK, type RecallReport, recallAtK } from '../lib/brute-force.js';
 import { CLIENT_KINDS, createClient, requestJson } from '../lib/http-client.js';
+import { requireWasmKernels } from '../lib/kernels-check.js';
 import { loadAverage, machineInfo, QUIET_LOAD } from '../lib/machine.js';
 import { REPO_DIR, writeResult } from '../lib/results.js';
-import { oneOf, parseOptions, positiveInt, positiveIntList, type Scenario } from '../lib/scenario.js';
+import { oneOf, parseOptions, positiveInt, positiveIntList, type Scenario, UsageError } from '../lib/scenario.js';
 import { startServer } from '../lib/server.js';
 import { round } from '../lib/stats.js';
 import { formatTable } from '../lib/table.js';
@@ -33,19 +36,46 @@ const COLLECTION = 'bench_flat';
 const TINY_COLLECTION = 'bench_one_point';
 const LIMIT = 10;
 const CONCURRENT_CLIENTS = 2;
+const INDEX_KINDS = ['flat', 'hnsw'] as const;
+type IndexKind = (typeof INDEX_KINDS)[number];
 
-const OPTIONS = `  --sizes <n,n,…>     collection sizes (default 10000,100000)
-  --dim <d>           vector dimension (default 128)
-  --runs <r>          timed passes over the queries (default 5)
-  --queries <q>       queries per pass (default 1000)
-  --warmup <w>        untimed queries before the timed passes (default 200)
-  --batch <b>         points per PUT (default 1000)
-  --seed <s>          dataset seed (default 42, as the peers)
-  --client <kind>     http (node:http keep-alive Agent, default) or fetch (undici)
-  --no-write          do not write bench/results/<date>-flat.json`;
+/** What the collection is created with; HNSW parameters left undefined take the service's defaults. */
+interface IndexChoice {
+  readonly kind: IndexKind;
+  readonly m?: number;
+  readonly efConstruction?: number;
+  readonly ef?: number;
+}
+
+/** The HNSW parameters as the service echoes them for the created collection (the ones in effect). */
+interface HnswParams {
+  readonly m: number;
+  readonly ef_construction: number;
+  readonly ef_search: number;
+}
+
+const OPTIONS = `  --index <kind>         flat (exact, default) or hnsw (results go to bench/results/<date>-flat-hnsw.json)
+  --m <m>                hnsw: links per node (default: the service's, 16)
+  --ef-construction <e>  hnsw: build beam width (default: the service's, 200)
+  --ef <e>               hnsw: search beam width, set as the collection's ef_search (default: the service's, 64)
+  --sizes <n,n,…>        collection sizes (default 10000,100000)
+  --dim <d>              vector dimension (default 128)
+  --runs <r>             timed passes over the queries (default 5)
+  --queries <q>          queries per pass (default 1000)
+  --warmup <w>           untimed queries before the timed passes (default 200)
+  --batch <b>            points per PUT (default 1000)
+  --seed <s>             dataset seed (default 42, as the peers)
+  --client <kind>        http (node:http keep-alive Agent, default) or fetch (undici)
+  --no-write             do not write bench/results/<date>-flat[-hnsw].json
+
+The service must come from a build with the WASM kernels (npm run build, or node scripts/build.mjs
+--out dist-<name>): without <out>/src/kernels/distance.wasm the scenario refuses to run.`;
 
 interface SizeResult {
   readonly n: number;
+  readonly index: IndexKind;
+  /** null for Flat. */
+  readonly hnsw: HnswParams | null;
   readonly load: LoadReport;
   readonly db_file_mib: number;
   readonly healthz_floor: FloorReport;
@@ -62,10 +92,25 @@ function log(message: string): void {
   process.stderr.write(`[flat] ${message}\n`);
 }
 
+/** The create body: HNSW parameters only where given, so the rest are the service's own defaults. */
+function collectionBody(name: string, dim: number, index: IndexChoice): Record<string, unknown> {
+  const parameters: Record<string, number> = {};
+  if (index.m !== undefined) parameters.m = index.m;
+  if (index.efConstruction !== undefined) parameters.ef_construction = index.efConstruction;
+  if (index.ef !== undefined) parameters.ef_search = index.ef;
+  const body: Record<string, unknown> = { name, vector_size: dim, distance: 'cosine', hnsw: index.kind === 'hnsw' };
+  if (Object.keys(parameters).length > 0) body.parameters = parameters;
+  return body;
+}
+
+function indexLabel(index: IndexKind, hnsw: HnswParams | null): string {
+  return index === 'flat' || hnsw === null ? 'flat' : `hnsw M=${hnsw.m} ef_construction=${hnsw.ef_construction} ef=${hnsw.ef_search}`;
+}
+
 async function runSize(
   mixture: GaussianMixture,
   n: number,
-  params: { runs: number; queries: number; warmup: number; batch: number; client: 'http' | 'fetch' },
+  params: { runs: number; queries: number; warmup: number; batch: number; client: 'http' | 'fetch'; index: IndexChoice },
 ): Promise<SizeResult> {
   const t0 = performance.now();
   const base = mixture.base(n);
@@ -79,17 +124,18 @@ async function runSize(
   const client = createClient(params.client, server.url, CONCURRENT_CLIENTS);
   let exit: number | string = 'not stopped';
   try {
-    await requestJson(client, 'POST', '/collections', {
-      name: COLLECTION,
-      vector_size: mixture.spec.dim,
-      distance: 'cosine',
-      hnsw: false,
-    });
+    await requestJson(client, 'POST', '/collections', collectionBody(COLLECTION, mixture.spec.dim, params.index));
+    const created = (await requestJson(client, 'GET', `/collections/${COLLECTION}`)) as { result: { hnsw: boolean; parameters: HnswParams } };
+    if (created.result.hnsw !== (params.index.kind === 'hnsw')) throw new Error(`collection created with hnsw=${created.result.hnsw}`);
+    const { m, ef_construction, ef_search } = created.result.parameters;
+    const hnsw = params.index.kind === 'hnsw' ? { m, ef_construction, ef_search } : null;
+    const label = indexLabel(params.index.kind, hnsw);
     const load = await loadPoints(client, COLLECTION, batches, n);
-    log(`n=${n}: loaded in ${load.seconds} s (${load.points_per_s} points/s)`);
+    log(`n=${n} (${label}): loaded in ${load.seconds} s (${load.points_per_s} points/s)`);
     const size = server.dbFileSize();
     const floor = await measureFloor(client, 2000);
-    await requestJson(client, 'POST', '/collections', { name: TINY_COLLECTION, vector_size: mixture.spec.dim, distance: 'cosine' });
+    // The same index kind and parameters, so the fixed cost is the same code path minus the search work.
+    await requestJson(client, 'POST', '/collections', collectionBody(TINY_COLLECTION, mixture.spec.dim, params.index));
     await loadPoints(client, TINY_COLLECTION, encodeUpsertBatches(mixture.base(1), 1), 1);
     const fixed = await measureSearch(client, TINY_COLLECTION, searchBodies, { runs: 1, warmup: params.warmup, concurrency: 1, expectHits: 1 });
     const sequential = await measureSearch(client, COLLECTION, searchBodies, {
@@ -98,14 +144,14 @@ async function runSize(
       concurrency: 1,
       expectHits: LIMIT,
     });
-    log(`n=${n}: 1 client ${sequential.report.qps_median} QPS (runs ${sequential.report.qps_per_run.join(', ')})`);
+    log(`n=${n} (${label}): 1 client ${sequential.report.qps_median} QPS (runs ${sequential.report.qps_per_run.join(', ')})`);
     const concurrent = await measureSearch(client, COLLECTION, searchBodies, {
       runs: params.runs,
       warmup: params.warmup,
       concurrency: CONCURRENT_CLIENTS,
       expectHits: LIMIT,
     });
-    log(`n=${n}: 2 clients ${concurrent.report.qps_median} QPS (runs ${concurrent.report.qps_per_run.join(', ')})`);
+    log(`n=${n} (${label}): 2 clients ${concurrent.report.qps_median} QPS (runs ${concurrent.report.qps_per_run.join(', ')})`);
     client.close();
     exit = await server.stop();
     if (exit !== 0) log(`n=${n}: server exited with ${exit} on SIGTERM:\n${server.output()}`);
@@ -115,9 +161,11 @@ async function runSize(
     const truth = exactCosineTopK(base, queries, LIMIT);
     const groundTruthSeconds = (performance.now() - g0) / 1000;
     const recall = recallAtK(truth, sequential.hits, base, queries);
-    log(`n=${n}: recall@10 ${recall.recall} (ground truth in ${groundTruthSeconds.toFixed(1)} s)`);
+    log(`n=${n} (${label}): recall@10 ${recall.recall} (ground truth in ${groundTruthSeconds.toFixed(1)} s)`);
     return {
       n,
+      index: params.index.kind,
+      hnsw,
       load,
       db_file_mib: round(size.allocated / 2 ** 20, 1),
       healthz_floor: floor,
@@ -134,7 +182,7 @@ async function runSize(
   }
 }
 
-function printTable(results: readonly SizeResult[], dim: number, client: string, runs: number, queries: number): void {
+function printTable(results: readonly SizeResult[], dim: number, client: string, runs: number, queries: number, index: IndexKind): void {
   const int = (x: number): string => Math.round(x).toLocaleString('en-US');
   const ms = (x: number): string => x.toFixed(2);
   const metrics: [string, (r: SizeResult) => string][] = [
@@ -156,8 +204,11 @@ function printTable(results: readonly SizeResult[], dim: number, client: string,
     ['fixed cost: same, server time p50 ms', (r) => ms(r.fixed_cost_1_point.server_time.p50_ms)],
     ['floor: GET /healthz p50 ms', (r) => ms(r.healthz_floor.latency.p50_ms)],
   ];
+  // Flat keeps its original title; HNSW names its parameters (as the service echoed them) in it.
+  const hnsw = results[0]?.hnsw ?? null;
+  const what = index === 'flat' ? 'flat — exact search over HTTP' : `flat --index hnsw — HNSW search over HTTP (${indexLabel(index, hnsw)})`;
   process.stdout.write(
-    `\nflat — exact search over HTTP: d=${dim}, cosine, limit ${LIMIT}, ${queries} queries × ${runs} runs, ` +
+    `\n${what}: d=${dim}, cosine, limit ${LIMIT}, ${queries} queries × ${runs} runs, ` +
       `client ${client === 'http' ? 'node:http keep-alive Agent' : 'fetch (undici)'}\n\n`,
   );
   const header = ['metric', ...results.map((r) => `n=${r.n.toLocaleString('en-US')}`)];
@@ -174,6 +225,10 @@ async function run(argv: readonly string[]): Promise<void> {
     batch: { type: 'string' },
     seed: { type: 'string' },
     client: { type: 'string' },
+    index: { type: 'string' },
+    m: { type: 'string' },
+    'ef-construction': { type: 'string' },
+    ef: { type: 'string' },
     'no-write': { type: 'boolean' },
   });
   const sizes = positiveIntList(values.sizes, '--sizes', [10_000, 100_000]);
@@ -184,6 +239,18 @@ async function run(argv: readonly string[]): Promise<void> {
   const batch = positiveInt(values.batch, '--batch', 1000);
   const seed = positiveInt(values.seed, '--seed', PEER_MIXTURE.seed);
   const client = oneOf(values.client, '--client', CLIENT_KINDS, 'http');
+  const kind = oneOf(values.index, '--index', INDEX_KINDS, 'flat');
+  for (const flag of ['m', 'ef-construction', 'ef'] as const) {
+    if (kind === 'flat' && values[flag] !== undefined) throw new UsageError(`--${flag} applies to --index hnsw only`);
+  }
+  const index: IndexChoice = {
+    kind,
+    m: values.m === undefined ? undefined : positiveInt(values.m, '--m', 16),
+    efConstruction: values['ef-construction'] === undefined ? undefined : positiveInt(values['ef-construction'], '--ef-construction', 200),
+    ef: values.ef === undefined ? undefined : positiveInt(values.ef, '--ef', 64),
+  };
+  requireWasmKernels();
+  const resultName = kind === 'flat' ? 'flat' : 'flat-hnsw';
 
   const machine = machineInfo(REPO_DIR);
   const [load1] = machine.load_average;
@@ -193,12 +260,13 @@ async function run(argv: readonly string[]): Promise<void> {
 
   const mixture = new GaussianMixture({ ...PEER_MIXTURE, dim, seed });
   const results: SizeResult[] = [];
-  for (const n of sizes) results.push(await runSize(mixture, n, { runs, queries, warmup, batch, client }));
+  for (const n of sizes) results.push(await runSize(mixture, n, { runs, queries, warmup, batch, client, index }));
   const loadAfter = loadAverage();
 
-  printTable(results, dim, client, runs, queries);
+  printTable(results, dim, client, runs, queries, kind);
+  const hnsw = results[0]?.hnsw ?? null;
   const full = {
-    scenario: 'flat',
+    scenario: resultName,
     date: new Date().toISOString(),
     machine,
     // Includes this benchmark's own two busy processes: only the value before says whether the machine was quiet.
@@ -206,7 +274,8 @@ async function run(argv: readonly string[]): Promise<void> {
     params: {
       dim,
       distance: 'Cosine',
-      index: 'flat',
+      index: kind,
+      hnsw,
       limit: LIMIT,
       batch,
       runs,
@@ -218,9 +287,11 @@ async function run(argv: readonly string[]): Promise<void> {
     },
     results,
   };
-  if (values['no-write'] !== true) log(`wrote ${writeResult('flat', full)}`);
+  if (values['no-write'] !== true) log(`wrote ${writeResult(resultName, full)}`);
   const summary = {
     scenario: 'flat',
+    index: kind,
+    ...(hnsw === null ? {} : { hnsw }),
     dim,
     runs,
     queries,
@@ -242,7 +313,7 @@ async function run(argv: readonly string[]): Promise<void> {
 
 export const flatScenario: Scenario = {
   name: 'flat',
-  summary: 'load points over HTTP, then exact (Flat) search QPS, latency and recall@10',
+  summary: 'load points over HTTP, then search QPS, latency and recall@10 (Flat, or --index hnsw)',
   options: OPTIONS,
   run,
 };
