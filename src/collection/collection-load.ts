@@ -59,30 +59,39 @@ export function loadCollection(store: LmdbStore, uid: number, config: Collection
     });
   }
 
+  // Size memory once: growing it point by point costs many copies and garbage collections.
+  const stored = store.countPoints(uid);
+  const slots = Math.max(stored, memory.hnsw?.graph.capacity ?? 0);
+  memory.arena.reserve(Math.max(1, slots));
+  memory.table.reserve(slots);
+
   let lastVersion = 0n;
   let points = 0;
   let fromSnapshot = 0;
   const pending: LoadedPoint[] = [];
-  for (const point of readPoints(store, uid, config)) {
+  const place = (point: LoadedPoint): void => {
     points++;
     if (point.version > lastVersion) lastVersion = point.version;
     if (snapshotSlots === undefined) {
       // No graph to restore: insert as we read, without holding every point twice.
       memory.reserve(1);
       memory.upsert(point.id, point.version, point.payload, point.vector);
-      continue;
+      return;
     }
     const placed = bySnapshot.get(point.id);
-    if (placed !== undefined && placed.version === point.version) {
-      memory.arena.reserve(placed.slot + 1);
-      memory.table.insertAt(placed.slot, point.id, point.version, point.payload);
-      memory.payloadIndex.add(placed.slot, point.payload);
-      memory.writeVector(placed.slot, point.vector);
-      fromSnapshot++;
-    } else {
+    if (placed === undefined || placed.version !== point.version) {
       pending.push(point);
+      return;
     }
-  }
+    memory.arena.reserve(placed.slot + 1);
+    memory.table.insertAt(placed.slot, point.id, point.version, point.payload);
+    memory.payloadIndex.add(placed.slot, point.payload);
+    memory.writeVector(placed.slot, point.vector);
+    fromSnapshot++;
+  };
+  memory.payloadIndex.bulkLoad(() => {
+    for (const point of readPoints(store, uid, config)) place(point);
+  });
 
   const current = memory.hnsw;
   if (snapshotSlots !== undefined && current !== undefined) {

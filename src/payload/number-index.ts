@@ -18,6 +18,8 @@ export class NumberIndex {
   private removedInRun = 0;
   private deltaValues: number[] = [];
   private deltaSlots: number[] = [];
+  /** While loading in bulk, additions only accumulate; `endBulk` sorts them once. */
+  private bulk = false;
 
   /** Pairs held, removed ones excluded. */
   get size(): number {
@@ -27,7 +29,20 @@ export class NumberIndex {
   add(value: number, slot: number): void {
     this.deltaValues.push(value);
     this.deltaSlots.push(slot);
-    if (this.deltaValues.length > Math.max(MIN_DELTA, 4 * Math.sqrt(this.runLength))) this.merge();
+    if (!this.bulk && this.deltaValues.length > Math.max(MIN_DELTA, 4 * Math.sqrt(this.runLength))) this.merge();
+  }
+
+  /**
+   * Start-up adds every pair before the first lookup: merging as they come would cost O(n^1.5);
+   * deferring to one sort at the end costs O(n log n).
+   */
+  beginBulk(): void {
+    this.bulk = true;
+  }
+
+  endBulk(): void {
+    this.bulk = false;
+    if (this.deltaValues.length > 0) this.merge();
   }
 
   remove(value: number, slot: number): void {

@@ -19,6 +19,7 @@ export class PayloadIndex {
   private readonly splitPaths = new Map<string, readonly string[]>();
   /** Paths seen but not indexed because MAX_FIELDS was reached. */
   private refused = 0;
+  private bulkLoading = false;
 
   constructor(readonly enabled: boolean) {}
 
@@ -46,6 +47,10 @@ export class PayloadIndex {
           continue;
         }
         field = new FieldIndex(path);
+        if (this.bulkLoading) {
+          field.numbers.beginBulk();
+          field.datetimes.beginBulk();
+        }
         this.fields.set(path, field);
         this.splitPaths.set(path, path.split('.'));
       }
@@ -58,6 +63,20 @@ export class PayloadIndex {
     for (const path of pathsOf(payload)) {
       const field = this.fields.get(path);
       if (field !== undefined) field.remove(slot, valuesAt(payload, path, this.splitPaths.get(path) as readonly string[]));
+    }
+  }
+
+  /** Runs `load` (many `add`s, no lookups) with the numeric indexes' merges deferred to the end. */
+  bulkLoad(load: () => void): void {
+    this.bulkLoading = true;
+    try {
+      load();
+    } finally {
+      this.bulkLoading = false;
+      for (const field of this.fields.values()) {
+        field.numbers.endBulk();
+        field.datetimes.endBulk();
+      }
     }
   }
 

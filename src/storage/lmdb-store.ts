@@ -110,6 +110,11 @@ export class LmdbStore {
     }
   }
 
+  /** How many points a collection has stored (counted by LMDB without decoding values). */
+  countPoints(uid: number): number {
+    return this.points.getKeysCount({ start: [uid], end: [uid + 1] });
+  }
+
   getPoint(uid: number, id: string): Buffer | undefined {
     return this.points.get([uid, id]);
   }
