@@ -9,6 +9,7 @@
 import { passesThreshold, scoresAscend, similarityToScore } from '../core/distance.js';
 import type { PointId } from '../core/point-id.js';
 import { SeededRng } from '../core/rng.js';
+import { bitsWords, hasBit, setBit } from '../core/slot-bits.js';
 import { choosePlan, type Strategy } from '../index/planner.js';
 import type { SearchHits, SearchStats } from '../index/vector-index.js';
 import { type ConditionCounts, compileFilter } from '../payload/filter-compile.js';
@@ -114,11 +115,12 @@ export function searchMemory(memory: CollectionMemory, config: CollectionConfig,
     const estimated = estimateFilter(filter, memory.payloadIndex, n);
     const candidates = estimated.candidates;
     // Built on first use: exact candidates need no per-slot test at all.
-    let test: ((slot: number) => boolean) | undefined;
-    const accept = (slot: number): boolean => {
-      test ??= acceptor(memory, filter, estimated.conditions, candidates);
-      return test(slot);
+    let filterTest: FilterTest | undefined;
+    const testOf = (): FilterTest => {
+      filterTest ??= acceptor(memory, filter, estimated.conditions, candidates);
+      return filterTest;
     };
+    const accept = (slot: number): boolean => testOf().accept(slot);
     explain.estimate = estimated.estimate;
     explain.candidates = candidates?.count ?? null;
     explain.indexed_keys = [...estimated.indexedKeys];
@@ -138,7 +140,7 @@ export function searchMemory(memory: CollectionMemory, config: CollectionConfig,
     if (strategy === 'graph-filtered' && memory.hnsw !== undefined) {
       // Two hops pay where most neighbours fail the filter; with most passing, a plain walk is cheaper.
       const twoHop = params.filter_walk === undefined || params.filter_walk === null ? estimated.estimate.expected < TWO_HOP_BELOW * n : params.filter_walk === 'two-hop';
-      hits = memory.hnsw.search({ k, ef, accept, twoHop, stats });
+      hits = memory.hnsw.search({ k, ef, accept, acceptBits: testOf().bits, twoHop, stats });
       explain.exact = false;
       if (hits.slots.length < k) {
         hits = exactMatches();
@@ -155,42 +157,46 @@ export function searchMemory(memory: CollectionMemory, config: CollectionConfig,
   return { points: shapeHits(memory, config, hits, input, offset, limit), explain };
 }
 
+/** A slot's test against the filter; `bits` holds the same answer as a bitset when there is one. */
+interface FilterTest {
+  readonly accept: (slot: number) => boolean;
+  readonly bits?: Uint32Array;
+}
+
 /**
  * The test a slot must pass: membership in the matches when the indexes answer the filter exactly
- * (their posting sets, or marks set once from them), else the compiled predicate on the payload,
+ * (their bitset, or one set once from their slots), else the compiled predicate on the payload,
  * remembered per slot for this search (a filtered walk meets the same rejected nodes again and again).
  */
-function acceptor(
-  memory: CollectionMemory,
-  filter: Filter,
-  counts: ConditionCounts,
-  candidates: Candidates | undefined,
-): (slot: number) => boolean {
+function acceptor(memory: CollectionMemory, filter: Filter, counts: ConditionCounts, candidates: Candidates | undefined): FilterTest {
   if (candidates?.exact === true) {
-    if (candidates.count <= memory.table.liveCount / 4) {
-      // Mark the matches once (O(matches)); the walk then tests membership with one array read.
-      const marks = memory.candidateMarks;
-      marks.reset(memory.table.slotCount);
-      const array = candidates.array?.();
-      if (array !== undefined) for (let i = 0; i < array.length; i++) marks.visit(array[i] as number);
-      else
-        candidates.forEach((slot) => {
-          marks.visit(slot);
-        });
-      return (slot) => marks.has(slot);
+    let bits = candidates.bits?.();
+    // O(matches) to set once; the walk then tests membership with one array read.
+    if (bits === undefined && candidates.count <= memory.table.liveCount / 4) {
+      const set = new Uint32Array(bitsWords(memory.table.slotCount));
+      candidates.forEach((slot) => {
+        setBit(set, slot);
+      });
+      bits = set;
     }
-    if (candidates.has !== undefined) return candidates.has;
+    if (bits !== undefined) {
+      const found = bits;
+      return { accept: (slot) => hasBit(found, slot), bits: found };
+    }
+    if (candidates.has !== undefined) return { accept: candidates.has };
   }
   const predicate = compileFilter(filter, counts);
   const table = memory.table;
   const memo = memory.filterMemo;
   memo.reset(table.slotCount);
-  return (slot) => {
-    const known = memo.get(slot);
-    if (known !== undefined) return known;
-    const result = predicate(table.payloadOf(slot));
-    memo.set(slot, result);
-    return result;
+  return {
+    accept: (slot) => {
+      const known = memo.get(slot);
+      if (known !== undefined) return known;
+      const result = predicate(table.payloadOf(slot));
+      memo.set(slot, result);
+      return result;
+    },
   };
 }
 

@@ -26,6 +26,11 @@ export interface SearchOptions {
   readonly k: number;
   /** Only slots for which this returns true may be returned. */
   readonly accept?: (slot: number) => boolean;
+  /**
+   * The same answer as `accept` as a bitset (core/slot-bits.ts), when the caller has one: filtered
+   * graph walks then test membership inline instead of calling `accept` for every neighbour.
+   */
+  readonly acceptBits?: Uint32Array;
   /** Search breadth for approximate indexes; ignored by exact ones. */
   readonly ef?: number;
   /**

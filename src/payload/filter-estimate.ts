@@ -9,6 +9,7 @@
  * an index only has to be complete (never miss a match), never exact. AND takes the smallest
  * child's candidates, OR needs candidates from every child, NOT gives none.
  */
+import { bitsToArray, bitsWords, countBits, forEachBit, hasBit } from '../core/slot-bits.js';
 import { type FieldIndex, MAX_KEYWORD_LENGTH } from './field-index.js';
 import type { Condition, FieldCondition, Filter } from './filter-types.js';
 import type { PayloadIndex } from './payload-index.js';
@@ -23,6 +24,8 @@ export interface Estimate {
 export interface Candidates {
   /** An upper bound on how many slots `forEach` visits (repeats included). */
   readonly count: number;
+  /** `count` is exactly how many distinct slots there are, not only a bound. */
+  readonly counted?: boolean;
   forEach(visit: (slot: number) => void): void;
   /**
    * Set when the candidates are exactly the matching points, each visited once (one indexed
@@ -33,8 +36,8 @@ export interface Candidates {
   has?(slot: number): boolean;
   /** The candidates as one shared, read-only array, when that costs nothing (one posting set). */
   array?(): Int32Array;
-  /** Membership flags by slot (1 = candidate), when the candidates are one posting set. */
-  flags?(): Uint8Array;
+  /** The candidates as a bitset (core/slot-bits.ts; read-only, may be shared), when posting sets give it cheaply. */
+  bits?(): Uint32Array;
 }
 
 export interface FilterEstimate {
@@ -169,7 +172,7 @@ function setsPart(sets: readonly PostingSet[], overlapping: boolean): Part {
         },
         has: (slot) => only.has(slot),
         array,
-        flags: () => only.toFlags(),
+        bits: () => only.toBits(),
       },
     };
   }
@@ -182,6 +185,13 @@ function setsPart(sets: readonly PostingSet[], overlapping: boolean): Part {
         for (const s of sets) for (const slot of s.toArray()) visit(slot);
       },
       has: (slot) => sets.some((s) => s.has(slot)),
+      bits: () => {
+        let span = 0;
+        for (const s of sets) span = Math.max(span, s.span);
+        const out = new Uint32Array(bitsWords(span));
+        for (const s of sets) s.orInto(out);
+        return out;
+      },
     },
   };
 }
@@ -253,7 +263,11 @@ function and(parts: readonly Part[], n: number): Part {
   }
   min = Math.max(0, min - (parts.length - 1) * n);
   if (best === undefined || parts.length === 1) return { estimate: clamp(min, expected, max), candidates: best };
-  return { estimate: clamp(min, expected, max), candidates: intersect(parts, best) };
+  const candidates = intersect(parts, best);
+  // Candidates are a superset of the matches: their count bounds the maximum, and is the answer when exact.
+  if (candidates.exact === true && candidates.counted === true) return { estimate: exactly(candidates.count), candidates };
+  max = Math.min(max, candidates.count);
+  return { estimate: clamp(Math.min(min, max), Math.min(expected, max), max), candidates };
 }
 
 /**
@@ -264,12 +278,9 @@ function intersect(parts: readonly Part[], smallest: Candidates): Candidates {
   const others = parts.map((p) => p.candidates).filter((c): c is Candidates => c !== undefined && c !== smallest && c.exact === true && c.has !== undefined);
   const exact = smallest.exact === true && others.length === parts.length - 1;
   if (others.length === 0) return { ...smallest, exact: false, array: undefined };
-  // Large posting sets answer through their flags (one byte read); others through their Set.
-  const tests = others.map((c): ((slot: number) => boolean) => {
-    if (c.flags === undefined || c.count < smallest.count) return c.has as (slot: number) => boolean;
-    const flags = c.flags();
-    return (slot) => flags[slot] === 1;
-  });
+  const smallestBits = smallest.bits;
+  if (smallestBits !== undefined && others.every((c) => c.bits !== undefined)) return intersectBits(exact, smallestBits, others);
+  const tests = others.map((c) => c.has as (slot: number) => boolean);
   const passes = (slot: number): boolean => {
     for (const test of tests) if (!test(slot)) return false;
     return true;
@@ -299,6 +310,35 @@ function intersect(parts: readonly Part[], smallest: Candidates): Candidates {
       for (const slot of array()) visit(slot);
     },
     ...(has === undefined || !exact ? {} : { has: (slot: number) => has(slot) && passes(slot) }),
+  };
+}
+
+/**
+ * An AND of posting-set answers as one bitset, computed word by word (n/32 words per child, a few
+ * microseconds at 100k points), so its count is the true size of the intersection.
+ */
+function intersectBits(exact: boolean, smallest: () => Uint32Array, others: readonly Candidates[]): Candidates {
+  const bits = Uint32Array.from(smallest());
+  for (const c of others) {
+    const other = (c.bits as () => Uint32Array)();
+    for (let w = 0; w < bits.length; w++) bits[w] = (bits[w] as number) & ((other[w] as number | undefined) ?? 0);
+  }
+  const count = countBits(bits);
+  let array: Int32Array | undefined;
+  const toArray = (): Int32Array => {
+    array ??= bitsToArray(bits);
+    return array;
+  };
+  return {
+    count,
+    counted: true,
+    exact,
+    array: toArray,
+    bits: () => bits,
+    forEach(visit) {
+      forEachBit(bits, visit);
+    },
+    ...(exact ? { has: (slot: number) => hasBit(bits, slot) } : {}),
   };
 }
 

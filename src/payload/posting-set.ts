@@ -1,12 +1,21 @@
+import { bitsOf, bitsWords, setBit } from '../core/slot-bits.js';
+
+/**
+ * A set at least this share of its slot range keeps its bitset between searches: at most 8 bytes
+ * per member, a third of what the Set itself costs. Smaller sets build theirs per search.
+ */
+const CACHED_BITS_SHARE = 1 / 64;
+
 /**
  * The slots holding one payload value: a Set for O(1) updates and membership, plus a sorted
  * Int32Array snapshot taken on first read after a change, so repeated searches get their
- * candidates as one typed array (no per-query iteration of the Set).
+ * candidates as one typed array (no per-query iteration of the Set), and for large sets a
+ * membership bitset that filtered graph walks test inline.
  */
 export class PostingSet {
   private readonly slots = new Set<number>();
   private snapshot: Int32Array | undefined;
-  private flags: Uint8Array | undefined;
+  private bits: Uint32Array | undefined;
 
   get size(): number {
     return this.slots.size;
@@ -16,13 +25,13 @@ export class PostingSet {
     if (this.slots.has(slot)) return;
     this.slots.add(slot);
     this.snapshot = undefined;
-    this.flags = undefined;
+    this.bits = undefined;
   }
 
   delete(slot: number): void {
     if (this.slots.delete(slot)) {
       this.snapshot = undefined;
-      this.flags = undefined;
+      this.bits = undefined;
     }
   }
 
@@ -41,22 +50,37 @@ export class PostingSet {
     return this.snapshot;
   }
 
-  /**
-   * Membership as one byte per slot up to the largest member, built on first use after a change:
-   * intersecting with a large set then costs one array read per probe instead of a hash lookup.
-   */
-  toFlags(): Uint8Array {
-    if (this.flags === undefined) {
-      const sorted = this.toArray();
-      const flags = new Uint8Array(sorted.length === 0 ? 0 : (sorted[sorted.length - 1] as number) + 1);
-      for (let i = 0; i < sorted.length; i++) flags[sorted[i] as number] = 1;
-      this.flags = flags;
+  /** One past the largest member (0 when empty). */
+  get span(): number {
+    const sorted = this.toArray();
+    return sorted.length === 0 ? 0 : (sorted[sorted.length - 1] as number) + 1;
+  }
+
+  /** Membership as a bitset up to the largest member (read-only: it may be shared until the next change). */
+  toBits(): Uint32Array {
+    if (this.bits !== undefined) return this.bits;
+    const sorted = this.toArray();
+    const span = this.span;
+    const bits = bitsOf(sorted, span);
+    if (sorted.length >= span * CACHED_BITS_SHARE) this.bits = bits;
+    return bits;
+  }
+
+  /** Sets this set's members in `out` (at least `span` bits long) (word by word from a kept bitset, else member by member). */
+  orInto(out: Uint32Array): void {
+    const sorted = this.toArray();
+    const span = this.span;
+    if (this.bits === undefined && sorted.length < span * CACHED_BITS_SHARE) {
+      for (let i = 0; i < sorted.length; i++) setBit(out, sorted[i] as number);
+      return;
     }
-    return this.flags;
+    const bits = this.toBits();
+    const words = Math.min(out.length, bits.length, bitsWords(span));
+    for (let w = 0; w < words; w++) out[w] = (out[w] as number) | (bits[w] as number);
   }
 
   /** Approximate bytes held (a Set entry ~24 bytes, the snapshot 4 per slot). */
   get bytes(): number {
-    return 24 * this.slots.size + (this.snapshot?.byteLength ?? 0) + (this.flags?.byteLength ?? 0);
+    return 24 * this.slots.size + (this.snapshot?.byteLength ?? 0) + (this.bits?.byteLength ?? 0);
   }
 }

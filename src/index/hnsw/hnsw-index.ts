@@ -16,6 +16,7 @@
  * Similarities are "higher is better" throughout (core/distance.ts).
  */
 import { SeededRng } from '../../core/rng.js';
+import { hasBit } from '../../core/slot-bits.js';
 import { TopK } from '../../core/top-k.js';
 import type { DistanceKernel } from '../../kernels/distance-kernel.js';
 import type { SearchHits, SearchOptions, SlotTable, VectorIndex } from '../vector-index.js';
@@ -184,8 +185,9 @@ export class HnswIndex implements VectorIndex {
     let ep = g.entryPoint;
     let epSim = this.scoreOne(ep);
     for (let layer = g.maxLevel; layer > 0; layer--) [ep, epSim] = this.greedy(ep, epSim, layer);
-    const accept = options.accept ?? null;
-    this.searchLayer(ep, epSim, ef, 0, accept, -1, accept !== null && options.twoHop === true);
+    const bits = options.acceptBits;
+    const accept = bits !== undefined ? (slot: number) => hasBit(bits, slot) : (options.accept ?? null);
+    this.searchLayer(ep, epSim, ef, 0, accept, -1, accept !== null && options.twoHop === true, bits ?? null);
     const { slots, sims, count } = this.found.entries();
     for (let i = 0; i < count; i++) top.offer(slots[i] as number, sims[i] as number);
     if (options.stats !== undefined) options.stats.scored += this.scored;
@@ -197,6 +199,7 @@ export class HnswIndex implements VectorIndex {
    * `this.found`. Tombstones, `exclude`, and (when given) slots `accept` rejects are walked but
    * never become results. `accept` undefined means construction (only tombstones are excluded).
    * With `twoHop`, a neighbour `accept` rejects is not scored: its own neighbours that pass are.
+   * `bits`, when given, is `accept` as a bitset, tested inline.
    */
   private searchLayer(
     entry: number,
@@ -206,6 +209,7 @@ export class HnswIndex implements VectorIndex {
     accept: ((slot: number) => boolean) | null | undefined,
     exclude: number,
     twoHop = false,
+    bits: Uint32Array | null = null,
   ): void {
     const g = this.graph;
     const queue = this.queue;
@@ -245,7 +249,7 @@ export class HnswIndex implements VectorIndex {
       const count = array[offset] as number;
       let n = 0;
       if (twoHop && accept != null) {
-        n = this.gatherTwoHop(array, offset, count, layer, accept, ids, idsBase);
+        n = this.gatherTwoHop(array, offset, count, layer, accept, bits, ids, idsBase);
       } else {
         for (let i = 1; i <= count; i++) {
           const neighbor = array[offset + i] as number;
@@ -261,7 +265,7 @@ export class HnswIndex implements VectorIndex {
           const neighbor = ids[idsBase + i] as number;
           queue.push(neighbor, sim);
           // Two-hop gathering only lists slots that passed `accept` already.
-          if (deleted[neighbor] === 0 && neighbor !== exclude && (accept == null || twoHop || accept(neighbor))) {
+          if (deleted[neighbor] === 0 && neighbor !== exclude && (accept == null || twoHop || (bits !== null ? hasBit(bits, neighbor) : accept(neighbor)))) {
             found.push(neighbor, sim);
             if (found.size > ef) found.pop();
           }
@@ -274,7 +278,8 @@ export class HnswIndex implements VectorIndex {
    * Lists the unvisited neighbours of a node that pass `accept`; for each one that does not, lists
    * instead its own unvisited neighbours that pass. Stops at 2m slots, as ACORN truncates its
    * two-hop lists: a node then offers as many candidates as an unfiltered expansion, and the
-   * checks stay bounded. Returns how many slots were written to `ids`.
+   * checks stay bounded. `bits`, when given, is `accept` as a bitset, tested inline. Returns how
+   * many slots were written to `ids`.
    */
   private gatherTwoHop(
     array: Int32Array,
@@ -282,6 +287,7 @@ export class HnswIndex implements VectorIndex {
     count: number,
     layer: number,
     accept: (slot: number) => boolean,
+    bits: Uint32Array | null,
     ids: Uint32Array,
     idsBase: number,
   ): number {
@@ -294,7 +300,7 @@ export class HnswIndex implements VectorIndex {
     for (let i = 1; i <= count && n < cap; i++) {
       const neighbor = array[offset + i] as number;
       if (visited.visit(neighbor)) continue;
-      if (accept(neighbor)) {
+      if (bits !== null ? hasBit(bits, neighbor) : accept(neighbor)) {
         ids[idsBase + n++] = neighbor;
         continue;
       }
@@ -311,7 +317,8 @@ export class HnswIndex implements VectorIndex {
       const secondCount = second[at] as number;
       for (let j = 1; j <= secondCount && n < cap; j++) {
         const next = second[at + j] as number;
-        if (!visited.has(next) && accept(next)) {
+        // Only passing slots are marked: a rejected one may still be reached, and looked past, later.
+        if (!visited.has(next) && (bits !== null ? hasBit(bits, next) : accept(next))) {
           visited.visit(next);
           ids[idsBase + n++] = next;
         }

@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Cardinality, choosePlan, exactThreshold, type PlanInput, type Strategy } from '../../../src/index/planner.js';
+import { type Cardinality, choosePlan, exactThreshold, type PlanInput, type Strategy, WALK_SHARE } from '../../../src/index/planner.js';
 
 const N = 100_000;
 const M = 16;
 const EF = 64;
-/** sqrt(16 · 64 · 100000) ≈ 10119. */
+/** sqrt(WALK_SHARE · 16 · 64 · 100000): ≈ 4525 at W = 0.2. */
 const T = exactThreshold(N, M, EF);
 
 const exactly = (count: number): Cardinality => ({ min: count, expected: count, max: count });
@@ -19,8 +19,8 @@ function plan(overrides: Partial<PlanInput>): Strategy {
   return choosePlan({ n: N, ef: EF, m: M, exact: false, matches: undefined, candidates: undefined, ...overrides });
 }
 
-test('the threshold is sqrt(m · ef · n) and grows with each of n, m and ef', () => {
-  assert.ok(Math.abs(T - Math.sqrt(M * EF * N)) < 1e-6 * T, `threshold ${T}`);
+test('the threshold is sqrt(W · m · ef · n) and grows with each of n, m and ef', () => {
+  assert.ok(Math.abs(T - Math.sqrt(WALK_SHARE * M * EF * N)) < 1e-6 * T, `threshold ${T}`);
   assert.ok(T > 1000 && T < N / 2, 'between a handful and half the points');
   assert.ok(exactThreshold(4 * N, M, EF) > T);
   assert.ok(exactThreshold(N, 2 * M, EF) > T);
@@ -104,8 +104,9 @@ test('larger ef or m raise the bar for graph-filtered (more matches are scored e
   assert.equal(plan({ matches, ef: EF * 4 }), 'flat-scan');
   assert.equal(plan({ matches, m: M * 4 }), 'flat-scan');
   assert.equal(plan({ matches, candidates: matches.max, ef: EF * 4 }), 'candidates-exact');
-  // A small collection: sqrt(m · ef · n) exceeds n, so every filter is answered exactly.
-  assert.ok(exactThreshold(1000, M, EF) > 1000);
-  assert.equal(plan({ n: 1000, matches: exactly(900), candidates: 900 }), 'candidates-exact');
-  assert.equal(plan({ n: 1000, matches: exactly(999) }), 'flat-scan');
+  // A small collection: sqrt(W · m · ef · n) exceeds n (n < W · m · ef), so every filter is answered exactly.
+  const small = Math.floor((WALK_SHARE * M * EF) / 2);
+  assert.ok(exactThreshold(small, M, EF) > small);
+  assert.equal(plan({ n: small, matches: exactly(small - 10), candidates: small - 10 }), 'candidates-exact');
+  assert.equal(plan({ n: small, matches: exactly(small - 1) }), 'flat-scan');
 });

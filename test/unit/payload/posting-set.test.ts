@@ -1,18 +1,13 @@
 /**
  * PostingSet: the slots holding one payload value. Membership and size follow add/delete; the
- * sorted array and the flags are snapshots, cached until the set changes.
+ * sorted array and the bitset are snapshots, cached until the set changes.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SeededRng } from '../../../src/core/rng.js';
+import { bitsOf, bitsToArray } from '../../../src/core/slot-bits.js';
 import { PostingSet } from '../../../src/payload/posting-set.js';
 import { testSeed, withSeed } from '../../helpers/data.js';
-
-function flagsOf(slots: readonly number[]): number[] {
-  const out = new Array<number>(slots.length === 0 ? 0 : Math.max(...slots) + 1).fill(0);
-  for (const s of slots) out[s] = 1;
-  return out;
-}
 
 test('add, delete, has and size follow a Set; repeated adds and deletes of absent slots change nothing', () => {
   const set = new PostingSet();
@@ -63,25 +58,45 @@ test('toArray is cached until a change: the same array while unchanged, a new on
   assert.equal(set.toArray(), third);
 });
 
-test('toFlags marks exactly the members, up to the largest; cached until a change', () => {
+test('toBits holds exactly the members, up to the largest; a dense set keeps it until a change', () => {
   const set = new PostingSet();
-  assert.equal(set.toFlags().length, 0, 'empty set: no flags');
+  assert.equal(set.toBits().length, 0, 'empty set: no words');
   for (const s of [4, 0, 9]) set.add(s);
-  const flags = set.toFlags();
-  assert.ok(flags instanceof Uint8Array);
-  assert.deepEqual(Array.from(flags), flagsOf([0, 4, 9]));
-  assert.equal(set.toFlags(), flags, 'same instance while unchanged');
+  const bits = set.toBits();
+  assert.ok(bits instanceof Uint32Array);
+  assert.deepEqual(Array.from(bitsToArray(bits)), [0, 4, 9]);
+  assert.equal(set.span, 10);
+  assert.equal(set.toBits(), bits, 'same instance while unchanged (3 members in a span of 10 is dense)');
   set.add(4);
-  assert.equal(set.toFlags(), flags, 'a no-op add keeps the flags');
+  assert.equal(set.toBits(), bits, 'a no-op add keeps the bitset');
   set.delete(9);
-  const after = set.toFlags();
-  assert.notEqual(after, flags);
-  assert.deepEqual(Array.from(after), flagsOf([0, 4]));
-  set.add(12);
-  assert.deepEqual(Array.from(set.toFlags()), flagsOf([0, 4, 12]));
+  const after = set.toBits();
+  assert.notEqual(after, bits);
+  assert.deepEqual(Array.from(bitsToArray(after)), [0, 4]);
+  set.add(70);
+  assert.deepEqual(Array.from(bitsToArray(set.toBits())), [0, 4, 70]);
 });
 
-test('random add/delete sequences agree with a Set model (array, flags, has, size)', () => {
+test('a sparse set builds its bitset per call instead of keeping it', () => {
+  const set = new PostingSet();
+  set.add(1);
+  set.add(10_000);
+  const first = set.toBits();
+  assert.deepEqual(Array.from(bitsToArray(first)), [1, 10_000]);
+  assert.notEqual(set.toBits(), first, '2 members in a span of 10,001: not kept');
+});
+
+test('orInto adds the members to an existing bitset, sparse or dense', () => {
+  for (const members of [[3, 40, 41], [5, 9_000]]) {
+    const set = new PostingSet();
+    for (const s of members) set.add(s);
+    const out = bitsOf([0, 40, 100], 10_000);
+    set.orInto(out);
+    assert.deepEqual(Array.from(bitsToArray(out)), [...new Set([0, 40, 100, ...members])].sort((a, b) => a - b));
+  }
+});
+
+test('random add/delete sequences agree with a Set model (array, bits, has, size)', () => {
   const seed = testSeed(0x9057);
   withSeed(seed, (rng: SeededRng) => {
     for (let round = 0; round < 20; round++) {
@@ -101,7 +116,7 @@ test('random add/delete sequences agree with a Set model (array, flags, has, siz
           const sorted = [...model].sort((a, b) => a - b);
           assert.equal(set.size, model.size, `round ${round} op ${op}: size`);
           assert.deepEqual(Array.from(set.toArray()), sorted, `round ${round} op ${op}: toArray`);
-          assert.deepEqual(Array.from(set.toFlags()), flagsOf(sorted), `round ${round} op ${op}: toFlags`);
+          assert.deepEqual(Array.from(bitsToArray(set.toBits())), sorted, `round ${round} op ${op}: toBits`);
           const probe = rng.int(universe + 5);
           assert.equal(set.has(probe), model.has(probe), `round ${round} op ${op}: has(${probe})`);
         }
