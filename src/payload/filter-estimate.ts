@@ -121,16 +121,18 @@ function scalarPostings(field: FieldIndex, values: readonly unknown[]): Part | u
     if (typeof v === 'string') {
       if (v.length > MAX_KEYWORD_LENGTH) return undefined;
       const slots = field.keywords.get(v);
-      if (slots !== undefined) sets.push(slots);
+      if (slots !== undefined && !sets.includes(slots)) sets.push(slots);
     } else if (typeof v === 'boolean') {
-      sets.push(v ? field.trues : field.falses);
+      const slots = v ? field.trues : field.falses;
+      if (!sets.includes(slots)) sets.push(slots);
     } else if (typeof v === 'number') {
       ranges.push(v);
     } else {
       return undefined;
     }
   }
-  const setPart = setsPart(sets, field.multiValued || values.length > 1);
+  // Distinct values of a field that holds one value per point name disjoint sets.
+  const setPart = setsPart(sets, field.multiValued);
   if (ranges.length === 0) return setPart;
   let count = setPart.estimate.max;
   for (const v of new Set(ranges)) count += field.numbers.count(v, true, v, true);

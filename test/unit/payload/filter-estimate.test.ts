@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SeededRng } from '../../../src/core/rng.js';
+import { bitsToArray } from '../../../src/core/slot-bits.js';
 import { type Candidates, type FilterEstimate, estimateFilter } from '../../../src/payload/filter-estimate.js';
 import { parseFilter } from '../../../src/payload/filter-parse.js';
 import { PayloadIndex } from '../../../src/payload/payload-index.js';
@@ -73,6 +74,8 @@ function analyse(data: Indexed, json: JsonObject): Analysis {
   }
   const array = candidates.array?.();
   if (array !== undefined) assert.deepEqual(sorted(new Set(array)), sorted(named), `${context}: array() and forEach differ`);
+  const bits = candidates.bits?.();
+  if (bits !== undefined) assert.deepEqual(Array.from(bitsToArray(bits)), sorted(named), `${context}: bits() and forEach differ`);
   return { estimate, actual, visits };
 }
 
@@ -233,6 +236,23 @@ test('the intersection of two keyword conditions (or keyword and bool) is exact'
     assert.ok(actual.length > 0 && actual.length < data.live.size, `${context}: a selective filter`);
     const keys = (json.must as JsonObject[]).map((c) => c.key as string).sort();
     assert.deepEqual([...estimate.indexedKeys].sort(), keys, `${context}: indexed keys`);
+  }
+});
+
+test('any of several values of a single-valued keyword (repeats included) is counted exactly, and so is an AND of it', () => {
+  const data = shop();
+  for (const json of [
+    { must: [{ key: 'color', match: { any: ['red', 'blue'] } }] },
+    { must: [{ key: 'color', match: { any: ['red', 'red', 'green'] } }] },
+    { must: [{ key: 'color', match: { any: ['red', 'blue'] } }, { key: 'size', match: { value: 'L' } }] },
+    { should: [{ key: 'size', match: { value: 'S' } }, { key: 'size', match: { value: 'M' } }] },
+  ] as JsonObject[]) {
+    const { estimate, actual } = analyse(data, json);
+    const context = JSON.stringify(json);
+    assert.ok(actual.length > 0 && actual.length < data.live.size, `${context}: a selective filter`);
+    if (json.should !== undefined) continue; // OR across conditions: bracketed (checked above), not claimed exact
+    assert.deepEqual(estimate.estimate, { min: actual.length, expected: actual.length, max: actual.length }, context);
+    assert.equal(estimate.candidates?.exact, true, `${context}: candidates exact`);
   }
 });
 
