@@ -49,3 +49,14 @@ export function oneOf<T extends string>(text: string | boolean | undefined, flag
   }
   return text as T;
 }
+
+/** A comma-separated subset of `allowed` (all of it when the flag is absent), without repeats. */
+export function nameList<T extends string>(text: string | boolean | undefined, flag: string, allowed: readonly T[]): T[] {
+  if (text === undefined) return [...allowed];
+  if (typeof text !== 'string' || text.trim() === '') throw new UsageError(`${flag}: expected a comma-separated list of ${allowed.join(', ')}`);
+  const names = text.split(',').map((part) => part.trim());
+  for (const name of names) {
+    if (!(allowed as readonly string[]).includes(name)) throw new UsageError(`${flag}: unknown ${JSON.stringify(name)}; expected some of ${allowed.join(', ')}`);
+  }
+  return [...new Set(names)] as T[];
+}

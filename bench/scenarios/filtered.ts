@@ -14,12 +14,12 @@
  * table, the hnswlib-node table (and an ef sweep with --efs), bench/results/<date>-filtered.json,
  * and one final JSON line.
  */
-import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { DatasetRequest } from '../datasets/dataset.js';
 import { FILTERED_DATASETS, type FilteredDatasetName, filteredWorkload } from '../datasets/filtered-workload.js';
 import { loadDataset, SYNTHETIC_DEFAULTS } from '../datasets/load.js';
 import { DEFAULT_DATA_DIR } from '../datasets/real.js';
+import { runChildWorker } from '../lib/child-worker.js';
 import { type Cell, FILTERED_ENGINES, type FilteredEngineName, KITH_MODES } from '../lib/filtered-engines.js';
 import { type DatasetResult, printDataset, type ShapeInfo, summarizeDataset, TARGET_RATIO, TARGET_RATIO_SELECTIVE, TARGET_RECALL } from '../lib/filtered-report.js';
 import { filteredGroundTruth, selectivity } from '../lib/filtered-truth.js';
@@ -29,7 +29,7 @@ import { requireWasmKernels } from '../lib/kernels-check.js';
 import { loadAverage, machineInfo, QUIET_LOAD } from '../lib/machine.js';
 import { PEERS_INSTALL_HINT, peerStatus } from '../lib/peers.js';
 import { REPO_DIR, writeResult } from '../lib/results.js';
-import { parseOptions, positiveInt, positiveIntList, type Scenario, UsageError } from '../lib/scenario.js';
+import { nameList, parseOptions, positiveInt, positiveIntList, type Scenario, UsageError } from '../lib/scenario.js';
 import { round } from '../lib/stats.js';
 
 const WORKER = fileURLToPath(new URL('../lib/filtered-worker.js', import.meta.url));
@@ -58,41 +58,6 @@ Peers: install once with \`${PEERS_INSTALL_HINT}\`.`;
 
 function log(message: string): void {
   process.stderr.write(`[filtered] ${message}\n`);
-}
-
-function nameList<T extends string>(text: string | boolean | undefined, flag: string, allowed: readonly T[]): T[] {
-  if (text === undefined) return [...allowed];
-  if (typeof text !== 'string' || text.trim() === '') throw new UsageError(`${flag}: expected a comma-separated list of ${allowed.join(', ')}`);
-  const names = text.split(',').map((part) => part.trim());
-  for (const name of names) {
-    if (!(allowed as readonly string[]).includes(name)) throw new UsageError(`${flag}: unknown ${JSON.stringify(name)}; expected some of ${allowed.join(', ')}`);
-  }
-  return [...new Set(names)] as T[];
-}
-
-function runWorker(job: FilteredJob): Promise<FilteredWorkerResult> {
-  return new Promise((resolve) => {
-    const child = fork(WORKER, [], {
-      execArgv: [...process.execArgv, '--expose-gc'],
-      // The worker's stdout goes to our stderr: stdout carries only the tables and the final JSON line.
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    });
-    child.stdout?.pipe(process.stderr, { end: false });
-    let result: FilteredWorkerResult | undefined;
-    let failure: string | undefined;
-    child.on('message', (message) => {
-      result = message as FilteredWorkerResult;
-    });
-    child.on('error', (error) => {
-      failure = error.message;
-    });
-    child.on('exit', (code, signal) => {
-      resolve(
-        result ?? { ok: false, engine: job.engine, missing_peer: false, error: failure ?? `the worker exited with ${signal ?? `code ${code}`} before reporting` },
-      );
-    });
-    child.send(job);
-  });
 }
 
 /**
@@ -150,6 +115,10 @@ function prepare(request: DatasetRequest, payloadSeed: number, k: number): { inf
     filtered_ground_truth: { cached: ft.cached, seconds: round(ft.seconds, 2), file: rel(ft.path) },
   };
   return { info, shapes };
+}
+
+function runWorker(job: FilteredJob): Promise<FilteredWorkerResult> {
+  return runChildWorker<FilteredJob, FilteredWorkerResult>(WORKER, job, (error) => ({ ok: false, engine: job.engine, missing_peer: false, error }));
 }
 
 async function run(argv: readonly string[]): Promise<void> {

@@ -13,13 +13,13 @@
  * bench/results/<date>-index.json, and one final JSON line with kith / hnswlib-node ratios.
  * Peers come from bench/peers (`npm ci --prefix bench/peers`); a missing one is skipped with a message.
  */
-import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AnnDataset, DATASET_NAMES, type DatasetName, type DatasetRequest } from '../datasets/dataset.js';
 import { loadDataset, SYNTHETIC_DEFAULTS } from '../datasets/load.js';
 import { DEFAULT_DATA_DIR } from '../datasets/real.js';
+import { runChildWorker } from '../lib/child-worker.js';
 import { ENGINE_NAMES, type EngineName, engineStatus } from '../lib/engines.js';
 import { groundTruth } from '../lib/ground-truth.js';
 import type { EngineFailure, EngineRun, WorkerJob, WorkerResult } from '../lib/index-worker.js';
@@ -27,7 +27,7 @@ import { loadAverage, machineInfo, QUIET_LOAD } from '../lib/machine.js';
 import { PEERS_INSTALL_HINT } from '../lib/peers.js';
 import { type AtRecall, qpsAtRecall } from '../lib/recall-curve.js';
 import { localDate, REPO_DIR, writeResult } from '../lib/results.js';
-import { parseOptions, positiveInt, positiveIntList, type Scenario, UsageError } from '../lib/scenario.js';
+import { nameList, parseOptions, positiveInt, positiveIntList, type Scenario, UsageError } from '../lib/scenario.js';
 import { round } from '../lib/stats.js';
 import { renderRecallQpsSvg } from '../lib/svg-plot.js';
 import { formatTable } from '../lib/table.js';
@@ -58,16 +58,6 @@ function log(message: string): void {
   process.stderr.write(`[index] ${message}\n`);
 }
 
-function nameList<T extends string>(text: string | boolean | undefined, flag: string, allowed: readonly T[]): T[] {
-  if (text === undefined) return [...allowed];
-  if (typeof text !== 'string' || text.trim() === '') throw new UsageError(`${flag}: expected a comma-separated list of ${allowed.join(', ')}`);
-  const names = text.split(',').map((part) => part.trim());
-  for (const name of names) {
-    if (!(allowed as readonly string[]).includes(name)) throw new UsageError(`${flag}: unknown ${JSON.stringify(name)}; expected some of ${allowed.join(', ')}`);
-  }
-  return [...new Set(names)] as T[];
-}
-
 interface EngineResult {
   readonly run: EngineRun;
   readonly at_recall: readonly AtRecall[];
@@ -89,36 +79,6 @@ interface DatasetResult {
   readonly engines: readonly EngineResult[];
   readonly failed: readonly EngineFailure[];
   readonly plot: string | null;
-}
-
-function runWorker(job: WorkerJob): Promise<WorkerResult> {
-  return new Promise((resolve) => {
-    const child = fork(WORKER, [], {
-      execArgv: [...process.execArgv, '--expose-gc'],
-      // The worker's stdout goes to our stderr: stdout carries only the tables and the final JSON line.
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    });
-    child.stdout?.pipe(process.stderr, { end: false });
-    let result: WorkerResult | undefined;
-    let failure: string | undefined;
-    child.on('message', (message) => {
-      result = message as WorkerResult;
-    });
-    child.on('error', (error) => {
-      failure = error.message;
-    });
-    child.on('exit', (code, signal) => {
-      resolve(
-        result ?? {
-          ok: false,
-          engine: job.engine,
-          missing_peer: false,
-          error: failure ?? `the worker exited with ${signal ?? `code ${code}`} before reporting`,
-        },
-      );
-    });
-    child.send(job);
-  });
 }
 
 function describeDataset(d: AnnDataset): string {
@@ -209,6 +169,10 @@ function exactRatio(ours: EngineResult | undefined, theirs: EngineResult | undef
 function ratio(a: number | null | undefined, b: number | null | undefined, digits = 3): number | null {
   if (a === null || a === undefined || b === null || b === undefined || b === 0) return null;
   return round(a / b, digits);
+}
+
+function runWorker(job: WorkerJob): Promise<WorkerResult> {
+  return runChildWorker<WorkerJob, WorkerResult>(WORKER, job, (error) => ({ ok: false, engine: job.engine, missing_peer: false, error }));
 }
 
 async function run(argv: readonly string[]): Promise<void> {

@@ -12,7 +12,6 @@
  * against float64 brute force is checked before the close and after each kind of restart.
  * Output: a table (bench/lib/restart-report.ts), bench/results/<date>-restart.json, one JSON line.
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,10 +19,12 @@ import { fileURLToPath } from 'node:url';
 import { Database } from '../../src/db/database.js';
 import { GaussianMixture, PEER_MIXTURE, type VectorSet } from '../datasets/synthetic.js';
 import { exactCosineTopK, type RecallReport, recallAtK } from '../lib/brute-force.js';
+import { runChildWorker } from '../lib/child-worker.js';
 import { createClient } from '../lib/http-client.js';
 import { requireWasmKernels } from '../lib/kernels-check.js';
 import { copyWithoutSnapshots } from '../lib/lmdb-snapshots.js';
 import { loadAverage, machineInfo, QUIET_LOAD } from '../lib/machine.js';
+import type { PhaseReport } from '../lib/restart-phases.js';
 import {
   type BuildReport,
   printRestartTable,
@@ -33,7 +34,6 @@ import {
   TARGET,
 } from '../lib/restart-report.js';
 import type { OpenReport, RestartJob, RestartResult } from '../lib/restart-worker.js';
-import type { PhaseReport } from '../lib/restart-phases.js';
 import { REPO_DIR, writeResult } from '../lib/results.js';
 import { parseOptions, positiveInt, positiveIntList, type Scenario } from '../lib/scenario.js';
 import { startServer } from '../lib/server.js';
@@ -65,18 +65,8 @@ function log(message: string): void {
 
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
 
-/** One job in a fresh `node --expose-gc` process; its stdout goes to our stderr (stdout is for the table). */
 function runWorker(job: RestartJob): Promise<RestartResult> {
-  return new Promise((resolve) => {
-    const child = fork(WORKER, [], { execArgv: [...process.execArgv, '--expose-gc'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-    child.stdout?.pipe(process.stderr, { end: false });
-    let result: RestartResult | undefined;
-    child.on('message', (message) => {
-      result = message as RestartResult;
-    });
-    child.on('exit', (code, signal) => resolve(result ?? { kind: 'error', error: `worker exited with ${signal ?? `code ${code}`} before reporting` }));
-    child.send(job);
-  });
+  return runChildWorker<RestartJob, RestartResult>(WORKER, job, (error) => ({ kind: 'error', error }));
 }
 
 async function openInWorker(job: Omit<RestartJob, 'kind'>): Promise<OpenReport> {
