@@ -2,40 +2,12 @@
  * The plain-TypeScript kernel: the reference the WASM kernels are tested against, and the
  * fallback where WebAssembly SIMD is unavailable. Four accumulators let V8 overlap the adds.
  */
-import type { Distance } from '../core/distance.js';
-import type { DistanceKernel } from './distance-kernel.js';
-import { checkBatch } from './slot-arena.js';
+import { PerSlotKernel } from './per-slot-kernel.js';
 import type { VectorArena } from './vector-arena.js';
 
-export class ReferenceKernel implements DistanceKernel {
-  constructor(
-    private readonly arena: VectorArena,
-    readonly distance: Distance,
-  ) {}
-
-  scoreIds(count: number): void {
-    checkBatch(count);
-    const arena = this.arena;
-    const ids = arena.uint32s;
-    const idsBase = arena.idsByteOffset >> 2;
-    const scoresBase = arena.scoresByteOffset >> 2;
-    const f32 = arena.floats;
-    for (let i = 0; i < count; i++) {
-      f32[scoresBase + i] = this.similarityAt(arena.offsetOf(ids[idsBase + i] as number));
-    }
-  }
-
-  scoreRange(start: number, count: number): void {
-    checkBatch(count);
-    const arena = this.arena;
-    const scoresBase = arena.scoresByteOffset >> 2;
-    const f32 = arena.floats;
-    for (let i = 0; i < count; i++) {
-      f32[scoresBase + i] = this.similarityAt(arena.offsetOf(start + i));
-    }
-  }
-
-  private similarityAt(offset: number): number {
+export class ReferenceKernel extends PerSlotKernel<VectorArena> {
+  protected similarityOf(slot: number): number {
+    const offset = this.arena.offsetOf(slot);
     const f32 = this.arena.floats;
     const q = this.arena.queryByteOffset >> 2;
     const dim = this.arena.dim;

@@ -9,36 +9,11 @@
  *
  * Both are tested against the f32 ReferenceKernel applied to the dequantized vectors.
  */
-import type { Distance } from '../core/distance.js';
-import type { DistanceKernel } from './distance-kernel.js';
+import { PerSlotKernel } from './per-slot-kernel.js';
 import type { Sq8Arena } from './sq8-arena.js';
-import { checkBatch } from './slot-arena.js';
 
-export class Sq8ReferenceKernel implements DistanceKernel {
-  constructor(
-    private readonly arena: Sq8Arena,
-    readonly distance: Distance,
-  ) {}
-
-  scoreIds(count: number): void {
-    checkBatch(count);
-    const arena = this.arena;
-    const ids = arena.uint32s;
-    const idsBase = arena.idsByteOffset >> 2;
-    const scoresBase = arena.scoresByteOffset >> 2;
-    const f32 = arena.floats;
-    for (let i = 0; i < count; i++) f32[scoresBase + i] = this.similarityOf(ids[idsBase + i] as number);
-  }
-
-  scoreRange(start: number, count: number): void {
-    checkBatch(count);
-    const arena = this.arena;
-    const scoresBase = arena.scoresByteOffset >> 2;
-    const f32 = arena.floats;
-    for (let i = 0; i < count; i++) f32[scoresBase + i] = this.similarityOf(start + i);
-  }
-
-  private similarityOf(slot: number): number {
+export class Sq8ReferenceKernel extends PerSlotKernel<Sq8Arena> {
+  protected similarityOf(slot: number): number {
     const arena = this.arena;
     const f32 = arena.floats;
     const p = arena.paramsOffsetOf(slot);

@@ -26,41 +26,18 @@ export class Sq8WasmKernel implements DistanceKernel {
   }
 
   scoreIds(count: number): void {
-    checkBatch(count);
-    const a = this.arena;
-    const score = this.ids ?? this.bind().ids;
-    score(
-      this.metric,
-      a.queryByteOffset,
-      a.idsByteOffset,
-      count,
-      a.scoresByteOffset,
-      a.vectorsByteOffset,
-      a.codeStride,
-      a.paramsByteOffset,
-      a.dim,
-      a.querySum,
-      a.queryNormSq,
-    );
+    this.score(this.ids ?? this.bind().ids, this.arena.idsByteOffset, count);
   }
 
   scoreRange(start: number, count: number): void {
+    this.score(this.range ?? this.bind().range, start, count);
+  }
+
+  /** `list` is the ids' byte offset (by ids) or the first slot (a range). */
+  private score(scorer: Sq8Scorer, list: number, count: number): void {
     checkBatch(count);
     const a = this.arena;
-    const score = this.range ?? this.bind().range;
-    score(
-      this.metric,
-      a.queryByteOffset,
-      start,
-      count,
-      a.scoresByteOffset,
-      a.vectorsByteOffset,
-      a.codeStride,
-      a.paramsByteOffset,
-      a.dim,
-      a.querySum,
-      a.queryNormSq,
-    );
+    scorer(this.metric, a.queryByteOffset, list, count, a.scoresByteOffset, a.vectorsByteOffset, a.codeStride, a.paramsByteOffset, a.dim, a.querySum, a.queryNormSq);
   }
 
   /** Instantiates on the first call: the arena's memory exists only once something was written. */
