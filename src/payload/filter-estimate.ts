@@ -282,7 +282,11 @@ function intersect(parts: readonly Part[], smallest: Candidates): Candidates {
   if (others.length === 0) return { ...smallest, exact: false, array: undefined };
   const smallestBits = smallest.bits;
   if (smallestBits !== undefined && others.every((c) => c.bits !== undefined)) return intersectBits(exact, smallestBits, others);
-  const tests = others.map((c) => c.has as (slot: number) => boolean);
+  // A bitset answers with one array read; otherwise the posting sets' own membership.
+  const tests = others.map((c): ((slot: number) => boolean) => {
+    const bits = c.bits?.();
+    return bits === undefined ? (c.has as (slot: number) => boolean) : (slot) => hasBit(bits, slot);
+  });
   const passes = (slot: number): boolean => {
     for (const test of tests) if (!test(slot)) return false;
     return true;

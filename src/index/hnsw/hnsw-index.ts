@@ -186,7 +186,7 @@ export class HnswIndex implements VectorIndex {
     let epSim = this.scoreOne(ep);
     for (let layer = g.maxLevel; layer > 0; layer--) [ep, epSim] = this.greedy(ep, epSim, layer);
     const bits = options.acceptBits;
-    const accept = bits !== undefined ? (slot: number) => hasBit(bits, slot) : (options.accept ?? null);
+    const accept = options.accept ?? (bits !== undefined ? (slot: number) => hasBit(bits, slot) : null);
     this.searchLayer(ep, epSim, ef, 0, accept, -1, accept !== null && options.twoHop === true, bits ?? null);
     const { slots, sims, count } = this.found.entries();
     for (let i = 0; i < count; i++) top.offer(slots[i] as number, sims[i] as number);
