@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
+import { SeededRng } from '../../src/core/rng.js';
+import { randomVectors } from '../helpers/data.js';
 import { httpJson, MAIN_JS, startServer } from '../helpers/server-process.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 
@@ -119,4 +121,52 @@ test('flags: --forms, -flag=value, env fallback, usage and bad flags', async (t)
   const badPort = spawnSync(process.execPath, [MAIN_JS, '-port', 'eighty'], { encoding: 'utf8' });
   assert.equal(badPort.status, 2);
   assert.match(badPort.stderr, /-port: expected an integer/);
+});
+
+test('filtered search over real HTTP: any-of and AND of indexed keywords are counted exactly, every hit matches, never short', async (t) => {
+  const server = await startServer(tempDbPath(t));
+  t.after(() => server.stop('SIGKILL'));
+  const { url } = server;
+  const n = 3000;
+  assert.equal((await httpJson(url, 'POST', '/collections', { name: 'f', vector_size: 8, distance: 'cosine', hnsw: true })).status, 200);
+  const rng = new SeededRng(0xf17);
+  const vectors = randomVectors(rng, n, 8);
+  for (let start = 0; start < n; start += 1000) {
+    const points = vectors.slice(start, start + 1000).map((vector, j) => {
+      const i = start + j;
+      return { id: i, vector, payload: { color: `c${i % 4}`, size: i % 5 === 0 ? 'L' : 'S' } };
+    });
+    assert.equal((await httpJson(url, 'PUT', '/collections/f/points', { points })).status, 200);
+  }
+  const search = async (filter: unknown, limit: number) => {
+    const r = await httpJson(url, 'POST', '/collections/f/points/search', { vector: vectors[5], limit, filter, params: { explain: true } });
+    assert.equal(r.status, 200, r.raw);
+    return r.body;
+  };
+
+  // Two values of a single-valued keyword: disjoint posting sets, counted exactly, no sample.
+  const anyOf = await search({ must: [{ key: 'color', match: { any: ['c1', 'c2', 'c1'] } }] }, 10);
+  assert.deepEqual(anyOf.explain.estimate, { min: n / 2, expected: n / 2, max: n / 2 });
+  assert.equal(anyOf.explain.sample, null);
+  assert.equal(anyOf.result.length, 10);
+  for (const hit of anyOf.result) assert.ok(['c1', 'c2'].includes(hit.payload.color), JSON.stringify(hit));
+
+  // An AND of two keywords (i % 20 === 5: 150 points): the intersection is counted exactly and
+  // scored exactly; a limit above the matches returns every match.
+  const and = { must: [{ key: 'color', match: { value: 'c1' } }, { key: 'size', match: { value: 'L' } }] };
+  const both = await search(and, 200);
+  assert.deepEqual(both.explain.estimate, { min: 150, expected: 150, max: 150 });
+  assert.equal(both.explain.strategy, 'candidates-exact');
+  assert.equal(both.explain.exact, true);
+  assert.equal(both.explain.scored, 150);
+  assert.equal(both.result.length, 150);
+  for (const hit of both.result) assert.ok(Number(hit.id) % 20 === 5, hit.id);
+
+  // A bad filter is a 400 naming the field, and the collection is unchanged.
+  const bad = await httpJson(url, 'POST', '/collections/f/points/search', { vector: vectors[5], filter: { must: [{ key: 'color', match: { any: 'c1' } }] } });
+  assert.equal(bad.status, 400, bad.raw);
+  assert.match(bad.body.status.error, /must\[0\]/, bad.raw);
+  assert.equal((await httpJson(url, 'GET', '/collections/f')).body.result.points_count, n);
+  assert.deepEqual((await search(and, 200)).result, both.result);
+  assert.equal(await server.stop('SIGTERM'), 0);
 });
