@@ -3,6 +3,7 @@
  * SIGINT/SIGTERM: stop accepting, finish requests in flight, make everything durable, close the
  * file, exit 0, all within -shutdown-timeout (else exit 1; acknowledged writes are durable anyway).
  */
+import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './api/app.js';
 import { FlagError, parseFlags, USAGE } from './cli/flags.js';
 import { Database } from './db/database.js';
@@ -22,12 +23,22 @@ async function main(): Promise<void> {
   }
 
   const started = performance.now();
-  const db = Database.open(config.dbPath);
+  // Problems that fail no request (a graph snapshot not used, or not written) are logged, never
+  // dropped; those raised while loading wait for the logger.
+  let logger: FastifyBaseLogger | undefined;
+  const early: { message: string; error: unknown }[] = [];
+  const onWarning = (message: string, error?: unknown): void => {
+    if (logger === undefined) early.push({ message, error });
+    else logger.warn({ err: error }, message);
+  };
+  const db = Database.open(config.dbPath, { onWarning });
   const app = await buildApp({
     db,
     maxBodyMb: config.maxBodyMb,
     logger: { level: process.env.KITH_LOG_LEVEL ?? 'info' },
   });
+  logger = app.log;
+  for (const { message, error } of early) onWarning(message, error);
   app.log.info(
     { db: config.dbPath, collections: db.list().length, loadMs: Math.round(performance.now() - started) },
     'database loaded',

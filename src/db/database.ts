@@ -28,13 +28,13 @@ export class Database {
 
   private constructor(
     private readonly store: LmdbStore,
-    private readonly warn: WarningSink,
+    private readonly warn: WarningSink | undefined,
   ) {}
 
   /** Opens (or creates) the file at `path` and loads every collection into memory. */
   static open(path: string, options: DatabaseOptions = {}): Database {
     const store = LmdbStore.open(path);
-    const db = new Database(store, options.onWarning ?? (() => {}));
+    const db = new Database(store, options.onWarning);
     try {
       for (const stored of store.loadCollections()) {
         const config = configFromStored(stored.config, stored.name);
@@ -97,6 +97,7 @@ export class Database {
     validateCollectionName(name);
     const collection = this.collection(name);
     this.collections.delete(name);
+    this.reports.delete(name);
     this.busyNames.add(name);
     try {
       await collection.retire();

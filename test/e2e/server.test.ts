@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
+import { open } from 'lmdb';
 import { SeededRng } from '../../src/core/rng.js';
 import { randomVectors } from '../helpers/data.js';
 import { httpJson, MAIN_JS, startServer } from '../helpers/server-process.js';
@@ -169,4 +170,29 @@ test('filtered search over real HTTP: any-of and AND of indexed keywords are cou
   assert.equal((await httpJson(url, 'GET', '/collections/f')).body.result.points_count, n);
   assert.deepEqual((await search(and, 200)).result, both.result);
   assert.equal(await server.stop('SIGTERM'), 0);
+});
+
+test('the service logs a graph snapshot it could not use (and still answers)', async (t) => {
+  const dbPath = tempDbPath(t);
+  const first = await startServer(dbPath);
+  t.after(() => first.stop('SIGKILL'));
+  assert.equal((await httpJson(first.url, 'POST', '/collections', { name: 'h', vector_size: 4, distance: 'dot', hnsw: true })).status, 200);
+  const points = randomVectors(new SeededRng(0x5a), 300, 4).map((vector, id) => ({ id, vector }));
+  assert.equal((await httpJson(first.url, 'PUT', '/collections/h/points', { points })).status, 200);
+  assert.equal(await first.stop('SIGTERM'), 0, 'a clean stop writes the graph snapshot');
+
+  const raw = open({ path: dbPath, noSubdir: true });
+  const snapshots = raw.openDB<Buffer, [number, number]>({ name: 'snapshots', encoding: 'binary' });
+  const chunk = Buffer.from(snapshots.get([1, 0]) as Buffer);
+  chunk[Math.floor(chunk.length / 2)] ^= 0xff;
+  await snapshots.put([1, 0], chunk);
+  await raw.close();
+
+  const second = await startServer(dbPath);
+  t.after(() => second.stop('SIGKILL'));
+  const found = await httpJson(second.url, 'POST', '/collections/h/points/search', { vector: points[7]?.vector, limit: 3, params: { exact: true } });
+  assert.equal(found.status, 200);
+  assert.equal(found.body.result.length, 3);
+  assert.equal(await second.stop('SIGTERM'), 0);
+  assert.match(second.output(), /"level":40.*graph snapshot not used \(checksum mismatch\)/);
 });
