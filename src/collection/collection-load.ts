@@ -62,8 +62,8 @@ export function loadCollection(store: LmdbStore, uid: number, config: Collection
   // Size memory once: growing it point by point costs many copies and garbage collections.
   const stored = store.countPoints(uid);
   const slots = Math.max(stored, memory.hnsw?.graph.capacity ?? 0);
-  memory.arena.reserve(Math.max(1, slots));
-  memory.table.reserve(slots);
+  // The table is empty here, so this reserves exactly `slots` in the arena, the table and the graph.
+  memory.reserve(slots);
 
   let lastVersion = 0n;
   let points = 0;

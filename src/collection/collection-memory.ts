@@ -74,6 +74,19 @@ export class CollectionMemory {
     return new HnswIndex(this.arena, this.kernel, this.table, { m: p.m, efConstruction: p.efConstruction, efSearch: p.efSearch, seed: HNSW_SEED });
   }
 
+  /**
+   * Grows every per-slot structure so that upserting `ids` cannot allocate: without a graph only
+   * new ids take a slot; with one an update may too (a changed vector gets a new node).
+   */
+  reserveFor(ids: readonly string[]): void {
+    let points = ids.length;
+    if (this.hnsw === undefined) {
+      points = 0;
+      for (const id of ids) if (this.table.slotOf(id) === undefined) points++;
+    }
+    this.reserve(points);
+  }
+
   /** Grows every per-slot structure so that `points` more upserts cannot allocate. */
   reserve(points: number): void {
     const slots = this.table.slotsNeededFor(points);
@@ -92,6 +105,8 @@ export class CollectionMemory {
       if (this.holdsVector(old, vector)) {
         this.table.upsert(id, version, payload);
         this.payloadIndex.add(old, payload);
+        // The snapshot keys each node by (id, version): a new version is a change to save.
+        this.changesSinceSnapshot++;
         return;
       }
       hnsw.remove(old);

@@ -10,7 +10,7 @@ import { passesThreshold, scoresAscend, similarityToScore } from '../core/distan
 import type { PointId } from '../core/point-id.js';
 import { SeededRng } from '../core/rng.js';
 import { bitsWords, hasBit, setBit } from '../core/slot-bits.js';
-import { choosePlan, type Strategy } from '../index/planner.js';
+import { choosePlan, exactStrategy, type Strategy } from '../index/planner.js';
 import type { SearchHits, SearchStats } from '../index/vector-index.js';
 import { type ConditionCounts, compileFilter } from '../payload/filter-compile.js';
 import { type Candidates, type Estimate, estimateFilter } from '../payload/filter-estimate.js';
@@ -133,8 +133,9 @@ export function searchMemory(memory: CollectionMemory, config: CollectionConfig,
       const expected = sample.size === 0 ? 0 : (sample.matched / sample.size) * population;
       strategy = choosePlan({ ...plan, matches: { min: expected, expected, max: expected }, sampled: true });
     }
+    const exactWay = exactStrategy(candidates?.count, n);
     const exactMatches = (): SearchHits =>
-      candidates !== undefined && candidates.count < n / 2
+      exactWay === 'candidates-exact' && candidates !== undefined
         ? memory.flat.scoreSlots(collectMatches(memory, candidates, accept), k, stats)
         : memory.flat.search({ k, accept, stats });
     if (strategy === 'graph-filtered' && memory.hnsw !== undefined) {
@@ -149,7 +150,7 @@ export function searchMemory(memory: CollectionMemory, config: CollectionConfig,
       }
     } else {
       hits = exactMatches();
-      strategy = candidates !== undefined && candidates.count < n / 2 ? 'candidates-exact' : 'flat-scan';
+      strategy = exactWay;
     }
     explain.strategy = strategy;
   }

@@ -110,7 +110,7 @@ export class Collection {
         id: p.id,
         record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }),
       }));
-      this.memory.reserve(prepared.length);
+      this.memory.reserveFor(prepared.map((p) => p.id));
       await this.store.writePoints(this.uid, writes, [], version);
       this.lastVersion = version;
       this.applyOrReload(() => {

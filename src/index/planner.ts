@@ -53,15 +53,20 @@ export function exactThreshold(n: number, m: number, ef: number): number {
   return Math.sqrt(WALK_SHARE * m * ef * n);
 }
 
+/** The exact way to answer: score the candidates when they are under half the points, else scan. */
+export function exactStrategy(candidates: number | undefined, n: number): 'candidates-exact' | 'flat-scan' {
+  return candidates !== undefined && candidates < n / 2 ? 'candidates-exact' : 'flat-scan';
+}
+
 export function choosePlan(input: PlanInput): Strategy {
   const { n, m, matches, candidates } = input;
   if (matches === undefined) return m === undefined || input.exact ? 'flat-scan' : 'graph';
+  const exact = exactStrategy(candidates, n);
   // Without a graph (or when asked to be exact), the only question is what to scan.
-  if (m === undefined || input.exact) return candidates !== undefined && candidates < n / 2 ? 'candidates-exact' : 'flat-scan';
+  if (m === undefined || input.exact) return exact;
   const threshold = exactThreshold(n, m, input.ef);
-  const exactStrategy: Strategy = candidates !== undefined && candidates < n / 2 ? 'candidates-exact' : 'flat-scan';
   if (candidates !== undefined && candidates <= threshold) return 'candidates-exact';
-  if (matches.max <= threshold) return exactStrategy;
-  if (matches.min > threshold || input.sampled === true) return matches.expected <= threshold ? exactStrategy : 'graph-filtered';
+  if (matches.max <= threshold) return exact;
+  if (matches.min > threshold || input.sampled === true) return matches.expected <= threshold ? exact : 'graph-filtered';
   return 'sample';
 }

@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { SeededRng } from '../../src/core/rng.js';
 import { Database, KithError, parseFilter } from '../../src/index.js';
+import { randomVectors } from '../helpers/data.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 
 test('the embedded API does everything the REST API does, durably', async (t) => {
@@ -50,4 +52,17 @@ test('the embedded API does everything the REST API does, durably', async (t) =>
   await assert.rejects(db.createCollection({ name: 'docs', vector_size: 3, distance: 'dot' }), { code: 'ERR_COLLECTION_EXISTS' });
   await db.dropCollection('docs');
   assert.deepEqual(db.list(), []);
+});
+
+test('re-upserting the same ids of a Flat collection reuses their slots: vector memory does not grow', async (t) => {
+  const db = Database.open(tempDbPath(t));
+  t.after(() => db.close());
+  await db.createCollection({ name: 'f', vector_size: 64, distance: 'dot' });
+  const collection = db.collection('f');
+  const points = randomVectors(new SeededRng(3), 1000, 64).map((vector, id) => ({ id, vector }));
+  await collection.upsert(points);
+  const before = collection.memoryStats().vectorBytesAllocated;
+  for (let round = 0; round < 20; round++) await collection.upsert(points);
+  assert.equal(collection.memoryStats().vectorBytesAllocated, before);
+  assert.equal(collection.memoryStats().points, 1000);
 });

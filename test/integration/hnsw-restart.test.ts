@@ -118,3 +118,23 @@ test('a corrupted snapshot is detected, reported and the graph rebuilt', async (
     exactBefore,
   );
 });
+
+test('payload-only updates are saved in the next snapshot: the restart re-inserts nothing', async (t) => {
+  const path = tempDbPath(t);
+  const rng = new SeededRng(17);
+  let db = Database.open(path);
+  await db.createCollection({ name: 'h', vector_size: DIM, distance: 'cosine', hnsw: true });
+  await fill(db, rng, 0, 1000);
+  await db.close(); // snapshot of versions v1
+  db = Database.open(path);
+  const stored = [0, 1, 2].map((id) => db.collection('h').getPoint(id));
+  // Same vectors, new payloads: new versions, same graph nodes.
+  await db.collection('h').upsert(stored.map((p) => ({ id: p.id, vector: p.vector, payload: { g: 'changed' } })));
+  await db.close();
+
+  db = Database.open(path);
+  t.after(() => db.close());
+  const report = db.loadReports.get('h');
+  assert.deepEqual({ points: report?.points, fromSnapshot: report?.fromSnapshot, inserted: report?.inserted }, { points: 1000, fromSnapshot: 1000, inserted: 0 });
+  assert.equal(db.collection('h').getPoint('1').payload.g, 'changed');
+});

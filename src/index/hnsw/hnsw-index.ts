@@ -108,16 +108,17 @@ export class HnswIndex implements VectorIndex {
       g.setLinks(slot, layer, this.selected, count);
       const chosen = this.selected.slice(0, count);
       for (const neighbor of chosen) this.connect(neighbor, slot, layer);
-      this.arena.setQueryFromSlot(slot);
+      // Re-selecting a full list moved the query; the next layer down needs it back.
+      if (layer > 0) this.arena.setQueryFromSlot(slot);
     }
   }
 
   /** Adds `target` to `node`'s links at `layer`, re-selecting them if the list is full. */
   private connect(node: number, target: number, layer: number): void {
     const g = this.graph;
+    if (this.linksTo(node, layer, target)) return;
     const { array, offset } = g.links(node, layer);
     const count = array[offset] as number;
-    for (let i = 1; i <= count; i++) if (array[offset + i] === target) return;
     const cap = g.capacityAt(layer);
     if (count < cap) {
       array[offset + 1 + count] = target;
