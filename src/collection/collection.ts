@@ -136,7 +136,7 @@ export class Collection {
       const table = memory.table;
       const ids: PointId[] = [];
       if (isEmptyFilter(filter)) {
-        for (let slot = 0; slot < table.slotCount; slot++) if (table.isLive(slot)) ids.push(table.idOf(slot));
+        for (const slot of table.liveSlots()) ids.push(table.idOf(slot));
         return this.deleteExisting(ids);
       }
       // The payload indexes name the candidates when they can; every candidate is checked.
@@ -146,7 +146,7 @@ export class Collection {
       if (estimated.candidates !== undefined) {
         for (const slot of collectMatches(memory, estimated.candidates, accept)) ids.push(table.idOf(slot));
       } else {
-        for (let slot = 0; slot < table.slotCount; slot++) if (table.isLive(slot) && accept(slot)) ids.push(table.idOf(slot));
+        for (const slot of table.liveSlots()) if (accept(slot)) ids.push(table.idOf(slot));
       }
       return this.deleteExisting(ids);
     });

@@ -47,13 +47,6 @@ export class FieldIndex {
     }
   }
 
-  /** Approximate bytes held (posting sets, keys by length, numeric runs), for the memory bound. */
-  get bytes(): number {
-    let bytes = this.numbers.bytes + this.datetimes.bytes + this.trues.bytes + this.falses.bytes;
-    for (const [key, slots] of this.keywords) bytes += 64 + 2 * key.length + slots.bytes;
-    return bytes;
-  }
-
   private addScalar(slot: number, value: unknown): number {
     switch (typeof value) {
       case 'string': {

@@ -17,8 +17,6 @@ export const MAX_PATH_DEPTH = 4;
 export class PayloadIndex {
   private readonly fields = new Map<string, FieldIndex>();
   private readonly splitPaths = new Map<string, readonly string[]>();
-  /** Paths seen but not indexed because MAX_FIELDS was reached. */
-  private refused = 0;
   private bulkLoading = false;
 
   constructor(readonly enabled: boolean) {}
@@ -28,24 +26,12 @@ export class PayloadIndex {
     return this.fields.get(key);
   }
 
-  get fieldCount(): number {
-    return this.fields.size;
-  }
-
-  /** Paths that were seen but left unindexed by the MAX_FIELDS bound. */
-  get refusedPaths(): number {
-    return this.refused;
-  }
-
   add(slot: number, payload: Record<string, unknown>): void {
     if (!this.enabled) return;
     for (const path of pathsOf(payload)) {
       let field = this.fields.get(path);
       if (field === undefined) {
-        if (this.fields.size >= MAX_FIELDS) {
-          this.refused++;
-          continue;
-        }
+        if (this.fields.size >= MAX_FIELDS) continue;
         field = new FieldIndex(path);
         if (this.bulkLoading) {
           field.numbers.beginBulk();
@@ -78,13 +64,6 @@ export class PayloadIndex {
         field.datetimes.endBulk();
       }
     }
-  }
-
-  /** Approximate bytes held by every field index. */
-  get bytes(): number {
-    let bytes = 0;
-    for (const field of this.fields.values()) bytes += field.bytes;
-    return bytes;
   }
 }
 

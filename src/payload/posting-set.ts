@@ -78,9 +78,4 @@ export class PostingSet {
     const words = Math.min(out.length, bits.length, bitsWords(span));
     for (let w = 0; w < words; w++) out[w] = (out[w] as number) | (bits[w] as number);
   }
-
-  /** Approximate bytes held (a Set entry ~24 bytes, the snapshot 4 per slot). */
-  get bytes(): number {
-    return 24 * this.slots.size + (this.snapshot?.byteLength ?? 0) + (this.bits?.byteLength ?? 0);
-  }
 }

@@ -52,7 +52,7 @@ export class LmdbStore {
     private readonly collections: Database<CollectionEntry, string>,
     private readonly lastVersions: Database<string, number>,
     private readonly points: Database<Buffer, PointKey>,
-    private readonly snapshots: Database<Buffer, PointKey | [number, number]>,
+    private readonly snapshots: Database<Buffer, [number, number]>,
   ) {}
 
   /** Opens (or creates) the database file and checks its format. */
@@ -135,8 +135,8 @@ export class LmdbStore {
     await this.write(() => {
       this.collections.removeSync(name);
       this.lastVersions.removeSync(uid);
-      for (const key of this.points.getKeys({ start: [uid], end: [uid + 1] })) this.points.removeSync(key);
-      for (const key of this.snapshots.getKeys({ start: [uid], end: [uid + 1] })) this.snapshots.removeSync(key);
+      removeCollectionKeys(this.points, uid);
+      removeCollectionKeys(this.snapshots, uid);
     });
   }
 
@@ -161,7 +161,7 @@ export class LmdbStore {
     }
     if (pendingBytes > 0 || chunks.length === 0) flushChunk();
     await this.write(() => {
-      for (const key of this.snapshots.getKeys({ start: [uid], end: [uid + 1] })) this.snapshots.removeSync(key);
+      removeCollectionKeys(this.snapshots, uid);
       chunks.forEach((chunk, i) => {
         this.snapshots.putSync([uid, i], Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       });
@@ -209,4 +209,9 @@ export class LmdbStore {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Removes every key `[uid, …]` of a sub-database (inside a write transaction). */
+function removeCollectionKeys<K extends PointKey | [number, number]>(db: Database<Buffer, K>, uid: number): void {
+  for (const key of db.getKeys({ start: [uid], end: [uid + 1] })) db.removeSync(key);
 }

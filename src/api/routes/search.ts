@@ -5,7 +5,7 @@ import { validateCollectionName } from '../../collection/collection-config.js';
 import type { Database } from '../../db/database.js';
 import { parseFilter } from '../../payload/filter-parse.js';
 import { ok } from '../envelope.js';
-import { CollectionNameParams, errorResponses } from '../schemas/common.js';
+import { CollectionNameParams, errorResponses, okEnvelope } from '../schemas/common.js';
 import { ScoredPointSchema, SearchBody, SearchExplainSchema } from '../schemas/points.js';
 
 export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
@@ -18,12 +18,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
         params: CollectionNameParams,
         body: SearchBody,
         response: {
-          200: Type.Object({
-            status: Type.Literal('ok'),
-            result: Type.Array(ScoredPointSchema),
-            explain: Type.Optional(SearchExplainSchema),
-            time: Type.Number(),
-          }),
+          200: okEnvelope(Type.Array(ScoredPointSchema), { explain: Type.Optional(SearchExplainSchema) }),
           ...errorResponses(400, 404, 500),
         },
       },
@@ -33,10 +28,8 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
       const filter = parseFilter(request.body.filter, 'filter');
       const collection = db.collection(request.params.name);
       const body = request.body;
-      if (body.params?.explain !== true) return ok(reply, collection.search({ ...body, filter }));
       const { points, explain } = collection.searchExplained({ ...body, filter });
-      const envelope = ok(reply, points);
-      return { status: envelope.status, result: envelope.result, explain, time: envelope.time };
+      return body.params?.explain === true ? { ...ok(reply, points), explain } : ok(reply, points);
     },
   );
 };

@@ -2,14 +2,14 @@
  * Schemas shared by every route: the success and error envelopes, ids, versions.
  * One source for request validation, response serialisation and the OpenAPI document.
  */
-import { type TSchema, Type } from 'typebox';
+import { type TProperties, type TSchema, Type } from 'typebox';
 
 /** Seconds the request took, as a float. */
 const Time = Type.Number({ description: 'Seconds spent on the request.' });
 
-/** `{"status":"ok","result":…,"time":…}` around a route's result. */
-export function okEnvelope<T extends TSchema>(result: T) {
-  return Type.Object({ status: Type.Literal('ok'), result, time: Time });
+/** `{"status":"ok","result":…,"time":…}` around a route's result; `extra` adds optional siblings of `result` (e.g. `explain`). */
+export function okEnvelope<T extends TSchema, E extends TProperties = Record<never, never>>(result: T, extra?: E) {
+  return Type.Object({ status: Type.Literal('ok'), result, ...(extra as E), time: Time });
 }
 
 export const ErrorEnvelope = Type.Object(
