@@ -1,7 +1,7 @@
 /**
  * A k-NN test set as the `index` benchmark uses it: base vectors, query vectors, the metric, and
  * (when the source has one) a label per vector for later filtered benchmarks. The real sets come
- * from ../shared/data (datasets/real.ts); `synthetic` is the peers' Gaussian mixture
+ * from the repository's datasets/ folder (datasets/real.ts); `synthetic` is the peers' Gaussian mixture
  * (datasets/synthetic.ts).
  */
 import { GaussianMixture, PEER_MIXTURE } from './synthetic.js';
@@ -42,7 +42,7 @@ export type DatasetName = (typeof DATASET_NAMES)[number];
 /** Serializable: the scenario sends it to its worker processes, which load the same data. */
 export interface DatasetRequest {
   readonly name: DatasetName;
-  /** Folder of the real sets (default: ../shared/data beside the repository). */
+  /** Folder of the real sets (default: the repository's datasets/). */
   readonly dataDir?: string;
   /** Synthetic only. */
   readonly n?: number;

@@ -1,6 +1,6 @@
 /**
- * Loaders for the small real k-NN sets in ../shared/data (see that folder's README): the folder
- * beside the repository, i.e. <dir holding package.json>/../shared/data.
+ * Loaders for the small real k-NN sets kept in the repository's datasets/ folder (see its README for
+ * sources and licences), found from the running file whether it runs from dist/ or dist-<name>/.
  *
  * | name     | base × dim     | queries          | metric | file                         |
  * |----------|----------------|------------------|--------|------------------------------|
@@ -11,19 +11,19 @@
  * None ships with k-NN ground truth; bench/lib/ground-truth.ts computes and caches it.
  */
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { REPO_DIR } from '../lib/results.js';
 import { type AnnDataset, matrix } from './dataset.js';
 
-export const DEFAULT_DATA_DIR = resolve(REPO_DIR, '..', 'shared', 'data');
+export const DEFAULT_DATA_DIR = join(REPO_DIR, 'datasets');
 
 function readData(dataDir: string, ...parts: string[]): Buffer {
   const path = join(dataDir, ...parts);
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new Error(`dataset file ${path} cannot be read (${(error as Error).message}); see ../shared/data/README.md`, { cause: error });
+    throw new Error(`dataset file ${path} cannot be read (${(error as Error).message}); see datasets/README.md`, { cause: error });
   }
 }
 
@@ -61,7 +61,7 @@ export function loadSift5k(dataDir = DEFAULT_DATA_DIR): AnnDataset {
     label: 'sift5k',
     id: 'sift5k-ngt-4500b-500q',
     description: 'SIFT descriptors, 4,500 base + last 500 rows as queries',
-    source: '../shared/data/sift5k-ngt/sift-dataset-5k.tsv (yahoojapan/NGT)',
+    source: 'datasets/sift5k-ngt/sift-dataset-5k.tsv (yahoojapan/NGT)',
     metric: 'l2',
     dim,
     base: matrix(parts.base, dim),
@@ -96,7 +96,7 @@ export function loadMnist10k(dataDir = DEFAULT_DATA_DIR): AnnDataset {
     label: 'mnist10k',
     id: 'mnist10k-9000b-1000q',
     description: 'MNIST test split, raw pixels 0–255, 9,000 base + last 1,000 as queries; digit labels kept',
-    source: '../shared/data/mnist-10k/t10k-{images-idx3,labels-idx1}-ubyte.gz (daniel-e/machine_learning)',
+    source: 'datasets/mnist-10k/t10k-{images-idx3,labels-idx1}-ubyte.gz (daniel-e/machine_learning)',
     metric: 'l2',
     dim,
     base: matrix(parts.base, dim),
@@ -129,7 +129,7 @@ export function loadGlove12k(dataDir = DEFAULT_DATA_DIR): AnnDataset {
     label: 'glove12k',
     id: `glove12k-${count - queries}b-${queries}q`,
     description: `GloVe Twitter 25d, ${(count - queries).toLocaleString('en-US')} base + last 1,000 words as queries, not normalised`,
-    source: '../shared/data/glove-twitter-25d-12k/vectors.fvecs (rimonim/embedplyr, GloVe PDDL)',
+    source: 'datasets/glove-twitter-25d-12k/vectors.fvecs (rimonim/embedplyr, GloVe PDDL)',
     metric: 'cosine',
     dim,
     base: matrix(parts.base, dim),

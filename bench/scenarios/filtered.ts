@@ -49,7 +49,7 @@ const OPTIONS = `  --datasets <a,b>        ${FILTERED_DATASETS.join(', ')} (defa
   --dim <d>               synthetic: dimension (default ${SYNTHETIC_DEFAULTS.dim})
   --queries <q>           synthetic: queries (default ${SYNTHETIC_DEFAULTS.queries})
   --seed <s>              synthetic: seed of vectors and payloads (default ${SYNTHETIC_DEFAULTS.seed})
-  --data <dir>            the real datasets (default ../shared/data beside the repository)
+  --data <dir>            the real datasets (default: datasets/ in the repository)
   --no-write              do not write bench/results/<date>-filtered.json
 
 Targets (from the issue), per shape, kith's planner at --ef: recall@k ≥ ${TARGET_RECALL}; QPS ≥ ${TARGET_RATIO}× kith's

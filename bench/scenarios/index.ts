@@ -2,12 +2,13 @@
  * Scenario `index`: kith's vector index side by side with the peer libraries hnswlib-node and
  * usearch, in-process (no HTTP), single-threaded, sequential queries.
  *
- * For each dataset (sift5k, mnist10k, glove12k from ../shared/data; the synthetic Gaussian
- * mixture) and each engine, in a fresh child process (bench/lib/index-worker.ts): build with
- * M / ef_construction (build time; bytes per vector as the engine reports it and as the process
- * RSS delta), then sweep ef, measuring recall@k against cached float64 brute force and QPS (the
- * median of `--runs` timed passes over every query). From each sweep, the QPS at recall 0.90,
- * 0.95 and 0.99 is interpolated on the Pareto frontier.
+ * For each dataset (sift5k, mnist10k, glove12k from the repository's datasets/ folder; the
+ * synthetic Gaussian mixture) and each engine, in a fresh child process
+ * (bench/lib/index-worker.ts): build with M / ef_construction (build time; bytes per vector as
+ * the engine reports it and as the process RSS delta), then sweep ef, measuring recall@k
+ * against cached float64 brute force and QPS (the median of `--runs` timed passes over every
+ * query). From each sweep, the QPS at recall 0.90, 0.95 and 0.99 is interpolated on the Pareto
+ * frontier.
  *
  * Output: a summary and a sweep table per dataset, docs/img/recall-qps-<dataset>.svg,
  * bench/results/<date>-index.json, and one final JSON line with kith / hnswlib-node ratios.
@@ -49,7 +50,7 @@ const OPTIONS = `  --datasets <a,b,…>      ${DATASET_NAMES.join(', ')} (defaul
   --dim <d>               synthetic: dimension (default ${SYNTHETIC_DEFAULTS.dim})
   --queries <q>           synthetic: queries (default ${SYNTHETIC_DEFAULTS.queries})
   --seed <s>              synthetic: seed (default ${SYNTHETIC_DEFAULTS.seed})
-  --data <dir>            the real datasets (default ../shared/data beside the repository)
+  --data <dir>            the real datasets (default: datasets/ in the repository)
   --no-write              write neither bench/results/<date>-index.json nor docs/img/recall-qps-*.svg
 
 Peers: install once with \`${PEERS_INSTALL_HINT}\` (hnswlib-node is compiled by node-gyp).`;

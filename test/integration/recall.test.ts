@@ -1,6 +1,7 @@
 /**
  * Recall@10 of HNSW at default parameters (m 16, ef_construction 200, ef_search 64) on the real
- * datasets of ../shared/data, against float64 brute-force ground truth: at least 0.95 on each.
+ * datasets in the repository's datasets/ folder (see its README), against float64 brute-force
+ * ground truth: at least 0.95 on each.
  * Also run on sq8 collections, where the bar is lower (quantization moves distances) and the
  * measured value is printed for docs/benchmarks.md.
  */
