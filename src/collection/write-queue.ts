@@ -5,19 +5,14 @@
  */
 export class WriteQueue {
   private tail: Promise<unknown> = Promise.resolve();
-  private pending = 0;
-
-  get length(): number {
-    return this.pending;
-  }
 
   run<T>(task: () => Promise<T> | T): Promise<T> {
-    this.pending++;
     const result = this.tail.then(task);
-    this.tail = result.then(
-      () => this.pending--,
-      () => this.pending--,
-    );
+    // The next write waits for this one to settle, not to succeed: a failed write is reported to
+    // its own caller and must not block or fail the writes queued behind it.
+    this.tail = result.then(settled, settled);
     return result;
   }
 }
+
+function settled(): void {}

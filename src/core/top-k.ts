@@ -19,14 +19,6 @@ export class TopK {
     this.sims = new Float64Array(Math.max(1, k));
   }
 
-  get size(): number {
-    return this.count;
-  }
-
-  get full(): boolean {
-    return this.count >= this.k;
-  }
-
   /** The similarity an entry must at least reach to enter; -Infinity while not full. */
   get floor(): number {
     return this.count >= this.k ? (this.sims[0] as number) : Number.NEGATIVE_INFINITY;
