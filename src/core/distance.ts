@@ -19,8 +19,6 @@ const ALIASES: Readonly<Record<string, Distance>> = {
   dot: 'Dot',
 };
 
-export const DISTANCE_SPELLINGS = Object.keys(ALIASES);
-
 /** Case-insensitive; `undefined` when the name is not a supported metric. */
 export function parseDistance(name: string): Distance | undefined {
   const key = name.toLowerCase();

@@ -7,7 +7,7 @@
  * `500` class error is ours (storage, index) and may not.
  */
 
-export interface ErrorSpec {
+interface ErrorSpec {
   readonly status: number;
   /** Why this case has its own class; shown in docs/errors.md. */
   readonly why: string;

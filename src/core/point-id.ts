@@ -4,7 +4,7 @@
  */
 import { badInput } from './errors.js';
 
-export const MAX_POINT_ID_BYTES = 1024;
+const MAX_POINT_ID_BYTES = 1024;
 
 export type PointId = string;
 

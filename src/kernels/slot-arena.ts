@@ -15,7 +15,7 @@
  */
 import { KithError } from '../core/errors.js';
 
-export const PAGE_BYTES = 65536;
+const PAGE_BYTES = 65536;
 const MAX_PAGES = 65536; // wasm32: 4 GiB
 /** Candidate slots scored per kernel call. */
 export const SCRATCH_BATCH = 4096;

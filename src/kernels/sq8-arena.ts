@@ -18,14 +18,14 @@ import { normalizeInPlace } from '../core/vector-math.js';
 import { alignUp, SlotArena } from './slot-arena.js';
 
 /** One quantized vector: what quantization/sq8.ts produces and storage records keep. */
-export interface Sq8Vector {
+interface Sq8Vector {
   readonly min: number;
   readonly max: number;
   readonly codes: Uint8Array;
 }
 
 /** Bytes of one slot's parameter record. */
-export const SQ8_PARAM_BYTES = 16;
+const SQ8_PARAM_BYTES = 16;
 const PARAMS_ALIGN = 64;
 
 export class Sq8Arena extends SlotArena {

@@ -48,7 +48,7 @@ export interface DistanceExports {
   readonly scoreRangeSq8: Sq8Scorer;
 }
 
-export type KernelBackend = 'wasm' | 'reference';
+type KernelBackend = 'wasm' | 'reference';
 
 let compiled: WebAssembly.Module | null | undefined;
 const instances = new WeakMap<WebAssembly.Memory, DistanceExports>();

@@ -101,7 +101,7 @@ export class FieldIndex {
 }
 
 /** Epoch milliseconds of an RFC 3339 string, undefined for other strings (cheap pre-check first). */
-export function datetimeMs(text: string): number | undefined {
+function datetimeMs(text: string): number | undefined {
   if (text.length < 10 || text.charCodeAt(4) !== 45 /* - */ || text.charCodeAt(7) !== 45) return undefined;
   return parseDatetime(text)?.ms;
 }

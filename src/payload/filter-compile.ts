@@ -6,7 +6,7 @@ import { compareInstants, type Instant, parseDatetime } from './datetime.js';
 import type { Condition, DatetimeRange, FieldCondition, Filter, NumberRange } from './filter-types.js';
 import { type JsonValue, jsonEqual, someValueAt } from './json-value.js';
 
-export type PayloadPredicate = (payload: Record<string, unknown>) => boolean;
+type PayloadPredicate = (payload: Record<string, unknown>) => boolean;
 
 /** Expected matches per condition (payload/filter-estimate.ts), to order the checks. */
 export type ConditionCounts = ReadonlyMap<Condition, { readonly expected: number }>;
@@ -40,7 +40,7 @@ function compileCondition(condition: Condition, counts: ConditionCounts | undefi
 }
 
 /** The test one resolved payload value must pass; arrays are handled per condition type. */
-export function compileValueTest(condition: FieldCondition): (value: unknown) => boolean {
+function compileValueTest(condition: FieldCondition): (value: unknown) => boolean {
   switch (condition.kind) {
     case 'exact': {
       const target = condition.value;
@@ -110,7 +110,7 @@ function datetimeRangeTest(range: DatetimeRange): (value: unknown) => boolean {
   };
 }
 
-export function instantInRange(at: Instant, range: DatetimeRange): boolean {
+function instantInRange(at: Instant, range: DatetimeRange): boolean {
   if (range.gt !== undefined && compareInstants(at, range.gt) <= 0) return false;
   if (range.gte !== undefined && compareInstants(at, range.gte) < 0) return false;
   if (range.lt !== undefined && compareInstants(at, range.lt) >= 0) return false;

@@ -11,8 +11,8 @@
 import { FieldIndex } from './field-index.js';
 import { isPlainObject, valuesAt } from './json-value.js';
 
-export const MAX_FIELDS = 64;
-export const MAX_PATH_DEPTH = 4;
+const MAX_FIELDS = 64;
+const MAX_PATH_DEPTH = 4;
 
 export class PayloadIndex {
   private readonly fields = new Map<string, FieldIndex>();

@@ -8,7 +8,7 @@
  * used both at upsert and at load, so a restarted service scores exactly the same vectors.
  */
 
-export interface Sq8Codes {
+interface Sq8Codes {
   readonly min: number;
   readonly max: number;
   readonly codes: Uint8Array;
