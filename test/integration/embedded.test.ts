@@ -1,11 +1,11 @@
 /**
- * The embeddable entry point (src/index.ts): open a file in-process and create, upsert, search,
+ * The embeddable entry point (src/lib.ts): open a file in-process and create, upsert, search,
  * delete and drop without HTTP; errors arrive as KithError with a code.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SeededRng } from '../../src/core/rng.js';
-import { Database, KithError, parseFilter } from '../../src/index.js';
+import { Database, KithError, parseFilter } from '../../src/lib.js';
 import { randomVectors } from '../helpers/data.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 

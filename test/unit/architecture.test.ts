@@ -48,3 +48,10 @@ test('imports in src/ follow the layer direction', () => {
   }
   assert.deepEqual(violations, []);
 });
+
+// "index" names only the search indexes (src/index/): the library entry point is lib.ts, and any
+// other file at the top level would sit outside every layer of the table above.
+test('the top level of src/ holds only the two entry points, main.ts (service) and lib.ts (library)', () => {
+  const topFiles = readdirSync(SRC).filter((name) => name.endsWith('.ts') && !statSync(join(SRC, name)).isDirectory());
+  assert.deepEqual(topFiles.sort(), ['lib.ts', 'main.ts']);
+});

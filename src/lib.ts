@@ -2,7 +2,7 @@
  * kith as a library: the whole engine in-process, without HTTP. The REST service (main.ts) is
  * built on exactly this API.
  *
- *   // Database and parseFilter come from dist/src/index.js after `npm run build` (see the README).
+ *   // Database and parseFilter come from dist/src/lib.js after `npm run build` (see the README).
  *   const db = Database.open('./kith.db');
  *   await db.createCollection({ name: 'docs', vector_size: 3, distance: 'cosine', hnsw: true });
  *   await db.collection('docs').upsert([{ id: 1, vector: [0.1, 0.2, 0.3], payload: { lang: 'en' } }]);
