@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Database } from '../db/database.js';
 import { trackRequestTime } from './envelope.js';
-import { registerErrorHandling } from './error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './error-handler.js';
 import { registerJsonParser } from './json-body.js';
 import { collectionRoutes } from './routes/collections.js';
 import { pointRoutes } from './routes/points.js';
@@ -37,6 +37,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
     routerOptions: { maxParamLength: 4096 },
+    frameworkErrors: frameworkErrors(bodyLimit),
+    clientErrorHandler,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

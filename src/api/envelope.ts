@@ -20,8 +20,9 @@ export function trackRequestTime(app: FastifyInstance): void {
 }
 
 function secondsSince(reply: FastifyReply): number {
+  // Requests refused before routing (frameworkErrors) never ran the onRequest hook.
   const start = reply.request[startedAt];
-  return start === 0 ? 0 : (performance.now() - start) / 1000;
+  return typeof start !== 'number' || start === 0 ? 0 : (performance.now() - start) / 1000;
 }
 
 /** `{"status":"ok","result":…,"time":<seconds>}` */

@@ -1,11 +1,31 @@
 /**
- * The only place errors become HTTP responses. Every error, including 404/405/413/415 raised by
- * Fastify itself, leaves as `{"status":{"error":"…"},"time":…}`. A 500 says "internal error"
- * and nothing else; its stack goes to the log.
+ * The only place errors become HTTP responses. Every error, including 404/405/413/414/415 raised
+ * by Fastify itself and what the HTTP parser refuses, leaves as `{"status":{"error":"…"},"time":…}`
+ * with content-type application/json. A 500 says "internal error" and nothing else; its stack
+ * goes to the log. No message quotes more than 200 characters of the path, and none is longer
+ * than MAX_MESSAGE (a client can send a 60 MB key; the answer must not echo it).
  */
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isKithError, KithError } from '../core/errors.js';
 import { errorBody } from './envelope.js';
+
+const MAX_MESSAGE = 2000;
+const MAX_QUOTED_PATH = 200;
+
+/** The request's path without the query, cut to MAX_QUOTED_PATH characters for a message. */
+export function quotedPath(url: string): string {
+  const path = url.split('?')[0] ?? url;
+  return path.length <= MAX_QUOTED_PATH ? path : `${path.slice(0, MAX_QUOTED_PATH)}… (${path.length} characters)`;
+}
+
+function capped(message: string): string {
+  return message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE)}… (message cut, ${message.length} characters)`;
+}
+
+function send(reply: FastifyReply, error: KithError): FastifyReply {
+  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(errorBody(reply, capped(error.message)));
+}
 
 /** Every error as a KithError, so the status comes from the one table in core/errors.ts. */
 function toKithError(error: unknown, bodyLimitBytes: number): KithError {
@@ -19,6 +39,10 @@ function toKithError(error: unknown, bodyLimitBytes: number): KithError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new KithError('ERR_INVALID_JSON', 'body: expected JSON, got an empty or truncated body');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new KithError('ERR_URI_TOO_LONG', 'path: a segment is longer than 4096 characters; no collection name or point id is that long');
+    case 'FST_ERR_BAD_URL':
+      return new KithError('ERR_BAD_INPUT', 'path: not a valid URL (broken percent-encoding)');
   }
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
@@ -34,7 +58,7 @@ class RouteTable {
   add(url: string, methods: readonly string[]): void {
     let entry = this.routes.get(url);
     if (entry === undefined) {
-      const source = `^${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`;
+      const source = `^${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`;
       entry = { pattern: new RegExp(source), methods: new Set() };
       this.routes.set(url, entry);
     }
@@ -49,16 +73,50 @@ class RouteTable {
   }
 }
 
+/** Fastify's `frameworkErrors` option: URL errors found before routing, in the same envelope. */
+export function frameworkErrors(bodyLimitBytes: number) {
+  return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
+    void send(reply, toKithError(error, bodyLimitBytes));
+  };
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
+
+/**
+ * Fastify's `clientErrorHandler` option: what Node's HTTP parser refuses (malformed requests,
+ * headers over the size limit) never reaches a route; it is answered here in the envelope.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy(error);
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message = status === 431 ? 'headers: larger than the limit of the HTTP parser' : status === 408 ? 'request: timed out' : 'request: not valid HTTP';
+  const body = JSON.stringify({ status: { error: message }, time: 0 });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => {
     routes.add(route.url, Array.isArray(route.method) ? route.method : [route.method]);
   });
+  // No route ends with a slash: `/collections/x/` and `/collections/` name no endpoint (a 404),
+  // instead of matching a route with an empty parameter or counting as a wrong method.
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?')[0] ?? request.url;
+    if (path.length > 1 && path.endsWith('/')) {
+      throw new KithError('ERR_ROUTE_NOT_FOUND', `no endpoint ${request.method} ${quotedPath(request.url)} (no path ends with a slash)`);
+    }
+  });
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const kithError = toKithError(error, bodyLimitBytes);
     if (kithError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    return reply.code(kithError.statusCode).send(errorBody(reply, kithError.message));
+    return send(reply, kithError);
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
@@ -66,9 +124,9 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: numb
     const allowed = routes.allowed(path);
     const error =
       allowed === undefined
-        ? new KithError('ERR_ROUTE_NOT_FOUND', `no endpoint ${request.method} ${path}`)
-        : new KithError('ERR_METHOD_NOT_ALLOWED', `method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`);
+        ? new KithError('ERR_ROUTE_NOT_FOUND', `no endpoint ${request.method} ${quotedPath(path)}`)
+        : new KithError('ERR_METHOD_NOT_ALLOWED', `method ${request.method} is not allowed on ${quotedPath(path)}; allowed: ${allowed.join(', ')}`);
     if (allowed !== undefined) reply.header('allow', allowed.join(', '));
-    return reply.code(error.statusCode).send(errorBody(reply, error.message));
+    return send(reply, error);
   });
 }

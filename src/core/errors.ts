@@ -38,6 +38,10 @@ export const ERRORS = {
     status: 413,
     why: 'The body is larger than `-max-body-mb`; split the batch.',
   },
+  ERR_URI_TOO_LONG: {
+    status: 414,
+    why: 'A path segment (a collection name or point id) is longer than 4096 characters; no name or id can be that long.',
+  },
   ERR_COLLECTION_NOT_FOUND: {
     status: 404,
     why: 'The collection named in the path does not exist (or is being dropped).',

@@ -308,7 +308,8 @@ test('regex filters run in linear time; invalid or over-long patterns are 400', 
   assert.deepEqual(await regexSearch('(a*)*b'), ['asb', 'b']);
   assert.deepEqual(await regexSearch('^(a+)+b$'), ['asb']);
   assert.deepEqual(await regexSearch('^b|et'), ['b']);
-  assert.deepEqual(await regexSearch('a'.repeat(1024)), ['as', 'asb']);
+  // The longest literal within the compiled-size limit (998 + match and fail = 1000 instructions).
+  assert.deepEqual(await regexSearch('a'.repeat(998)), ['as', 'asb']);
   const after = await snapshot(call);
 
   for (const [pattern, message] of [
@@ -317,6 +318,7 @@ test('regex filters run in linear time; invalid or over-long patterns are 400', 
     ['a**', /^filter\.must\[0\]\.match\.value: /],
     ['(?=a)', /^filter\.must\[0\]\.match\.value: /],
     ['a'.repeat(1025), /^filter\.must\[0\]\.match\.value: .*1024/],
+    ['a'.repeat(999), /^filter\.must\[0\]\.match\.value: the compiled pattern has 1001 instructions; the limit is 1000/],
   ] as const) {
     const bad = await call('POST', '/collections/c/points/search', { vector: [1, 1], filter: { must: [{ key: 's', type: 'regex', match: { value: pattern } }] } });
     assertError(bad, 400, message, pattern.slice(0, 40));
@@ -326,4 +328,57 @@ test('regex filters run in linear time; invalid or over-long patterns are 400', 
   }
   assert.notDeepEqual(after, before);
   assert.equal(after.count, 4);
+});
+
+test('a path segment over 4096 characters is a 414 in the envelope that does not echo the path', async (t) => {
+  const { call, before } = await seeded(t);
+  for (const url of [`/collections/${'a'.repeat(5000)}`, `/collections/c/points/${'p'.repeat(5000)}`, `/collections/${'a'.repeat(5000)}/points/search`]) {
+    const r = await call('GET', url);
+    assertError(r, 414, /^path: a segment is longer than 4096 characters/, url.slice(0, 40));
+    assert.ok(r.raw.length < 400, r.raw.slice(0, 200));
+  }
+  // At 4096 characters the name reaches the route, which refuses it as a name.
+  assertError(await call('GET', `/collections/${'a'.repeat(4096)}`), 400, /^name: /);
+  await assertIntact(call, before, '414');
+});
+
+test('a trailing slash names no endpoint: 404, not 405 or a route with an empty name', async (t) => {
+  const { call, before } = await seeded(t);
+  for (const [method, url] of [
+    ['GET', '/collections/c/'],
+    ['POST', '/collections/'],
+    ['GET', '/collections/'],
+    ['DELETE', '/collections/c/'],
+    ['PUT', '/collections/c/points/'],
+    ['GET', '/collections/c/points/a/'],
+    ['GET', '/healthz/'],
+  ] as const) {
+    const r = await call(method, url, method === 'GET' || method === 'DELETE' ? undefined : {});
+    assertError(r, 404, /^no endpoint /, `${method} ${url}`);
+    assert.equal(r.headers.allow, undefined, `${method} ${url}`);
+  }
+  await assertIntact(call, before, 'trailing slash');
+  assert.equal((await call('GET', '/collections/c')).status, 200);
+});
+
+test('a long unknown path is a 404 quoting at most 200 characters of it; broken percent-encoding is a 400', async (t) => {
+  const { call, before } = await seeded(t);
+  const r = await call('GET', `/${'b'.repeat(100000)}`);
+  assertError(r, 404, /^no endpoint GET \/b+… \(100001 characters\)$/);
+  assert.ok(r.raw.length < 400, `${r.raw.length} characters`);
+  const m = await call('PATCH', `/collections/c/points/${'q'.repeat(4000)}`);
+  assertError(m, 405, /allowed: GET/);
+  assert.ok(m.raw.length < 500);
+  for (const url of ['/%zz', '/collections/%E0%A4%A', '/collections/c/points/%']) {
+    assertError(await call('GET', url), 400, /^path: not a valid URL/, url);
+  }
+  await assertIntact(call, before, 'long path');
+});
+
+test('an error message quoting a huge field is cut short', async (t) => {
+  const { call, before } = await seeded(t);
+  const r = await call('POST', '/collections/c/points/search', { vector: [1, 1], filter: { must: [{ key: 'a', match: { value: 1 }, ['x'.repeat(100000)]: 1 }] } });
+  assertError(r, 400, /^filter\.must\[0\]\.x+… \(message cut, \d+ characters\)$/);
+  assert.ok(r.raw.length < 2200, `${r.raw.length} characters`);
+  await assertIntact(call, before, 'huge key');
 });

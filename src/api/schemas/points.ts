@@ -1,8 +1,12 @@
 /** Request and response schemas of the point endpoints (upsert, delete, get, search). */
 import { Type } from 'typebox';
 import { LIMITS } from '../../collection/collection-config.js';
+import { MAX_KEY_LENGTH } from '../../payload/filter-parse.js';
 import { Nullable, PayloadSchema, PointIdSchema, VersionSchema } from './common.js';
 import { FilterRef } from './filter.js';
+
+/** Keys in a `with_payload` list: each hit's payload is filtered key by key (100,000 keys × 10,000 hits took 8.5 s). */
+export const MAX_WITH_PAYLOAD_KEYS = 1000;
 
 const PointStruct = Type.Object(
   {
@@ -58,7 +62,10 @@ export const SearchBody = Type.Object(
       Type.Number({ description: 'Cosine/Dot: keep scores >= this; Euclid: keep distances <= this.' }),
     ),
     with_payload: Nullable(
-      Type.Union([Type.Boolean(), Type.Array(Type.String())], { default: true, description: 'true, false, or the top-level keys to return.' }),
+      Type.Union([Type.Boolean(), Type.Array(Type.String({ maxLength: MAX_KEY_LENGTH }), { maxItems: MAX_WITH_PAYLOAD_KEYS })], {
+        default: true,
+        description: `true, false, or the top-level keys to return (at most ${MAX_WITH_PAYLOAD_KEYS}, each at most ${MAX_KEY_LENGTH} characters).`,
+      }),
     ),
     with_vector: Nullable(Type.Boolean({ default: false, description: 'Return the stored vector (normalised for Cosine, dequantized for sq8).' })),
     params: Nullable(

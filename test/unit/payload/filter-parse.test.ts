@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { RE2JS } from 're2js';
 import { KithError } from '../../../src/core/errors.js';
-import { MAX_FILTER_DEPTH, MAX_REGEX_LENGTH, parseFilter } from '../../../src/payload/filter-parse.js';
+import type { SeededRng } from '../../../src/core/rng.js';
+import { estimateRegexSize, FILTER_LIMITS, MAX_FILTER_DEPTH, MAX_REGEX_LENGTH, parseFilter } from '../../../src/payload/filter-parse.js';
 import type { Condition, FieldCondition, Filter } from '../../../src/payload/filter-types.js';
 import { isEmptyFilter } from '../../../src/payload/filter-types.js';
+import { testSeed, withSeed } from '../../helpers/data.js';
 
 /** Asserts that parsing `raw` fails with a 400 whose message starts with exactly `path: `. */
 function rejects(raw: unknown, path: string, detail?: RegExp): void {
@@ -222,7 +225,9 @@ test('regex patterns: RE2 syntax only, at most 1024 characters', () => {
   rejects(regex('(?<!a)b'), 'filter.must[0].match.value');
   rejects(regex('a'.repeat(MAX_REGEX_LENGTH + 1)), 'filter.must[0].match.value', /1024/);
   assert.equal(MAX_REGEX_LENGTH, 1024);
-  assert.equal(firstField(regex('a'.repeat(1024))).kind, 'regex');
+  // 1024 characters is accepted when it compiles to at most 1000 instructions (see below).
+  assert.equal(firstField(regex(`${'[abcdefgh]'.repeat(102)}abcd`)).kind, 'regex');
+  rejects(regex('a'.repeat(1024)), 'filter.must[0].match.value', /the compiled pattern has 1026 instructions; the limit is 1000/);
   // Catastrophic-backtracking shapes are fine for RE2: accepted, not rejected.
   assert.equal(firstField(regex('(a+)+$')).kind, 'regex');
   assert.equal(firstField(regex('(?i)abc|\\pL+')).kind, 'regex');
@@ -264,4 +269,118 @@ test('hostile nesting (100000 levels) gives a 400, not a stack overflow', () => 
   let viaShould: unknown = {};
   for (let i = 0; i < 100_000; i++) viaShould = { should: [viaShould] };
   rejects(viaShould, `filter${'.should[0]'.repeat(32)}`);
+});
+
+const regexCondition = (value: string): unknown => ({ key: 'a', type: 'regex', match: { value } });
+
+test('the issue\'s regex attack (20 × "a{1000}" repeated 146 times) is refused before compiling, naming the field', () => {
+  const pattern = 'a{1000}'.repeat(146);
+  const started = performance.now();
+  rejects({ must: Array.from({ length: 20 }, () => regexCondition(pattern)) }, 'filter.must[0].match.value', /expands to about \d{6} instructions.*the limit is 1000/);
+  // Compiling it alone takes 0.8 s; refusing it must not compile it. (A generous bound, not a benchmark.)
+  assert.ok(performance.now() - started < 2000);
+});
+
+test('a regex at the instruction limit is accepted; one instruction more is a 400 naming the field', () => {
+  assert.equal(FILTER_LIMITS.regexInstructions, 1000);
+  // "a{998}" compiles to 998 literals plus the match and fail instructions.
+  assert.equal(firstField(must(regexCondition('a{998}'))).kind, 'regex');
+  rejects(must(regexCondition('a{999}')), 'filter.must[0].match.value', /the compiled pattern has 1001 instructions; the limit is 1000/);
+  // Under the pre-compile estimate's slack but over the exact limit: refused after compiling.
+  rejects(must(regexCondition('(\\pL|\\pN){400}')), 'filter.must[0].match.value', /compiled pattern has \d+ instructions/);
+});
+
+test('repetition counts above 1000 are refused with their position', () => {
+  assert.equal(FILTER_LIMITS.regexRepeat, 1000);
+  rejects(must(regexCondition('ab{1001}')), 'filter.must[0].match.value', /repetition count 1001 \(at character 3\)/);
+  rejects(must(regexCondition('a{2,99999999999}')), 'filter.must[0].match.value', /repetition count/);
+  // Braces that are not a repetition are literals, as in RE2.
+  assert.equal(firstField(must(regexCondition('a{x}\\x{41}\\p{Greek}'))).kind, 'regex');
+});
+
+test('all patterns of one filter share the instruction and length budgets', () => {
+  assert.equal(FILTER_LIMITS.regexTotalInstructions, 2000);
+  const fits = { must: [regexCondition('a{998}'), { should: [regexCondition('b{998}')] }] };
+  assert.equal(parsed(fits).must.length, 2);
+  rejects({ must: [regexCondition('a{998}'), { should: [regexCondition('b{998}'), regexCondition('c')] }] }, 'filter.must[1].should[1].match.value', /together; the limit is 2000/);
+  assert.equal(FILTER_LIMITS.regexTotalLength, 2048);
+  // 1024 characters, 108 instructions.
+  const long = `${'[abcdefgh]'.repeat(102)}abcd`;
+  assert.equal(parsed({ should: [regexCondition(long), regexCondition(long)] }).should.length, 2);
+  rejects({ should: [regexCondition(long), regexCondition(long), regexCondition('y')] }, 'filter.should[2].match.value', /2049 characters long together; the limit is 2048/);
+});
+
+test('a filter holds at most 256 conditions at all levels together', () => {
+  assert.equal(FILTER_LIMITS.conditions, 256);
+  const cond = { key: 'a', match: { value: 1 } };
+  assert.equal(parsed({ must: Array.from({ length: 256 }, () => cond) }).must.length, 256);
+  rejects({ must: Array.from({ length: 257 }, () => cond) }, 'filter.must', /more than 256 conditions/);
+  // Nested filters count as conditions, and so do their own conditions.
+  const nested = { must: Array.from({ length: 254 }, () => cond) };
+  assert.equal(parsed({ should: [nested, cond] }).should.length, 2);
+  rejects({ should: [nested, cond, cond] }, 'filter.should[0].must', /more than 256/);
+});
+
+test('match.any and match.except lists hold at most 1024 values, all lists of a filter together', () => {
+  assert.equal(FILTER_LIMITS.values, 1024);
+  const values = Array.from({ length: 1024 }, (_, i) => i);
+  for (const field of ['any', 'except']) {
+    assert.equal(firstField(must({ key: 'a', match: { [field]: values } })).kind, field);
+    rejects(must({ key: 'a', match: { [field]: [...values, 0] } }), `filter.must[0].match.${field}`, /1025 values; the limit is 1024/);
+  }
+  const half = values.slice(0, 512);
+  assert.equal(parsed({ must: [{ key: 'a', match: { any: half } }, { key: 'b', match: { except: half } }] }).must.length, 2);
+  rejects(
+    { must: [{ key: 'a', match: { any: half } }, { should: [{ key: 'b', match: { except: [...half, 1] } }] }] },
+    'filter.must[1].should[0].match.except',
+    /513 values \(1025 in the filter's lists together\); the limit is 1024/,
+  );
+});
+
+test('keys are at most 1024 characters; a long unknown type is quoted shortened', () => {
+  assert.equal(firstField(must({ key: 'k'.repeat(1024), match: { value: 1 } })).key.length, 1024);
+  rejects(must({ key: 'k'.repeat(1025), match: { value: 1 } }), 'filter.must[0].key', /1025 characters long; the limit is 1024/);
+  assert.throws(
+    () => parseFilter(must({ key: 'a', type: 't'.repeat(100000), match: { value: 1 } })),
+    (e: unknown) => e instanceof KithError && e.message.length < 400 && /100000 characters/.test(e.message),
+  );
+});
+
+/** A random RE2-ish pattern from pieces that stress the estimate: groups, classes, escapes, repetitions. */
+function randomPattern(rng: SeededRng): string {
+  const atoms = ['a', '.', '\\pL', '\\d', '[a-z]', '[^\\pN]', '(?i)k', '\\x{41}', '\\Qa.b\\E', '^', '$', '\\b', '()', '(?:)', 'é', '[[:alpha:]]'];
+  const quantifiers = ['', '', '*', '+', '?', '*?', '{2}', '{0,3}', '{3,}', '{1,7}', '{5}'];
+  const build = (depth: number): string => {
+    let out = '';
+    const n = 1 + rng.int(4);
+    for (let i = 0; i < n; i++) {
+      const roll = rng.int(10);
+      let atom: string;
+      if (roll < 2 && depth < 3) atom = `(${build(depth + 1)})`;
+      else if (roll < 3 && depth < 3) atom = `(?:${build(depth + 1)}|${build(depth + 1)})`;
+      else atom = atoms[rng.int(atoms.length)] as string;
+      out += atom + (quantifiers[rng.int(quantifiers.length)] as string);
+    }
+    return out;
+  };
+  return build(0);
+}
+
+test('property: the size estimate is never below the compiled program size', () => {
+  const seed = testSeed(8201);
+  withSeed(seed, (rng) => {
+    let compiled = 0;
+    for (let i = 0; i < 3000; i++) {
+      const pattern = randomPattern(rng);
+      let size: number;
+      try {
+        size = RE2JS.compile(pattern).programSize();
+      } catch {
+        continue; // not valid RE2 (e.g. a repetition of an empty-width assertion); nothing to compare
+      }
+      compiled++;
+      assert.ok(estimateRegexSize(pattern) >= size, `${JSON.stringify(pattern)}: estimate ${estimateRegexSize(pattern)} < compiled ${size}`);
+    }
+    assert.ok(compiled > 2000, `only ${compiled} patterns compiled`);
+  });
 });
