@@ -367,8 +367,16 @@ function checkComplete(model: Model, view: SearchView, outcome: SearchOutcome, r
     const t = view.threshold;
     const cut = t === undefined ? -1 : window.findIndex((r) => !passes(r.s.score, t, metric));
     const expected = cut < 0 ? window : window.slice(0, cut);
-    if (hits.length !== expected.length || hits.some((h, i) => h.id !== expected[i]?.id || h.score !== expected[i]?.s.score)) {
-      fail(kind, `${at}: not the exact top ${view.limit} (offset ${view.offset})${context()}`);
+    const differs = hits.findIndex((h, i) => h.id !== expected[i]?.id || h.score !== expected[i]?.s.score);
+    if (hits.length !== expected.length || differs >= 0) {
+      const got = new Set(hits.map((h) => h.id));
+      const missing = expected.filter((r) => !got.has(r.id)).map((r) => `${showId(r.id)}@${r.s.score}`);
+      const at0 = differs >= 0 ? differs : Math.min(hits.length, expected.length);
+      const [k, e] = [hits[at0], expected[at0]];
+      fail(
+        kind,
+        `${at}: not the exact top ${view.limit} (offset ${view.offset}): ${hits.length} hits for ${expected.length}; first difference at ${at0}: kith ${k === undefined ? 'nothing' : showHit(k)}, model ${e === undefined ? 'nothing' : `${showId(e.id)}@${e.s.score}`}; missing: ${missing.slice(0, 10).join(', ') || 'none'}${context()}`,
+      );
     }
     return;
   }
