@@ -62,6 +62,10 @@ export const ERRORS = {
     status: 507,
     why: 'The collection cannot grow further in memory (a wasm32 memory holds 4 GiB of vectors). Nothing was written.',
   },
+  ERR_DATABASE_LOCKED: {
+    status: 503,
+    why: 'The database file is open in another process, or already open in this one: two openers would each keep their own view and lose writes. Raised at open; retry once the holder has closed it.',
+  },
   ERR_STORAGE: {
     status: 500,
     why: 'The database file could not be read or written (disk full, I/O error). The operation was not acknowledged.',

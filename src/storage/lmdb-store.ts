@@ -1,29 +1,38 @@
 /**
- * The database file: one LMDB environment at the `-db` path (plus LMDB's `-lock` file beside it).
- * The key layout is documented in docs/storage.md:
+ * The database file: one LMDB environment at the `-db` path (plus LMDB's `-lock` file beside it),
+ * opened by one process at a time (file-lock.ts). The key layout is documented in docs/storage.md:
  *
- *   sub-database   key               value
- *   meta           "format"          { magic: "kith", version }          (msgpack)
- *                  "next_uid"        the next collection uid             (msgpack number)
- *   collections    name              { uid, config }                     (msgpack)
- *   last_versions  uid               highest version handed out          (decimal string)
- *   points         [uid, pointId]    point record (point-record.ts)      (raw bytes)
- *   snapshots      [uid, chunk]      index snapshot, in 16 MiB chunks    (raw bytes)
+ *   sub-database   key                     value
+ *   meta           "format"                { magic: "kith", version }          (msgpack)
+ *                  "next_uid"              the next collection uid             (msgpack number)
+ *   collections    name                    { uid, config }                     (msgpack)
+ *   last_versions  uid                     highest version handed out          (decimal string)
+ *   point_records  uid (u32 BE) + id UTF-8 point record (point-record.ts)      (raw bytes)
+ *   snapshots      [uid, chunk]            index snapshot, in 16 MiB chunks    (raw bytes)
  *
  * Collections are keyed by a uid, never reused, so a dropped collection's keys can never be
  * mistaken for those of a new collection with the same name.
  *
  * Durability: `overlappingSync` is off, so every write transaction is fsynced before its promise
  * resolves; callers acknowledge only after awaiting it.
+ *
+ * Atomicity: lmdb-js runs every `transaction()` callback of one event-loop turn in one LMDB
+ * transaction and commits it even when a callback threw, keeping that callback's earlier writes.
+ * Each write here is therefore a child transaction (`childTransaction`): a callback that throws
+ * has its own writes aborted, while the others of the turn still commit.
  */
 import { type Database, open, type RootDatabase } from 'lmdb';
 import { KithError } from '../core/errors.js';
+import { type FileLock, lockDatabaseFile } from './file-lock.js';
+import { migrateFormat1 } from './format-1-migration.js';
+import { decodePointKey, encodePointKey, MAX_POINT_KEY_BYTES, pointKeyRange } from './point-key.js';
 
-export const STORAGE_FORMAT_VERSION = 1;
+/** 1: points under ordered-binary `[uid, id]` keys (migrated at open); 2: point-key.ts keys. */
+export const STORAGE_FORMAT_VERSION = 2;
 const SNAPSHOT_CHUNK_BYTES = 16 * 1048576;
 const MAGIC = 'kith';
 
-type PointKey = [number, string];
+type SnapshotKey = [number, number];
 interface CollectionEntry {
   uid: number;
   config: unknown;
@@ -47,47 +56,75 @@ export class LmdbStore {
 
   private constructor(
     readonly path: string,
+    private readonly lock: FileLock,
     private readonly root: RootDatabase,
     private readonly meta: Database<unknown, string>,
     private readonly collections: Database<CollectionEntry, string>,
     private readonly lastVersions: Database<string, number>,
-    private readonly points: Database<Buffer, PointKey>,
-    private readonly snapshots: Database<Buffer, [number, number]>,
+    private readonly points: Database<Buffer, Buffer>,
+    private readonly snapshots: Database<Buffer, SnapshotKey>,
   ) {}
 
-  /** Opens (or creates) the database file and checks its format. */
+  /**
+   * Opens (or creates) the database file, locks it for this process (ERR_DATABASE_LOCKED when
+   * another process, or this one, has it open), checks its format and migrates a format-1 file.
+   */
   static open(path: string): LmdbStore {
+    const lock = lockDatabaseFile(path);
     let root: RootDatabase;
     try {
       root = open({ path, overlappingSync: false, noSubdir: true, cache: false });
     } catch (error) {
+      lock.release();
       throw new KithError('ERR_STORAGE', `cannot open database file ${path}: ${messageOf(error)}`, { cause: error });
     }
-    const meta = root.openDB<unknown, string>({ name: 'meta' });
-    const collections = root.openDB<CollectionEntry, string>({ name: 'collections' });
-    const lastVersions = root.openDB<string, number>({ name: 'last_versions', encoding: 'string' });
-    const points = root.openDB<Buffer, PointKey>({ name: 'points', encoding: 'binary' });
-    const snapshots = root.openDB<Buffer, [number, number]>({ name: 'snapshots', encoding: 'binary' });
-    const store = new LmdbStore(path, root, meta, collections, lastVersions, points, snapshots);
-    store.checkFormat();
-    return store;
+    try {
+      const maxKeySize = (root as unknown as { maxKeySize?: unknown }).maxKeySize;
+      if (typeof maxKeySize === 'number' && maxKeySize < MAX_POINT_KEY_BYTES) {
+        throw new KithError('ERR_STORAGE', `LMDB keys are limited to ${maxKeySize} bytes here; point keys need ${MAX_POINT_KEY_BYTES}`);
+      }
+      const store = new LmdbStore(
+        path,
+        lock,
+        root,
+        root.openDB<unknown, string>({ name: 'meta' }),
+        root.openDB<CollectionEntry, string>({ name: 'collections' }),
+        root.openDB<string, number>({ name: 'last_versions', encoding: 'string' }),
+        root.openDB<Buffer, Buffer>({ name: 'point_records', encoding: 'binary', keyEncoding: 'binary' }),
+        root.openDB<Buffer, SnapshotKey>({ name: 'snapshots', encoding: 'binary' }),
+      );
+      store.checkFormat();
+      return store;
+    } catch (error) {
+      // The lock is given up only once LMDB has let go of the file.
+      void root.close().finally(() => lock.release());
+      throw error;
+    }
   }
 
   private checkFormat(): void {
     const format = this.meta.get('format') as { magic?: unknown; version?: unknown } | undefined;
     if (format === undefined) {
-      this.meta.putSync('format', { magic: MAGIC, version: STORAGE_FORMAT_VERSION });
+      this.writeFormat();
       return;
     }
     if (format.magic !== MAGIC) {
       throw new KithError('ERR_STORAGE_CORRUPTED', `${this.path} is an LMDB file but not a kith database`);
     }
-    if (typeof format.version !== 'number' || format.version > STORAGE_FORMAT_VERSION) {
+    if (typeof format.version !== 'number' || !Number.isInteger(format.version) || format.version < 1 || format.version > STORAGE_FORMAT_VERSION) {
       throw new KithError(
         'ERR_STORAGE_CORRUPTED',
-        `${this.path} has storage format ${String(format.version)}; this build reads up to ${STORAGE_FORMAT_VERSION}`,
+        `${this.path} has storage format ${String(format.version)}; this build reads 1 to ${STORAGE_FORMAT_VERSION}`,
       );
     }
+    if (format.version === 1) {
+      const liveUids = new Set(this.loadCollections().map((c) => c.uid));
+      migrateFormat1(this.root, liveUids, this.points, () => this.writeFormat());
+    }
+  }
+
+  private writeFormat(): void {
+    this.meta.putSync('format', { magic: MAGIC, version: STORAGE_FORMAT_VERSION });
   }
 
   /** Every collection in the file, by name. */
@@ -103,20 +140,16 @@ export class LmdbStore {
     return out;
   }
 
-  /** The stored points of a collection, in key order. */
+  /** The stored points of a collection, in key order (the ids' UTF-8 bytes). */
   *scanPoints(uid: number): IterableIterator<PointWrite> {
-    for (const { key, value } of this.points.getRange({ start: [uid], end: [uid + 1] })) {
-      yield { id: key[1], record: value };
+    for (const { key, value } of this.points.getRange(pointKeyRange(uid))) {
+      yield { id: decodePointKey(key).id, record: value };
     }
   }
 
   /** How many points a collection has stored (counted by LMDB without decoding values). */
   countPoints(uid: number): number {
-    return this.points.getKeysCount({ start: [uid], end: [uid + 1] });
-  }
-
-  getPoint(uid: number, id: string): Buffer | undefined {
-    return this.points.get([uid, id]);
+    return this.points.getKeysCount(pointKeyRange(uid));
   }
 
   /** Writes the collection entry; resolves with its new uid once durable. */
@@ -135,8 +168,8 @@ export class LmdbStore {
     await this.write(() => {
       this.collections.removeSync(name);
       this.lastVersions.removeSync(uid);
-      removeCollectionKeys(this.points, uid);
-      removeCollectionKeys(this.snapshots, uid);
+      removeRange(this.points, pointKeyRange(uid));
+      removeRange(this.snapshots, snapshotRange(uid));
     });
   }
 
@@ -161,7 +194,7 @@ export class LmdbStore {
     }
     if (pendingBytes > 0 || chunks.length === 0) flushChunk();
     await this.write(() => {
-      removeCollectionKeys(this.snapshots, uid);
+      removeRange(this.snapshots, snapshotRange(uid));
       chunks.forEach((chunk, i) => {
         this.snapshots.putSync([uid, i], Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       });
@@ -171,15 +204,20 @@ export class LmdbStore {
   /** The collection's snapshot bytes, or undefined when it has none. */
   readSnapshot(uid: number): Buffer | undefined {
     const chunks: Buffer[] = [];
-    for (const { value } of this.snapshots.getRange({ start: [uid], end: [uid + 1] })) chunks.push(value);
+    for (const { value } of this.snapshots.getRange(snapshotRange(uid))) chunks.push(value);
     return chunks.length === 0 ? undefined : Buffer.concat(chunks);
   }
 
-  /** Applies removes, then puts, of one collection atomically (and its last version); resolves once durable. */
+  /**
+   * Applies removes, then puts, of one collection (and its last version) all or nothing; resolves
+   * once durable. Keys are encoded before the transaction starts, so a bad id fails before any write.
+   */
   async writePoints(uid: number, puts: readonly PointWrite[], removes: readonly string[], lastVersion?: bigint): Promise<void> {
+    const removeKeys = removes.map((id) => encodePointKey(uid, id));
+    const putEntries = puts.map(({ id, record }) => [encodePointKey(uid, id), record] as const);
     await this.write(() => {
-      for (const id of removes) this.points.removeSync([uid, id]);
-      for (const { id, record } of puts) this.points.putSync([uid, id], record);
+      for (const key of removeKeys) this.points.removeSync(key);
+      for (const [key, record] of putEntries) this.points.putSync(key, record);
       if (lastVersion !== undefined) this.lastVersions.putSync(uid, lastVersion.toString());
     });
   }
@@ -189,17 +227,25 @@ export class LmdbStore {
     await this.root.flushed;
   }
 
+  /** Closes the file, then gives up its lock (idempotent). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.root.close();
+    try {
+      await this.root.close();
+    } finally {
+      this.lock.release();
+    }
   }
 
-  /** Runs `body` in one write transaction; resolves after the commit is durable. */
+  /**
+   * Runs `body` as a child transaction of the turn's write transaction: if it throws, its writes
+   * are rolled back and nothing else is; resolves after the commit is durable.
+   */
   private async write<T>(body: () => T): Promise<T> {
     if (this.closed) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closed');
     try {
-      return (await this.root.transaction(body)) as T;
+      return (await this.root.childTransaction(body)) as T;
     } catch (error) {
       if (error instanceof KithError) throw error;
       throw new KithError('ERR_STORAGE', `write to ${this.path} failed: ${messageOf(error)}`, { cause: error });
@@ -211,7 +257,12 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Removes every key `[uid, …]` of a sub-database (inside a write transaction). */
-function removeCollectionKeys<K extends PointKey | [number, number]>(db: Database<Buffer, K>, uid: number): void {
-  for (const key of db.getKeys({ start: [uid], end: [uid + 1] })) db.removeSync(key);
+/** A collection's snapshot chunks: ordered-binary numbers, which read back exactly as written. */
+function snapshotRange(uid: number): { start: SnapshotKey | [number]; end: SnapshotKey | [number] } {
+  return { start: [uid], end: [uid + 1] };
+}
+
+/** Removes every key of a range (inside a write transaction). */
+function removeRange<K extends Buffer | SnapshotKey>(db: Database<Buffer, K>, range: { start: unknown; end: unknown }): void {
+  for (const key of db.getKeys(range as { start: K; end: K })) db.removeSync(key);
 }
