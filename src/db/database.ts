@@ -31,7 +31,11 @@ export class Database {
     private readonly warn: WarningSink | undefined,
   ) {}
 
-  /** Opens (or creates) the file at `path` and loads every collection into memory. */
+  /**
+   * Opens (or creates) the file at `path` and loads every collection into memory. The file is
+   * this process's until `close()`: another open of it, here or in another process, is
+   * ERR_DATABASE_LOCKED naming the file and the holder.
+   */
   static open(path: string, options: DatabaseOptions = {}): Database {
     const store = LmdbStore.open(path);
     const db = new Database(store, options.onWarning);
@@ -107,7 +111,7 @@ export class Database {
     }
   }
 
-  /** Finishes queued writes, saves changed graphs, makes everything durable and closes the file. Idempotent. */
+  /** Finishes queued writes, saves changed graphs, makes everything durable, closes the file and gives up its lock. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       await Promise.all([...this.collections.values()].map((c) => c.close()));

@@ -1,5 +1,5 @@
 /**
- * The bytes of one stored point (the value under key `[collectionUid, pointId]`).
+ * The bytes of one stored point (the value under its point key, point-key.ts).
  * All integers little-endian; the byte table is in docs/storage.md.
  *
  * | offset | size      | field                                         |
