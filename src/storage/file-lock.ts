@@ -15,7 +15,8 @@
  * namespaces (containers sharing a volume, say) do not see each other's lock; any local user can
  * bind a name first and so keep the file from opening; off Linux only the in-process check runs.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { KithError } from '../core/errors.js';
 
@@ -70,7 +71,9 @@ export function lockDatabaseFile(path: string): FileLock {
 function deviceAndInode(path: string): string {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+    // As LMDB would: a missing folder is created.
+    mkdirSync(dirname(path), { recursive: true });
+    fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o664);
   } catch (error) {
     throw new KithError('ERR_STORAGE', `cannot open database file ${path}: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,

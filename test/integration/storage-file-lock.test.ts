@@ -50,6 +50,13 @@ test('a second open of an open file is refused in-process; after close it opens 
   assert.equal(db.collection('c').pointsCount, 2);
 });
 
+test('a file in a folder that does not exist yet opens, the folder created', async (t) => {
+  const path = join(tempDir(t), 'not', 'yet', 'kith.db');
+  const db = Database.open(path);
+  t.after(() => db.close());
+  assert.throws(() => Database.open(path), refused(path));
+});
+
 test('an open that fails after taking the lock gives it back', async (t) => {
   const path = join(tempDir(t), 'kith.db');
   const foreign = open({ path, noSubdir: true });
