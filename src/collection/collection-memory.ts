@@ -5,11 +5,12 @@
  */
 import { checkIntegrity } from '../index/hnsw/check-integrity.js';
 import { VisitedSet } from '../index/hnsw/visited-set.js';
-import { ALWAYS_CHECK_CONNECTIVITY_BELOW, HnswIndex } from '../index/hnsw/hnsw-index.js';
+import { ALWAYS_CHECK_REACHABILITY_BELOW, CONNECTIVITY_CHECK_SHARE, HnswIndex } from '../index/hnsw/hnsw-index.js';
 import { FlatIndex } from '../index/flat/flat-index.js';
 import type { VectorIndex } from '../index/vector-index.js';
 import { createKernel, createSq8Kernel, type DistanceKernel } from '../kernels/distance-kernel.js';
 import type { SlotArena } from '../kernels/slot-arena.js';
+import { MipsGraphKernel } from '../kernels/mips-graph-kernel.js';
 import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { VectorArena } from '../kernels/vector-arena.js';
 import { PayloadIndex } from '../payload/payload-index.js';
@@ -41,6 +42,9 @@ export class CollectionMemory {
   /** float32 vectors, or sq8 codes for sq8 collections (searched as codes: 4× less memory). */
   readonly arena: SlotArena;
   readonly kernel: DistanceKernel;
+  /** What the HNSW graph is built with: `kernel`, except under Dot (kernels/mips-graph-kernel.ts says why). */
+  private readonly graphKernel: DistanceKernel;
+  private readonly mipsKernel: MipsGraphKernel | undefined;
   private readonly f32: VectorArena | undefined;
   private readonly sq8: Sq8Arena | undefined;
   readonly flat: FlatIndex;
@@ -55,11 +59,14 @@ export class CollectionMemory {
       this.sq8 = new Sq8Arena(config.vectorSize, config.distance);
       this.arena = this.sq8;
       this.kernel = createSq8Kernel(this.sq8, config.distance);
+      this.mipsKernel = config.distance === 'Dot' ? new MipsGraphKernel(this.sq8, this.kernel) : undefined;
     } else {
       this.f32 = new VectorArena(config.vectorSize);
       this.arena = this.f32;
       this.kernel = createKernel(this.f32, config.distance);
+      this.mipsKernel = config.distance === 'Dot' ? new MipsGraphKernel(this.f32, this.kernel) : undefined;
     }
+    this.graphKernel = this.mipsKernel ?? this.kernel;
     this.flat = new FlatIndex(this.arena, this.kernel, this.table);
     this.hnsw = config.hnsw ? this.newHnsw() : undefined;
   }
@@ -71,7 +78,7 @@ export class CollectionMemory {
   /** A fresh, empty graph (also used when a snapshot turns out unusable). */
   newHnsw(): HnswIndex {
     const p = this.config.parameters;
-    return new HnswIndex(this.arena, this.kernel, this.table, { m: p.m, efConstruction: p.efConstruction, efSearch: p.efSearch, seed: HNSW_SEED });
+    return new HnswIndex(this.arena, this.kernel, this.graphKernel, this.table, { m: p.m, efConstruction: p.efConstruction, efSearch: p.efSearch, seed: HNSW_SEED });
   }
 
   /**
@@ -138,7 +145,8 @@ export class CollectionMemory {
 
   /**
    * Housekeeping after a write: compaction once tombstones pass COMPACTION_SHARE, and mending of
-   * layer-0 reachability (every write on small graphs, every 5% of changes on large ones).
+   * layer-0 connectivity (reachability after every write on small graphs, everything after every
+   * 1% of the nodes changed; index/hnsw/hnsw-index.ts).
    */
   maintain(): void {
     const hnsw = this.hnsw;
@@ -148,10 +156,14 @@ export class CollectionMemory {
       this.changesSinceConnectivityCheck = 0;
       return;
     }
+    const changes = this.changesSinceConnectivityCheck;
+    if (changes === 0) return;
     const nodes = hnsw.graph.nodeCount;
-    if (this.changesSinceConnectivityCheck > 0 && (nodes < ALWAYS_CHECK_CONNECTIVITY_BELOW || this.changesSinceConnectivityCheck > 0.05 * nodes)) {
+    if (changes >= CONNECTIVITY_CHECK_SHARE * nodes) {
       hnsw.ensureConnected();
       this.changesSinceConnectivityCheck = 0;
+    } else if (nodes < ALWAYS_CHECK_REACHABILITY_BELOW) {
+      hnsw.ensureConnected({ startsToo: false });
     }
   }
 
@@ -177,6 +189,7 @@ export class CollectionMemory {
   writeVector(slot: number, vector: StoredVector): void {
     if (vector.encoding === 'sq8') (this.sq8 as Sq8Arena).writeCodes(slot, vector);
     else (this.f32 as VectorArena).write(slot, vector.values);
+    this.mipsKernel?.noteVector(slot);
   }
 
   /** Whether the slot already holds exactly this stored vector. */

@@ -103,12 +103,11 @@ export function searchMemory(memory: CollectionMemory, config: CollectionConfig,
     indexed_keys: [],
   };
   if (n === 0) return { points: [], explain };
-  memory.arena.setQuery(query);
 
   let hits: SearchHits;
   if (filter === undefined) {
     const strategy = choosePlan({ n, ef, m, exact, matches: undefined, candidates: undefined });
-    hits = strategy === 'graph' && memory.hnsw !== undefined ? memory.hnsw.search({ k, ef, stats }) : memory.flat.search({ k, stats });
+    hits = strategy === 'graph' && memory.hnsw !== undefined ? memory.hnsw.search({ query, k, ef, stats }) : memory.flat.search({ query, k, stats });
     explain.strategy = strategy === 'graph' ? 'graph' : 'flat-scan';
     explain.exact = strategy !== 'graph';
   } else {
@@ -136,12 +135,12 @@ export function searchMemory(memory: CollectionMemory, config: CollectionConfig,
     const exactWay = exactStrategy(candidates?.count, n);
     const exactMatches = (): SearchHits =>
       exactWay === 'candidates-exact' && candidates !== undefined
-        ? memory.flat.scoreSlots(collectMatches(memory, candidates, accept), k, stats)
-        : memory.flat.search({ k, accept, stats });
+        ? memory.flat.scoreSlots(query, collectMatches(memory, candidates, accept), k, stats)
+        : memory.flat.search({ query, k, accept, stats });
     if (strategy === 'graph-filtered' && memory.hnsw !== undefined) {
       // Two hops pay where most neighbours fail the filter; with most passing, a plain walk is cheaper.
       const twoHop = params.filter_walk === undefined || params.filter_walk === null ? estimated.estimate.expected < TWO_HOP_BELOW * n : params.filter_walk === 'two-hop';
-      hits = memory.hnsw.search({ k, ef, accept, acceptBits: testOf().bits, twoHop, stats });
+      hits = memory.hnsw.search({ query, k, ef, accept, acceptBits: testOf().bits, twoHop, stats });
       explain.exact = false;
       if (hits.slots.length < k) {
         hits = exactMatches();
@@ -191,10 +190,11 @@ function acceptor(memory: CollectionMemory, filter: Filter, counts: ConditionCou
   const memo = memory.filterMemo;
   memo.reset(table.slotCount);
   return {
+    // A slot that holds no live point (an HNSW tombstone, a freed slot) has no payload and never matches.
     accept: (slot) => {
       const known = memo.get(slot);
       if (known !== undefined) return known;
-      const result = predicate(table.payloadOf(slot));
+      const result = table.isLive(slot) && predicate(table.payloadOf(slot));
       memo.set(slot, result);
       return result;
     },

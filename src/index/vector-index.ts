@@ -22,6 +22,8 @@ export interface SearchHits {
 }
 
 export interface SearchOptions {
+  /** The query, as the kernels take it (float32, unit length under Cosine). */
+  readonly query: Float32Array;
   /** How many hits to return at most. */
   readonly k: number;
   /** Only slots for which this returns true may be returned. */
@@ -49,12 +51,11 @@ export interface SearchStats {
 
 export interface VectorIndexReader {
   readonly kind: 'flat' | 'hnsw';
-  /** Searches for the query held in the arena's scratch area. */
   search(options: SearchOptions): SearchHits;
 }
 
 export interface VectorIndex extends VectorIndexReader {
-  /** The slot's vector is written to the arena; make it searchable. */
+  /** The slot's vector is written to the arena; make it searchable. May change the arena's query. */
   add(slot: number): void;
   /** The slot is about to be freed; stop returning it. */
   remove(slot: number): void;

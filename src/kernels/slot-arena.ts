@@ -150,6 +150,9 @@ export abstract class SlotArena {
   /** A copy of the vector a slot is searched as. */
   abstract read(slot: number): Float32Array;
 
+  /** Whether two slots hold exactly the same stored vector (graph construction treats such duplicates apart). */
+  abstract sameVector(a: number, b: number): boolean;
+
   /** Called after growth, with the views already renewed: move regions whose offsets depend on capacity. */
   protected relayout(_previousCapacity: number): void {}
 

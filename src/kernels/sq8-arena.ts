@@ -120,6 +120,15 @@ export class Sq8Arena extends SlotArena {
     return this.distance === 'Cosine' ? normalizeInPlace(out) : out;
   }
 
+  sameVector(a: number, b: number): boolean {
+    if (this.minOf(a) !== this.minOf(b) || this.maxes[a] !== this.maxes[b]) return false;
+    const bytes = this.bytes;
+    const at = this.codesOffsetOf(a);
+    const bt = this.codesOffsetOf(b);
+    for (let i = 0; i < this.dim; i++) if (bytes[at + i] !== bytes[bt + i]) return false;
+    return true;
+  }
+
   setQueryFromSlot(slot: number): void {
     const q = this.queryByteOffset >> 2;
     const query = this.floats.subarray(q, q + this.dim);

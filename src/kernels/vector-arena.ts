@@ -33,6 +33,14 @@ export class VectorArena extends SlotArena {
     return this.floats.slice(start, start + this.dim);
   }
 
+  sameVector(a: number, b: number): boolean {
+    const floats = this.floats;
+    const at = this.offsetOf(a);
+    const bt = this.offsetOf(b);
+    for (let i = 0; i < this.dim; i++) if (floats[at + i] !== floats[bt + i]) return false;
+    return true;
+  }
+
   setQueryFromSlot(slot: number): void {
     const start = this.offsetOf(slot);
     this.floats.copyWithin(this.queryByteOffset >> 2, start, start + this.dim);

@@ -24,6 +24,7 @@ export class FlatIndex implements VectorIndex {
   search(options: SearchOptions): SearchHits {
     const top = new TopK(options.k, (slot) => this.table.idOf(slot));
     if (options.k > 0 && this.table.liveCount > 0) {
+      this.arena.setQuery(options.query);
       const scored = options.accept === undefined ? this.scanAll(top) : this.scanAccepted(top, options.accept);
       if (options.stats !== undefined) options.stats.scored += scored;
     }
@@ -31,10 +32,11 @@ export class FlatIndex implements VectorIndex {
   }
 
   /** Scores candidate slots `slots` (any order) exactly; used by planners for small candidate sets. */
-  scoreSlots(slots: ArrayLike<number>, k: number, stats?: SearchStats): SearchHits {
+  scoreSlots(query: Float32Array, slots: ArrayLike<number>, k: number, stats?: SearchStats): SearchHits {
     if (stats !== undefined) stats.scored += slots.length;
     const top = new TopK(k, (slot) => this.table.idOf(slot));
     const arena = this.arena;
+    arena.setQuery(query);
     const idsBase = arena.idsByteOffset >> 2;
     const scoresBase = arena.scoresByteOffset >> 2;
     for (let start = 0; start < slots.length; start += SCRATCH_BATCH) {

@@ -9,6 +9,7 @@ export function checkIntegrity(index: HnswIndex, isLiveSlot: (slot: number) => b
   const problems: string[] = [];
   let nodes = 0;
   let tombstones = 0;
+  const inDegree = new Int32Array(g.capacity);
   for (let slot = 0; slot < g.capacity; slot++) {
     if (!g.has(slot)) continue;
     nodes++;
@@ -17,6 +18,7 @@ export function checkIntegrity(index: HnswIndex, isLiveSlot: (slot: number) => b
     for (let layer = 0; layer <= g.levelOf(slot); layer++) {
       const { array, offset } = g.links(slot, layer);
       const count = array[offset] as number;
+      if (layer === 0) for (let i = 1; i <= count; i++) inDegree[array[offset + i] as number]++;
       if (count > g.capacityAt(layer)) problems.push(`slot ${slot} layer ${layer}: ${count} links, more than ${g.capacityAt(layer)}`);
       const seen = new Set<number>();
       for (let i = 1; i <= count; i++) {
@@ -29,15 +31,20 @@ export function checkIntegrity(index: HnswIndex, isLiveSlot: (slot: number) => b
       }
     }
   }
+  for (let slot = 0; slot < g.capacity; slot++) {
+    if (inDegree[slot] !== g.inDegreeOf(slot)) problems.push(`slot ${slot}: in-degree ${g.inDegreeOf(slot)} recorded, ${inDegree[slot]} counted`);
+  }
   if (nodes !== g.nodeCount) problems.push(`nodeCount ${g.nodeCount}, counted ${nodes}`);
   if (tombstones !== g.deletedCount) problems.push(`deletedCount ${g.deletedCount}, counted ${tombstones}`);
   if (nodes > 0) {
     if (!g.has(g.entryPoint)) problems.push(`entry point ${g.entryPoint} is not in the graph`);
     else if (g.levelOf(g.entryPoint) !== g.maxLevel) problems.push(`entry point level ${g.levelOf(g.entryPoint)} ≠ maxLevel ${g.maxLevel}`);
+    // A tombstone may sit above the top level: the entry point is re-chosen among live nodes.
     for (let slot = 0; slot < g.capacity; slot++) {
-      if (g.has(slot) && g.levelOf(slot) > g.maxLevel) problems.push(`slot ${slot} is above maxLevel`);
+      if (g.isLive(slot) && g.levelOf(slot) > g.maxLevel) problems.push(`live slot ${slot} is above maxLevel`);
     }
     for (const slot of index.unreachable()) problems.push(`live slot ${slot} is unreachable from the entry point`);
+    for (const slot of index.strandedStarts()) problems.push(`slot ${slot} (level ${g.levelOf(slot)}) cannot reach the entry point on layer 0`);
   }
   return problems;
 }

@@ -22,6 +22,7 @@
  * Integrity (a checksum over the whole snapshot) is the container's job (collection/snapshot.ts).
  */
 import { SeededRng } from '../../core/rng.js';
+import { HnswGraph } from './hnsw-graph.js';
 import type { HnswIndex } from './hnsw-index.js';
 
 const MAGIC = Buffer.from('KHNSWG\0\0', 'latin1');
@@ -34,10 +35,11 @@ function pad4(n: number): number {
 
 export function encodeGraph(index: HnswIndex): Uint8Array {
   const g = index.graph;
+  const parts = g.parts();
   const capacity = g.capacity;
   const layer0Ints = capacity * (1 + g.maxM0);
   let upperInts = 0;
-  for (let slot = 0; slot < capacity; slot++) upperInts += g.upper[slot]?.length ?? 0;
+  for (let slot = 0; slot < capacity; slot++) upperInts += parts.upper[slot]?.length ?? 0;
   const bytes = HEADER_BYTES + 2 * pad4(capacity) + 4 * layer0Ints + 4 * upperInts;
   const out = new Uint8Array(bytes);
   const view = new DataView(out.buffer);
@@ -45,8 +47,8 @@ export function encodeGraph(index: HnswIndex): Uint8Array {
   view.setUint32(8, FORMAT, true);
   view.setUint32(12, g.m, true);
   view.setUint32(16, capacity, true);
-  view.setInt32(20, g.entryPoint, true);
-  view.setInt32(24, g.maxLevel, true);
+  view.setInt32(20, parts.entryPoint, true);
+  view.setInt32(24, parts.maxLevel, true);
   view.setUint32(28, g.nodeCount, true);
   view.setUint32(32, g.deletedCount, true);
   view.setUint32(36, upperInts, true);
@@ -54,16 +56,16 @@ export function encodeGraph(index: HnswIndex): Uint8Array {
     view.setUint32(40 + 4 * i, word, true);
   });
   let at = HEADER_BYTES;
-  out.set(new Uint8Array(g.levels.buffer, g.levels.byteOffset, capacity), at);
+  out.set(new Uint8Array(parts.levels.buffer, parts.levels.byteOffset, capacity), at);
   at += pad4(capacity);
-  out.set(g.deleted.subarray(0, capacity), at);
+  out.set(parts.deleted.subarray(0, capacity), at);
   at += pad4(capacity);
-  new Int32Array(out.buffer, at, layer0Ints).set(g.links0.subarray(0, layer0Ints));
+  new Int32Array(out.buffer, at, layer0Ints).set(parts.links0.subarray(0, layer0Ints));
   at += 4 * layer0Ints;
   const upper = new Int32Array(out.buffer, at, upperInts);
   let u = 0;
   for (let slot = 0; slot < capacity; slot++) {
-    const lists = g.upper[slot];
+    const lists = parts.upper[slot];
     if (lists === undefined) continue;
     upper.set(lists, u);
     u += lists.length;
@@ -73,22 +75,21 @@ export function encodeGraph(index: HnswIndex): Uint8Array {
 
 /**
  * Loads a graph written by `encodeGraph` into an empty index. Returns a reason string when the
- * bytes do not describe a graph of this index's parameters (the caller then rebuilds instead).
+ * bytes do not describe a sound graph of this index's parameters (the caller then rebuilds instead).
  */
 export function decodeGraphInto(index: HnswIndex, bytes: Uint8Array): string | undefined {
   if (bytes.length < HEADER_BYTES || !Buffer.from(bytes.subarray(0, 8)).equals(MAGIC)) return 'not a graph snapshot';
   const copy = bytes.byteOffset % 4 === 0 ? bytes : new Uint8Array(bytes);
   const view = new DataView(copy.buffer, copy.byteOffset, copy.byteLength);
   if (view.getUint32(8, true) !== FORMAT) return `unknown graph format ${view.getUint32(8, true)}`;
-  const g = index.graph;
-  if (view.getUint32(12, true) !== g.m) return `graph has m=${view.getUint32(12, true)}, the collection m=${g.m}`;
+  const m = index.params.m;
+  if (view.getUint32(12, true) !== m) return `graph has m=${view.getUint32(12, true)}, the collection m=${m}`;
   const capacity = view.getUint32(16, true);
   const upperInts = view.getUint32(36, true);
-  const layer0Ints = capacity * (1 + g.maxM0);
+  const layer0Ints = capacity * (1 + 2 * m);
   const expected = HEADER_BYTES + 2 * pad4(capacity) + 4 * layer0Ints + 4 * upperInts;
   if (copy.length !== expected) return `graph section is ${copy.length} bytes, expected ${expected}`;
 
-  g.reserve(capacity);
   let at = HEADER_BYTES;
   const levels = new Int8Array(copy.buffer, copy.byteOffset + at, capacity);
   at += pad4(capacity);
@@ -96,26 +97,23 @@ export function decodeGraphInto(index: HnswIndex, bytes: Uint8Array): string | u
   at += pad4(capacity);
   const links0 = new Int32Array(copy.buffer, copy.byteOffset + at, layer0Ints);
   at += 4 * layer0Ints;
-  const upper = new Int32Array(copy.buffer, copy.byteOffset + at, upperInts);
+  const upperInput = new Int32Array(copy.buffer, copy.byteOffset + at, upperInts);
 
+  const upper: Array<Int32Array | undefined> = new Array(capacity);
   let u = 0;
   for (let slot = 0; slot < capacity; slot++) {
     const level = levels[slot] as number;
-    if (level < 0) continue;
-    const ints = level * (1 + g.maxM);
+    if (level <= 0) continue;
+    const ints = level * (1 + m);
     if (u + ints > upperInts) return 'upper-layer section too short';
-    g.upper[slot] = level > 0 ? upper.slice(u, u + ints) : undefined;
+    upper[slot] = upperInput.slice(u, u + ints);
     u += ints;
   }
   if (u !== upperInts) return 'upper-layer section too long';
-  g.levels.set(levels);
-  g.deleted.set(deleted);
-  g.links0.set(links0);
-  g.entryPoint = view.getInt32(20, true);
-  g.maxLevel = view.getInt32(24, true);
-  g.nodeCount = view.getUint32(28, true);
-  g.deletedCount = view.getUint32(32, true);
+  const graph = HnswGraph.fromParts(m, { levels, deleted, links0, upper, entryPoint: view.getInt32(20, true), maxLevel: view.getInt32(24, true) });
+  if (typeof graph === 'string') return graph;
+  if (graph.nodeCount !== view.getUint32(28, true) || graph.deletedCount !== view.getUint32(32, true)) return 'node counts disagree';
   const state = [0, 1, 2, 3].map((i) => view.getUint32(40 + 4 * i, true)) as [number, number, number, number];
-  index.restoreRng(SeededRng.fromState(index.params.seed, state));
+  index.restore(graph, SeededRng.fromState(index.params.seed, state));
   return undefined;
 }

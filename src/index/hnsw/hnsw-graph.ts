@@ -5,6 +5,10 @@
  *
  * Tombstones: a deleted node stays in the graph (its vector and links still guide searches) until
  * compaction scrubs every link to it; it is never returned.
+ *
+ * The graph owns its arrays: every change goes through a method here, so the derived layer-0
+ * in-degrees stay exact. A node whose in-degree falls to 0 while it is live cannot be reached by
+ * any search; such nodes are queued as orphans for the index to re-attach (`takeOrphans`).
  */
 
 export interface LinkList {
@@ -13,132 +17,283 @@ export interface LinkList {
   readonly offset: number;
 }
 
+/** A graph's arrays as a snapshot holds them (index/hnsw/graph-codec.ts). */
+export interface GraphParts {
+  readonly levels: Int8Array;
+  readonly deleted: Uint8Array;
+  readonly links0: Int32Array;
+  readonly upper: ReadonlyArray<Int32Array | undefined>;
+  readonly entryPoint: number;
+  readonly maxLevel: number;
+}
+
 export class HnswGraph {
   /** Links per node on layers ≥ 1. */
   readonly maxM: number;
   /** Links per node on layer 0. */
   readonly maxM0: number;
-  levels = new Int8Array(0);
-  links0 = new Int32Array(0);
-  upper: Array<Int32Array | undefined> = [];
-  deleted = new Uint8Array(0);
-  entryPoint = -1;
-  maxLevel = -1;
-  /** Nodes in the graph, tombstones included. */
-  nodeCount = 0;
-  deletedCount = 0;
+  private levelOfSlot = new Int8Array(0);
+  private layer0 = new Int32Array(0);
+  private upperLists: Array<Int32Array | undefined> = [];
+  private tombstones = new Uint8Array(0);
+  /** Layer-0 links pointing at each slot, from any node in the graph (tombstones included). */
+  private inDegree0 = new Int32Array(0);
+  private orphans: number[] = [];
+  private entry = -1;
+  private topLevel = -1;
+  private nodes = 0;
+  private deletedNodes = 0;
 
   constructor(readonly m: number) {
     this.maxM = m;
     this.maxM0 = 2 * m;
   }
 
+  /** Rebuilds a graph from a snapshot's arrays; a string says why they do not describe a sound graph. */
+  static fromParts(m: number, parts: GraphParts): HnswGraph | string {
+    const g = new HnswGraph(m);
+    const capacity = parts.levels.length;
+    const stride0 = 1 + g.maxM0;
+    if (parts.deleted.length !== capacity || parts.links0.length !== capacity * stride0) return 'array lengths disagree';
+    g.reserve(capacity);
+    g.levelOfSlot.set(parts.levels);
+    g.tombstones.set(parts.deleted);
+    g.layer0.set(parts.links0);
+    for (let slot = 0; slot < capacity; slot++) {
+      const level = parts.levels[slot] as number;
+      if (level < 0) {
+        if (parts.deleted[slot] !== 0 || parts.links0[slot * stride0] !== 0) return `slot ${slot} is not in the graph but has links`;
+        continue;
+      }
+      const upper = parts.upper[slot];
+      if ((upper?.length ?? 0) !== level * (1 + g.maxM)) return `slot ${slot}: upper-layer lists do not match level ${level}`;
+      g.upperLists[slot] = upper;
+      g.nodes++;
+      if (parts.deleted[slot] === 1) g.deletedNodes++;
+      for (let layer = 0; layer <= level; layer++) {
+        const { array, offset } = g.links(slot, layer);
+        const count = array[offset] as number;
+        if (count < 0 || count > g.capacityAt(layer)) return `slot ${slot} layer ${layer}: ${count} links`;
+        for (let i = 1; i <= count; i++) {
+          const target = array[offset + i] as number;
+          if (target < 0 || target >= capacity || (parts.levels[target] as number) < layer) return `slot ${slot} layer ${layer}: bad link ${target}`;
+          if (layer === 0) g.inDegree0[target]++;
+        }
+      }
+    }
+    if (g.nodes > 0 && (parts.entryPoint < 0 || parts.entryPoint >= capacity || parts.levels[parts.entryPoint] !== parts.maxLevel)) {
+      return 'entry point is not a node of the top level';
+    }
+    g.entry = g.nodes > 0 ? parts.entryPoint : -1;
+    g.topLevel = g.nodes > 0 ? parts.maxLevel : -1;
+    return g;
+  }
+
   get capacity(): number {
-    return this.levels.length;
+    return this.levelOfSlot.length;
+  }
+
+  get entryPoint(): number {
+    return this.entry;
+  }
+
+  get maxLevel(): number {
+    return this.topLevel;
+  }
+
+  /** Nodes in the graph, tombstones included. */
+  get nodeCount(): number {
+    return this.nodes;
+  }
+
+  get deletedCount(): number {
+    return this.deletedNodes;
+  }
+
+  /** Layer-0 lists of every slot (stride `1 + maxM0`), for the search's hot loop. Read only. */
+  get links0(): Int32Array {
+    return this.layer0;
+  }
+
+  /** Tombstone flag per slot, for the search's hot loop. Read only. */
+  get deleted(): Uint8Array {
+    return this.tombstones;
+  }
+
+  /** The arrays as a snapshot stores them (views, not copies; read only). */
+  parts(): GraphParts {
+    return {
+      levels: this.levelOfSlot,
+      deleted: this.tombstones,
+      links0: this.layer0,
+      upper: this.upperLists,
+      entryPoint: this.entry,
+      maxLevel: this.topLevel,
+    };
   }
 
   /** Grows the per-slot arrays to hold slots `[0, slots)`. */
   reserve(slots: number): void {
-    if (slots <= this.levels.length) return;
+    if (slots <= this.levelOfSlot.length) return;
     // 1.25×: the layer-0 links are a quarter of a float32 vector's size or more, so slack matters.
-    const capacity = Math.max(slots, Math.ceil(this.levels.length * 1.25), 1024);
+    const capacity = Math.max(slots, Math.ceil(this.levelOfSlot.length * 1.25), 1024);
     const levels = new Int8Array(capacity).fill(-1);
-    levels.set(this.levels);
-    this.levels = levels;
+    levels.set(this.levelOfSlot);
+    this.levelOfSlot = levels;
     const links0 = new Int32Array(capacity * (1 + this.maxM0));
-    links0.set(this.links0);
-    this.links0 = links0;
+    links0.set(this.layer0);
+    this.layer0 = links0;
     const deleted = new Uint8Array(capacity);
-    deleted.set(this.deleted);
-    this.deleted = deleted;
+    deleted.set(this.tombstones);
+    this.tombstones = deleted;
+    const inDegree = new Int32Array(capacity);
+    inDegree.set(this.inDegree0);
+    this.inDegree0 = inDegree;
   }
 
   /** Bytes held by the graph's arrays (allocated, not only used). */
   get allocatedBytes(): number {
     let upper = 0;
-    for (const lists of this.upper) upper += lists?.byteLength ?? 0;
-    return this.levels.byteLength + this.links0.byteLength + this.deleted.byteLength + upper;
+    for (const lists of this.upperLists) upper += lists?.byteLength ?? 0;
+    return this.levelOfSlot.byteLength + this.layer0.byteLength + this.tombstones.byteLength + this.inDegree0.byteLength + upper;
   }
 
   has(slot: number): boolean {
-    return slot < this.levels.length && (this.levels[slot] as number) >= 0;
+    return slot < this.levelOfSlot.length && (this.levelOfSlot[slot] as number) >= 0;
   }
 
   isLive(slot: number): boolean {
-    return this.has(slot) && this.deleted[slot] === 0;
+    return this.has(slot) && this.tombstones[slot] === 0;
   }
 
   levelOf(slot: number): number {
-    return this.levels[slot] as number;
+    return this.levelOfSlot[slot] as number;
   }
 
-  /** Where the link list of `slot` at `layer` lives; `layer <= levelOf(slot)`. */
+  /** How many layer-0 links point at `slot`. */
+  inDegreeOf(slot: number): number {
+    return this.inDegree0[slot] as number;
+  }
+
+  /** Where the link list of `slot` at `layer` lives; `layer <= levelOf(slot)`. Read only: change lists through the methods below. */
   links(slot: number, layer: number): LinkList {
-    if (layer === 0) return { array: this.links0, offset: slot * (1 + this.maxM0) };
-    return { array: this.upper[slot] as Int32Array, offset: (layer - 1) * (1 + this.maxM) };
+    if (layer === 0) return { array: this.layer0, offset: slot * (1 + this.maxM0) };
+    return { array: this.upperLists[slot] as Int32Array, offset: (layer - 1) * (1 + this.maxM) };
+  }
+
+  /** The neighbours of `slot` at `layer`, as a copy. */
+  neighbors(slot: number, layer: number): number[] {
+    const { array, offset } = this.links(slot, layer);
+    return Array.from(array.subarray(offset + 1, offset + 1 + (array[offset] as number)));
   }
 
   capacityAt(layer: number): number {
     return layer === 0 ? this.maxM0 : this.maxM;
   }
 
+  linksTo(slot: number, layer: number, target: number): boolean {
+    const { array, offset } = this.links(slot, layer);
+    const count = array[offset] as number;
+    for (let i = 1; i <= count; i++) if (array[offset + i] === target) return true;
+    return false;
+  }
+
   setLinks(slot: number, layer: number, neighbors: ArrayLike<number>, count: number): void {
     const { array, offset } = this.links(slot, layer);
+    if (layer === 0) {
+      const old = array[offset] as number;
+      for (let i = 1; i <= old; i++) this.loseInLink(array[offset + i] as number);
+      for (let i = 0; i < count; i++) this.inDegree0[neighbors[i] as number]++;
+    }
     array[offset] = count;
     for (let i = 0; i < count; i++) array[offset + 1 + i] = neighbors[i] as number;
   }
 
+  /** Appends `target` to a list that has room. */
+  appendLink(slot: number, layer: number, target: number): void {
+    const { array, offset } = this.links(slot, layer);
+    const count = array[offset] as number;
+    if (count >= this.capacityAt(layer)) throw new Error(`slot ${slot} layer ${layer}: list is full`);
+    array[offset + 1 + count] = target;
+    array[offset] = count + 1;
+    if (layer === 0) this.inDegree0[target]++;
+  }
+
+  /** Replaces the link at list position `index` (0-based) with `target`. */
+  replaceLink(slot: number, layer: number, index: number, target: number): void {
+    const { array, offset } = this.links(slot, layer);
+    const old = array[offset + 1 + index] as number;
+    array[offset + 1 + index] = target;
+    if (layer === 0) {
+      this.loseInLink(old);
+      this.inDegree0[target]++;
+    }
+  }
+
   /** Adds a node with empty link lists up to `level`. */
   addNode(slot: number, level: number): void {
-    this.levels[slot] = level;
-    this.deleted[slot] = 0;
-    this.links0[slot * (1 + this.maxM0)] = 0;
-    this.upper[slot] = level > 0 ? new Int32Array(level * (1 + this.maxM)) : undefined;
-    this.nodeCount++;
-    if (level > this.maxLevel || this.entryPoint < 0) {
-      this.entryPoint = slot;
-      this.maxLevel = level;
+    this.levelOfSlot[slot] = level;
+    this.tombstones[slot] = 0;
+    this.layer0[slot * (1 + this.maxM0)] = 0;
+    this.upperLists[slot] = level > 0 ? new Int32Array(level * (1 + this.maxM)) : undefined;
+    this.nodes++;
+    if (level > this.topLevel || this.entry < 0) {
+      this.entry = slot;
+      this.topLevel = level;
     }
   }
 
   markDeleted(slot: number): void {
-    if (this.deleted[slot] === 1) return;
-    this.deleted[slot] = 1;
-    this.deletedCount++;
+    if (this.tombstones[slot] === 1) return;
+    this.tombstones[slot] = 1;
+    this.deletedNodes++;
   }
 
   /** Takes a node out of the graph entirely (after every link to it is gone). */
   dropNode(slot: number): void {
     if (!this.has(slot)) return;
-    if (this.deleted[slot] === 1) this.deletedCount--;
-    this.levels[slot] = -1;
-    this.deleted[slot] = 0;
-    this.links0[slot * (1 + this.maxM0)] = 0;
-    this.upper[slot] = undefined;
-    this.nodeCount--;
+    this.setLinks(slot, 0, [], 0);
+    if (this.tombstones[slot] === 1) this.deletedNodes--;
+    this.levelOfSlot[slot] = -1;
+    this.tombstones[slot] = 0;
+    this.upperLists[slot] = undefined;
+    this.nodes--;
+  }
+
+  /** Live nodes whose in-degree fell to 0 since the last call (some may have regained links since). */
+  takeOrphans(): number[] {
+    const orphans = this.orphans;
+    this.orphans = [];
+    return orphans;
   }
 
   /** Re-picks the entry point as a live node of the highest level (after its deletion). */
   chooseEntryPoint(): void {
     let best = -1;
     let bestLevel = -1;
-    for (let slot = 0; slot < this.levels.length; slot++) {
-      const level = this.levels[slot] as number;
-      if (level > bestLevel && this.deleted[slot] === 0) {
+    for (let slot = 0; slot < this.levelOfSlot.length; slot++) {
+      const level = this.levelOfSlot[slot] as number;
+      if (level > bestLevel && this.tombstones[slot] === 0) {
         best = slot;
         bestLevel = level;
       }
     }
     if (best < 0) {
       // Only tombstones left (or nothing): keep one as a traversal start, searches return nothing.
-      for (let slot = 0; slot < this.levels.length; slot++) {
-        if ((this.levels[slot] as number) > bestLevel) {
+      for (let slot = 0; slot < this.levelOfSlot.length; slot++) {
+        if ((this.levelOfSlot[slot] as number) > bestLevel) {
           best = slot;
-          bestLevel = this.levels[slot] as number;
+          bestLevel = this.levelOfSlot[slot] as number;
         }
       }
     }
-    this.entryPoint = best;
-    this.maxLevel = bestLevel;
+    this.entry = best;
+    this.topLevel = bestLevel;
+  }
+
+  private loseInLink(target: number): void {
+    const degree = (this.inDegree0[target] as number) - 1;
+    this.inDegree0[target] = degree;
+    if (degree === 0 && this.isLive(target)) this.orphans.push(target);
   }
 }

@@ -24,13 +24,16 @@ import { CandidateHeap } from './candidate-heap.js';
 import { HnswGraph } from './hnsw-graph.js';
 import { VisitedSet } from './visited-set.js';
 
-/** The arena as HNSW needs it: kernel scratch views and a way to make a stored vector the query. */
+/** The arena as HNSW needs it: kernel scratch views, the query, and the stored vectors. */
 export interface GraphArena {
   readonly uint32s: Uint32Array;
   readonly floats: Float32Array;
   readonly idsByteOffset: number;
   readonly scoresByteOffset: number;
+  setQuery(query: Float32Array): void;
+  /** Makes a stored vector the query (construction searches for a stored point's neighbours). */
   setQueryFromSlot(slot: number): void;
+  sameVector(a: number, b: number): boolean;
 }
 
 export interface HnswParams {
@@ -43,12 +46,32 @@ export interface HnswParams {
 /** Share of tombstones in the graph above which `needsCompaction()` says so. */
 export const COMPACTION_SHARE = 0.1;
 
-/** Below this many nodes, connectivity is checked (and mended) after every write. */
-export const ALWAYS_CHECK_CONNECTIVITY_BELOW = 20000;
+/**
+ * The heuristic keeps at least this share of a list's capacity, filling up with the nearest
+ * pruned candidates. Without it, inner product on non-negative vectors keeps about one link per
+ * node (every candidate is "closer" to a high-norm hub than to the node) and the graph falls apart.
+ */
+export const MIN_DEGREE_SHARE = 0.25;
+
+/**
+ * At most this share of a list may link to exact duplicates of its node. Without the cap, a node
+ * among many copies of one vector links only to copies: the copies then form a component the
+ * walk cannot leave, and a greedy descent that enters it is trapped.
+ */
+export const DUPLICATE_SHARE = 0.5;
+
+/**
+ * Connectivity checks cost O(links). Below this many nodes, reachability from the entry point is
+ * checked (and mended) after every write; above it, after every CONNECTIVITY_CHECK_SHARE of the
+ * nodes changed. Every write also re-attaches at once the nodes that lost their last in-link.
+ */
+export const ALWAYS_CHECK_REACHABILITY_BELOW = 20000;
+/** Share of the nodes changed after which the whole graph is checked and mended. */
+export const CONNECTIVITY_CHECK_SHARE = 0.01;
 
 export class HnswIndex implements VectorIndex {
   readonly kind = 'hnsw' as const;
-  readonly graph: HnswGraph;
+  private g: HnswGraph;
   private rng: SeededRng;
   private readonly mL: number;
   private readonly visited = new VisitedSet();
@@ -58,19 +81,40 @@ export class HnswIndex implements VectorIndex {
   private bufSlots = new Int32Array(256);
   private bufSims = new Float32Array(256);
   private readonly selected: Int32Array;
+  /** Scratch of selectNeighbors: kept non-duplicate links, and pruned candidates by kind. */
+  private readonly diverse: Int32Array;
+  private prunedNear = new Int32Array(256);
+  private prunedCopies = new Int32Array(256);
   /** Distances computed since the current search began (for `stats`). */
   private scored = 0;
+  /** Nodes given an in-link by the mending under way; never given up by a later mend of it. */
+  private readonly justAttached = new Set<number>();
 
+  /** The kernel of the operation under way: `buildKernel` while the graph changes, `kernel` in searches. */
+  private scorer: DistanceKernel;
+
+  /**
+   * @param kernel scores searches (the collection's metric)
+   * @param buildKernel scores while building and mending the graph: the same kernel, except where
+   *   the metric is not a distance (inner product), whose graph is built by Euclidean distance
+   */
   constructor(
     private readonly arena: GraphArena,
     private readonly kernel: DistanceKernel,
+    private readonly buildKernel: DistanceKernel,
     private readonly table: SlotTable,
     readonly params: HnswParams,
   ) {
-    this.graph = new HnswGraph(params.m);
+    this.scorer = buildKernel;
+    this.g = new HnswGraph(params.m);
     this.rng = new SeededRng(params.seed);
     this.mL = 1 / Math.log(Math.max(2, params.m));
     this.selected = new Int32Array(2 * params.m + 1);
+    this.diverse = new Int32Array(2 * params.m + 1);
+  }
+
+  get graph(): HnswGraph {
+    return this.g;
   }
 
   /** The level generator's state, saved with graph snapshots so levels stay reproducible. */
@@ -78,14 +122,18 @@ export class HnswIndex implements VectorIndex {
     return this.rng;
   }
 
-  restoreRng(rng: SeededRng): void {
+  /** Takes over a graph decoded from a snapshot (index/hnsw/graph-codec.ts), with its generator state. */
+  restore(graph: HnswGraph, rng: SeededRng): void {
+    if (graph.m !== this.params.m) throw new Error(`graph has m=${graph.m}, the index m=${this.params.m}`);
+    this.g = graph;
     this.rng = rng;
   }
 
   // ---- insert (Alg. 1) ------------------------------------------------------------------------
 
+  /** Inserts a slot whose vector is already in the arena. Changes the arena's query. */
   add(slot: number): void {
-    const g = this.graph;
+    const g = this.g;
     g.reserve(slot + 1);
     if (g.has(slot)) throw new Error(`slot ${slot} is already in the graph`);
     const level = Math.min(63, Math.floor(-Math.log(1 - this.rng.next()) * this.mL));
@@ -94,94 +142,160 @@ export class HnswIndex implements VectorIndex {
     g.addNode(slot, level);
     if (entry < 0) return;
 
+    this.scorer = this.buildKernel;
     this.arena.setQueryFromSlot(slot);
+    const selfSim = this.scoreOne(slot);
     let ep = entry;
     let epSim = this.scoreOne(ep);
     for (let layer = topLevel; layer > level; layer--) [ep, epSim] = this.greedy(ep, epSim, layer);
     for (let layer = Math.min(level, topLevel); layer >= 0; layer--) {
+      // Re-selecting a neighbour's full list (below) moves the query; each layer needs it back.
+      this.arena.setQueryFromSlot(slot);
       this.searchLayer(ep, epSim, this.params.efConstruction, layer, undefined, slot);
       const n = this.drainFoundSorted();
       if (n === 0) continue;
       ep = this.bufSlots[0] as number;
       epSim = this.bufSims[0] as number;
-      const count = this.selectNeighbors(this.bufSlots, this.bufSims, n, this.params.m, this.selected);
+      this.orderTiesByInDegree(n);
+      const count = this.selectNeighbors(slot, selfSim, n, layer);
       g.setLinks(slot, layer, this.selected, count);
       const chosen = this.selected.slice(0, count);
       for (const neighbor of chosen) this.connect(neighbor, slot, layer);
-      // Re-selecting a full list moved the query; the next layer down needs it back.
-      if (layer > 0) this.arena.setQueryFromSlot(slot);
     }
+    const orphans = g.takeOrphans();
+    if (g.inDegreeOf(slot) === 0) orphans.push(slot);
+    this.justAttached.clear();
+    this.mendOrphans(orphans);
   }
 
   /** Adds `target` to `node`'s links at `layer`, re-selecting them if the list is full. */
   private connect(node: number, target: number, layer: number): void {
-    const g = this.graph;
-    if (this.linksTo(node, layer, target)) return;
+    const g = this.g;
+    if (g.linksTo(node, layer, target)) return;
     const { array, offset } = g.links(node, layer);
-    const count = array[offset] as number;
-    const cap = g.capacityAt(layer);
-    if (count < cap) {
-      array[offset + 1 + count] = target;
-      array[offset] = count + 1;
+    if ((array[offset] as number) < g.capacityAt(layer)) {
+      g.appendLink(node, layer, target);
       return;
     }
-    const candidates = Array.from(array.subarray(offset + 1, offset + 1 + count));
+    const candidates = g.neighbors(node, layer);
     candidates.push(target);
     this.reselect(node, layer, candidates);
   }
 
-  /** Sets `node`'s links at `layer` to the heuristic's choice among `candidates` (live, ≠ node). */
+  /** Sets `node`'s links at `layer` to the heuristic's choice among `candidates` (≠ node). */
   private reselect(node: number, layer: number, candidates: number[]): void {
     const n = candidates.length;
     this.ensureBuffers(n);
     this.arena.setQueryFromSlot(node);
-    const scores = this.scoreSlots(candidates, n);
-    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (scores[b] as number) - (scores[a] as number));
+    const selfSim = this.scoreOne(node);
+    const scores = Float32Array.from(this.scoreSlots(candidates, n));
+    const g = this.g;
+    // Best first; exact ties go to the less linked-to node, so a tied newcomer is not always the one dropped.
+    const order = Array.from({ length: n }, (_, i) => i).sort(
+      (a, b) =>
+        (scores[b] as number) - (scores[a] as number) ||
+        g.inDegreeOf(candidates[a] as number) - g.inDegreeOf(candidates[b] as number) ||
+        (candidates[a] as number) - (candidates[b] as number),
+    );
     for (let i = 0; i < n; i++) {
       this.bufSlots[i] = candidates[order[i] as number] as number;
       this.bufSims[i] = scores[order[i] as number] as number;
     }
-    const count = this.selectNeighbors(this.bufSlots, this.bufSims, n, this.graph.capacityAt(layer), this.selected);
-    this.graph.setLinks(node, layer, this.selected, count);
+    const count = this.selectNeighbors(node, selfSim, n, layer);
+    g.setLinks(node, layer, this.selected, count);
   }
 
   /**
-   * The neighbour-selection heuristic (Alg. 4, without extending candidates or keeping pruned
-   * ones, as hnswlib): walk candidates best first, keep one unless it is closer to an already
-   * kept neighbour than to the base. Candidates must be sorted by similarity to the base, best first.
+   * The neighbour-selection heuristic (Alg. 4, without extending candidates, as hnswlib) over
+   * bufSlots/bufSims[0, count) (best first), into `this.selected`; returns how many. A candidate
+   * is skipped when it is closer to an already kept neighbour than to the base. Two additions keep
+   * every point reachable on any data: exact copies of the base take at most DUPLICATE_SHARE of
+   * the list (they never prune others, since they are as close to everything as the base is), and
+   * a list the heuristic leaves shorter than MIN_DEGREE_SHARE of its capacity is filled with the
+   * nearest skipped candidates (copies last). Changes the arena's query.
    */
-  private selectNeighbors(slots: Int32Array, sims: Float32Array, count: number, max: number, out: Int32Array): number {
+  private selectNeighbors(base: number, selfSim: number, count: number, layer: number): number {
+    const slots = this.bufSlots;
+    const sims = this.bufSims;
+    const out = this.selected;
+    const max = this.g.capacityAt(layer);
     if (count <= max) {
       out.set(slots.subarray(0, count));
       return count;
     }
+    if (this.prunedNear.length < count) {
+      this.prunedNear = new Int32Array(count * 2);
+      this.prunedCopies = new Int32Array(count * 2);
+    }
+    const copyCap = Math.max(1, Math.floor(max * DUPLICATE_SHARE));
     let kept = 0;
+    let copies = 0;
+    let diverse = 0;
+    let prunedNear = 0;
+    let prunedCopies = 0;
     for (let i = 0; i < count && kept < max; i++) {
       const candidate = slots[i] as number;
+      const toBase = sims[i] as number;
+      if (toBase === selfSim && this.arena.sameVector(candidate, base)) {
+        if (copies < copyCap) {
+          out[kept++] = candidate;
+          copies++;
+        } else {
+          this.prunedCopies[prunedCopies++] = candidate;
+        }
+        continue;
+      }
       let good = true;
-      if (kept > 0) {
+      if (diverse > 0) {
         this.arena.setQueryFromSlot(candidate);
-        const toKept = this.scoreSlots(out, kept);
-        const toBase = sims[i] as number;
-        for (let j = 0; j < kept; j++) {
+        const toKept = this.scoreSlots(this.diverse, diverse);
+        for (let j = 0; j < diverse; j++) {
           if ((toKept[j] as number) > toBase) {
             good = false;
             break;
           }
         }
       }
-      if (good) out[kept++] = candidate;
+      if (good) {
+        out[kept++] = candidate;
+        this.diverse[diverse++] = candidate;
+      } else {
+        this.prunedNear[prunedNear++] = candidate;
+      }
     }
+    const minKeep = Math.ceil(max * MIN_DEGREE_SHARE);
+    for (let i = 0; kept < minKeep && i < prunedNear; i++) out[kept++] = this.prunedNear[i] as number;
+    for (let i = 0; kept < minKeep && i < prunedCopies; i++) out[kept++] = this.prunedCopies[i] as number;
     return kept;
+  }
+
+  /** Within runs of equal similarity in bufSlots/bufSims, puts less linked-to nodes first. */
+  private orderTiesByInDegree(n: number): void {
+    const slots = this.bufSlots;
+    const sims = this.bufSims;
+    const g = this.g;
+    for (let i = 1; i < n; i++) {
+      if (sims[i] !== sims[i - 1]) continue;
+      const slot = slots[i] as number;
+      const degree = g.inDegreeOf(slot);
+      let j = i;
+      while (j > 0 && sims[j - 1] === sims[i] && g.inDegreeOf(slots[j - 1] as number) > degree) {
+        slots[j] = slots[j - 1] as number;
+        j--;
+      }
+      slots[j] = slot;
+    }
   }
 
   // ---- search (Alg. 2 and 5) ------------------------------------------------------------------
 
   search(options: SearchOptions): SearchHits {
-    const g = this.graph;
+    const g = this.g;
     const top = new TopK(options.k, (slot) => this.table.idOf(slot));
     if (options.k <= 0 || g.entryPoint < 0) return top.drainSorted();
     const ef = Math.max(options.ef ?? this.params.efSearch, options.k);
+    this.arena.setQuery(options.query);
+    this.scorer = this.kernel;
     this.scored = 0;
     let ep = g.entryPoint;
     let epSim = this.scoreOne(ep);
@@ -212,7 +326,7 @@ export class HnswIndex implements VectorIndex {
     twoHop = false,
     bits: Uint32Array | null = null,
   ): void {
-    const g = this.graph;
+    const g = this.g;
     const queue = this.queue;
     const found = this.found;
     const deleted = g.deleted;
@@ -258,14 +372,15 @@ export class HnswIndex implements VectorIndex {
         }
       }
       if (n === 0) continue;
-      this.kernel.scoreIds(n);
+      this.scorer.scoreIds(n);
       this.scored += n;
       for (let i = 0; i < n; i++) {
         const sim = scores[scoresBase + i] as number;
         if (found.size < ef || sim > found.topSim) {
           const neighbor = ids[idsBase + i] as number;
           queue.push(neighbor, sim);
-          // Two-hop gathering only lists slots that passed `accept` already.
+          // Two-hop gathering only lists slots that passed `accept` already. A tombstone is never
+          // a result, whatever the filter says of it.
           if (deleted[neighbor] === 0 && neighbor !== exclude && (accept == null || twoHop || (bits !== null ? hasBit(bits, neighbor) : accept(neighbor)))) {
             found.push(neighbor, sim);
             if (found.size > ef) found.pop();
@@ -292,7 +407,8 @@ export class HnswIndex implements VectorIndex {
     ids: Uint32Array,
     idsBase: number,
   ): number {
-    const g = this.graph;
+    const g = this.g;
+    const deleted = g.deleted;
     const visited = this.visited;
     const cap = g.maxM0;
     const links0 = g.links0;
@@ -301,7 +417,7 @@ export class HnswIndex implements VectorIndex {
     for (let i = 1; i <= count && n < cap; i++) {
       const neighbor = array[offset + i] as number;
       if (visited.visit(neighbor)) continue;
-      if (bits !== null ? hasBit(bits, neighbor) : accept(neighbor)) {
+      if (deleted[neighbor] === 0 && (bits !== null ? hasBit(bits, neighbor) : accept(neighbor))) {
         ids[idsBase + n++] = neighbor;
         continue;
       }
@@ -319,7 +435,7 @@ export class HnswIndex implements VectorIndex {
       for (let j = 1; j <= secondCount && n < cap; j++) {
         const next = second[at + j] as number;
         // Only passing slots are marked: a rejected one may still be reached, and looked past, later.
-        if (!visited.has(next) && (bits !== null ? hasBit(bits, next) : accept(next))) {
+        if (!visited.has(next) && deleted[next] === 0 && (bits !== null ? hasBit(bits, next) : accept(next))) {
           visited.visit(next);
           ids[idsBase + n++] = next;
         }
@@ -334,7 +450,7 @@ export class HnswIndex implements VectorIndex {
     let currentSim = entrySim;
     for (let improved = true; improved; ) {
       improved = false;
-      const { array, offset } = this.graph.links(current, layer);
+      const { array, offset } = this.g.links(current, layer);
       const count = array[offset] as number;
       if (count === 0) break;
       const scores = this.scoreSlots(array.subarray(offset + 1, offset + 1 + count), count);
@@ -357,24 +473,26 @@ export class HnswIndex implements VectorIndex {
 
   /** Tombstones the slot and repairs its neighbours. The slot is not reusable until compaction. */
   remove(slot: number): void {
-    const g = this.graph;
+    const g = this.g;
     if (!g.isLive(slot)) return;
+    this.scorer = this.buildKernel;
     g.markDeleted(slot);
     for (let layer = 0; layer <= g.levelOf(slot); layer++) {
-      const { array, offset } = g.links(slot, layer);
-      const neighbors = Array.from(array.subarray(offset + 1, offset + 1 + (array[offset] as number)));
-      for (const neighbor of neighbors) if (g.isLive(neighbor) && this.linksTo(neighbor, layer, slot)) this.repair(neighbor, layer);
+      for (const neighbor of g.neighbors(slot, layer)) if (g.isLive(neighbor) && g.linksTo(neighbor, layer, slot)) this.repair(neighbor, layer);
     }
     if (g.entryPoint === slot) g.chooseEntryPoint();
+    this.justAttached.clear();
+    this.mendOrphans(g.takeOrphans());
   }
 
   needsCompaction(): boolean {
-    return this.graph.deletedCount > 0 && this.graph.deletedCount > COMPACTION_SHARE * this.graph.nodeCount;
+    return this.g.deletedCount > 0 && this.g.deletedCount > COMPACTION_SHARE * this.g.nodeCount;
   }
 
   /** Scrubs every link to a tombstone, drops the tombstones and returns their (now free) slots. */
   compact(): number[] {
-    const g = this.graph;
+    const g = this.g;
+    this.scorer = this.buildKernel;
     const dead: number[] = [];
     for (let slot = 0; slot < g.capacity; slot++) {
       if (!g.has(slot)) continue;
@@ -395,6 +513,8 @@ export class HnswIndex implements VectorIndex {
     }
     for (const slot of dead) g.dropNode(slot);
     if (g.entryPoint < 0 || !g.has(g.entryPoint) || g.deleted[g.entryPoint] === 1) g.chooseEntryPoint();
+    this.justAttached.clear();
+    this.mendOrphans(g.takeOrphans());
     this.ensureConnected();
     return dead;
   }
@@ -404,23 +524,15 @@ export class HnswIndex implements VectorIndex {
    * the live links of every tombstone it linked to (Qdrant and hnswlib repair the same way).
    */
   private repair(node: number, layer: number): void {
-    const g = this.graph;
-    const { array, offset } = g.links(node, layer);
-    const count = array[offset] as number;
+    const g = this.g;
     const candidates = new Set<number>();
-    for (let i = 1; i <= count; i++) {
-      const neighbor = array[offset + i] as number;
+    for (const neighbor of g.neighbors(node, layer)) {
       if (g.deleted[neighbor] === 0) {
         candidates.add(neighbor);
         continue;
       }
       if (g.levelOf(neighbor) < layer) continue;
-      const via = g.links(neighbor, layer);
-      const viaCount = via.array[via.offset] as number;
-      for (let j = 1; j <= viaCount; j++) {
-        const second = via.array[via.offset + j] as number;
-        if (second !== node && g.isLive(second)) candidates.add(second);
-      }
+      for (const second of g.neighbors(neighbor, layer)) if (second !== node && g.isLive(second)) candidates.add(second);
     }
     if (candidates.size === 0) {
       g.setLinks(node, layer, [], 0);
@@ -429,18 +541,89 @@ export class HnswIndex implements VectorIndex {
     this.reselect(node, layer, [...candidates]);
   }
 
-  private linksTo(node: number, layer: number, target: number): boolean {
-    const { array, offset } = this.graph.links(node, layer);
-    const count = array[offset] as number;
-    for (let i = 1; i <= count; i++) if (array[offset + i] === target) return true;
+  // ---- connectivity ---------------------------------------------------------------------------
+
+  /**
+   * Gives every live node that lost its last layer-0 in-link one again: a link from the nearest
+   * of its own neighbours (else of the nodes a search finds) that has room, or that can give up a
+   * link to a node with other in-links (so no one else is orphaned). Cheap: a few distances each.
+   */
+  private mendOrphans(orphans: number[]): void {
+    const g = this.g;
+    if (orphans.length === 0) return;
+    // Last-resort replacements can orphan another node; the queue drains in a bounded number of rounds.
+    for (let round = 0; orphans.length > 0 && round < 8; round++) {
+      for (const orphan of orphans) {
+        if (!g.isLive(orphan) || g.inDegreeOf(orphan) > 0) continue;
+        this.arena.setQueryFromSlot(orphan);
+        // Hosts near the orphan, cheapest first: its own neighbours, theirs, then a search.
+        const own = g.neighbors(orphan, 0).filter((s) => s !== orphan && g.has(s));
+        if (this.attachFromNearest(orphan, own, false)) continue;
+        const twoHop = new Set<number>();
+        for (const neighbor of own) for (const second of g.neighbors(neighbor, 0)) if (second !== orphan && g.has(second)) twoHop.add(second);
+        if (this.attachFromNearest(orphan, [...twoHop], false)) continue;
+        const n = this.nearestTo(orphan, undefined);
+        this.attachFromNearest(orphan, Array.from(this.bufSlots.subarray(0, n)), true);
+      }
+      orphans = g.takeOrphans();
+    }
+  }
+
+  /**
+   * Links a host among `hosts` (any order; the query must be `target`) to `target` on layer 0:
+   * the nearest that has room; else the nearest that can give up a link to a node with other
+   * in-links; else, with `force`, the nearest gives up its most linked-to link even if that
+   * orphans it (the caller mends orphans). Nodes linked in during the current mending are never
+   * given up, so mends do not undo each other. Returns whether a link was made.
+   */
+  private attachFromNearest(target: number, hosts: number[], force: boolean): boolean {
+    const g = this.g;
+    const candidates = hosts.filter((h) => h !== target);
+    if (candidates.length === 0) return false;
+    const scores = this.scoreSlots(candidates, candidates.length);
+    const order = Array.from({ length: candidates.length }, (_, i) => candidates[i] as number);
+    const sims = new Map(order.map((h, i) => [h, scores[i] as number]));
+    order.sort((a, b) => (sims.get(b) as number) - (sims.get(a) as number));
+    for (const host of order) if (g.linksTo(host, 0, target)) return true;
+    for (const host of order) {
+      if (g.links0[host * (1 + g.maxM0)] < g.maxM0) {
+        g.appendLink(host, 0, target);
+        this.justAttached.add(target);
+        return true;
+      }
+    }
+    for (const host of order) if (this.replaceMostLinked(host, target, 2)) return true;
+    if (force) for (const host of order) if (this.replaceMostLinked(host, target, 1)) return true;
     return false;
   }
 
-  // ---- connectivity ---------------------------------------------------------------------------
+  /**
+   * Makes `host`'s layer-0 link to its most linked-to neighbour (in-degree ≥ `minDegree`, not
+   * attached during the current mending) point at `target` instead. Returns whether it did.
+   */
+  private replaceMostLinked(host: number, target: number, minDegree: number): boolean {
+    const g = this.g;
+    const { array, offset } = g.links(host, 0);
+    const count = array[offset] as number;
+    let victim = -1;
+    let victimDegree = minDegree - 1;
+    for (let i = 0; i < count; i++) {
+      const node = array[offset + 1 + i] as number;
+      const degree = g.inDegreeOf(node);
+      if (degree > victimDegree && !this.justAttached.has(node)) {
+        victim = i;
+        victimDegree = degree;
+      }
+    }
+    if (victim < 0) return false;
+    g.replaceLink(host, 0, victim, target);
+    this.justAttached.add(target);
+    return true;
+  }
 
   /** Live nodes not reachable on layer 0 from the entry point (tombstones are walked). */
   unreachable(): number[] {
-    const g = this.graph;
+    const g = this.g;
     if (g.entryPoint < 0) return [];
     const reached = this.reachedFromEntry();
     const out: number[] = [];
@@ -449,28 +632,51 @@ export class HnswIndex implements VectorIndex {
   }
 
   /**
-   * Mends reachability: each live node the entry point cannot reach on layer 0 gets a link from
-   * its nearest reachable node (found by a graph search), replacing that node's link to the
-   * target with the most in-links when the list is full. Returns how many nodes were re-attached.
+   * Nodes where a search can start its layer-0 walk (the descent ends on a node of level ≥ 1, or
+   * on the entry point) from which the entry point cannot be reached on layer 0: from there the
+   * walk could not get to the rest of the graph.
    */
-  ensureConnected(): number {
-    const g = this.graph;
+  strandedStarts(): number[] {
+    const g = this.g;
+    if (g.entryPoint < 0) return [];
+    const back = this.reachingEntry();
+    const out: number[] = [];
+    for (let slot = 0; slot < g.capacity; slot++) if (g.has(slot) && g.levelOf(slot) >= 1 && back[slot] === 0) out.push(slot);
+    return out;
+  }
+
+  /**
+   * Mends layer 0 so that a walk from wherever a search can start reaches every live node: a live
+   * node the entry point cannot reach gets a link from its nearest reachable node; a possible
+   * start (a node of level ≥ 1) that cannot reach the entry point gets a link to it (checked only
+   * with `startsToo`, or when reachability needed mending). Returns how many links were made.
+   */
+  ensureConnected(options: { readonly startsToo?: boolean } = {}): number {
+    const g = this.g;
     if (g.entryPoint < 0) return 0;
+    const startsToo = options.startsToo ?? true;
+    this.scorer = this.buildKernel;
     let mended = 0;
-    let inDegree: Int32Array | undefined;
-    // A replaced link can orphan its old target; a few passes settle that.
-    for (let pass = 0; pass < 4; pass++) {
-      const reached = this.reachedFromEntry();
+    // A forced mend can cut another node off; a few passes settle that (rarely more than two).
+    for (let pass = 0; pass < 16; pass++) {
       let mendedThisPass = 0;
+      this.justAttached.clear();
+      const reached = this.reachedFromEntry();
+      const isReached = (s: number): boolean => reached[s] === 1;
       for (let slot = 0; slot < g.capacity; slot++) {
         if (!g.isLive(slot) || reached[slot] === 1) continue;
         this.arena.setQueryFromSlot(slot);
-        this.searchLayer(g.entryPoint, this.scoreOne(g.entryPoint), this.params.efConstruction, 0, (s) => reached[s] === 1, slot);
-        if (this.drainFoundSorted() === 0) continue;
-        inDegree ??= this.inDegrees();
-        this.attach(this.bufSlots[0] as number, slot, inDegree);
-        this.markReachable(reached, slot);
-        mendedThisPass++;
+        const n = this.nearestTo(slot, isReached);
+        if (this.attachFromNearest(slot, Array.from(this.bufSlots.subarray(0, n)), true)) {
+          this.markReachable(reached, slot);
+          mendedThisPass++;
+        }
+      }
+      this.mendOrphans(g.takeOrphans());
+      // Few nodes have a level ≥ 1 (about 1/m), so a direct link to the entry point is cheap.
+      if (startsToo || mendedThisPass > 0) {
+        for (const start of this.strandedStarts()) if (this.linkOut(start, g.entryPoint)) mendedThisPass++;
+        this.mendOrphans(g.takeOrphans());
       }
       mended += mendedThisPass;
       if (mendedThisPass === 0) break;
@@ -478,54 +684,50 @@ export class HnswIndex implements VectorIndex {
     return mended;
   }
 
-  /** Links `from` → `target` on layer 0; a full list gives up its link to the most linked-to node. */
-  private attach(from: number, target: number, inDegree: Int32Array): void {
-    const g = this.graph;
-    const { array, offset } = g.links(from, 0);
-    const count = array[offset] as number;
-    inDegree[target] = (inDegree[target] as number) + 1;
-    if (count < g.maxM0) {
-      array[offset + 1 + count] = target;
-      array[offset] = count + 1;
-      return;
+  /** Adds `node` → `target` on layer 0, in place of the link to its most linked-to neighbour when full. */
+  private linkOut(node: number, target: number): boolean {
+    const g = this.g;
+    if (g.linksTo(node, 0, target)) return true;
+    if (g.links0[node * (1 + g.maxM0)] < g.maxM0) {
+      g.appendLink(node, 0, target);
+      return true;
     }
-    let victim = 1;
-    for (let i = 2; i <= count; i++) {
-      if ((inDegree[array[offset + i] as number] as number) > (inDegree[array[offset + victim] as number] as number)) victim = i;
-    }
-    const old = array[offset + victim] as number;
-    inDegree[old] = (inDegree[old] as number) - 1;
-    array[offset + victim] = target;
+    return this.replaceMostLinked(node, target, 1);
   }
 
-  private inDegrees(): Int32Array {
-    const g = this.graph;
-    const inDegree = new Int32Array(g.capacity);
-    for (let slot = 0; slot < g.capacity; slot++) {
-      if (!g.has(slot)) continue;
-      const { array, offset } = g.links(slot, 0);
-      const count = array[offset] as number;
-      for (let i = 1; i <= count; i++) inDegree[array[offset + i] as number]++;
-    }
-    return inDegree;
+  /**
+   * The nodes nearest to the query (a stored slot, set as the query) that pass `accept`, found by
+   * a beam of ef_construction on layer 0 (after a descent when any node will do; from the entry
+   * point when `accept` asks for nodes it reaches), into bufSlots/bufSims best first; returns how
+   * many. Tombstones and `exclude` are never returned.
+   */
+  private nearestTo(exclude: number, accept: ((slot: number) => boolean) | undefined): number {
+    const g = this.g;
+    let ep = g.entryPoint;
+    let epSim = this.scoreOne(ep);
+    // Looking for nodes the entry point reaches: a walk from a landing node might not get there.
+    if (accept === undefined) for (let layer = g.maxLevel; layer > 0; layer--) [ep, epSim] = this.greedy(ep, epSim, layer);
+    this.searchLayer(ep, epSim, this.params.efConstruction, 0, accept ?? undefined, exclude);
+    return this.drainFoundSorted();
   }
 
   private reachedFromEntry(): Uint8Array {
-    const reached = new Uint8Array(this.graph.capacity);
-    this.markReachable(reached, this.graph.entryPoint);
+    const reached = new Uint8Array(this.g.capacity);
+    this.markReachable(reached, this.g.entryPoint);
     return reached;
   }
 
   private markReachable(reached: Uint8Array, start: number): void {
-    const g = this.graph;
+    const g = this.g;
+    const links0 = g.links0;
+    const stride = 1 + g.maxM0;
     const stack = [start];
     reached[start] = 1;
     while (stack.length > 0) {
-      const node = stack.pop() as number;
-      const { array, offset } = g.links(node, 0);
-      const count = array[offset] as number;
+      const at = (stack.pop() as number) * stride;
+      const count = links0[at] as number;
       for (let i = 1; i <= count; i++) {
-        const next = array[offset + i] as number;
+        const next = links0[at + i] as number;
         if (reached[next] === 0) {
           reached[next] = 1;
           stack.push(next);
@@ -534,11 +736,47 @@ export class HnswIndex implements VectorIndex {
     }
   }
 
+  /** Nodes from which the entry point is reachable on layer 0: a search backwards over in-links. */
+  private reachingEntry(): Uint8Array {
+    const g = this.g;
+    const capacity = g.capacity;
+    const links0 = g.links0;
+    const stride = 1 + g.maxM0;
+    // In-links as compressed rows: the graph keeps exact in-degrees, so one pass fills them.
+    const start = new Int32Array(capacity + 1);
+    for (let slot = 0; slot < capacity; slot++) start[slot + 1] = (start[slot] as number) + g.inDegreeOf(slot);
+    const fill = start.slice(0, capacity);
+    const from = new Int32Array(start[capacity] as number);
+    for (let slot = 0; slot < capacity; slot++) {
+      if (!g.has(slot)) continue;
+      const at = slot * stride;
+      const count = links0[at] as number;
+      for (let i = 1; i <= count; i++) {
+        const target = links0[at + i] as number;
+        from[fill[target]++] = slot;
+      }
+    }
+    const back = new Uint8Array(capacity);
+    const stack = [g.entryPoint];
+    back[g.entryPoint] = 1;
+    while (stack.length > 0) {
+      const node = stack.pop() as number;
+      for (let i = start[node] as number; i < (start[node + 1] as number); i++) {
+        const source = from[i] as number;
+        if (back[source] === 0) {
+          back[source] = 1;
+          stack.push(source);
+        }
+      }
+    }
+    return back;
+  }
+
   // ---- scoring helpers ------------------------------------------------------------------------
 
   private scoreOne(slot: number): number {
     this.arena.uint32s[this.arena.idsByteOffset >> 2] = slot;
-    this.kernel.scoreIds(1);
+    this.scorer.scoreIds(1);
     this.scored++;
     return this.arena.floats[this.arena.scoresByteOffset >> 2] as number;
   }
@@ -549,7 +787,7 @@ export class HnswIndex implements VectorIndex {
     const idsBase = arena.idsByteOffset >> 2;
     const ids = arena.uint32s;
     for (let i = 0; i < count; i++) ids[idsBase + i] = slots[i] as number;
-    this.kernel.scoreIds(count);
+    this.scorer.scoreIds(count);
     this.scored += count;
     const scoresBase = arena.scoresByteOffset >> 2;
     return arena.floats.subarray(scoresBase, scoresBase + count);

@@ -1,0 +1,79 @@
+/**
+ * The kernel HNSW builds a Dot collection's graph with. Inner product is not a distance, and the
+ * neighbour heuristic (keep a candidate only if it is nearer to the node than to every kept
+ * neighbour) needs one: on vectors of unequal length it prunes nearly every link towards the
+ * longest vectors, and whole regions fall off the graph.
+ *
+ * So the graph is built in the space where inner-product search is nearest-neighbour search
+ * (Bachrach et al., "Speeding up the Xbox recommender system using a Euclidean transformation for
+ * inner-product spaces", 2014): each stored vector v gains one coordinate a(v) = √(M² − |v|²),
+ * M the largest norm seen, so that all have length M and
+ *
+ *   |v' − w'|² = 2M² − 2 (v·w + a(v)·a(w)),
+ *
+ * a true distance that this kernel scores as the similarity v·w + a(v)·a(w). A query q is
+ * extended with 0, so |q' − v'|² ranks like −q·v: searches keep the plain Dot kernel. M only
+ * grows; vectors placed before it grew keep the links they got, which stay good links.
+ */
+import type { DistanceKernel } from './distance-kernel.js';
+import type { SlotArena } from './slot-arena.js';
+
+export class MipsGraphKernel implements DistanceKernel {
+  readonly distance = 'Dot' as const;
+  /** |v|² per slot, kept by `noteVector`. */
+  private normsSq = new Float64Array(0);
+  private maxNormSq = 0;
+
+  constructor(
+    private readonly arena: SlotArena,
+    private readonly dot: DistanceKernel,
+  ) {}
+
+  /** Records the vector just written to `slot` (its norm, and the largest norm). */
+  noteVector(slot: number): void {
+    if (slot >= this.normsSq.length) {
+      const grown = new Float64Array(Math.max(slot + 1, this.normsSq.length * 2, 1024));
+      grown.set(this.normsSq);
+      this.normsSq = grown;
+    }
+    const v = this.arena.read(slot);
+    let normSq = 0;
+    for (let i = 0; i < v.length; i++) normSq += (v[i] as number) * (v[i] as number);
+    this.normsSq[slot] = normSq;
+    if (normSq > this.maxNormSq) this.maxNormSq = normSq;
+  }
+
+  scoreIds(count: number): void {
+    this.dot.scoreIds(count);
+    const arena = this.arena;
+    const lift = this.queryLift();
+    if (lift === 0) return;
+    const ids = arena.uint32s;
+    const scores = arena.floats;
+    const idsBase = arena.idsByteOffset >> 2;
+    const scoresBase = arena.scoresByteOffset >> 2;
+    for (let i = 0; i < count; i++) scores[scoresBase + i] = (scores[scoresBase + i] as number) + lift * this.liftOf(ids[idsBase + i] as number);
+  }
+
+  scoreRange(start: number, count: number): void {
+    this.dot.scoreRange(start, count);
+    const lift = this.queryLift();
+    if (lift === 0) return;
+    const scores = this.arena.floats;
+    const scoresBase = this.arena.scoresByteOffset >> 2;
+    for (let i = 0; i < count; i++) scores[scoresBase + i] = (scores[scoresBase + i] as number) + lift * this.liftOf(start + i);
+  }
+
+  /** a(q) for the query in the scratch area (a stored vector while the graph is built). */
+  private queryLift(): number {
+    const floats = this.arena.floats;
+    const q = this.arena.queryByteOffset >> 2;
+    let normSq = 0;
+    for (let i = 0; i < this.arena.dim; i++) normSq += (floats[q + i] as number) * (floats[q + i] as number);
+    return Math.sqrt(Math.max(0, this.maxNormSq - normSq));
+  }
+
+  private liftOf(slot: number): number {
+    return Math.sqrt(Math.max(0, this.maxNormSq - (this.normsSq[slot] as number)));
+  }
+}
