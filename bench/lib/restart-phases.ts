@@ -8,10 +8,10 @@
  *   graph decode      decodeGraphInto: the graph section into a fresh index
  *   points scan       the LMDB cursor over every point record, nothing decoded
  *   records decode    the same scan plus decodePointRecord and JSON.parse of each payload
- *   table fill        PointTable.insertAt of every point at its snapshot slot
- *   vector fill       the vectors written into the arena at those slots (first touch of its pages)
+ *   table fill        PointTable.insertAt of every point at its snapshot slot (a table of its own)
+ *   vector fill       the vectors written into an arena at those slots (first touch of its pages)
  *   payload index     PayloadIndex.add of every payload (the indexes are not in the snapshot)
- *   load (whole)      loadCollection itself, into a fresh CollectionMemory
+ *   load (whole)      loadCollection itself, into a fresh Segment
  *
  * The three fills run on points decoded beforehand (untimed), in the file's key order, as the load
  * does. "rest" = load − every piece: the id → slot map from the snapshot, the lookups, the
@@ -23,11 +23,15 @@
  */
 import { type CollectionConfig, configFromStored } from '../../src/collection/collection-config.js';
 import { loadCollection } from '../../src/collection/collection-load.js';
-import { CollectionMemory } from '../../src/collection/collection-memory.js';
 import { decodeSnapshot, type SlotEntry } from '../../src/collection/snapshot.js';
-import type { Payload } from '../../src/collection/point-table.js';
+import { type Payload, PointTable } from '../../src/collection/point-table.js';
+import { Segment } from '../../src/collection/segment.js';
 import { crc32 } from '../../src/core/crc32.js';
 import { decodeGraphInto } from '../../src/index/hnsw/graph-codec.js';
+import { HnswIndex } from '../../src/index/hnsw/hnsw-index.js';
+import { createKernel } from '../../src/kernels/distance-kernel.js';
+import { VectorArena } from '../../src/kernels/vector-arena.js';
+import { PayloadIndex } from '../../src/payload/payload-index.js';
 import { LmdbStore } from '../../src/storage/lmdb-store.js';
 import { decodePointRecord } from '../../src/storage/point-record.js';
 import { round } from './stats.js';
@@ -75,8 +79,8 @@ export async function measurePhases(path: string, name: string, collectGarbage: 
 
     const wholeLoad = (): number => {
       collectGarbage();
-      const memory = new CollectionMemory(config);
-      const [report, ms] = time(() => loadCollection(store, stored.uid, config, memory));
+      const segment = new Segment(config);
+      const [report, ms] = time(() => loadCollection(store, stored.uid, config, segment));
       if (report.inserted !== 0 || report.snapshotRejected !== undefined) {
         throw new Error(`the snapshot was not used as a whole (inserted ${report.inserted}, rejected: ${report.snapshotRejected ?? 'no'})`);
       }
@@ -90,9 +94,11 @@ export async function measurePhases(path: string, name: string, collectGarbage: 
       const [, crcMs] = time(() => crc32(bytes.subarray(0, bytes.length - 4)));
       const [decoded, decodeMs] = time(() => decodeSnapshot(bytes));
       if (typeof decoded === 'string') throw new Error(`snapshot does not decode: ${decoded}`);
-      const memory = new CollectionMemory(config);
-      const hnsw = memory.hnsw;
-      if (hnsw === undefined) throw new Error('no HNSW index in a fresh memory');
+      // A fresh index of the collection's parameters, as the segment makes one (the graph decode does not score).
+      const arena = new VectorArena(config.vectorSize);
+      const kernel = createKernel(arena, config.distance);
+      const p = config.parameters;
+      const hnsw = new HnswIndex(arena, kernel, kernel, new PointTable(), { m: p.m, efConstruction: p.efConstruction, efSearch: p.efSearch, seed: 100 });
       const [problem, graphMs] = time(() => decodeGraphInto(hnsw, decoded.graph));
       if (problem !== undefined) throw new Error(`graph does not decode: ${problem}`);
       collectGarbage();
@@ -196,19 +202,22 @@ function timeFills(
     payloads.push(JSON.parse(decoded.payloadJson) as Payload);
   }
   const count = ids.length;
-  const memory = new CollectionMemory(config);
+  // The segment's parts, each on its own, as the segment fills them at load.
+  const table = new PointTable();
+  const arena = new VectorArena(dim);
+  const payloadIndex = new PayloadIndex(config.payloadIndex);
   const [, tableMs] = time(() => {
-    for (let i = 0; i < count; i++) memory.table.insertAt(slotAt[i] as number, ids[i] as string, versions[i] as bigint, payloads[i] as Payload);
+    for (let i = 0; i < count; i++) table.insertAt(slotAt[i] as number, ids[i] as string, versions[i] as bigint, payloads[i] as Payload);
   });
   const [, vectorMs] = time(() => {
     for (let i = 0; i < count; i++) {
       const slot = slotAt[i] as number;
-      memory.arena.reserve(slot + 1);
-      memory.writeVector(slot, { encoding: 'f32', values: vectors.subarray(i * dim, (i + 1) * dim) });
+      arena.reserve(slot + 1);
+      arena.write(slot, vectors.subarray(i * dim, (i + 1) * dim));
     }
   });
   const [, payloadMs] = time(() => {
-    for (let i = 0; i < count; i++) memory.payloadIndex.add(slotAt[i] as number, payloads[i] as Payload);
+    for (let i = 0; i < count; i++) payloadIndex.add(slotAt[i] as number, payloads[i] as Payload);
   });
   return { table_fill_ms: tableMs, vector_fill_ms: vectorMs, payload_index_ms: payloadMs };
 }

@@ -1,5 +1,5 @@
 /**
- * Search over a collection's memory: plan (index/planner.ts) from the filter's estimated
+ * Search over a collection's segment (read only): plan (index/planner.ts) from the filter's estimated
  * cardinality (payload/filter-estimate.ts), run the strategy, shape the hits, and say how it went
  * (`explain`).
  *
@@ -16,7 +16,7 @@ import { type ConditionCounts, compileFilter } from '../payload/filter-compile.j
 import { type Candidates, type Estimate, estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import type { CollectionConfig } from './collection-config.js';
-import type { CollectionMemory } from './collection-memory.js';
+import type { SegmentReader } from './segment.js';
 import type { Payload } from './point-table.js';
 import { prepareQuery } from './vector-input.js';
 
@@ -80,7 +80,7 @@ export const SAMPLE_SIZE = 256;
 
 const sampler = new SeededRng(7);
 
-export function searchMemory(memory: CollectionMemory, config: CollectionConfig, input: SearchInput): SearchOutcome {
+export function searchSegment(memory: SegmentReader, config: CollectionConfig, input: SearchInput): SearchOutcome {
   const query = prepareQuery(input.vector, config.vectorSize, config.distance);
   const limit = input.limit ?? config.parameters.k;
   const offset = input.offset ?? 0;
@@ -91,7 +91,7 @@ export function searchMemory(memory: CollectionMemory, config: CollectionConfig,
   const stats: SearchStats = { scored: 0 };
   const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : input.filter;
   const n = memory.table.liveCount;
-  const m = memory.hnsw?.params.m;
+  const m = memory.graphM;
   const explain: SearchExplain = {
     strategy: 'flat-scan',
     fallback: false,
@@ -107,7 +107,7 @@ export function searchMemory(memory: CollectionMemory, config: CollectionConfig,
   let hits: SearchHits;
   if (filter === undefined) {
     const strategy = choosePlan({ n, ef, m, exact, matches: undefined, candidates: undefined });
-    hits = strategy === 'graph' && memory.hnsw !== undefined ? memory.hnsw.search({ query, k, ef, stats }) : memory.flat.search({ query, k, stats });
+    hits = strategy === 'graph' && m !== undefined ? memory.searchGraph({ query, k, ef, stats }) : memory.searchFlat({ query, k, stats });
     explain.strategy = strategy === 'graph' ? 'graph' : 'flat-scan';
     explain.exact = strategy !== 'graph';
   } else {
@@ -135,12 +135,12 @@ export function searchMemory(memory: CollectionMemory, config: CollectionConfig,
     const exactWay = exactStrategy(candidates?.count, n);
     const exactMatches = (): SearchHits =>
       exactWay === 'candidates-exact' && candidates !== undefined
-        ? memory.flat.scoreSlots(query, collectMatches(memory, candidates, accept), k, stats)
-        : memory.flat.search({ query, k, accept, stats });
-    if (strategy === 'graph-filtered' && memory.hnsw !== undefined) {
+        ? memory.scoreSlots(query, collectMatches(memory, candidates, accept), k, stats)
+        : memory.searchFlat({ query, k, accept, stats });
+    if (strategy === 'graph-filtered' && m !== undefined) {
       // Two hops pay where most neighbours fail the filter; with most passing, a plain walk is cheaper.
       const twoHop = params.filter_walk === undefined || params.filter_walk === null ? estimated.estimate.expected < TWO_HOP_BELOW * n : params.filter_walk === 'two-hop';
-      hits = memory.hnsw.search({ query, k, ef, accept, acceptBits: testOf().bits, twoHop, stats });
+      hits = memory.searchGraph({ query, k, ef, accept, acceptBits: testOf().bits, twoHop, stats });
       explain.exact = false;
       if (hits.slots.length < k) {
         hits = exactMatches();
@@ -168,7 +168,7 @@ interface FilterTest {
  * (their bitset, or one set once from their slots), else the compiled predicate on the payload,
  * remembered per slot for this search (a filtered walk meets the same rejected nodes again and again).
  */
-function acceptor(memory: CollectionMemory, filter: Filter, counts: ConditionCounts, candidates: Candidates | undefined): FilterTest {
+function acceptor(memory: SegmentReader, filter: Filter, counts: ConditionCounts, candidates: Candidates | undefined): FilterTest {
   if (candidates?.exact === true) {
     let bits = candidates.bits?.();
     // O(matches) to set once; the walk then tests membership with one array read.
@@ -202,7 +202,7 @@ function acceptor(memory: CollectionMemory, filter: Filter, counts: ConditionCou
 }
 
 /** The distinct live slots among `candidates` that pass `accept`. */
-export function collectMatches(memory: CollectionMemory, candidates: Candidates, accept: (slot: number) => boolean): Int32Array {
+export function collectMatches(memory: SegmentReader, candidates: Candidates, accept: (slot: number) => boolean): Int32Array {
   const table = memory.table;
   if (candidates.exact === true) {
     // Exactly the matches, each once: no check needed.
@@ -227,7 +227,7 @@ export function collectMatches(memory: CollectionMemory, candidates: Candidates,
 
 /** Checks the filter on a random sample (of the candidates when there are any, else of all points). */
 function sampleSelectivity(
-  memory: CollectionMemory,
+  memory: SegmentReader,
   candidates: Candidates | undefined,
   accept: (slot: number) => boolean,
 ): { size: number; matched: number } {
@@ -255,7 +255,7 @@ function sampleSelectivity(
 }
 
 function shapeHits(
-  memory: CollectionMemory,
+  memory: SegmentReader,
   config: CollectionConfig,
   hits: SearchHits,
   input: SearchInput,
@@ -279,7 +279,7 @@ function shapeHits(
     if (threshold !== undefined && threshold !== null && !passesThreshold(distance, hit.score, threshold)) break;
     const point: ScoredPoint = { id: hit.id, version: table.versionOf(hit.slot), score: hit.score };
     if (withPayload !== false) point.payload = selectPayload(table.payloadOf(hit.slot), withPayload);
-    if (input.with_vector === true) point.vector = Array.from(memory.arena.read(hit.slot));
+    if (input.with_vector === true) point.vector = Array.from(memory.readVector(hit.slot));
     out.push(point);
   }
   return out;

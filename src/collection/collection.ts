@@ -8,7 +8,6 @@ import { badInput, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { normalizePointId, type PointId } from '../core/point-id.js';
 import { nextVersion } from '../core/version-clock.js';
-import { encodeGraph } from '../index/hnsw/graph-codec.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
@@ -17,10 +16,9 @@ import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
 import { type CollectionConfig, type CollectionConfigJson, configToJson } from './collection-config.js';
 import { type LoadReport, loadCollection } from './collection-load.js';
-import { CollectionMemory, type MemoryStats } from './collection-memory.js';
-import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchMemory } from './collection-search.js';
+import { type MemoryStats, Segment } from './segment.js';
+import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchSegment } from './collection-search.js';
 import type { Payload } from './point-table.js';
-import { encodeSnapshot } from './snapshot.js';
 import { parseVector, toStoredVector } from './vector-input.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -59,7 +57,7 @@ interface PreparedPoint {
 }
 
 export class Collection {
-  private memory: CollectionMemory;
+  private segment: Segment;
   private readonly writes = new WriteQueue();
   private dropped = false;
 
@@ -70,7 +68,7 @@ export class Collection {
     private lastVersion: bigint,
     private readonly warn: WarningSink = () => {},
   ) {
-    this.memory = new CollectionMemory(config);
+    this.segment = new Segment(config);
   }
 
   get name(): string {
@@ -78,7 +76,7 @@ export class Collection {
   }
 
   get pointsCount(): number {
-    return this.memory.table.liveCount;
+    return this.segment.liveCount;
   }
 
   get distance(): Distance {
@@ -86,12 +84,12 @@ export class Collection {
   }
 
   describe(): CollectionInfo {
-    return { ...configToJson(this.config), points_count: this.memory.table.liveCount };
+    return { ...configToJson(this.config), points_count: this.segment.liveCount };
   }
 
   /** Loads every stored point (and the graph snapshot, when usable) into memory. Start-up only. */
   load(): LoadReport {
-    const report = loadCollection(this.store, this.uid, this.config, this.memory);
+    const report = loadCollection(this.store, this.uid, this.config, this.segment);
     if (report.lastVersion > this.lastVersion) this.lastVersion = report.lastVersion;
     if (report.snapshotRejected !== undefined) {
       this.warn(`collection "${this.name}": graph snapshot not used (${report.snapshotRejected}); the graph was rebuilt`);
@@ -110,11 +108,11 @@ export class Collection {
         id: p.id,
         record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }),
       }));
-      this.memory.reserveFor(prepared.map((p) => p.id));
+      this.segment.reserveFor(prepared.map((p) => ({ id: p.id, vector: p.stored })));
       await this.store.writePoints(this.uid, writes, [], version);
       this.lastVersion = version;
       this.applyOrReload(() => {
-        for (const p of prepared) this.memory.upsert(p.id, version, p.payload, p.stored);
+        for (const p of prepared) this.segment.upsert({ id: p.id, version, payload: p.payload, vector: p.stored });
       });
       return { upserted: prepared.length };
     });
@@ -132,19 +130,19 @@ export class Collection {
   /** Deletes every point matching the filter (an empty filter matches all); resolves with the count, once durable. */
   async deleteByFilter(filter: Filter): Promise<{ deleted: number }> {
     const result = await this.writes.run(() => {
-      const memory = this.memory;
-      const table = memory.table;
+      const segment = this.segment;
+      const table = segment.table;
       const ids: PointId[] = [];
       if (isEmptyFilter(filter)) {
         for (const slot of table.liveSlots()) ids.push(table.idOf(slot));
         return this.deleteExisting(ids);
       }
       // The payload indexes name the candidates when they can; every candidate is checked.
-      const estimated = estimateFilter(filter, memory.payloadIndex, table.liveCount);
+      const estimated = estimateFilter(filter, segment.payloadIndex, table.liveCount);
       const predicate = compileFilter(filter, estimated.conditions);
       const accept = (slot: number): boolean => predicate(table.payloadOf(slot));
       if (estimated.candidates !== undefined) {
-        for (const slot of collectMatches(memory, estimated.candidates, accept)) ids.push(table.idOf(slot));
+        for (const slot of collectMatches(segment, estimated.candidates, accept)) ids.push(table.idOf(slot));
       } else {
         for (const slot of table.liveSlots()) if (accept(slot)) ids.push(table.idOf(slot));
       }
@@ -155,31 +153,31 @@ export class Collection {
   }
 
   search(input: SearchInput): ScoredPoint[] {
-    return searchMemory(this.memory, this.config, input).points;
+    return searchSegment(this.segment, this.config, input).points;
   }
 
   /** The search and how it was answered: strategy, estimate, distances computed, exactness. */
   searchExplained(input: SearchInput): SearchOutcome {
-    return searchMemory(this.memory, this.config, input);
+    return searchSegment(this.segment, this.config, input);
   }
 
   /** One stored point, as the API shows it. */
   getPoint(rawId: unknown): StoredPoint {
     const id = normalizePointId(rawId, 'id');
-    const table = this.memory.table;
+    const table = this.segment.table;
     const slot = table.slotOf(id);
     if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
-    return { id, version: table.versionOf(slot), payload: table.payloadOf(slot), vector: Array.from(this.memory.arena.read(slot)) };
+    return { id, version: table.versionOf(slot), payload: table.payloadOf(slot), vector: Array.from(this.segment.readVector(slot)) };
   }
 
   /** Memory taken by vectors and graph. */
   memoryStats(): MemoryStats {
-    return this.memory.memoryStats();
+    return this.segment.memoryStats();
   }
 
   /** Structural problems of the in-memory index; empty when sound. For tests and diagnostics. */
   checkIntegrity(): string[] {
-    return this.memory.checkIntegrity();
+    return this.segment.checkIntegrity();
   }
 
   /** Waits for queued writes, then refuses new ones with 404. */
@@ -208,18 +206,21 @@ export class Collection {
       const stored = toStoredVector(vector, this.config.distance, this.config.quantization);
       // A repeated id: the last occurrence wins, as if the batch were applied in order.
       byId.delete(id);
-      byId.set(id, { id, stored, payload, payloadJson: JSON.stringify(payload) });
+      // Memory holds what the record holds, parsed back: a caller changing its object later changes
+      // nothing, and answers are the same before and after a restart (-0 becomes 0 in both).
+      const payloadJson = JSON.stringify(payload);
+      byId.set(id, { id, stored, payload: JSON.parse(payloadJson) as Payload, payloadJson });
     });
     return [...byId.values()];
   }
 
   private async deleteExisting(ids: readonly PointId[]): Promise<{ deleted: number }> {
     this.assertLive();
-    const existing = [...new Set(ids)].filter((id) => this.memory.table.slotOf(id) !== undefined);
+    const existing = [...new Set(ids)].filter((id) => this.segment.table.slotOf(id) !== undefined);
     if (existing.length === 0) return { deleted: 0 };
     await this.store.writePoints(this.uid, [], existing);
     this.applyOrReload(() => {
-      for (const id of existing) this.memory.delete(id);
+      for (const id of existing) this.segment.delete(id);
     });
     return { deleted: existing.length };
   }
@@ -232,9 +233,9 @@ export class Collection {
   private applyOrReload(apply: () => void): void {
     try {
       apply();
-      this.memory.maintain();
+      this.segment.maintain();
     } catch (error) {
-      this.memory = new CollectionMemory(this.config);
+      this.segment = new Segment(this.config);
       this.load();
       throw new KithError(
         'ERR_INDEX',
@@ -246,26 +247,20 @@ export class Collection {
 
   /** Queues a snapshot write when enough has changed; failures are reported, never thrown. */
   private scheduleSnapshot(): void {
-    const hnsw = this.memory.hnsw;
-    if (hnsw === undefined) return;
-    const due = Math.max(SNAPSHOT_MIN_CHANGES, SNAPSHOT_SHARE * hnsw.graph.nodeCount);
-    if (this.memory.changesSinceSnapshot < due) return;
+    const due = Math.max(SNAPSHOT_MIN_CHANGES, SNAPSHOT_SHARE * this.segment.graphNodes);
+    if (this.segment.unsavedChanges < due) return;
     void this.writes.run(() => (this.dropped ? undefined : this.writeSnapshot(due)));
   }
 
   /** Writes the graph snapshot if at least `minChanges` changes are unsaved. */
   private async writeSnapshot(minChanges: number): Promise<void> {
-    const memory = this.memory;
-    const hnsw = memory.hnsw;
-    if (hnsw === undefined || memory.changesSinceSnapshot < minChanges) return;
-    hnsw.ensureConnected();
-    const table = memory.table;
-    const parts = encodeSnapshot(encodeGraph(hnsw), hnsw.graph.capacity, (slot) =>
-      table.isLive(slot) ? { id: table.idOf(slot), version: table.versionOf(slot) } : undefined,
-    );
+    const segment = this.segment;
+    if (segment.unsavedChanges < minChanges) return;
+    const parts = segment.snapshotParts();
+    if (parts === undefined) return;
     try {
       await this.store.writeSnapshot(this.uid, parts);
-      memory.changesSinceSnapshot = 0;
+      segment.snapshotSaved();
     } catch (error) {
       this.warn(`collection "${this.name}": graph snapshot not written; the next start-up rebuilds what it lacks`, error);
     }

@@ -10,6 +10,9 @@ import type { SlotTable } from '../index/vector-index.js';
 
 export type Payload = Record<string, unknown>;
 
+/** What readers (searches, the API) may use of a point table. */
+export type PointTableReader = Pick<PointTable, 'slotCount' | 'liveCount' | 'isLive' | 'idOf' | 'slotOf' | 'versionOf' | 'payloadOf' | 'liveSlots'>;
+
 export class PointTable implements SlotTable {
   private readonly slotById = new Map<PointId, number>();
   private ids: Array<PointId | undefined> = [];

@@ -4,7 +4,7 @@
  */
 import { badInput } from './errors.js';
 
-const MAX_POINT_ID_BYTES = 1024;
+export const MAX_POINT_ID_BYTES = 1024;
 
 export type PointId = string;
 

@@ -13,6 +13,9 @@ import { bitsToArray, bitsWords, countBits, forEachBit, hasBit } from '../core/s
 import { type FieldIndex, MAX_KEYWORD_LENGTH } from './field-index.js';
 import type { Condition, FieldCondition, Filter } from './filter-types.js';
 import type { PayloadIndex } from './payload-index.js';
+
+/** The only part of the payload indexes estimates read. */
+type PayloadIndexReader = Pick<PayloadIndex, 'field'>;
 import type { PostingSet } from './posting-set.js';
 
 export interface Estimate {
@@ -54,14 +57,14 @@ interface Part {
   readonly candidates?: Candidates;
 }
 
-export function estimateFilter(filter: Filter, index: PayloadIndex, n: number): FilterEstimate {
+export function estimateFilter(filter: Filter, index: PayloadIndexReader, n: number): FilterEstimate {
   const keys = new Set<string>();
   const conditions = new Map<Condition, Estimate>();
   const part = filterPart(filter, index, n, keys, conditions);
   return { ...part, indexedKeys: keys, conditions };
 }
 
-function filterPart(filter: Filter, index: PayloadIndex, n: number, keys: Set<string>, seen: Map<Condition, Estimate>): Part {
+function filterPart(filter: Filter, index: PayloadIndexReader, n: number, keys: Set<string>, seen: Map<Condition, Estimate>): Part {
   const conjuncts: Part[] = [];
   for (const c of filter.must) conjuncts.push(conditionPart(c, index, n, keys, seen));
   for (const c of filter.mustNot) conjuncts.push({ estimate: not(conditionPart(c, index, n, keys, seen).estimate, n) });
@@ -69,13 +72,13 @@ function filterPart(filter: Filter, index: PayloadIndex, n: number, keys: Set<st
   return conjuncts.length === 0 ? { estimate: exactly(n), candidates: undefined } : and(conjuncts, n);
 }
 
-function conditionPart(condition: Condition, index: PayloadIndex, n: number, keys: Set<string>, seen: Map<Condition, Estimate>): Part {
+function conditionPart(condition: Condition, index: PayloadIndexReader, n: number, keys: Set<string>, seen: Map<Condition, Estimate>): Part {
   const part = condition.kind === 'nested' ? filterPart(condition.filter, index, n, keys, seen) : fieldPart(condition, index, n, keys);
   seen.set(condition, part.estimate);
   return part;
 }
 
-function fieldPart(c: FieldCondition, index: PayloadIndex, n: number, keys: Set<string>): Part {
+function fieldPart(c: FieldCondition, index: PayloadIndexReader, n: number, keys: Set<string>): Part {
   const field = index.field(c.key);
   if (field === undefined) return { estimate: unknown(n) };
   keys.add(c.key);

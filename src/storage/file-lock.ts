@@ -1,8 +1,8 @@
 /**
  * One process at a time per database file.
  *
- * The lock is a listening Unix socket in Linux's abstract namespace, named after the file's device
- * and inode: binding a name is atomic (of two processes starting together exactly one gets it),
+ * The lock is a listening Unix socket in Linux's abstract namespace, named after the file's device,
+ * inode and birth time: binding a name is atomic (of two processes starting together exactly one gets it),
  * the name needs no file, and the kernel releases it when the process ends however it ends
  * (`kill -9` included), so a restart never waits for or cleans up a stale lock. Node has no
  * flock(); this needs no native code. `net.Server.listen` binds synchronously (the error event
@@ -30,7 +30,7 @@ const SUN_PATH_BYTES = 108;
 const LOCK_PREFIX = 'kith-db-lock';
 const HOLDER_PREFIX = 'kith-db-holder';
 
-/** Files this process holds, by device:inode, for a clear refusal without asking the kernel. */
+/** Files this process holds, by device:inode:birth time, for a clear refusal without asking the kernel. */
 const heldHere = new Map<string, string>();
 
 /**
@@ -38,7 +38,7 @@ const heldHere = new Map<string, string>();
  * a new environment). ERR_DATABASE_LOCKED names the file and the holder when it is taken.
  */
 export function lockDatabaseFile(path: string): FileLock {
-  const fileKey = deviceAndInode(path);
+  const fileKey = fileIdentity(path);
   const heldAs = heldHere.get(fileKey);
   if (heldAs !== undefined) {
     const same = heldAs === path ? '' : ` (as ${heldAs})`;
@@ -68,7 +68,7 @@ export function lockDatabaseFile(path: string): FileLock {
   };
 }
 
-function deviceAndInode(path: string): string {
+function fileIdentity(path: string): string {
   let fd: number;
   try {
     // As LMDB would: a missing folder is created.
@@ -81,7 +81,9 @@ function deviceAndInode(path: string): string {
   }
   try {
     const stat = fstatSync(fd, { bigint: true });
-    return `${stat.dev}:${stat.ino}`;
+    // An inode number is reused as soon as a deleted file's last descriptor closes, possibly before
+    // the old holder's socket has closed; the birth time tells a new file from the old one.
+    return `${stat.dev}:${stat.ino}:${stat.birthtimeNs}`;
   } finally {
     closeSync(fd);
   }

@@ -7,10 +7,9 @@
  * format-1-point-key.ts.)
  */
 import { KithError } from '../core/errors.js';
+import { MAX_POINT_ID_BYTES } from '../core/point-id.js';
 
 const UID_BYTES = 4;
-/** The contract's limit on a point id (core/point-id.ts validates it at the edge). */
-const MAX_POINT_ID_BYTES = 1024;
 const MAX_UID = 0xffff_ffff;
 
 /** The longest key this encoding makes; LMDB must accept it (checked at open). */

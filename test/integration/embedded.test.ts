@@ -66,3 +66,20 @@ test('re-upserting the same ids of a Flat collection reuses their slots: vector 
   assert.equal(collection.memoryStats().vectorBytesAllocated, before);
   assert.equal(collection.memoryStats().points, 1000);
 });
+
+test('the embedded API keeps its own copy of a payload: changing the caller object later changes nothing', async (t) => {
+  const db = Database.open(tempDbPath(t));
+  t.after(() => db.close());
+  await db.createCollection({ name: 'c', vector_size: 2, distance: 'dot' });
+  const c = db.collection('c');
+  const payload: Record<string, unknown> = { tags: ['a'], n: -0, nested: { x: 1 } };
+  await c.upsert([{ id: 'p', vector: [1, 0], payload }]);
+  (payload.tags as string[]).push('b');
+  (payload.nested as { x: number }).x = 2;
+  payload.extra = true;
+  const stored = c.getPoint('p').payload;
+  assert.deepEqual(stored, { tags: ['a'], n: 0, nested: { x: 1 } });
+  assert.ok(Object.is(stored.n, 0), '-0 is stored as 0, as the record (JSON) holds it');
+  const hit = c.search({ vector: [1, 0], limit: 1, filter: parseFilter({ must: [{ key: 'tags', match: { value: 'b' } }] }) });
+  assert.deepEqual(hit, []);
+});

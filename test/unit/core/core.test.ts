@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { crc32, crc32Portable } from '../../../src/core/crc32.js';
 import { parseDistance, passesThreshold, similarityToScore } from '../../../src/core/distance.js';
 import { childPath, pointerToPath } from '../../../src/core/field-path.js';
 import { normalizePointId } from '../../../src/core/point-id.js';
@@ -101,4 +102,13 @@ test('SeededRng is reproducible per seed', () => {
     const x = r.next();
     assert.ok(x >= 0 && x < 1);
   }
+});
+
+test('crc32 of an empty array keeps the running value, natively and portably (Node 20 zlib answered 0)', () => {
+  const bytes = new TextEncoder().encode('kith snapshot');
+  const running = crc32(bytes);
+  assert.equal(crc32(new Uint8Array(new ArrayBuffer(0)), running), running);
+  assert.equal(crc32(new Uint8Array(0), running), running);
+  assert.equal(crc32Portable(new Uint8Array(0), running), running);
+  assert.equal(crc32(bytes), crc32Portable(bytes));
 });

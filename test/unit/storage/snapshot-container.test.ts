@@ -50,3 +50,13 @@ test('every single flipped byte, every cut and an extension are refused with a r
   assert.equal(typeof decodeSnapshot(Buffer.concat([good, Buffer.from([0])])), 'string');
   assert.equal(decodeSnapshot(Buffer.from('not a snapshot at all, but long enough')), 'not a kith snapshot');
 });
+
+test('a container with no slots (an empty graph) round-trips', () => {
+  const graph = new Uint8Array([1, 2, 3, 4, 5]);
+  const parts = encodeSnapshot(graph, 0, () => undefined);
+  const decoded = decodeSnapshot(Buffer.concat(parts));
+  assert.notEqual(typeof decoded, 'string', String(decoded));
+  if (typeof decoded === 'string') return;
+  assert.deepEqual([...decoded.graph], [...graph]);
+  assert.equal(decoded.slots.length, 0);
+});

@@ -1,0 +1,392 @@
+/**
+ * A collection's in-memory state, and its one owner: the point table (id ↔ slot, versions,
+ * payloads), the vector arena and its kernels, the payload indexes and the vector indexes. Start-up,
+ * writes and searches all go through its methods; its parts are private, and searches get them only
+ * through the read-only `SegmentReader`. Everything here is synchronous: a caller applies a whole
+ * batch in one event-loop turn, so searches see it wholly or not at all.
+ */
+import { checkIntegrity } from '../index/hnsw/check-integrity.js';
+import { decodeGraphInto, encodeGraph } from '../index/hnsw/graph-codec.js';
+import { ALWAYS_CHECK_REACHABILITY_BELOW, CONNECTIVITY_CHECK_SHARE, HnswIndex } from '../index/hnsw/hnsw-index.js';
+import { VisitedSet } from '../index/hnsw/visited-set.js';
+import { FlatIndex } from '../index/flat/flat-index.js';
+import type { SearchHits, SearchOptions, SearchStats } from '../index/vector-index.js';
+import { createKernel, createSq8Kernel, type DistanceKernel } from '../kernels/distance-kernel.js';
+import { MipsGraphKernel } from '../kernels/mips-graph-kernel.js';
+import type { SlotArena } from '../kernels/slot-arena.js';
+import { Sq8Arena } from '../kernels/sq8-arena.js';
+import { VectorArena } from '../kernels/vector-arena.js';
+import { PayloadIndex } from '../payload/payload-index.js';
+import type { StoredVector } from '../storage/point-record.js';
+import type { CollectionConfig } from './collection-config.js';
+import { type Payload, PointTable, type PointTableReader } from './point-table.js';
+import { SlotMemo } from './slot-memo.js';
+import { decodeSnapshot, encodeSnapshot } from './snapshot.js';
+
+export interface MemoryStats {
+  readonly points: number;
+  /** Bytes of one stored vector in the arena: 4·d (f32) or d + 16 (sq8 codes and parameters). */
+  readonly vectorBytesPerPoint: number;
+  readonly vectorBytesAllocated: number;
+  readonly graphBytesAllocated: number;
+  /** Graph nodes, tombstones included. */
+  readonly graphNodes: number;
+}
+
+/** A validated point, its vector as the record stores it (float32, normalised under Cosine, or sq8 codes). */
+export interface SegmentPoint {
+  readonly id: string;
+  readonly version: bigint;
+  readonly payload: Payload;
+  readonly vector: StoredVector;
+}
+
+/** What searches read of a segment, without the means to change it. */
+export interface SegmentReader {
+  readonly table: PointTableReader;
+  readonly payloadIndex: Pick<PayloadIndex, 'field'>;
+  /** HNSW m, or undefined when the collection has no graph. */
+  readonly graphM: number | undefined;
+  /** Dedupes candidate slots during one search or delete-by-filter (scratch). */
+  readonly candidateMarks: VisitedSet;
+  /** Filter answers per slot during one search (scratch). */
+  readonly filterMemo: SlotMemo;
+  searchGraph(options: SearchOptions): SearchHits;
+  searchFlat(options: SearchOptions): SearchHits;
+  /** Scores the given slots exactly. */
+  scoreSlots(query: Float32Array, slots: ArrayLike<number>, k: number, stats?: SearchStats): SearchHits;
+  /** The vector a slot is searched as. */
+  readVector(slot: number): Float32Array;
+}
+
+/** Seed of every collection's HNSW level generator: builds are reproducible. */
+const HNSW_SEED = 100;
+
+export class Segment implements SegmentReader {
+  private readonly points = new PointTable();
+  private readonly payloads: PayloadIndex;
+  readonly candidateMarks = new VisitedSet();
+  readonly filterMemo = new SlotMemo();
+  /** float32 vectors, or sq8 codes for sq8 collections (searched as codes: 4× less memory). */
+  private readonly arena: SlotArena;
+  private readonly f32: VectorArena | undefined;
+  private readonly sq8: Sq8Arena | undefined;
+  /** Dot collections build their graph with this kernel (kernels/mips-graph-kernel.ts says why). */
+  private readonly mipsKernel: MipsGraphKernel | undefined;
+  private readonly flat: FlatIndex;
+  private hnsw: HnswIndex | undefined;
+  private changesSinceSnapshot = 0;
+  private changesSinceConnectivityCheck = 0;
+  /** While loading: the snapshot's slot of each (id, version) its graph holds, and the points it does not. */
+  private restored: Map<string, { readonly slot: number; readonly version: bigint }> | undefined;
+  private pending: SegmentPoint[] = [];
+  private restoredCount = 0;
+
+  constructor(private readonly config: CollectionConfig) {
+    this.payloads = new PayloadIndex(config.payloadIndex);
+    let kernel: DistanceKernel;
+    if (config.quantization === 'sq8') {
+      this.sq8 = new Sq8Arena(config.vectorSize, config.distance);
+      this.arena = this.sq8;
+      kernel = createSq8Kernel(this.sq8, config.distance);
+    } else {
+      this.f32 = new VectorArena(config.vectorSize);
+      this.arena = this.f32;
+      kernel = createKernel(this.f32, config.distance);
+    }
+    this.mipsKernel = config.distance === 'Dot' ? new MipsGraphKernel(this.arena, kernel) : undefined;
+    this.flat = new FlatIndex(this.arena, kernel, this.points);
+    this.hnsw = config.hnsw ? this.newHnsw(kernel) : undefined;
+  }
+
+  // ---- reading -------------------------------------------------------------------------------
+
+  get table(): PointTableReader {
+    return this.points;
+  }
+
+  get payloadIndex(): Pick<PayloadIndex, 'field'> {
+    return this.payloads;
+  }
+
+  get graphM(): number | undefined {
+    return this.hnsw?.params.m;
+  }
+
+  get liveCount(): number {
+    return this.points.liveCount;
+  }
+
+  searchGraph(options: SearchOptions): SearchHits {
+    if (this.hnsw === undefined) throw new Error('the collection has no graph');
+    return this.hnsw.search(options);
+  }
+
+  searchFlat(options: SearchOptions): SearchHits {
+    return this.flat.search(options);
+  }
+
+  scoreSlots(query: Float32Array, slots: ArrayLike<number>, k: number, stats?: SearchStats): SearchHits {
+    return this.flat.scoreSlots(query, slots, k, stats);
+  }
+
+  readVector(slot: number): Float32Array {
+    return this.arena.read(slot);
+  }
+
+  /** What the vectors and the graph occupy, allocated and in use, for benchmarks and diagnostics. */
+  memoryStats(): MemoryStats {
+    const graph = this.hnsw?.graph;
+    return {
+      points: this.points.liveCount,
+      vectorBytesPerPoint: this.arena.slotBytes,
+      vectorBytesAllocated: this.arena.slotCapacity * this.arena.slotBytes,
+      graphBytesAllocated: graph?.allocatedBytes ?? 0,
+      graphNodes: graph?.nodeCount ?? 0,
+    };
+  }
+
+  /** Structural problems of the graph (empty when sound, and always for Flat). */
+  checkIntegrity(): string[] {
+    return this.hnsw === undefined ? [] : checkIntegrity(this.hnsw, (slot) => this.points.isLive(slot));
+  }
+
+  // ---- writing -------------------------------------------------------------------------------
+
+  /** Grows every per-slot structure so that upserting `points` cannot allocate (call before the durable write). */
+  reserveFor(points: readonly { readonly id: string; readonly vector: StoredVector }[]): void {
+    let slots = 0;
+    for (const p of points) if (this.needsNewSlot(p.id, p.vector)) slots++;
+    this.reserve(slots);
+  }
+
+  upsert(point: SegmentPoint): void {
+    const { id, version, payload, vector } = point;
+    const hnsw = this.hnsw;
+    const old = this.points.slotOf(id);
+    if (old !== undefined) {
+      this.payloads.remove(old, this.points.payloadOf(old));
+      if (!this.needsNewSlot(id, vector)) {
+        // Flat overwrites the vector in place; a graph node keeps its (unchanged) vector.
+        this.points.upsert(id, version, payload);
+        this.payloads.add(old, payload);
+        if (hnsw === undefined) this.writeVector(old, vector);
+        // The snapshot keys each node by (id, version): a new version is a change to save.
+        else this.changesSinceSnapshot++;
+        return;
+      }
+      // A graph node's vector cannot change in place: the old node becomes a tombstone.
+      (hnsw as HnswIndex).remove(old);
+      this.points.delete(id, false);
+    }
+    const slot = this.points.upsert(id, version, payload);
+    this.payloads.add(slot, payload);
+    this.writeVector(slot, vector);
+    if (hnsw !== undefined) {
+      hnsw.add(slot);
+      this.changesSinceSnapshot++;
+      this.changesSinceConnectivityCheck++;
+    }
+  }
+
+  /** Removes a point; returns whether it existed. */
+  delete(id: string): boolean {
+    const slot = this.points.slotOf(id);
+    if (slot === undefined) return false;
+    this.payloads.remove(slot, this.points.payloadOf(slot));
+    if (this.hnsw === undefined) {
+      this.points.delete(id, true);
+    } else {
+      this.hnsw.remove(slot);
+      this.points.delete(id, false);
+      this.changesSinceSnapshot++;
+      this.changesSinceConnectivityCheck++;
+    }
+    return true;
+  }
+
+  /**
+   * Housekeeping after a write: compaction once tombstones pass COMPACTION_SHARE, and mending of
+   * layer-0 connectivity (reachability after every write on small graphs, everything after every
+   * 5% of the nodes changed; index/hnsw/hnsw-index.ts).
+   */
+  maintain(): void {
+    const hnsw = this.hnsw;
+    if (hnsw === undefined) return;
+    if (hnsw.needsCompaction()) {
+      this.points.release(hnsw.compact());
+      this.changesSinceConnectivityCheck = 0;
+      return;
+    }
+    const changes = this.changesSinceConnectivityCheck;
+    if (changes === 0) return;
+    const nodes = hnsw.graph.nodeCount;
+    if (changes >= CONNECTIVITY_CHECK_SHARE * nodes) {
+      hnsw.ensureConnected();
+      this.changesSinceConnectivityCheck = 0;
+    } else if (nodes < ALWAYS_CHECK_REACHABILITY_BELOW) {
+      hnsw.ensureConnected({ startsToo: false });
+    }
+  }
+
+  // ---- graph snapshots -----------------------------------------------------------------------
+
+  /** Writes applied to the graph since the last snapshot was saved (0 without a graph). */
+  get unsavedChanges(): number {
+    return this.hnsw === undefined ? 0 : this.changesSinceSnapshot;
+  }
+
+  get graphNodes(): number {
+    return this.hnsw?.graph.nodeCount ?? 0;
+  }
+
+  /** The graph snapshot (collection/snapshot.ts) as parts for the store, after mending connectivity; undefined without a graph. */
+  snapshotParts(): Uint8Array[] | undefined {
+    const hnsw = this.hnsw;
+    if (hnsw === undefined) return undefined;
+    hnsw.ensureConnected();
+    const table = this.points;
+    return encodeSnapshot(encodeGraph(hnsw), hnsw.graph.capacity, (slot) =>
+      table.isLive(slot) ? { id: table.idOf(slot), version: table.versionOf(slot) } : undefined,
+    );
+  }
+
+  /** The snapshot from `snapshotParts` is durable: changes count from zero again. */
+  snapshotSaved(): void {
+    this.changesSinceSnapshot = 0;
+  }
+
+  // ---- start-up ------------------------------------------------------------------------------
+
+  /**
+   * Takes over the graph of a snapshot, to be reconciled with the point records by `loadPoint` and
+   * `finishLoad`. Returns why it cannot be used (the graph is then rebuilt), or undefined.
+   */
+  restoreSnapshot(bytes: Uint8Array): string | undefined {
+    const hnsw = this.hnsw;
+    if (hnsw === undefined) return undefined;
+    const decoded = decodeSnapshot(bytes);
+    const problem = typeof decoded === 'string' ? decoded : decodeGraphInto(hnsw, decoded.graph);
+    if (problem !== undefined || typeof decoded === 'string') return problem;
+    const graph = hnsw.graph;
+    const restored = new Map<string, { slot: number; version: bigint }>();
+    decoded.slots.forEach((entry, slot) => {
+      if (entry !== undefined && graph.isLive(slot)) restored.set(entry.id, { slot, version: entry.version });
+    });
+    this.restored = restored;
+    return undefined;
+  }
+
+  /** Sizes memory once for `storedPoints` (growing point by point costs many copies), before `loadPoint`s. */
+  beginLoad(storedPoints: number): void {
+    this.reserve(Math.max(storedPoints, this.hnsw?.graph.capacity ?? 0));
+  }
+
+  /** Runs `load` (many `loadPoint`s) with the payload indexes' sorting deferred to the end. */
+  bulkLoad(load: () => void): void {
+    this.payloads.bulkLoad(load);
+  }
+
+  /**
+   * A stored point at start-up: placed at its snapshot slot when the snapshot holds exactly this
+   * (id, version), else inserted (at once without a snapshot; after the reconciliation with one).
+   */
+  loadPoint(point: SegmentPoint): void {
+    const restored = this.restored;
+    if (restored === undefined) {
+      this.reserve(1);
+      this.upsert(point);
+      return;
+    }
+    const placed = restored.get(point.id);
+    if (placed === undefined || placed.version !== point.version) {
+      this.pending.push(point);
+      return;
+    }
+    this.arena.reserve(placed.slot + 1);
+    this.points.insertAt(placed.slot, point.id, point.version, point.payload);
+    this.payloads.add(placed.slot, point.payload);
+    this.writeVector(placed.slot, point.vector);
+    this.restoredCount++;
+  }
+
+  /**
+   * Ends start-up: graph nodes no stored point claimed are tombstoned and compacted away, the
+   * points the snapshot did not hold are inserted, connectivity is checked. Returns how many
+   * points came from the snapshot's graph and how many were inserted.
+   */
+  finishLoad(): { fromSnapshot: number; inserted: number } {
+    const hnsw = this.hnsw;
+    let inserted = 0;
+    if (this.restored !== undefined && hnsw !== undefined) {
+      const graph = hnsw.graph;
+      const unclaimed: number[] = [];
+      for (let slot = 0; slot < graph.capacity; slot++) if (graph.isLive(slot) && !this.points.isLive(slot)) unclaimed.push(slot);
+      hnsw.dropNodes(unclaimed);
+      this.points.rebuildFreeSlots((slot) => graph.has(slot));
+      this.reserve(this.pending.length);
+      for (const point of this.pending) this.upsert(point);
+      inserted = this.pending.length;
+    } else {
+      inserted = this.points.liveCount;
+    }
+    const fromSnapshot = this.restoredCount;
+    this.restored = undefined;
+    this.pending = [];
+    this.restoredCount = 0;
+    this.maintain();
+    return { fromSnapshot, inserted };
+  }
+
+  // ---- internals -----------------------------------------------------------------------------
+
+  private newHnsw(kernel: DistanceKernel): HnswIndex {
+    const p = this.config.parameters;
+    return new HnswIndex(this.arena, kernel, this.mipsKernel ?? kernel, this.points, {
+      m: p.m,
+      efConstruction: p.efConstruction,
+      efSearch: p.efSearch,
+      seed: HNSW_SEED,
+    });
+  }
+
+  /**
+   * The one rule for whether upserting `id` takes a slot it does not hold: a new id does; with a
+   * graph, so does a changed vector (a node's vector cannot change in place); Flat rewrites in place.
+   */
+  private needsNewSlot(id: string, vector: StoredVector): boolean {
+    const slot = this.points.slotOf(id);
+    if (slot === undefined) return true;
+    return this.hnsw !== undefined && !this.holdsVector(slot, vector);
+  }
+
+  /** Grows every per-slot structure so that `newSlots` more slots cannot allocate. */
+  private reserve(newSlots: number): void {
+    const slots = this.points.slotsNeededFor(newSlots);
+    this.arena.reserve(slots);
+    this.points.reserve(slots);
+    this.hnsw?.graph.reserve(slots);
+  }
+
+  private writeVector(slot: number, vector: StoredVector): void {
+    if (vector.encoding === 'sq8') (this.sq8 as Sq8Arena).writeCodes(slot, vector);
+    else (this.f32 as VectorArena).write(slot, vector.values);
+    this.mipsKernel?.noteVector(slot);
+  }
+
+  /** Whether the slot already holds exactly this stored vector. */
+  private holdsVector(slot: number, vector: StoredVector): boolean {
+    if (vector.encoding === 'sq8') {
+      const arena = this.sq8 as Sq8Arena;
+      const bytes = arena.bytes;
+      const at = arena.codesOffsetOf(slot);
+      for (let i = 0; i < vector.codes.length; i++) if (bytes[at + i] !== vector.codes[i]) return false;
+      return arena.minOf(slot) === Math.fround(vector.min) && arena.maxOf(slot) === Math.fround(vector.max);
+    }
+    const arena = this.f32 as VectorArena;
+    const floats = arena.floats;
+    const at = arena.offsetOf(slot);
+    for (let i = 0; i < vector.values.length; i++) if (floats[at + i] !== vector.values[i]) return false;
+    return true;
+  }
+}
