@@ -18,11 +18,22 @@
 import type { DistanceKernel } from './distance-kernel.js';
 import type { SlotArena } from './slot-arena.js';
 
+/**
+ * Below this relative spread of squared norms, every stored vector counts as having the same length:
+ * the lifts are all 0 (to float precision) and the kernel scores plain dot products, as Cosine does.
+ */
+const EQUAL_LENGTH_SPREAD = 1e-5;
+
 export class MipsGraphKernel implements DistanceKernel {
   readonly distance = 'Dot' as const;
   /** |v|² per slot, kept by `noteVector`. */
   private normsSq = new Float64Array(0);
   private maxNormSq = 0;
+  private minNormSq = Number.POSITIVE_INFINITY;
+  /** a(q) of the scratch query, for the arena's query version `liftVersion`. */
+  private queryLiftValue = 0;
+  private liftVersion = -1;
+  private liftMax = -1;
 
   constructor(
     private readonly arena: SlotArena,
@@ -41,13 +52,14 @@ export class MipsGraphKernel implements DistanceKernel {
     for (let i = 0; i < v.length; i++) normSq += (v[i] as number) * (v[i] as number);
     this.normsSq[slot] = normSq;
     if (normSq > this.maxNormSq) this.maxNormSq = normSq;
+    if (normSq < this.minNormSq) this.minNormSq = normSq;
   }
 
   scoreIds(count: number): void {
     this.dot.scoreIds(count);
-    const arena = this.arena;
     const lift = this.queryLift();
     if (lift === 0) return;
+    const arena = this.arena;
     const ids = arena.uint32s;
     const scores = arena.floats;
     const idsBase = arena.idsByteOffset >> 2;
@@ -64,13 +76,19 @@ export class MipsGraphKernel implements DistanceKernel {
     for (let i = 0; i < count; i++) scores[scoresBase + i] = (scores[scoresBase + i] as number) + lift * this.liftOf(start + i);
   }
 
-  /** a(q) for the query in the scratch area (a stored vector while the graph is built). */
+  /** a(q) for the query in the scratch area (a stored vector while the graph is built); 0 when all lengths are equal. */
   private queryLift(): number {
+    if (this.maxNormSq - this.minNormSq <= EQUAL_LENGTH_SPREAD * this.maxNormSq) return 0;
+    const version = this.arena.queryVersion;
+    if (version === this.liftVersion && this.maxNormSq === this.liftMax) return this.queryLiftValue;
     const floats = this.arena.floats;
     const q = this.arena.queryByteOffset >> 2;
     let normSq = 0;
     for (let i = 0; i < this.arena.dim; i++) normSq += (floats[q + i] as number) * (floats[q + i] as number);
-    return Math.sqrt(Math.max(0, this.maxNormSq - normSq));
+    this.queryLiftValue = Math.sqrt(Math.max(0, this.maxNormSq - normSq));
+    this.liftVersion = version;
+    this.liftMax = this.maxNormSq;
+    return this.queryLiftValue;
   }
 
   private liftOf(slot: number): number {

@@ -49,6 +49,8 @@ export abstract class SlotArena {
   private u32View = new Uint32Array(0);
   private u8View = new Uint8Array(0);
   private readonly listeners: Array<() => void> = [];
+  /** Bumped by every change of the scratch query (subclasses' setQueryFromSlot too). */
+  protected queryChanges = 0;
 
   /**
    * @param slotBytes bytes of memory each slot needs
@@ -134,10 +136,16 @@ export abstract class SlotArena {
     for (const listener of this.listeners) listener();
   }
 
+  /** Counts changes of the scratch query, so kernels can cache what they derive from it. */
+  get queryVersion(): number {
+    return this.queryChanges;
+  }
+
   /** Copies `query` into the scratch query buffer. */
   setQuery(query: Float32Array): void {
     this.reserve(1);
     this.f32View.set(query, this.queryByteOffset >> 2);
+    this.queryChanges++;
     this.queryChanged();
   }
 

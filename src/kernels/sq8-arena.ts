@@ -134,6 +134,7 @@ export class Sq8Arena extends SlotArena {
     const query = this.floats.subarray(q, q + this.dim);
     this.dequantizeInto(slot, query);
     if (this.distance === 'Cosine') normalizeInPlace(query);
+    this.queryChanges++;
     this.queryChanged();
   }
 

@@ -44,6 +44,7 @@ export class VectorArena extends SlotArena {
   setQueryFromSlot(slot: number): void {
     const start = this.offsetOf(slot);
     this.floats.copyWithin(this.queryByteOffset >> 2, start, start + this.dim);
+    this.queryChanges++;
     this.queryChanged();
   }
 }
