@@ -7,7 +7,7 @@
  */
 import { checkIntegrity } from '../index/hnsw/check-integrity.js';
 import { decodeGraphInto, encodeGraph } from '../index/hnsw/graph-codec.js';
-import { ALWAYS_CHECK_REACHABILITY_BELOW, CONNECTIVITY_CHECK_SHARE, HnswIndex } from '../index/hnsw/hnsw-index.js';
+import { ALWAYS_CHECK_EVERYTHING_BELOW, ALWAYS_CHECK_REACHABILITY_BELOW, CONNECTIVITY_CHECK_SHARE, HnswIndex } from '../index/hnsw/hnsw-index.js';
 import { VisitedSet } from '../index/hnsw/visited-set.js';
 import { FlatIndex } from '../index/flat/flat-index.js';
 import type { SearchHits, SearchOptions, SearchStats } from '../index/vector-index.js';
@@ -207,8 +207,8 @@ export class Segment implements SegmentReader {
 
   /**
    * Housekeeping after a write: compaction once tombstones pass COMPACTION_SHARE, and mending of
-   * layer-0 connectivity (reachability after every write on small graphs, everything after every
-   * 5% of the nodes changed; index/hnsw/hnsw-index.ts).
+   * layer-0 connectivity (everything after every write below 2,000 nodes and after every 5% of
+   * the nodes changed, reachability after every write below 20,000; index/hnsw/hnsw-index.ts).
    */
   maintain(): void {
     const hnsw = this.hnsw;
@@ -221,7 +221,7 @@ export class Segment implements SegmentReader {
     const changes = this.changesSinceConnectivityCheck;
     if (changes === 0) return;
     const nodes = hnsw.graph.nodeCount;
-    if (changes >= CONNECTIVITY_CHECK_SHARE * nodes) {
+    if (changes >= CONNECTIVITY_CHECK_SHARE * nodes || nodes < ALWAYS_CHECK_EVERYTHING_BELOW) {
       hnsw.ensureConnected();
       this.changesSinceConnectivityCheck = 0;
     } else if (nodes < ALWAYS_CHECK_REACHABILITY_BELOW) {

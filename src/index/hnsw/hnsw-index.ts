@@ -67,6 +67,8 @@ export const DUPLICATE_SHARE = 0.5;
  * also re-attaches at once the nodes that lost their last in-link.
  */
 export const ALWAYS_CHECK_REACHABILITY_BELOW = 20000;
+/** Below this many nodes, everything (search starts too) is checked after every write: it costs well under a millisecond. */
+export const ALWAYS_CHECK_EVERYTHING_BELOW = 2000;
 /** Share of the nodes changed after which the whole graph is checked and mended. */
 export const CONNECTIVITY_CHECK_SHARE = 0.05;
 
@@ -158,7 +160,9 @@ export class HnswIndex implements VectorIndex {
       ep = this.bufSlots[0] as number;
       epSim = this.bufSims[0] as number;
       this.orderTiesByInDegree(n);
-      const count = this.selectNeighbors(slot, selfSim, n, layer);
+      // m links on every layer for the new node, as hnswlib; on layer 0 its list grows to 2m through
+      // links back from later nodes.
+      const count = this.selectNeighbors(slot, selfSim, n, this.params.m);
       g.setLinks(slot, layer, this.selected, count);
       const chosen = this.selected.slice(0, count);
       for (const neighbor of chosen) this.connect(neighbor, slot, layer);
@@ -204,24 +208,24 @@ export class HnswIndex implements VectorIndex {
       this.bufSlots[i] = candidates[order[i] as number] as number;
       this.bufSims[i] = scores[order[i] as number] as number;
     }
-    const count = this.selectNeighbors(node, selfSim, n, layer);
+    const count = this.selectNeighbors(node, selfSim, n, g.capacityAt(layer));
     g.setLinks(node, layer, this.selected, count);
   }
 
   /**
    * The neighbour-selection heuristic (Alg. 4, without extending candidates, as hnswlib) over
-   * bufSlots/bufSims[0, count) (best first), into `this.selected`; returns how many. A candidate
+   * bufSlots/bufSims[0, count) (best first), keeping at most `max`, into `this.selected`; returns
+   * how many. A candidate
    * is skipped when it is closer to an already kept neighbour than to the base. Two additions keep
    * every point reachable on any data: exact copies of the base take at most DUPLICATE_SHARE of
    * the list (they never prune others, since they are as close to everything as the base is), and
    * a list the heuristic leaves shorter than MIN_DEGREE_SHARE of its capacity is filled with the
    * nearest skipped candidates (copies last). Changes the arena's query.
    */
-  private selectNeighbors(base: number, selfSim: number, count: number, layer: number): number {
+  private selectNeighbors(base: number, selfSim: number, count: number, max: number): number {
     const slots = this.bufSlots;
     const sims = this.bufSims;
     const out = this.selected;
-    const max = this.g.capacityAt(layer);
     if (count <= max) {
       out.set(slots.subarray(0, count));
       return count;
