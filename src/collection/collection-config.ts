@@ -34,14 +34,21 @@ export interface CollectionConfig {
 /** Inclusive bounds of every numeric setting; the TypeBox schemas and docs/params.md use these. */
 export const LIMITS = {
   vectorSize: { min: 1, max: 65536 },
-  m: { min: 2, max: 128 },
-  efConstruction: { min: 4, max: 4096 },
+  m: { min: 2, max: 100 },
+  efConstruction: { min: 4, max: 1000 },
   efSearch: { min: 1, max: 10000 },
   k: { min: 1, max: 10000 },
   limit: { min: 1, max: 10000 },
   offset: { min: 0, max: 100000 },
   nameLength: { min: 1, max: 255 },
 } as const;
+
+/**
+ * What earlier versions accepted at create (m up to 128, ef_construction up to 4096): collections
+ * stored with them keep loading. New collections get LIMITS, whose insert cost is bounded
+ * (docs/params.md, "Request limits").
+ */
+const STORED_LIMITS = { ...LIMITS, m: { min: 2, max: 128 }, efConstruction: { min: 4, max: 4096 } } as const;
 
 export const DEFAULT_PARAMETERS: HnswParameters = { m: 16, efConstruction: 200, efSearch: 64, k: 10 };
 
@@ -89,7 +96,7 @@ function parseQuantization(raw: unknown, path: string): Quantization {
 }
 
 /** Interprets a create request; every problem is a 400 naming its field. */
-export function parseCollectionConfig(input: CollectionConfigInput): CollectionConfig {
+export function parseCollectionConfig(input: CollectionConfigInput, limits: typeof LIMITS | typeof STORED_LIMITS = LIMITS): CollectionConfig {
   validateCollectionName(input.name);
   const vectorSize = integerIn(input.vector_size, LIMITS.vectorSize, 'vector_size');
   if (typeof input.distance !== 'string') throw badInput('distance', `expected a string, got ${describeJson(input.distance)}`);
@@ -99,11 +106,11 @@ export function parseCollectionConfig(input: CollectionConfigInput): CollectionC
   }
   const p = input.parameters ?? {};
   const parameters: HnswParameters = {
-    m: p.m === undefined ? DEFAULT_PARAMETERS.m : integerIn(p.m, LIMITS.m, 'parameters.m'),
+    m: p.m === undefined ? DEFAULT_PARAMETERS.m : integerIn(p.m, limits.m, 'parameters.m'),
     efConstruction:
       p.ef_construction === undefined
         ? DEFAULT_PARAMETERS.efConstruction
-        : integerIn(p.ef_construction, LIMITS.efConstruction, 'parameters.ef_construction'),
+        : integerIn(p.ef_construction, limits.efConstruction, 'parameters.ef_construction'),
     efSearch: p.ef_search === undefined ? DEFAULT_PARAMETERS.efSearch : integerIn(p.ef_search, LIMITS.efSearch, 'parameters.ef_search'),
     k: p.k === undefined ? DEFAULT_PARAMETERS.k : integerIn(p.k, LIMITS.k, 'parameters.k'),
   };
@@ -150,7 +157,7 @@ export function configToJson(config: CollectionConfig): CollectionConfigJson {
 export function configFromStored(stored: unknown, name: string): CollectionConfig {
   try {
     const json = stored as CollectionConfigJson;
-    const config = parseCollectionConfig({ ...json, name });
+    const config = parseCollectionConfig({ ...json, name }, STORED_LIMITS);
     return config;
   } catch (error) {
     throw new KithError('ERR_STORAGE_CORRUPTED', `collection "${name}" has an unreadable configuration: ${String(error)}`, {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openTestApp } from '../helpers/app.js';
+import { LmdbStore } from '../../src/storage/lmdb-store.js';
+import { openTestApp, openTestAppAt } from '../helpers/app.js';
 
 const DEFAULT_PARAMETERS = { m: 16, ef_construction: 200, ef_search: 64, k: 10 };
 
@@ -139,4 +140,40 @@ test('DELETE /collections/{name} drops it; then 404 everywhere', async (t) => {
   const recreated = await call('POST', '/collections', { name: 'gone', vector_size: 3, distance: 'dot' });
   assert.equal(recreated.status, 200);
   assert.equal(recreated.body.result.points_count, 0);
+});
+
+test('HNSW build parameters are bounded at create (m ≤ 100, ef_construction ≤ 1000); a collection stored with more still loads', async (t) => {
+  const app = await openTestApp(t);
+  const base = { vector_size: 4, distance: 'euclid', hnsw: true };
+  for (const [parameters, field] of [
+    [{ m: 101 }, 'parameters.m'],
+    [{ ef_construction: 1001 }, 'parameters.ef_construction'],
+  ] as const) {
+    const r = await app.call('POST', '/collections', { name: 'big', ...base, parameters });
+    assert.equal(r.status, 400, r.raw);
+    assert.match(r.body.status.error, new RegExp(`^${field.replace('.', '\\.')}: `));
+  }
+  assert.equal((await app.call('GET', '/collections')).body.result.length, 0, 'nothing was created');
+  const atBounds = await app.call('POST', '/collections', { name: 'edge', ...base, parameters: { m: 100, ef_construction: 1000 } });
+  assert.equal(atBounds.status, 200, atBounds.raw);
+  // A collection an earlier version created with m 128 and ef_construction 4096, written as it stored it.
+  const { dbPath } = app;
+  await app.close();
+  const store = LmdbStore.open(dbPath);
+  await store.createCollection('old', {
+    name: 'old',
+    vector_size: 4,
+    distance: 'Euclid',
+    hnsw: true,
+    parameters: { m: 128, ef_construction: 4096, ef_search: 64, k: 10 },
+    quantization: 'none',
+    payload_index: true,
+  });
+  await store.close();
+  const reopened = await openTestAppAt(t, dbPath);
+  const old = await reopened.call('GET', '/collections/old');
+  assert.equal(old.status, 200, old.raw);
+  assert.deepEqual(old.body.result.parameters, { m: 128, ef_construction: 4096, ef_search: 64, k: 10 });
+  const upsert = await reopened.call('PUT', '/collections/old/points', { points: [{ id: 1, vector: [1, 2, 3, 4] }] });
+  assert.equal(upsert.status, 200, upsert.raw);
 });

@@ -73,3 +73,12 @@ export async function openTestApp(t: TestContext, options: { maxBodyMb?: number 
   });
   return open(tempDbPath(t), options.maxBodyMb, opened);
 }
+
+/** Opens the app over an existing database file (e.g. one a test wrote directly); closed after the test. */
+export async function openTestAppAt(t: TestContext, dbPath: string): Promise<TestApp> {
+  const opened: TestApp[] = [];
+  t.after(async () => {
+    for (const a of opened) await a.close();
+  });
+  return open(dbPath, undefined, opened);
+}
