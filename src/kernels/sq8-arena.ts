@@ -14,15 +14,9 @@
  * (`paramsByteOffset` changes; it is 16 bytes per slot, cheap to copy at each growth step).
  */
 import type { Distance } from '../core/distance.js';
+import { dequantizeInto, type Sq8Codes } from '../core/sq8-codes.js';
 import { normalizeInPlace } from '../core/vector-math.js';
 import { alignUp, SlotArena } from './slot-arena.js';
-
-/** One quantized vector: what quantization/sq8.ts produces and storage records keep. */
-interface Sq8Vector {
-  readonly min: number;
-  readonly max: number;
-  readonly codes: Uint8Array;
-}
 
 /** Bytes of one slot's parameter record. */
 const SQ8_PARAM_BYTES = 16;
@@ -81,7 +75,7 @@ export class Sq8Arena extends SlotArena {
    * dequantized components in float64, exactly as core/vector-math.ts normalizeInPlace sums
    * them, so 1/|v'| is the factor the reference path (searchableVector) scales by.
    */
-  writeCodes(slot: number, vector: Sq8Vector): void {
+  writeCodes(slot: number, vector: Sq8Codes): void {
     const codes = vector.codes;
     if (codes.length !== this.dim) throw new RangeError(`sq8 codes: expected ${this.dim} bytes, got ${codes.length}`);
     this.bytes.set(codes, this.codesOffsetOf(slot));
@@ -116,7 +110,7 @@ export class Sq8Arena extends SlotArena {
   /** The vector a slot is searched as: dequantized, and unit length again under Cosine. */
   read(slot: number): Float32Array {
     const out = new Float32Array(this.dim);
-    this.dequantizeInto(slot, out);
+    this.dequantizeSlot(slot, out);
     return this.distance === 'Cosine' ? normalizeInPlace(out) : out;
   }
 
@@ -132,19 +126,15 @@ export class Sq8Arena extends SlotArena {
   setQueryFromSlot(slot: number): void {
     const q = this.queryByteOffset >> 2;
     const query = this.floats.subarray(q, q + this.dim);
-    this.dequantizeInto(slot, query);
+    this.dequantizeSlot(slot, query);
     if (this.distance === 'Cosine') normalizeInPlace(query);
     this.queryChanges++;
     this.queryChanged();
   }
 
-  /** The same arithmetic as quantization/sq8.ts dequantizeSq8: float64 step, stored as float32. */
-  private dequantizeInto(slot: number, out: Float32Array): void {
-    const min = this.floats[this.paramsOffsetOf(slot)] as number;
-    const step = ((this.maxes[slot] as number) - min) / 255;
-    const codes = this.codesOffsetOf(slot);
-    const bytes = this.bytes;
-    for (let i = 0; i < this.dim; i++) out[i] = min + (bytes[codes + i] as number) * step;
+  /** The one dequantization (core/sq8-codes.ts), from the slot's codes in the memory. */
+  private dequantizeSlot(slot: number, out: Float32Array): void {
+    dequantizeInto(this.minOf(slot), this.maxOf(slot), this.bytes, this.codesOffsetOf(slot), this.dim, out);
   }
 
   protected override queryChanged(): void {

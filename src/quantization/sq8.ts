@@ -7,12 +7,7 @@
  * min and max are kept as float32 (what the record stores), and decoding is the one function
  * used both at upsert and at load, so a restarted service scores exactly the same vectors.
  */
-
-interface Sq8Codes {
-  readonly min: number;
-  readonly max: number;
-  readonly codes: Uint8Array;
-}
+import { dequantizeInto, type Sq8Codes } from '../core/sq8-codes.js';
 
 export function quantizeSq8(vector: Float32Array): Sq8Codes {
   let min = Number.POSITIVE_INFINITY;
@@ -37,7 +32,5 @@ export function quantizeSq8(vector: Float32Array): Sq8Codes {
 }
 
 export function dequantizeSq8(q: Sq8Codes, out: Float32Array = new Float32Array(q.codes.length)): Float32Array {
-  const step = (q.max - q.min) / 255;
-  for (let i = 0; i < q.codes.length; i++) out[i] = q.min + (q.codes[i] as number) * step;
-  return out;
+  return dequantizeInto(q.min, q.max, q.codes, 0, q.codes.length, out);
 }

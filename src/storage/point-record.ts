@@ -15,6 +15,7 @@
  * | …      | rest      | payload, UTF-8 JSON object                    |
  */
 import { KithError } from '../core/errors.js';
+import type { Sq8Codes } from '../core/sq8-codes.js';
 
 const MAGIC = 0x4b;
 const FORMAT = 1;
@@ -23,7 +24,7 @@ const HEADER_BYTES = 16;
 /** How a record holds its vector; the byte at offset 2. */
 export type StoredVector =
   | { readonly encoding: 'f32'; readonly values: Float32Array }
-  | { readonly encoding: 'sq8'; readonly min: number; readonly max: number; readonly codes: Uint8Array };
+  | ({ readonly encoding: 'sq8' } & Sq8Codes);
 
 const ENCODING_BYTE = { f32: 0, sq8: 1 } as const;
 
