@@ -21,7 +21,7 @@ export function registerJsonParser(app: FastifyInstance): void {
 }
 
 /** An empty body is "no body" (clients send the JSON content type on DELETE too); routes that need one say so. */
-export function parseJsonBody(text: string): unknown {
+function parseJsonBody(text: string): unknown {
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {

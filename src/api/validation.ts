@@ -58,7 +58,7 @@ function depthOf(error: ErrorObject): number {
  * Ajv reports every branch's failure; the most specific one is the deepest, and a failure that is
  * only "wrong type" at the union itself is best told as the list of accepted forms.
  */
-export function describeAjvError(errors: readonly ErrorObject[], root: string): KithError {
+function describeAjvError(errors: readonly ErrorObject[], root: string): KithError {
   const union = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
   const specific = errors
     .filter((e) => e !== union && e.keyword !== 'anyOf' && e.keyword !== 'oneOf')

@@ -52,7 +52,7 @@ const STORED_LIMITS = { ...LIMITS, m: { min: 2, max: 128 }, efConstruction: { mi
 
 export const DEFAULT_PARAMETERS: HnswParameters = { m: 16, efConstruction: 200, efSearch: 64, k: 10 };
 
-export const COLLECTION_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,255}$';
+const COLLECTION_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,255}$';
 const NAME = new RegExp(COLLECTION_NAME_PATTERN);
 
 /** The create request as it arrives (already shape-checked by the route schema). */

@@ -73,7 +73,7 @@ export interface SearchOutcome {
 }
 
 /** Estimated selectivity below which filtered walks look two hops past rejected neighbours. */
-export const TWO_HOP_BELOW = 0.3;
+const TWO_HOP_BELOW = 0.3;
 
 /** Points examined to measure a straddling filter's selectivity. */
 export const SAMPLE_SIZE = 256;

@@ -45,7 +45,7 @@ export interface CollectionInfo extends CollectionConfigJson {
 export type WarningSink = (message: string, error?: unknown) => void;
 
 /** A graph snapshot is written once this many changes (or 10% of the graph) have accumulated. */
-export const SNAPSHOT_MIN_CHANGES = 20000;
+const SNAPSHOT_MIN_CHANGES = 20000;
 const SNAPSHOT_SHARE = 0.1;
 
 /** A point validated and converted, ready to be written. */

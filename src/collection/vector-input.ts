@@ -13,7 +13,7 @@ import { dequantizeSq8, quantizeSq8 } from '../quantization/sq8.js';
 import type { StoredVector } from '../storage/point-record.js';
 import type { Quantization } from './collection-config.js';
 
-export const MAX_COMPONENT_MAGNITUDE = 1e16;
+const MAX_COMPONENT_MAGNITUDE = 1e16;
 
 /** Validates a request vector of the collection's dimension and converts it to float32. */
 export function parseVector(raw: unknown, dim: number, path: string): Float32Array {

@@ -56,8 +56,6 @@ export type FieldCondition = FieldBase &
     | { readonly kind: 'regex'; readonly pattern: string; readonly regex: RE2JS }
   );
 
-export const EMPTY_FILTER: Filter = { must: [], mustNot: [], should: [] };
-
 export function isEmptyFilter(filter: Filter): boolean {
   return filter.must.length === 0 && filter.mustNot.length === 0 && filter.should.length === 0;
 }

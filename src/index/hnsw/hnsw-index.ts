@@ -51,14 +51,14 @@ export const COMPACTION_SHARE = 0.1;
  * pruned candidates. Without it, inner product on non-negative vectors keeps about one link per
  * node (every candidate is "closer" to a high-norm hub than to the node) and the graph falls apart.
  */
-export const MIN_DEGREE_SHARE = 0.25;
+const MIN_DEGREE_SHARE = 0.25;
 
 /**
  * At most this share of a list may link to exact duplicates of its node. Without the cap, a node
  * among many copies of one vector links only to copies: the copies then form a component the
  * walk cannot leave, and a greedy descent that enters it is trapped.
  */
-export const DUPLICATE_SHARE = 0.5;
+const DUPLICATE_SHARE = 0.5;
 
 /**
  * Connectivity checks cost O(links) (about 10 ms for reachability and 30 ms for everything at 100k
