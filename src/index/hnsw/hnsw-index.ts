@@ -21,7 +21,9 @@ import { TopK } from '../../core/top-k.js';
 import type { DistanceKernel } from '../../kernels/distance-kernel.js';
 import type { SearchHits, SearchOptions, SlotTable, VectorIndex } from '../vector-index.js';
 import { CandidateHeap } from './candidate-heap.js';
+import { GraphMender } from './graph-mender.js';
 import { HnswGraph } from './hnsw-graph.js';
+import { strandedStarts, unreachableNodes } from './reachability.js';
 import { VisitedSet } from './visited-set.js';
 
 /** The arena as HNSW needs it: kernel scratch views, the query, and the stored vectors. */
@@ -69,6 +71,9 @@ const DUPLICATE_SHARE = 0.5;
 export const ALWAYS_CHECK_REACHABILITY_BELOW = 20000;
 /** Below this many nodes, everything (search starts too) is checked after every write: it costs well under a millisecond. */
 export const ALWAYS_CHECK_EVERYTHING_BELOW = 2000;
+/** The narrowest beam searching for hosts to mend the graph from. */
+const MENDING_EF = 64;
+
 /** Share of the nodes changed after which the whole graph is checked and mended. */
 export const CONNECTIVITY_CHECK_SHARE = 0.05;
 
@@ -90,8 +95,7 @@ export class HnswIndex implements VectorIndex {
   private prunedCopies = new Int32Array(256);
   /** Distances computed since the current search began (for `stats`). */
   private scored = 0;
-  /** Nodes given an in-link by the mending under way; never given up by a later mend of it. */
-  private readonly justAttached = new Set<number>();
+  private readonly mender: GraphMender;
 
   /** The kernel of the operation under way: `buildKernel` while the graph changes, `kernel` in searches. */
   private scorer: DistanceKernel;
@@ -114,6 +118,15 @@ export class HnswIndex implements VectorIndex {
     this.mL = 1 / Math.log(Math.max(2, params.m));
     this.selected = new Int32Array(2 * params.m + 1);
     this.diverse = new Int32Array(2 * params.m + 1);
+    const index = this;
+    this.mender = new GraphMender({
+      get graph() {
+        return index.g;
+      },
+      setQuery: (slot) => this.arena.setQueryFromSlot(slot),
+      score: (slots, count) => this.scoreSlots(slots, count),
+      nearest: (exclude, accept) => Array.from(this.bufSlots.subarray(0, this.nearestTo(exclude, accept))),
+    });
   }
 
   get graph(): HnswGraph {
@@ -169,7 +182,6 @@ export class HnswIndex implements VectorIndex {
     }
     const orphans = g.takeOrphans();
     if (g.inDegreeOf(slot) === 0) orphans.push(slot);
-    this.justAttached.clear();
     this.mendOrphans(orphans);
   }
 
@@ -488,7 +500,6 @@ export class HnswIndex implements VectorIndex {
       for (const neighbor of g.neighbors(slot, layer)) if (g.isLive(neighbor) && g.linksTo(neighbor, layer, slot)) this.repair(neighbor, layer);
     }
     if (g.entryPoint === slot) g.chooseEntryPoint();
-    this.justAttached.clear();
     this.mendOrphans(g.takeOrphans());
   }
 
@@ -527,7 +538,6 @@ export class HnswIndex implements VectorIndex {
     }
     for (const slot of dead) g.dropNode(slot);
     if (g.entryPoint < 0 || !g.has(g.entryPoint) || g.deleted[g.entryPoint] === 1) g.chooseEntryPoint();
-    this.justAttached.clear();
     this.mendOrphans(g.takeOrphans());
     this.ensureConnected();
     return dead;
@@ -555,163 +565,37 @@ export class HnswIndex implements VectorIndex {
     this.reselect(node, layer, [...candidates]);
   }
 
-  // ---- connectivity ---------------------------------------------------------------------------
-
-  /**
-   * Gives every live node that lost its last layer-0 in-link one again: a link from the nearest
-   * of its own neighbours (else of the nodes a search finds) that has room, or that can give up a
-   * link to a node with other in-links (so no one else is orphaned). Cheap: a few distances each.
-   */
-  private mendOrphans(orphans: number[]): void {
-    const g = this.g;
-    if (orphans.length === 0) return;
-    // Last-resort replacements can orphan another node; the queue drains in a bounded number of rounds.
-    for (let round = 0; orphans.length > 0 && round < 8; round++) {
-      for (const orphan of orphans) {
-        if (!g.isLive(orphan) || g.inDegreeOf(orphan) > 0) continue;
-        this.arena.setQueryFromSlot(orphan);
-        // Hosts near the orphan, cheapest first: its own neighbours, theirs, then a search.
-        const own = g.neighbors(orphan, 0).filter((s) => s !== orphan && g.has(s));
-        if (this.attachFromNearest(orphan, own, false)) continue;
-        const twoHop = new Set<number>();
-        for (const neighbor of own) for (const second of g.neighbors(neighbor, 0)) if (second !== orphan && g.has(second)) twoHop.add(second);
-        if (this.attachFromNearest(orphan, [...twoHop], false)) continue;
-        const n = this.nearestTo(orphan, undefined);
-        this.attachFromNearest(orphan, Array.from(this.bufSlots.subarray(0, n)), true);
-      }
-      orphans = g.takeOrphans();
-    }
-  }
-
-  /**
-   * Links a host among `hosts` (any order; the query must be `target`) to `target` on layer 0:
-   * the nearest that has room; else the nearest that can give up a link to a node with other
-   * in-links; else, with `force`, the nearest gives up its most linked-to link even if that
-   * orphans it (the caller mends orphans). Nodes linked in during the current mending are never
-   * given up, so mends do not undo each other. Returns whether a link was made.
-   */
-  private attachFromNearest(target: number, hosts: number[], force: boolean): boolean {
-    const g = this.g;
-    const candidates = hosts.filter((h) => h !== target);
-    if (candidates.length === 0) return false;
-    const scores = this.scoreSlots(candidates, candidates.length);
-    const order = Array.from({ length: candidates.length }, (_, i) => candidates[i] as number);
-    const sims = new Map(order.map((h, i) => [h, scores[i] as number]));
-    order.sort((a, b) => (sims.get(b) as number) - (sims.get(a) as number));
-    for (const host of order) if (g.linksTo(host, 0, target)) return true;
-    for (const host of order) {
-      if (g.links0[host * (1 + g.maxM0)] < g.maxM0) {
-        g.appendLink(host, 0, target);
-        this.justAttached.add(target);
-        return true;
-      }
-    }
-    for (const host of order) if (this.replaceMostLinked(host, target, 2)) return true;
-    if (force) for (const host of order) if (this.replaceMostLinked(host, target, 1)) return true;
-    return false;
-  }
-
-  /**
-   * Makes `host`'s layer-0 link to its most linked-to neighbour (in-degree ≥ `minDegree`, not
-   * attached during the current mending) point at `target` instead. Returns whether it did.
-   */
-  private replaceMostLinked(host: number, target: number, minDegree: number): boolean {
-    const g = this.g;
-    const { array, offset } = g.links(host, 0);
-    const count = array[offset] as number;
-    let victim = -1;
-    let victimDegree = minDegree - 1;
-    for (let i = 0; i < count; i++) {
-      const node = array[offset + 1 + i] as number;
-      const degree = g.inDegreeOf(node);
-      if (degree > victimDegree && !this.justAttached.has(node)) {
-        victim = i;
-        victimDegree = degree;
-      }
-    }
-    if (victim < 0) return false;
-    g.replaceLink(host, 0, victim, target);
-    this.justAttached.add(target);
-    return true;
-  }
+  // ---- connectivity (graph-mender.ts, reachability.ts) ----------------------------------------
 
   /** Live nodes not reachable on layer 0 from the entry point (tombstones are walked). */
   unreachable(): number[] {
-    const g = this.g;
-    if (g.entryPoint < 0) return [];
-    const reached = this.reachedFromEntry();
-    const out: number[] = [];
-    for (let slot = 0; slot < g.capacity; slot++) if (g.isLive(slot) && reached[slot] === 0) out.push(slot);
-    return out;
+    return unreachableNodes(this.g);
   }
 
-  /**
-   * Nodes where a search can start its layer-0 walk (the descent ends on a node of level ≥ 1, or
-   * on the entry point) from which the entry point cannot be reached on layer 0: from there the
-   * walk could not get to the rest of the graph.
-   */
+  /** Possible search starts (level ≥ 1) that cannot walk back to the entry point on layer 0. */
   strandedStarts(): number[] {
-    const g = this.g;
-    if (g.entryPoint < 0) return [];
-    const back = this.reachingEntry();
-    const out: number[] = [];
-    for (let slot = 0; slot < g.capacity; slot++) if (g.has(slot) && g.levelOf(slot) >= 1 && back[slot] === 0) out.push(slot);
-    return out;
+    return strandedStarts(this.g);
   }
 
   /**
-   * Mends layer 0 so that a walk from wherever a search can start reaches every live node: a live
-   * node the entry point cannot reach gets a link from its nearest reachable node; a possible
-   * start (a node of level ≥ 1) that cannot reach the entry point gets a link to it (checked only
-   * with `startsToo`, or when reachability needed mending). Returns how many links were made.
+   * Mends layer 0 so that a walk from wherever a search can start reaches every live node (the
+   * starts themselves only with `startsToo`, default true). Returns how many links were made.
    */
   ensureConnected(options: { readonly startsToo?: boolean } = {}): number {
-    const g = this.g;
-    if (g.entryPoint < 0) return 0;
-    const startsToo = options.startsToo ?? true;
+    if (this.g.entryPoint < 0) return 0;
     this.scorer = this.buildKernel;
-    let mended = 0;
-    // A forced mend can cut another node off; a few passes settle that (rarely more than two).
-    for (let pass = 0; pass < 16; pass++) {
-      let mendedThisPass = 0;
-      this.justAttached.clear();
-      const reached = this.reachedFromEntry();
-      const isReached = (s: number): boolean => reached[s] === 1;
-      for (let slot = 0; slot < g.capacity; slot++) {
-        if (!g.isLive(slot) || reached[slot] === 1) continue;
-        this.arena.setQueryFromSlot(slot);
-        const n = this.nearestTo(slot, isReached);
-        if (this.attachFromNearest(slot, Array.from(this.bufSlots.subarray(0, n)), true)) {
-          this.markReachable(reached, slot);
-          mendedThisPass++;
-        }
-      }
-      this.mendOrphans(g.takeOrphans());
-      // Few nodes have a level ≥ 1 (about 1/m), so a direct link to the entry point is cheap.
-      if (startsToo || mendedThisPass > 0) {
-        for (const start of this.strandedStarts()) if (this.linkOut(start, g.entryPoint)) mendedThisPass++;
-        this.mendOrphans(g.takeOrphans());
-      }
-      mended += mendedThisPass;
-      if (mendedThisPass === 0) break;
-    }
-    return mended;
+    return this.mender.ensureConnected(options.startsToo ?? true);
   }
 
-  /** Adds `node` → `target` on layer 0, in place of the link to its most linked-to neighbour when full. */
-  private linkOut(node: number, target: number): boolean {
-    const g = this.g;
-    if (g.linksTo(node, 0, target)) return true;
-    if (g.links0[node * (1 + g.maxM0)] < g.maxM0) {
-      g.appendLink(node, 0, target);
-      return true;
-    }
-    return this.replaceMostLinked(node, target, 1);
+  /** The mending of one write's orphans (nodes that lost their last in-link). */
+  private mendOrphans(orphans: number[]): void {
+    this.mender.begin();
+    this.mender.mendOrphans(orphans);
   }
 
   /**
    * The nodes nearest to the query (a stored slot, set as the query) that pass `accept`, found by
-   * a beam of ef_construction on layer 0 (after a descent when any node will do; from the entry
+   * a beam of max(ef_construction, MENDING_EF) on layer 0 (after a descent when any node will do; from the entry
    * point when `accept` asks for nodes it reaches), into bufSlots/bufSims best first; returns how
    * many. Tombstones and `exclude` are never returned.
    */
@@ -721,69 +605,9 @@ export class HnswIndex implements VectorIndex {
     let epSim = this.scoreOne(ep);
     // Looking for nodes the entry point reaches: a walk from a landing node might not get there.
     if (accept === undefined) for (let layer = g.maxLevel; layer > 0; layer--) [ep, epSim] = this.greedy(ep, epSim, layer);
-    this.searchLayer(ep, epSim, this.params.efConstruction, 0, accept ?? undefined, exclude);
+    // At least 64 wide: with a small ef_construction the few nodes found may all be full.
+    this.searchLayer(ep, epSim, Math.max(this.params.efConstruction, MENDING_EF), 0, accept, exclude);
     return this.drainFoundSorted();
-  }
-
-  private reachedFromEntry(): Uint8Array {
-    const reached = new Uint8Array(this.g.capacity);
-    this.markReachable(reached, this.g.entryPoint);
-    return reached;
-  }
-
-  private markReachable(reached: Uint8Array, start: number): void {
-    const g = this.g;
-    const links0 = g.links0;
-    const stride = 1 + g.maxM0;
-    const stack = [start];
-    reached[start] = 1;
-    while (stack.length > 0) {
-      const at = (stack.pop() as number) * stride;
-      const count = links0[at] as number;
-      for (let i = 1; i <= count; i++) {
-        const next = links0[at + i] as number;
-        if (reached[next] === 0) {
-          reached[next] = 1;
-          stack.push(next);
-        }
-      }
-    }
-  }
-
-  /** Nodes from which the entry point is reachable on layer 0: a search backwards over in-links. */
-  private reachingEntry(): Uint8Array {
-    const g = this.g;
-    const capacity = g.capacity;
-    const links0 = g.links0;
-    const stride = 1 + g.maxM0;
-    // In-links as compressed rows: the graph keeps exact in-degrees, so one pass fills them.
-    const start = new Int32Array(capacity + 1);
-    for (let slot = 0; slot < capacity; slot++) start[slot + 1] = (start[slot] as number) + g.inDegreeOf(slot);
-    const fill = start.slice(0, capacity);
-    const from = new Int32Array(start[capacity] as number);
-    for (let slot = 0; slot < capacity; slot++) {
-      if (!g.has(slot)) continue;
-      const at = slot * stride;
-      const count = links0[at] as number;
-      for (let i = 1; i <= count; i++) {
-        const target = links0[at + i] as number;
-        from[fill[target]++] = slot;
-      }
-    }
-    const back = new Uint8Array(capacity);
-    const stack = [g.entryPoint];
-    back[g.entryPoint] = 1;
-    while (stack.length > 0) {
-      const node = stack.pop() as number;
-      for (let i = start[node] as number; i < (start[node + 1] as number); i++) {
-        const source = from[i] as number;
-        if (back[source] === 0) {
-          back[source] = 1;
-          stack.push(source);
-        }
-      }
-    }
-    return back;
   }
 
   // ---- scoring helpers ------------------------------------------------------------------------
