@@ -10,19 +10,21 @@ import { normalizePointId, type PointId } from '../core/point-id.js';
 import { nextVersion } from '../core/version-clock.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
-import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
+import { isEmptyFilter } from '../payload/filter-types.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
 import { type CollectionConfig, type CollectionConfigJson, configToJson } from './collection-config.js';
 import { type LoadReport, loadCollection } from './collection-load.js';
 import { type MemoryStats, Segment } from './segment.js';
-import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchSegment } from './collection-search.js';
+import { collectMatches, type ScoredPoint, type SearchOutcome, searchSegment } from './collection-search.js';
 import type { Payload } from './point-table.js';
+import { checkPointShape, checkSearchInput, type FilterInput, type SearchRequest, toFilter } from './embedded-input.js';
 import { parseVector, toStoredVector } from './vector-input.js';
 import { WriteQueue } from './write-queue.js';
 
 export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from './collection-search.js';
+export type { FilterInput, FilterJson, SearchRequest } from './embedded-input.js';
 
 export interface PointInput {
   readonly id: unknown;
@@ -99,6 +101,7 @@ export class Collection {
 
   /** Validates the whole batch, then writes it atomically; resolves once durable and searchable. */
   async upsert(points: readonly PointInput[]): Promise<{ upserted: number }> {
+    if (!Array.isArray(points)) throw badInput('points', `expected an array of points, got ${typeof points}`);
     const prepared = this.preparePoints(points);
     const result = await this.writes.run(async () => {
       this.assertLive();
@@ -120,15 +123,22 @@ export class Collection {
     return result;
   }
 
-  /** Deletes the listed ids (normalised by `normalizePointId`); resolves with how many existed, once durable. */
-  async deleteIds(ids: readonly PointId[]): Promise<{ deleted: number }> {
+  /** Deletes the listed ids (strings or integers, normalised by `normalizePointId`); resolves with how many existed, once durable. */
+  async deleteIds(rawIds: readonly (PointId | number)[]): Promise<{ deleted: number }> {
+    if (!Array.isArray(rawIds)) throw badInput('points', `expected an array of ids, got ${typeof rawIds}`);
+    const ids = rawIds.map((id: unknown, i) => normalizePointId(id, childPath('points', i)));
     const result = await this.writes.run(() => this.deleteExisting(ids));
     this.scheduleSnapshot();
     return result;
   }
 
-  /** Deletes every point matching the filter (an empty filter matches all); resolves with the count, once durable. */
-  async deleteByFilter(filter: Filter): Promise<{ deleted: number }> {
+  /**
+   * Deletes every point matching the filter (an empty filter matches all); resolves with the count,
+   * once durable. The filter is parsed by `parseFilter` or the JSON the REST API takes.
+   */
+  async deleteByFilter(filterInput: FilterInput): Promise<{ deleted: number }> {
+    const filter = toFilter(filterInput);
+    if (filter === undefined) throw badInput('filter', 'expected a filter object ({} matches every point)');
     const result = await this.writes.run(() => {
       const segment = this.segment;
       const table = segment.table;
@@ -152,13 +162,14 @@ export class Collection {
     return result;
   }
 
-  search(input: SearchInput): ScoredPoint[] {
-    return searchSegment(this.segment, this.config, input).points;
+  /** Checked as the REST API checks a search body; `filter` is parsed by `parseFilter` or the REST JSON. */
+  search(input: SearchRequest): ScoredPoint[] {
+    return searchSegment(this.segment, this.config, checkSearchInput(input)).points;
   }
 
   /** The search and how it was answered: strategy, estimate, distances computed, exactness. */
-  searchExplained(input: SearchInput): SearchOutcome {
-    return searchSegment(this.segment, this.config, input);
+  searchExplained(input: SearchRequest): SearchOutcome {
+    return searchSegment(this.segment, this.config, checkSearchInput(input));
   }
 
   /** One stored point, as the API shows it. */
@@ -197,6 +208,7 @@ export class Collection {
     const byId = new Map<PointId, PreparedPoint>();
     points.forEach((point, i) => {
       const at = childPath('points', i);
+      checkPointShape(point, at);
       const id = normalizePointId(point.id, childPath(at, 'id'));
       const vector = parseVector(point.vector, dim, childPath(at, 'vector'));
       const payloadPath = childPath(at, 'payload');

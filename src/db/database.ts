@@ -2,7 +2,9 @@
  * The registry of collections over one database file: open and load, create, drop, close.
  * This is also the embeddable entry point: `Database.open(path)` gives the whole engine in-process.
  */
-import { KithError } from '../core/errors.js';
+import { badInput, KithError } from '../core/errors.js';
+import { childPath } from '../core/field-path.js';
+import { describeJson } from '../core/point-id.js';
 import {
   type CollectionConfigInput,
   configFromStored,
@@ -67,8 +69,9 @@ export class Database {
     return [...this.collections.keys()].sort().map((name) => (this.collections.get(name) as Collection).describe());
   }
 
-  /** The named collection; ERR_COLLECTION_NOT_FOUND if there is none. */
+  /** The named collection; ERR_BAD_INPUT for a name no collection can have (as on the wire), ERR_COLLECTION_NOT_FOUND if there is none. */
   collection(name: string): Collection {
+    checkName(name);
     this.assertOpen();
     const collection = this.collections.get(name);
     if (collection === undefined) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" does not exist`);
@@ -77,6 +80,7 @@ export class Database {
 
   /** Validates (400 first), then creates durably; ERR_COLLECTION_EXISTS if the name is taken. */
   async createCollection(input: CollectionConfigInput): Promise<CollectionInfo> {
+    checkCreateShape(input);
     const config = parseCollectionConfig(input);
     this.assertOpen();
     if (this.collections.has(config.name) || this.busyNames.has(config.name)) {
@@ -98,7 +102,7 @@ export class Database {
    * already queued on it finish first, then its entry and points leave the file in one transaction.
    */
   async dropCollection(name: string): Promise<void> {
-    validateCollectionName(name);
+    checkName(name);
     const collection = this.collection(name);
     this.collections.delete(name);
     this.reports.delete(name);
@@ -124,4 +128,29 @@ export class Database {
   private assertOpen(): void {
     if (this.closing !== undefined) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closing');
   }
+}
+
+/** A collection name from an embedded caller: a string (the wire always has one), then the name rule. */
+function checkName(name: unknown, path = 'name'): void {
+  if (typeof name !== 'string') throw badInput(path, `expected string, got ${describeJson(name)}`);
+  validateCollectionName(name, path);
+}
+
+const CREATE_KEYS = new Set(['name', 'vector_size', 'distance', 'hnsw', 'parameters', 'quantization', 'payload_index']);
+const PARAMETER_KEYS = new Set(['m', 'ef_construction', 'ef_search', 'k']);
+
+/**
+ * What the route schema checks before `parseCollectionConfig` (which checks every value): an
+ * object of known fields, so an embedded caller's typo is a 400 as it is on the wire.
+ */
+function checkCreateShape(input: unknown): void {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw badInput('body', `expected object, got ${describeJson(input)}`);
+  const fields = input as Record<string, unknown>;
+  for (const key of Object.keys(fields)) if (!CREATE_KEYS.has(key)) throw badInput(childPath('', key), 'unknown field');
+  if (!('name' in fields)) throw badInput('name', 'required');
+  checkName(fields.name);
+  const parameters = fields.parameters;
+  if (parameters === undefined || parameters === null) return;
+  if (typeof parameters !== 'object' || Array.isArray(parameters)) throw badInput('parameters', `expected object, got ${describeJson(parameters)}`);
+  for (const key of Object.keys(parameters)) if (!PARAMETER_KEYS.has(key)) throw badInput(childPath('parameters', key), 'unknown field');
 }

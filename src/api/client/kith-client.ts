@@ -1,0 +1,274 @@
+/**
+ * A typed client for kith's own REST API (docs/api.md), published as `kith/client`.
+ *
+ * It runs on the global `fetch` and loads nothing at run time: the request and response types
+ * come from the route schemas (`Static<>` of the TypeBox schemas in api/schemas/, imported as
+ * types only), so they cannot drift from what the server validates. Versions are 64-bit integers
+ * written exactly on the wire; they exceed 2^53, so they are read from the raw text into `bigint`.
+ */
+import type { Static } from 'typebox';
+import type { ErrorCode } from '../../core/errors.js';
+import type {
+  CollectionInfoSchema,
+  CreateCollectionBody,
+  CreateCollectionResult,
+  DropCollectionResult,
+} from '../schemas/collections.js';
+import type { FilterSchema } from '../schemas/filter.js';
+import type {
+  DeleteResult,
+  RecordSchema,
+  ScoredPointSchema,
+  SearchBody,
+  SearchExplainSchema,
+  UpsertBody,
+  UpsertResult,
+} from '../schemas/points.js';
+
+export type CreateCollectionRequest = Static<typeof CreateCollectionBody>;
+export type CollectionInfo = Static<typeof CollectionInfoSchema>;
+export type CreatedCollection = Static<typeof CreateCollectionResult>;
+export type DroppedCollection = Static<typeof DropCollectionResult>;
+export type PointId = string | number;
+/** One point to upsert: `id` a non-empty string or a non-negative safe integer, `vector` of the collection's dimension. */
+export type PointStruct = Static<typeof UpsertBody>['points'][number];
+export type Upserted = Static<typeof UpsertResult>;
+export type Deleted = Static<typeof DeleteResult>;
+/** The filter language of docs/filters.md, as JSON. */
+export type Filter = Static<typeof FilterSchema>;
+/** A search body (docs/api.md) whose `filter` is typed. */
+export type SearchRequest = Omit<Static<typeof SearchBody>, 'filter'> & { filter?: Filter | null };
+export type ScoredPoint = Static<typeof ScoredPointSchema>;
+export type SearchExplain = Static<typeof SearchExplainSchema>;
+export type PointRecord = Static<typeof RecordSchema>;
+export interface ServiceInfo {
+  title: string;
+  version: string;
+}
+
+/** What the client can report: a kith error code, or a response that is not kith's (a proxy's HTML page, say). */
+export type KithClientErrorCode = ErrorCode | 'ERR_UNEXPECTED_RESPONSE';
+
+/** A request the server refused (or an answer that was not kith's). */
+export class KithClientError extends Error {
+  constructor(
+    /** The HTTP status. */
+    readonly status: number,
+    message: string,
+    readonly code: KithClientErrorCode,
+  ) {
+    super(message);
+    this.name = 'KithClientError';
+  }
+}
+
+export interface KithClientOptions {
+  /** Sent as the `api-key` header on every request, for a service started with `-api-key`. */
+  readonly apiKey?: string;
+  /** Extra headers on every request. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The `fetch` to use; default the global one. */
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * The error envelope carries a message, not a code: the code is recovered from the status, and
+ * where one status has several codes, from the start of the message (written by kith's own error
+ * table, core/errors.ts).
+ */
+function codeOf(status: number, message: string): KithClientErrorCode {
+  switch (status) {
+    case 400:
+      return message.startsWith('body: expected JSON') || message.startsWith('body: not valid JSON') ? 'ERR_INVALID_JSON' : 'ERR_BAD_INPUT';
+    case 404:
+      if (message.startsWith('no endpoint')) return 'ERR_ROUTE_NOT_FOUND';
+      return message.startsWith('point ') ? 'ERR_POINT_NOT_FOUND' : 'ERR_COLLECTION_NOT_FOUND';
+    case 405:
+      return 'ERR_METHOD_NOT_ALLOWED';
+    case 409:
+      return 'ERR_COLLECTION_EXISTS';
+    case 413:
+      return 'ERR_BODY_TOO_LARGE';
+    case 414:
+      return 'ERR_URI_TOO_LONG';
+    case 415:
+      return 'ERR_UNSUPPORTED_MEDIA_TYPE';
+    case 503:
+      return 'ERR_SHUTTING_DOWN';
+    case 507:
+      return 'ERR_CAPACITY';
+    default:
+      return status >= 500 ? 'ERR_INTERNAL' : 'ERR_BAD_INPUT';
+  }
+}
+
+const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
+
+/**
+ * Quotes the integers of `version` keys where a response has them — `result.version` (a point)
+ * and `result[i].version` (search hits) — so that `JSON.parse` keeps their digits. A scanner and
+ * not a pattern: a payload key or string that reads `"version":` elsewhere is left alone.
+ */
+function quoteVersions(text: string): string {
+  const parts: string[] = [];
+  let copied = 0;
+  // Per open container: whether it is an array, and the key last read in it.
+  const stack: { array: boolean; key: string | undefined }[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      const raw = text.slice(i + 1, end);
+      i = end + 1;
+      let next = i;
+      while (WHITESPACE.has(text[next] ?? '')) next++;
+      const top = stack[stack.length - 1];
+      if (text[next] !== ':' || top === undefined || top.array) continue;
+      top.key = raw;
+      i = next + 1;
+      const atVersion =
+        raw === 'version' &&
+        stack[0]?.key === 'result' &&
+        (stack.length === 2 || (stack.length === 3 && stack[1]?.array === true));
+      if (!atVersion) continue;
+      while (WHITESPACE.has(text[i] ?? '')) i++;
+      const digits = /^-?\d+/.exec(text.slice(i, i + 32));
+      if (digits === null) continue;
+      parts.push(text.slice(copied, i), '"', digits[0], '"');
+      i += digits[0].length;
+      copied = i;
+      continue;
+    }
+    if (c === '{' || c === '[') stack.push({ array: c === '[', key: undefined });
+    else if (c === '}' || c === ']') stack.pop();
+    i++;
+  }
+  parts.push(text.slice(copied));
+  return parts.join('');
+}
+
+function toBigIntVersion(item: unknown): void {
+  if (typeof item === 'object' && item !== null && 'version' in item && typeof item.version === 'string') {
+    (item as { version: unknown }).version = BigInt(item.version);
+  }
+}
+
+interface Envelope {
+  status: unknown;
+  result?: unknown;
+  explain?: SearchExplain;
+}
+
+export class KithClient {
+  private readonly base: string;
+  private readonly headers: Record<string, string>;
+  private readonly fetchImpl: typeof fetch;
+
+  /** `url`: where the service listens, e.g. `http://localhost:18080` (a path prefix is kept). */
+  constructor(url: string | URL, options: KithClientOptions = {}) {
+    this.base = String(url).replace(/\/+$/, '');
+    this.headers = { ...options.headers, ...(options.apiKey === undefined ? {} : { 'api-key': options.apiKey }) };
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  /** GET / — the service's name and version. */
+  async info(): Promise<ServiceInfo> {
+    return (await this.call('GET', '/')).result as ServiceInfo;
+  }
+
+  /** GET /healthz — `{healthy: true}` while the service answers. */
+  async health(): Promise<{ healthy: boolean }> {
+    return (await this.call('GET', '/healthz')).result as { healthy: boolean };
+  }
+
+  /** GET /openapi.json — the OpenAPI 3.1 document (not enveloped). */
+  async openapi(): Promise<Record<string, unknown>> {
+    return (await this.call('GET', '/openapi.json', undefined, false)) as unknown as Record<string, unknown>;
+  }
+
+  /** POST /collections */
+  async createCollection(request: CreateCollectionRequest): Promise<CreatedCollection> {
+    return (await this.call('POST', '/collections', request)).result as CreatedCollection;
+  }
+
+  /** GET /collections — every collection, sorted by name. */
+  async listCollections(): Promise<CollectionInfo[]> {
+    return (await this.call('GET', '/collections')).result as CollectionInfo[];
+  }
+
+  /** GET /collections/{name} */
+  async getCollection(name: string): Promise<CollectionInfo> {
+    return (await this.call('GET', `/collections/${encodeURIComponent(name)}`)).result as CollectionInfo;
+  }
+
+  /** DELETE /collections/{name} */
+  async dropCollection(name: string): Promise<DroppedCollection> {
+    return (await this.call('DELETE', `/collections/${encodeURIComponent(name)}`)).result as DroppedCollection;
+  }
+
+  /** PUT /collections/{name}/points — all or nothing, durable when it resolves. */
+  async upsert(name: string, points: readonly PointStruct[]): Promise<Upserted> {
+    return (await this.call('PUT', `${pointsPath(name)}`, { points })).result as Upserted;
+  }
+
+  /** POST /collections/{name}/points/search — hits best first, versions as bigint. */
+  async search(name: string, request: SearchRequest): Promise<ScoredPoint[]> {
+    return (await this.searchExplained(name, request)).points;
+  }
+
+  /** The same search with `params.explain`: the hits and how the planner answered. */
+  async searchExplained(name: string, request: SearchRequest): Promise<{ points: ScoredPoint[]; explain: SearchExplain | undefined }> {
+    const envelope = await this.call('POST', `${pointsPath(name)}/search`, request);
+    const points = envelope.result as ScoredPoint[];
+    for (const point of points) toBigIntVersion(point);
+    return { points, explain: envelope.explain };
+  }
+
+  /** POST /collections/{name}/points/delete with `points`. */
+  async deletePoints(name: string, ids: readonly PointId[]): Promise<Deleted> {
+    return (await this.call('POST', `${pointsPath(name)}/delete`, { points: ids })).result as Deleted;
+  }
+
+  /** POST /collections/{name}/points/delete with `filter` (`{}` deletes every point). */
+  async deleteByFilter(name: string, filter: Filter): Promise<Deleted> {
+    return (await this.call('POST', `${pointsPath(name)}/delete`, { filter })).result as Deleted;
+  }
+
+  /** GET /collections/{name}/points/{id} — payload, stored vector and exact version. */
+  async getPoint(name: string, id: PointId): Promise<PointRecord> {
+    const record = (await this.call('GET', `${pointsPath(name)}/${encodeURIComponent(String(id))}`)).result;
+    toBigIntVersion(record);
+    return record as PointRecord;
+  }
+
+  private async call(method: string, path: string, body?: unknown, enveloped = true): Promise<Envelope> {
+    const response = await this.fetchImpl(this.base + path, {
+      method,
+      headers: body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(quoteVersions(text));
+    } catch {
+      throw new KithClientError(response.status, `${method} ${path}: the answer is not JSON (HTTP ${response.status})`, 'ERR_UNEXPECTED_RESPONSE');
+    }
+    const envelope = parsed as Envelope;
+    const error = typeof envelope?.status === 'object' && envelope.status !== null ? (envelope.status as { error?: unknown }).error : undefined;
+    if (!response.ok || typeof error === 'string') {
+      const message = typeof error === 'string' ? error : `HTTP ${response.status}`;
+      throw new KithClientError(response.status, message, typeof error === 'string' ? codeOf(response.status, message) : 'ERR_UNEXPECTED_RESPONSE');
+    }
+    if (enveloped && envelope?.status !== 'ok') {
+      throw new KithClientError(response.status, `${method} ${path}: the answer is not a kith envelope`, 'ERR_UNEXPECTED_RESPONSE');
+    }
+    return envelope;
+  }
+}
+
+function pointsPath(name: string): string {
+  return `/collections/${encodeURIComponent(name)}/points`;
+}

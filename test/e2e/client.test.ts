@@ -1,0 +1,142 @@
+/**
+ * `kith/client` against the real service over a real socket: every method, its errors (status,
+ * message, code) and versions read exactly (compared with the digits of the raw response).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { KithClient, KithClientError } from '../../src/api/client/kith-client.js';
+import { httpJson, type ServerProcess, startServer } from '../helpers/server-process.js';
+import { tempDbPath } from '../helpers/temp-dir.js';
+
+let server: ServerProcess;
+let client: KithClient;
+
+// One service for the whole file; each group below is a subtest of this one.
+test('kith/client against the real service', async (t) => {
+  server = await startServer(tempDbPath(t));
+  t.after(() => server.stop());
+  client = new KithClient(server.url);
+  await t.test('service endpoints', serviceEndpoints);
+  await t.test('collections', collections);
+  await t.test('points', points);
+  await t.test('not kith', notKith);
+});
+
+/** The version digits as the server wrote them. */
+function rawVersions(raw: string): string[] {
+  return [...raw.matchAll(/"version":(\d+)/g)].map((m) => m[1] as string);
+}
+
+function isClientError(status: number, code: string, message: RegExp) {
+  return (error: unknown): boolean => {
+    assert.ok(error instanceof KithClientError, `expected a KithClientError, got ${String(error)}`);
+    assert.equal(error.status, status);
+    assert.equal(error.code, code);
+    assert.match(error.message, message);
+    return true;
+  };
+}
+
+/** info, health, the OpenAPI document */
+async function serviceEndpoints(): Promise<void> {
+  assert.equal((await client.info()).title, 'kith');
+  assert.deepEqual(await client.health(), { healthy: true });
+  const doc = await client.openapi();
+  assert.match(String(doc.openapi), /^3\.1/);
+  assert.ok(Object.keys(doc.paths as object).includes('/collections/{name}/points/search'));
+}
+
+/** create, list, get, drop, and their errors */
+async function collections(): Promise<void> {
+  const created = await client.createCollection({ name: 'c-coll', vector_size: 2, distance: 'dot', hnsw: true });
+  assert.equal(created.operation, 'completed');
+  assert.equal(created.distance, 'Dot');
+  assert.equal(created.points_count, 0);
+  assert.ok((await client.listCollections()).some((c) => c.name === 'c-coll' && c.hnsw));
+  assert.equal((await client.getCollection('c-coll')).vector_size, 2);
+
+  await assert.rejects(client.createCollection({ name: 'c-coll', vector_size: 2, distance: 'dot' }), isClientError(409, 'ERR_COLLECTION_EXISTS', /already exists/));
+  await assert.rejects(client.createCollection({ name: 'c-x', vector_size: 0, distance: 'dot' }), isClientError(400, 'ERR_BAD_INPUT', /^vector_size: /));
+  await assert.rejects(client.getCollection('missing'), isClientError(404, 'ERR_COLLECTION_NOT_FOUND', /"missing" does not exist/));
+  await assert.rejects(client.getCollection('bad name!'), isClientError(400, 'ERR_BAD_INPUT', /^name: /));
+
+  assert.deepEqual(await client.dropCollection('c-coll'), { collection: 'c-coll', operation: 'completed' });
+  await assert.rejects(client.dropCollection('c-coll'), isClientError(404, 'ERR_COLLECTION_NOT_FOUND', /does not exist/));
+  assert.ok(!(await client.listCollections()).some((c) => c.name === 'c-coll'));
+}
+
+/** upsert, get, search, delete by ids and by filter, with exact bigint versions */
+async function points(): Promise<void> {
+  await client.createCollection({ name: 'c-pts', vector_size: 3, distance: 'euclid' });
+  assert.deepEqual(
+    await client.upsert('c-pts', [
+      { id: 7, vector: [0, 0, 0], payload: { lang: 'en', version: 5, note: 'a "version":12 string' } },
+      { id: 'b', vector: [1, 0, 0], payload: { lang: 'de' } },
+      { id: 'c/d', vector: [2, 0, 0], payload: { lang: 'de' } },
+    ]),
+    { operation: 'completed', upserted: 3 },
+  );
+
+  // The same point by integer and by string id; the version is the server's exact integer.
+  const point = await client.getPoint('c-pts', 7);
+  assert.deepEqual(await client.getPoint('c-pts', '7'), point);
+  assert.equal(point.id, '7');
+  assert.deepEqual(point.vector, [0, 0, 0]);
+  assert.equal(typeof point.version, 'bigint');
+  const raw = await httpJson(server.url, 'GET', '/collections/c-pts/points/7');
+  // The record's own version, then its payload's "version" key.
+  assert.deepEqual(rawVersions(raw.raw), [String(point.version), '5']);
+  assert.ok(point.version > BigInt(Number.MAX_SAFE_INTEGER), 'nanosecond versions exceed 2^53');
+  // A payload's own "version" key stays a JSON number, and a string that reads like one is untouched.
+  assert.deepEqual(point.payload, { lang: 'en', version: 5, note: 'a "version":12 string' });
+  assert.equal((await client.getPoint('c-pts', 'c/d')).id, 'c/d');
+
+  const hits = await client.search('c-pts', { vector: [0.9, 0, 0], limit: 3 });
+  assert.deepEqual(
+    hits.map((h) => h.id),
+    ['b', '7', 'c/d'],
+  );
+  assert.ok(hits.every((h) => typeof h.version === 'bigint' && h.version === point.version), 'one batch, one version');
+  const rawHits = await httpJson(server.url, 'POST', '/collections/c-pts/points/search', { vector: [0.9, 0, 0], limit: 3 });
+  // Hits b, 7, c/d: point 7's payload key "version":5 follows its own version in the text.
+  assert.deepEqual(rawVersions(rawHits.raw), [String(hits[0]?.version), String(hits[1]?.version), '5', String(hits[2]?.version)]);
+
+  const filtered = await client.search('c-pts', {
+    vector: [0, 0, 0],
+    filter: { must: [{ key: 'lang', match: { value: 'de' } }] },
+    with_payload: false,
+    with_vector: true,
+  });
+  assert.deepEqual(
+    filtered.map((h) => [h.id, h.payload, h.vector]),
+    [
+      ['b', undefined, [1, 0, 0]],
+      ['c/d', undefined, [2, 0, 0]],
+    ],
+  );
+  const explained = await client.searchExplained('c-pts', { vector: [0, 0, 0], limit: 1, params: { explain: true } });
+  assert.equal(explained.points[0]?.id, '7');
+  assert.equal(explained.explain?.strategy, 'flat-scan');
+  assert.equal(explained.explain?.exact, true);
+
+  await assert.rejects(client.upsert('c-pts', [{ id: 1, vector: [1, 2] }]), isClientError(400, 'ERR_BAD_INPUT', /^points\[0\]\.vector: expected 3 numbers, got 2/));
+  await assert.rejects(client.search('c-pts', { vector: [1] }), isClientError(400, 'ERR_BAD_INPUT', /^vector: expected 3 numbers/));
+  await assert.rejects(
+    client.search('c-pts', { vector: [0, 0, 0], filter: { must: [{ key: 'lang', match: {} }] } }),
+    isClientError(400, 'ERR_BAD_INPUT', /^filter\.must\[0\]\.match/),
+  );
+  await assert.rejects(client.upsert('nope', [{ id: 1, vector: [1, 2, 3] }]), isClientError(404, 'ERR_COLLECTION_NOT_FOUND', /"nope"/));
+  await assert.rejects(client.getPoint('c-pts', 'zz'), isClientError(404, 'ERR_POINT_NOT_FOUND', /^point "zz" does not exist/));
+  assert.equal((await client.getCollection('c-pts')).points_count, 3, 'refused requests changed nothing');
+
+  assert.deepEqual(await client.deletePoints('c-pts', [7, 'zz']), { operation: 'completed', deleted: 1 });
+  assert.deepEqual(await client.deleteByFilter('c-pts', { must: [{ key: 'lang', match: { value: 'de' } }] }), { operation: 'completed', deleted: 2 });
+  assert.deepEqual(await client.search('c-pts', { vector: [0, 0, 0] }), []);
+  await assert.rejects(client.deleteByFilter('c-pts', { must: 3 } as never), isClientError(400, 'ERR_BAD_INPUT', /^filter\.must: /));
+}
+
+/** an address that is not kith, or not an endpoint, is a KithClientError with a code */
+async function notKith(): Promise<void> {
+  await assert.rejects(new KithClient(`${server.url}/nowhere`).info(), isClientError(404, 'ERR_ROUTE_NOT_FOUND', /^no endpoint GET \/nowhere\//));
+  await assert.rejects(new KithClient(`${server.url}/openapi.json?`).info(), isClientError(200, 'ERR_UNEXPECTED_RESPONSE', /not a kith envelope/));
+}
