@@ -111,7 +111,7 @@ export function searchSegment(memory: SegmentReader, config: CollectionConfig, i
     explain.strategy = strategy === 'graph' ? 'graph' : 'flat-scan';
     explain.exact = strategy !== 'graph';
   } else {
-    const estimated = estimateFilter(filter, memory.payloadIndex, n);
+    const estimated = estimateFilter(filter, memory.payloadIndex, n, (id) => memory.table.slotOf(id));
     const candidates = estimated.candidates;
     // Built on first use: exact candidates need no per-slot test at all.
     let filterTest: FilterTest | undefined;
@@ -194,7 +194,7 @@ function acceptor(memory: SegmentReader, filter: Filter, counts: ConditionCounts
     accept: (slot) => {
       const known = memo.get(slot);
       if (known !== undefined) return known;
-      const result = table.isLive(slot) && predicate(table.payloadOf(slot));
+      const result = table.isLive(slot) && predicate(table.payloadOf(slot), table.idOf(slot));
       memo.set(slot, result);
       return result;
     },

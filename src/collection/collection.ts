@@ -148,9 +148,9 @@ export class Collection {
         return this.deleteExisting(ids);
       }
       // The payload indexes name the candidates when they can; every candidate is checked.
-      const estimated = estimateFilter(filter, segment.payloadIndex, table.liveCount);
+      const estimated = estimateFilter(filter, segment.payloadIndex, table.liveCount, (id) => table.slotOf(id));
       const predicate = compileFilter(filter, estimated.conditions);
-      const accept = (slot: number): boolean => predicate(table.payloadOf(slot));
+      const accept = (slot: number): boolean => predicate(table.payloadOf(slot), table.idOf(slot));
       if (estimated.candidates !== undefined) {
         for (const slot of collectMatches(segment, estimated.candidates, accept)) ids.push(table.idOf(slot));
       } else {

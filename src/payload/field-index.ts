@@ -19,6 +19,8 @@ export class FieldIndex {
   readonly falses = new PostingSet();
   /** Points that have at least one value at this path. */
   points = 0;
+  /** Points that have a value other than null and `[]` here (the rest are `is_empty`). */
+  nonEmptyPoints = 0;
   /** Whether some point has several indexed values here (counts are then upper bounds). */
   multiValued = false;
   /** Strings too long to index: while any is held, prefix lookups are not complete. */
@@ -30,6 +32,7 @@ export class FieldIndex {
   add(slot: number, values: readonly unknown[]): void {
     if (values.length === 0) return;
     this.points++;
+    if (values.some(isNonEmpty)) this.nonEmptyPoints++;
     let indexed = 0;
     for (const value of values) {
       if (Array.isArray(value)) for (const element of value) indexed += this.addScalar(slot, element);
@@ -41,6 +44,7 @@ export class FieldIndex {
   remove(slot: number, values: readonly unknown[]): void {
     if (values.length === 0) return;
     this.points--;
+    if (values.some(isNonEmpty)) this.nonEmptyPoints--;
     for (const value of values) {
       if (Array.isArray(value)) for (const element of value) this.removeScalar(slot, element);
       else this.removeScalar(slot, value);
@@ -98,6 +102,10 @@ export class FieldIndex {
         (value ? this.trues : this.falses).delete(slot);
     }
   }
+}
+
+function isNonEmpty(value: unknown): boolean {
+  return value !== null && !(Array.isArray(value) && value.length === 0);
 }
 
 /** Epoch milliseconds of an RFC 3339 string, undefined for other strings (cheap pre-check first). */

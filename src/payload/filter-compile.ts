@@ -1,12 +1,14 @@
 /**
- * `Filter` → predicate over a payload. Each condition becomes one closure with its constants
- * (sets, parsed bounds, compiled regex) captured, so evaluating a point allocates nothing.
+ * `Filter` → predicate over a point's payload and id. Each condition becomes one closure with its
+ * constants (sets, parsed bounds, compiled regex) captured, so evaluating a point allocates nothing.
  */
 import { compareInstants, type Instant, parseDatetime } from './datetime.js';
-import type { Condition, DatetimeRange, FieldCondition, Filter, NumberRange } from './filter-types.js';
-import { type JsonValue, jsonEqual, someValueAt } from './json-value.js';
+import { EARTH_RADIUS_M } from './filter-parse.js';
+import type { Condition, CountRange, DatetimeRange, ElementsCondition, FieldCondition, Filter, GeoPoint, NumberRange } from './filter-types.js';
+import { isPlainObject, type JsonValue, jsonEqual, someValueAt } from './json-value.js';
 
-type PayloadPredicate = (payload: Record<string, unknown>) => boolean;
+/** Whether the point (its payload, and its id for `has_id`) passes the filter. */
+export type PayloadPredicate = (payload: Record<string, unknown>, id: string) => boolean;
 
 /** Expected matches per condition (payload/filter-estimate.ts), to order the checks. */
 export type ConditionCounts = ReadonlyMap<Condition, { readonly expected: number }>;
@@ -23,25 +25,116 @@ export function compileFilter(filter: Filter, counts?: ConditionCounts): Payload
   const must = order(filter.must, 1).map((c) => compileCondition(c, counts));
   const mustNot = order(filter.mustNot, -1).map((c) => compileCondition(c, counts));
   const should = order(filter.should, -1).map((c) => compileCondition(c, counts));
-  return (payload) => {
-    for (const p of must) if (!p(payload)) return false;
-    for (const p of mustNot) if (p(payload)) return false;
+  const minShould = filter.minShould === undefined ? undefined : compileMinShould(filter.minShould.conditions, filter.minShould.minCount, counts);
+  return (payload, id) => {
+    for (const p of must) if (!p(payload, id)) return false;
+    for (const p of mustNot) if (p(payload, id)) return false;
+    if (minShould !== undefined && !minShould(payload, id)) return false;
     if (should.length === 0) return true;
-    for (const p of should) if (p(payload)) return true;
+    for (const p of should) if (p(payload, id)) return true;
     return false;
   };
 }
 
+/** At least `minCount` of the conditions hold; stops as soon as the answer is known. */
+function compileMinShould(conditions: readonly Condition[], minCount: number, counts: ConditionCounts | undefined): PayloadPredicate {
+  const checks = conditions.map((c) => compileCondition(c, counts));
+  return (payload, id) => {
+    let held = 0;
+    for (let i = 0; i < checks.length; i++) {
+      if (held >= minCount) return true;
+      if (held + (checks.length - i) < minCount) return false;
+      if ((checks[i] as PayloadPredicate)(payload, id)) held++;
+    }
+    return held >= minCount;
+  };
+}
+
 function compileCondition(condition: Condition, counts: ConditionCounts | undefined): PayloadPredicate {
-  if (condition.kind === 'nested') return compileFilter(condition.filter, counts);
-  const test = compileValueTest(condition);
-  const { key, parts } = condition;
-  return (payload) => someValueAt(payload, key, parts, test);
+  switch (condition.kind) {
+    case 'nested':
+      return compileFilter(condition.filter, counts);
+    case 'has_id': {
+      const ids = condition.ids;
+      return (_payload, id) => ids.has(id);
+    }
+    case 'elements':
+      return compileElements(condition, counts);
+    case 'is_empty': {
+      const { key, parts, projections } = condition;
+      // Empty: no value at the key, or only nulls and empty arrays.
+      return (payload) => !someValueAt(payload, key, parts, isNonEmpty, projections);
+    }
+    case 'values_count':
+      return compileValuesCount(condition);
+    default: {
+      const test = compileValueTest(condition);
+      const { key, parts, projections } = condition;
+      return (payload) => someValueAt(payload, key, parts, test, projections);
+    }
+  }
+}
+
+const isNonEmpty = (value: unknown): boolean => value !== null && !(Array.isArray(value) && value.length === 0);
+
+/** Some array at the key has an object element that passes the inner filter by itself. */
+function compileElements(condition: ElementsCondition, counts: ConditionCounts | undefined): PayloadPredicate {
+  const inner = compileFilter(condition.filter, counts);
+  const { key, parts, projections } = condition;
+  // The point's id for the inner filter's has_id; set before each walk (evaluation is synchronous).
+  let currentId = '';
+  const element = (e: unknown): boolean => isPlainObject(e) && inner(e, currentId);
+  const test = (value: unknown): boolean => Array.isArray(value) && value.some(element);
+  return (payload, id) => {
+    currentId = id;
+    return someValueAt(payload, key, parts, test, projections);
+  };
+}
+
+/**
+ * Some value at the key has a count within the bounds (null counts 0, an array its length, any
+ * other value 1); with no value at all the count is 0.
+ */
+function compileValuesCount(condition: Extract<FieldCondition, { kind: 'values_count' }>): PayloadPredicate {
+  const within = countTest(condition.count);
+  const { key, parts, projections } = condition;
+  let found = false;
+  const test = (value: unknown): boolean => {
+    found = true;
+    return within(value === null ? 0 : Array.isArray(value) ? value.length : 1);
+  };
+  const zero = within(0);
+  return (payload) => {
+    found = false;
+    return someValueAt(payload, key, parts, test, projections) || (!found && zero);
+  };
+}
+
+export function countTest(range: CountRange): (count: number) => boolean {
+  const { gt, gte, lt, lte } = range;
+  return (count) => (gt === undefined || count > gt) && (gte === undefined || count >= gte) && (lt === undefined || count < lt) && (lte === undefined || count <= lte);
 }
 
 /** The test one resolved payload value must pass; arrays are handled per condition type. */
 function compileValueTest(condition: FieldCondition): (value: unknown) => boolean {
   switch (condition.kind) {
+    case 'text': {
+      const text = condition.text;
+      const test = (v: unknown): boolean => typeof v === 'string' && v.includes(text);
+      return (value) => test(value) || (Array.isArray(value) && value.some(test));
+    }
+    case 'is_null':
+      return (value) => value === null || (Array.isArray(value) && value.includes(null));
+    case 'geo_radius':
+      return geoTest(radiusTest(condition.center, condition.radius));
+    case 'geo_bounding_box':
+      return geoTest(boxTest(condition.topLeft, condition.bottomRight));
+    case 'geo_polygon':
+      return geoTest(polygonTest(condition.exterior, condition.interiors));
+    case 'is_empty':
+    case 'values_count':
+      // Answered over all of a key's values at once (compileCondition).
+      throw new Error(`unreachable: ${condition.kind} is not a per-value test`);
     case 'exact': {
       const target = condition.value;
       return (value) => jsonEqual(value, target) || (Array.isArray(value) && value.some((e) => jsonEqual(e, target)));
@@ -116,4 +209,62 @@ function instantInRange(at: Instant, range: DatetimeRange): boolean {
   if (range.lt !== undefined && compareInstants(at, range.lt) >= 0) return false;
   if (range.lte !== undefined && compareInstants(at, range.lte) > 0) return false;
   return true;
+}
+
+/** A test of a payload geo point `{lon, lat}` (finite numbers), applied to the value or any element. */
+function geoTest(inside: (lon: number, lat: number) => boolean): (value: unknown) => boolean {
+  const test = (v: unknown): boolean => {
+    if (!isPlainObject(v)) return false;
+    const { lon, lat } = v;
+    return typeof lon === 'number' && typeof lat === 'number' && Number.isFinite(lon) && Number.isFinite(lat) && inside(lon, lat);
+  };
+  return (value) => test(value) || (Array.isArray(value) && value.some(test));
+}
+
+const RAD = Math.PI / 180;
+
+/** Great-circle distance in meters (haversine, mean Earth radius). */
+export function haversineMeters(lon1: number, lat1: number, lon2: number, lat2: number): number {
+  const dLat = (lat2 - lat1) * RAD;
+  const dLon = (lon2 - lon1) * RAD;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** Strictly closer than `radius` meters to the center. */
+function radiusTest(center: GeoPoint, radius: number): (lon: number, lat: number) => boolean {
+  return (lon, lat) => haversineMeters(lon, lat, center.lon, center.lat) < radius;
+}
+
+/** Strictly inside the box; when top_left.lon > bottom_right.lon the box crosses the antimeridian. */
+function boxTest(topLeft: GeoPoint, bottomRight: GeoPoint): (lon: number, lat: number) => boolean {
+  const west = topLeft.lon;
+  const east = bottomRight.lon;
+  const north = topLeft.lat;
+  const south = bottomRight.lat;
+  const wraps = west > east;
+  return (lon, lat) => lat < north && lat > south && (wraps ? lon > west || lon < east : lon > west && lon < east);
+}
+
+/** Inside the exterior ring and outside every interior ring (even-odd rule on lon/lat as a plane). */
+function polygonTest(exterior: readonly GeoPoint[], interiors: readonly (readonly GeoPoint[])[]): (lon: number, lat: number) => boolean {
+  return (lon, lat) => {
+    if (!inRing(exterior, lon, lat)) return false;
+    for (const ring of interiors) if (inRing(ring, lon, lat)) return false;
+    return true;
+  };
+}
+
+/** Ray casting towards +lon: an odd number of edge crossings means inside. */
+function inRing(ring: readonly GeoPoint[], lon: number, lat: number): boolean {
+  let inside = false;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const a = ring[i] as GeoPoint;
+    const b = ring[j] as GeoPoint;
+    if (a.lat > lat !== b.lat > lat) {
+      const crossLon = a.lon + ((lat - a.lat) * (b.lon - a.lon)) / (b.lat - a.lat);
+      if (lon < crossLon) inside = !inside;
+    }
+  }
+  return inside;
 }

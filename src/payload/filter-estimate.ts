@@ -2,8 +2,10 @@
  * Cardinality of a filter from the payload indexes, and the candidate slots they can name.
  *
  * Every estimate brackets the true number of matching points: min ≤ actual ≤ max. Conditions the
- * indexes cannot answer (regex, substring `contains`, `except`, non-scalar values, unindexed keys)
- * are unknown: [0, points having the key (or all points)], expected half of that.
+ * indexes cannot answer (regex, substrings, `except`, geo, `nested`, non-scalar values, unindexed
+ * keys, keys with `[]`) are unknown: [0, points having the key (or all points)], expected half of
+ * that. `has_id` is answered exactly from the point table, `is_empty` from the count of points
+ * holding a non-empty value, `values_count` and `min_should` within brackets.
  *
  * Candidates are a superset of the matching slots: callers always re-check the full predicate, so
  * an index only has to be complete (never miss a match), never exact. AND takes the smallest
@@ -11,7 +13,8 @@
  */
 import { bitsToArray, bitsWords, countBits, forEachBit, hasBit } from '../core/slot-bits.js';
 import { type FieldIndex, MAX_KEYWORD_LENGTH } from './field-index.js';
-import type { Condition, FieldCondition, Filter } from './filter-types.js';
+import { countTest } from './filter-compile.js';
+import type { Condition, FieldCondition, Filter, HasIdCondition, MinShould } from './filter-types.js';
 import type { PayloadIndex } from './payload-index.js';
 
 /** The only part of the payload indexes estimates read. */
@@ -57,33 +60,129 @@ interface Part {
   readonly candidates?: Candidates;
 }
 
-export function estimateFilter(filter: Filter, index: PayloadIndexReader, n: number): FilterEstimate {
-  const keys = new Set<string>();
-  const conditions = new Map<Condition, Estimate>();
-  const part = filterPart(filter, index, n, keys, conditions);
-  return { ...part, indexedKeys: keys, conditions };
+/** The live slot of a point id, when the point exists (the collection's point table). */
+export type SlotOfId = (id: string) => number | undefined;
+
+/** What one estimate reads: the indexes, the live point count, the point table for `has_id`. */
+interface Context {
+  readonly index: PayloadIndexReader;
+  readonly n: number;
+  readonly slotOf: SlotOfId | undefined;
+  readonly keys: Set<string>;
+  readonly seen: Map<Condition, Estimate>;
 }
 
-function filterPart(filter: Filter, index: PayloadIndexReader, n: number, keys: Set<string>, seen: Map<Condition, Estimate>): Part {
+/** `slotOf` answers `has_id` exactly; without it `has_id` is estimated from its list's length. */
+export function estimateFilter(filter: Filter, index: PayloadIndexReader, n: number, slotOf?: SlotOfId): FilterEstimate {
+  const context: Context = { index, n, slotOf, keys: new Set(), seen: new Map() };
+  const part = filterPart(filter, context);
+  return { ...part, indexedKeys: context.keys, conditions: context.seen };
+}
+
+function filterPart(filter: Filter, context: Context): Part {
+  const n = context.n;
   const conjuncts: Part[] = [];
-  for (const c of filter.must) conjuncts.push(conditionPart(c, index, n, keys, seen));
-  for (const c of filter.mustNot) conjuncts.push({ estimate: not(conditionPart(c, index, n, keys, seen).estimate, n) });
-  if (filter.should.length > 0) conjuncts.push(or(filter.should.map((c) => conditionPart(c, index, n, keys, seen)), n));
+  for (const c of filter.must) conjuncts.push(conditionPart(c, context));
+  for (const c of filter.mustNot) conjuncts.push({ estimate: not(conditionPart(c, context).estimate, n) });
+  if (filter.should.length > 0) conjuncts.push(or(filter.should.map((c) => conditionPart(c, context)), n));
+  if (filter.minShould !== undefined) conjuncts.push(minShouldPart(filter.minShould, context));
   return conjuncts.length === 0 ? { estimate: exactly(n), candidates: undefined } : and(conjuncts, n);
 }
 
-function conditionPart(condition: Condition, index: PayloadIndexReader, n: number, keys: Set<string>, seen: Map<Condition, Estimate>): Part {
-  const part = condition.kind === 'nested' ? filterPart(condition.filter, index, n, keys, seen) : fieldPart(condition, index, n, keys);
-  seen.set(condition, part.estimate);
+function conditionPart(condition: Condition, context: Context): Part {
+  let part: Part;
+  switch (condition.kind) {
+    case 'nested':
+      part = filterPart(condition.filter, context);
+      break;
+    case 'has_id':
+      part = hasIdPart(condition, context);
+      break;
+    case 'elements': {
+      // The inner filter reads array elements, not points: its estimates do not apply. A match
+      // needs a value at the key, so the key's point count bounds it (when the key is indexed as written).
+      const field = condition.projections === undefined ? context.index.field(condition.key) : undefined;
+      part = { estimate: unknown(field === undefined ? context.n : Math.min(context.n, field.points)) };
+      break;
+    }
+    default:
+      part = fieldPart(condition, context);
+  }
+  context.seen.set(condition, part.estimate);
   return part;
 }
 
-function fieldPart(c: FieldCondition, index: PayloadIndexReader, n: number, keys: Set<string>): Part {
-  const field = index.field(c.key);
+/** Exactly the listed ids that exist, from the point table. */
+function hasIdPart(c: HasIdCondition, context: Context): Part {
+  const slotOf = context.slotOf;
+  if (slotOf === undefined) return { estimate: unknown(Math.min(context.n, c.ids.size)) };
+  const slots: number[] = [];
+  for (const id of c.ids) {
+    const slot = slotOf(id);
+    if (slot !== undefined) slots.push(slot);
+  }
+  const found = new Set(slots);
+  const array = Int32Array.from(slots);
+  return {
+    estimate: exactly(slots.length),
+    candidates: {
+      count: slots.length,
+      counted: true,
+      exact: true,
+      forEach(visit) {
+        for (const slot of array) visit(slot);
+      },
+      has: (slot) => found.has(slot),
+      array: () => array,
+    },
+  };
+}
+
+/**
+ * At least k of c conditions. Summing the conditions' matches over the points: every matching
+ * point holds at most c, every other at most k − 1, so matches ≥ (Σmin − (k−1)·n) / (c − k + 1);
+ * every matching point holds at least k, so matches ≤ Σmax / k. Candidates: those of an OR, a
+ * superset when k ≥ 1.
+ */
+function minShouldPart(m: MinShould, context: Context): Part {
+  const n = context.n;
+  const parts = m.conditions.map((c) => conditionPart(c, context));
+  const k = m.minCount;
+  const c = parts.length;
+  if (k === 0) return { estimate: exactly(n) };
+  if (k > c) return { estimate: exactly(0) };
+  let sumMin = 0;
+  let sumMax = 0;
+  for (const p of parts) {
+    sumMin += p.estimate.min;
+    sumMax += p.estimate.max;
+  }
+  const min = Math.max(0, Math.ceil((sumMin - (k - 1) * n) / (c - k + 1)));
+  const max = Math.min(n, Math.floor(sumMax / k));
+  const any = or(parts, n);
+  const candidates = any.candidates === undefined ? undefined : { ...any.candidates, exact: false, counted: false };
+  return { estimate: clamp(Math.min(min, max), any.estimate.expected / k, max), candidates };
+}
+
+function fieldPart(c: FieldCondition, context: Context): Part {
+  const n = context.n;
+  // A key with `[]` reads values no index path holds as written: unknown.
+  const field = c.projections === undefined ? context.index.field(c.key) : undefined;
   if (field === undefined) return { estimate: unknown(n) };
-  keys.add(c.key);
+  context.keys.add(c.key);
   const bounded = unknown(Math.min(n, field.points));
   switch (c.kind) {
+    case 'is_empty': {
+      // Exactly the points holding no non-empty value at the key.
+      const count = Math.max(0, n - field.nonEmptyPoints);
+      return { estimate: exactly(count) };
+    }
+    case 'values_count': {
+      // A point without a value at the key counts 0: it matches exactly when 0 is within the bounds.
+      const absent = Math.max(0, n - field.points);
+      if (countTest(c.count)(0)) return { estimate: clamp(absent, absent + field.points / 2, n) };
+      return { estimate: bounded };
+    }
     case 'exact':
       return scalarPostings(field, [c.value]) ?? { estimate: bounded };
     case 'any':

@@ -9,9 +9,9 @@
 import { RE2JS } from 're2js';
 import { badInput } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
-import { describeJson } from '../core/point-id.js';
+import { describeJson, normalizePointId } from '../core/point-id.js';
 import { type Instant, parseDatetime } from './datetime.js';
-import type { Condition, DatetimeRange, FieldCondition, Filter, NumberRange } from './filter-types.js';
+import type { Condition, CountRange, DatetimeRange, FieldCondition, Filter, GeoPoint, KeyPath, MinShould, NumberRange } from './filter-types.js';
 import { checkJsonValue, isPlainObject, type JsonValue } from './json-value.js';
 
 /** The bounds of one request's filter. */
@@ -20,8 +20,13 @@ export const FILTER_LIMITS = {
   depth: 32,
   /** Conditions at all levels together, nested filters included. */
   conditions: 256,
-  /** Values in the `match.any` / `match.except` lists of the filter, all lists together. */
+  /**
+   * Values in the `match.any` / `match.except` lists of the filter, all lists together; the ids of
+   * `has_id` and the points of `geo_polygon` rings count here too.
+   */
   values: 1024,
+  /** Characters of a `match.text` substring. */
+  textLength: 1024,
   /** Characters of a payload key. */
   keyLength: 1024,
   /** Characters of one regex pattern, and of all of a request's patterns together. */
@@ -55,59 +60,167 @@ interface Budget {
   regexEstimate: number;
 }
 
-const FILTER_KEYS = new Set(['must', 'must_not', 'should']);
-const CONDITION_KEYS = new Set(['key', 'type', 'match', 'range']);
-const MATCH_KEYS = new Set(['value', 'any', 'except']);
+const FILTER_KEYS = new Set(['must', 'must_not', 'should', 'min_should']);
+/** The parts of a field condition that say what to test; at most one per condition. */
+const TESTS = ['match', 'range', 'values_count', 'geo_radius', 'geo_bounding_box', 'geo_polygon'] as const;
+const CONDITION_KEYS = new Set(['key', 'type', ...TESTS]);
+/** Conditions without a `key` of their own, by the one field that names them. */
+const KEYLESS = ['is_empty', 'is_null', 'has_id', 'nested'] as const;
+const MATCH_KEYS = new Set(['value', 'any', 'except', 'text']);
+const GEO_POINT_KEYS = new Set(['lon', 'lat']);
+/** Mean Earth radius in meters (IUGG), for `geo_radius`; documented in docs/filters.md. */
+export const EARTH_RADIUS_M = 6_371_008.8;
 const RANGE_KEYS = new Set(['gt', 'gte', 'lt', 'lte']);
 const TYPES = new Set(['exact', 'range', 'prefix', 'contains', 'regex']);
 
-/** Parses a filter; `null`/`undefined` mean "no filter" and give undefined. */
-export function parseFilter(raw: unknown, path = 'filter'): Filter | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  return parseFilterObject(raw, path, 1, { conditions: 0, values: 0, regexLength: 0, regexInstructions: 0, regexEstimate: 0 });
+export interface ParseFilterOptions {
+  /**
+   * `kith` (the default): an empty `should` adds no constraint. `qdrant`: an explicit empty
+   * `should` list matches no point, as Qdrant answers it (for the Qdrant-dialect routes).
+   */
+  readonly dialect?: 'kith' | 'qdrant';
 }
 
-function parseFilterObject(raw: unknown, path: string, depth: number, budget: Budget): Filter {
+/** Parses a filter; `null`/`undefined` mean "no filter" and give undefined. */
+export function parseFilter(raw: unknown, path = 'filter', options: ParseFilterOptions = {}): Filter | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const budget = { conditions: 0, values: 0, regexLength: 0, regexInstructions: 0, regexEstimate: 0 };
+  return parseFilterObject(raw, path, 1, budget, options.dialect === 'qdrant');
+}
+
+/** A filter no point passes: at least one of no conditions. */
+const NOTHING: Condition = { kind: 'nested', filter: { must: [], mustNot: [], should: [], minShould: { conditions: [], minCount: 1 } } };
+
+function parseFilterObject(raw: unknown, path: string, depth: number, budget: Budget, qdrant: boolean): Filter {
   if (!isPlainObject(raw)) throw badInput(path, `expected a filter object, got ${describeJson(raw)}`);
   if (depth > MAX_FILTER_DEPTH) throw badInput(path, `filters nest at most ${MAX_FILTER_DEPTH} levels deep`);
-  rejectUnknownKeys(raw, FILTER_KEYS, path, 'must, must_not, should');
-  return {
-    must: parseConditionList(raw.must, childPath(path, 'must'), depth, budget),
-    mustNot: parseConditionList(raw.must_not, childPath(path, 'must_not'), depth, budget),
-    should: parseConditionList(raw.should, childPath(path, 'should'), depth, budget),
-  };
+  rejectUnknownKeys(raw, FILTER_KEYS, path, 'must, must_not, should, min_should');
+  const must = parseConditionList(raw.must, childPath(path, 'must'), depth, budget, qdrant);
+  const mustNot = parseConditionList(raw.must_not, childPath(path, 'must_not'), depth, budget, qdrant);
+  const should = parseConditionList(raw.should, childPath(path, 'should'), depth, budget, qdrant);
+  if (qdrant && Array.isArray(raw.should) && raw.should.length === 0) must.push(NOTHING);
+  const minShould = parseMinShould(raw.min_should, childPath(path, 'min_should'), depth, budget, qdrant);
+  return minShould === undefined ? { must, mustNot, should } : { must, mustNot, should, minShould };
 }
 
-function parseConditionList(raw: unknown, path: string, depth: number, budget: Budget): Condition[] {
+function parseMinShould(raw: unknown, path: string, depth: number, budget: Budget, qdrant: boolean): MinShould | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isPlainObject(raw)) throw badInput(path, `expected an object {conditions, min_count}, got ${describeJson(raw)}`);
+  rejectUnknownKeys(raw, new Set(['conditions', 'min_count']), path, 'conditions, min_count');
+  const countPath = childPath(path, 'min_count');
+  const minCount = raw.min_count;
+  if (minCount === undefined || minCount === null) throw badInput(countPath, 'required: how many of the conditions must hold');
+  if (typeof minCount !== 'number' || !Number.isSafeInteger(minCount) || minCount < 0) {
+    throw badInput(countPath, `expected a non-negative integer, got ${typeof minCount === 'number' ? minCount : describeJson(minCount)}`);
+  }
+  const conditionsPath = childPath(path, 'conditions');
+  if (raw.conditions === undefined || raw.conditions === null) throw badInput(conditionsPath, 'required: the conditions to count');
+  return { conditions: parseConditionList(raw.conditions, conditionsPath, depth, budget, qdrant), minCount };
+}
+
+/** A list of conditions, or (as Qdrant accepts) one condition object standing for a list of one. */
+function parseConditionList(raw: unknown, path: string, depth: number, budget: Budget, qdrant: boolean): Condition[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw badInput(path, `expected an array of conditions, got ${describeJson(raw)}`);
+  if (isPlainObject(raw)) {
+    takeConditions(1, path, budget);
+    return [parseCondition(raw, path, depth, budget, qdrant)];
+  }
+  if (!Array.isArray(raw)) throw badInput(path, `expected an array of conditions (or one condition object), got ${describeJson(raw)}`);
   // Counted before parsing any of them, so a huge list is refused without walking it.
-  if (budget.conditions + raw.length > FILTER_LIMITS.conditions) {
+  takeConditions(raw.length, path, budget);
+  return raw.map((item, i) => parseCondition(item, childPath(path, i), depth, budget, qdrant));
+}
+
+function takeConditions(count: number, path: string, budget: Budget): void {
+  if (budget.conditions + count > FILTER_LIMITS.conditions) {
     throw badInput(path, `the filter has more than ${FILTER_LIMITS.conditions} conditions (all levels together); the limit is ${FILTER_LIMITS.conditions}`);
   }
-  budget.conditions += raw.length;
-  return raw.map((item, i) => parseCondition(item, childPath(path, i), depth, budget));
+  budget.conditions += count;
 }
 
-function parseCondition(raw: unknown, path: string, depth: number, budget: Budget): Condition {
+/** Reserves `count` list values in the budget (FILTER_LIMITS.values), or refuses naming `path`. */
+function takeValues(count: number, path: string, budget: Budget, what: string): void {
+  if (budget.values + count > FILTER_LIMITS.values) {
+    throw badInput(
+      path,
+      `${count} ${what}${budget.values > 0 ? ` (${budget.values + count} list values in the filter together)` : ''}; the limit is ${FILTER_LIMITS.values} (match.any, match.except, has_id and geo_polygon points together)`,
+    );
+  }
+  budget.values += count;
+}
+
+function parseCondition(raw: unknown, path: string, depth: number, budget: Budget, qdrant: boolean): Condition {
   if (!isPlainObject(raw)) throw badInput(path, `expected a condition object, got ${describeJson(raw)}`);
   if (!Object.hasOwn(raw, 'key')) {
+    const keyless = KEYLESS.find((k) => Object.hasOwn(raw, k));
+    if (keyless !== undefined) return parseKeylessCondition(raw, keyless, path, depth, budget, qdrant);
     if (Object.keys(raw).some((k) => CONDITION_KEYS.has(k))) {
       throw badInput(childPath(path, 'key'), 'required: a field condition names its payload key');
     }
-    return { kind: 'nested', filter: parseFilterObject(raw, path, depth + 1, budget) };
+    return { kind: 'nested', filter: parseFilterObject(raw, path, depth + 1, budget, qdrant) };
   }
-  rejectUnknownKeys(raw, CONDITION_KEYS, path, 'key, type, match, range (or a nested filter with must, must_not, should)');
+  rejectUnknownKeys(raw, CONDITION_KEYS, path, `${[...CONDITION_KEYS].join(', ')} (or is_empty, is_null, has_id, nested, or a nested filter with must, must_not, should, min_should)`);
   return parseFieldCondition(raw, path, budget);
 }
 
-function parseFieldCondition(raw: Record<string, unknown>, path: string, budget: Budget): FieldCondition {
-  const key = raw.key;
-  const keyPath = childPath(path, 'key');
+function parseKeylessCondition(raw: Record<string, unknown>, kind: (typeof KEYLESS)[number], path: string, depth: number, budget: Budget, qdrant: boolean): Condition {
+  rejectUnknownKeys(raw, new Set([kind]), path, `only ${kind} in this condition`);
+  const at = childPath(path, kind);
+  const body = raw[kind];
+  switch (kind) {
+    case 'has_id': {
+      if (!Array.isArray(body)) throw badInput(at, `expected an array of point ids, got ${describeJson(body)}`);
+      takeValues(body.length, at, budget, 'ids');
+      return { kind: 'has_id', ids: new Set(body.map((id, i) => normalizePointId(id, childPath(at, i)))) };
+    }
+    case 'nested': {
+      if (!isPlainObject(body)) throw badInput(at, `expected an object {key, filter}, got ${describeJson(body)}`);
+      rejectUnknownKeys(body, new Set(['key', 'filter']), at, 'key, filter');
+      // `data[]` names the same arrays as `data` here (the elements are what the filter reads).
+      const key = typeof body.key === 'string' && body.key.length > 2 && body.key.endsWith('[]') ? body.key.slice(0, -2) : body.key;
+      const keyPath = parseKey(key, childPath(at, 'key'));
+      const filterPath = childPath(at, 'filter');
+      if (body.filter === undefined || body.filter === null) throw badInput(filterPath, 'required: the filter each array element is checked against');
+      return { kind: 'elements', ...keyPath, filter: parseFilterObject(body.filter, filterPath, depth + 1, budget, qdrant) };
+    }
+    default: {
+      if (!isPlainObject(body)) throw badInput(at, `expected an object {key}, got ${describeJson(body)}`);
+      rejectUnknownKeys(body, new Set(['key']), at, 'key');
+      return { kind, ...parseKey(body.key, childPath(at, 'key')) };
+    }
+  }
+}
+
+/** A payload key: dots walk into objects, a part ending in `[]` takes an array's elements. */
+function parseKey(key: unknown, keyPath: string): KeyPath {
+  if (key === undefined || key === null) throw badInput(keyPath, 'required: the payload key');
   if (typeof key !== 'string') throw badInput(keyPath, `expected a string, got ${describeJson(key)}`);
   if (key.length === 0) throw badInput(keyPath, 'must not be empty');
   if (key.length > MAX_KEY_LENGTH) throw badInput(keyPath, `${key.length} characters long; the limit is ${MAX_KEY_LENGTH}`);
-  const base = { key, parts: key.split('.') };
+  const raw = key.split('.');
+  if (!raw.some((p) => p.endsWith('[]'))) return { key, parts: raw };
+  return { key, parts: raw.map((p) => (p.endsWith('[]') ? p.slice(0, -2) : p)), projections: raw.map((p) => p.endsWith('[]')) };
+}
+
+function parseFieldCondition(raw: Record<string, unknown>, path: string, budget: Budget): FieldCondition {
+  const base = parseKey(raw.key, childPath(path, 'key'));
+  const given = TESTS.filter((t) => raw[t] !== undefined && raw[t] !== null);
+  const other = given.find((t) => t !== 'match' && t !== 'range');
+  if (other !== undefined) {
+    if (given.length > 1) throw badInput(childPath(path, given[1] as string), `give one of ${TESTS.join(', ')} per condition (got ${given.join(', ')})`);
+    if (raw.type !== undefined && raw.type !== null) throw badInput(childPath(path, 'type'), `\`type\` is for match and range conditions, not ${other}`);
+    const at = childPath(path, other);
+    switch (other) {
+      case 'values_count':
+        return { ...base, kind: 'values_count', count: parseCountRange(raw[other], at) };
+      case 'geo_radius':
+        return { ...base, kind: 'geo_radius', ...parseGeoRadius(raw[other], at) };
+      case 'geo_bounding_box':
+        return { ...base, kind: 'geo_bounding_box', ...parseGeoBox(raw[other], at) };
+      default:
+        return { ...base, kind: 'geo_polygon', ...parseGeoPolygon(raw[other], at, budget) };
+    }
+  }
 
   const typePath = childPath(path, 'type');
   let type: string;
@@ -132,25 +245,25 @@ function parseFieldCondition(raw: Record<string, unknown>, path: string, budget:
   const match = raw.match;
   if (match === undefined || match === null) throw badInput(matchPath, `required for ${type === 'exact' ? 'an' : 'a'} ${type} condition`);
   if (!isPlainObject(match)) throw badInput(matchPath, `expected an object, got ${describeJson(match)}`);
-  rejectUnknownKeys(match, MATCH_KEYS, matchPath, 'value, any, except');
-  const given = [...MATCH_KEYS].filter((k) => Object.hasOwn(match, k));
-  if (given.length !== 1) {
-    throw badInput(matchPath, `give exactly one of value, any, except (got ${given.length === 0 ? 'none' : given.join(', ')})`);
+  rejectUnknownKeys(match, MATCH_KEYS, matchPath, 'value, any, except, text');
+  const fields = [...MATCH_KEYS].filter((k) => Object.hasOwn(match, k));
+  if (fields.length !== 1) {
+    throw badInput(matchPath, `give exactly one of value, any, except, text (got ${fields.length === 0 ? 'none' : fields.join(', ')})`);
   }
-  const field = given[0] as 'value' | 'any' | 'except';
+  const field = fields[0] as 'value' | 'any' | 'except' | 'text';
   const fieldPath = childPath(matchPath, field);
   if (field !== 'value' && type !== 'exact') throw badInput(fieldPath, `\`${field}\` is only for exact conditions`);
 
+  if (field === 'text') {
+    const text = match.text;
+    if (typeof text !== 'string') throw badInput(fieldPath, `expected a string, got ${describeJson(text)}`);
+    if (text.length > FILTER_LIMITS.textLength) throw badInput(fieldPath, `${text.length} characters long; the limit is ${FILTER_LIMITS.textLength}`);
+    return { ...base, kind: 'text', text };
+  }
   if (field === 'any' || field === 'except') {
     const list = match[field];
     if (!Array.isArray(list)) throw badInput(fieldPath, `expected an array of values, got ${describeJson(list)}`);
-    if (budget.values + list.length > FILTER_LIMITS.values) {
-      throw badInput(
-        fieldPath,
-        `${list.length} values${budget.values > 0 ? ` (${budget.values + list.length} in the filter's lists together)` : ''}; the limit is ${FILTER_LIMITS.values} (lists of objects are compared with every payload value checked)`,
-      );
-    }
-    budget.values += list.length;
+    takeValues(list.length, fieldPath, budget, 'values');
     checkJsonValue(list, fieldPath);
     return { ...base, kind: field, values: list as JsonValue[] };
   }
@@ -364,6 +477,83 @@ function parseRange(raw: unknown, path: string): NumberRange | DatetimeRange {
     range[bound] = instant;
   }
   return range;
+}
+
+function parseCountRange(raw: unknown, path: string): CountRange {
+  if (!isPlainObject(raw)) throw badInput(path, `expected an object with gt, gte, lt, lte, got ${describeJson(raw)}`);
+  rejectUnknownKeys(raw, RANGE_KEYS, path, 'gt, gte, lt, lte');
+  const range: { gt?: number; gte?: number; lt?: number; lte?: number } = {};
+  for (const bound of ['gt', 'gte', 'lt', 'lte'] as const) {
+    const v = raw[bound];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+      throw badInput(childPath(path, bound), `a count is a non-negative integer, got ${typeof v === 'number' ? v : describeJson(v)}`);
+    }
+    range[bound] = v;
+  }
+  if (Object.keys(range).length === 0) throw badInput(path, 'give at least one of gt, gte, lt, lte');
+  return range;
+}
+
+function parseGeoPoint(raw: unknown, path: string): GeoPoint {
+  if (!isPlainObject(raw)) throw badInput(path, `expected a point {lon, lat}, got ${describeJson(raw)}`);
+  rejectUnknownKeys(raw, GEO_POINT_KEYS, path, 'lon, lat');
+  const coordinate = (name: 'lon' | 'lat', limit: number): number => {
+    const v = raw[name];
+    const at = childPath(path, name);
+    if (v === undefined || v === null) throw badInput(at, 'required');
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw badInput(at, `expected a finite number of degrees, got ${describeJson(v)}`);
+    if (v < -limit || v > limit) throw badInput(at, `${v} is outside [-${limit}, ${limit}]`);
+    return v;
+  };
+  return { lon: coordinate('lon', 180), lat: coordinate('lat', 90) };
+}
+
+function parseGeoRadius(raw: unknown, path: string): { center: GeoPoint; radius: number } {
+  if (!isPlainObject(raw)) throw badInput(path, `expected an object {center, radius}, got ${describeJson(raw)}`);
+  rejectUnknownKeys(raw, new Set(['center', 'radius']), path, 'center, radius');
+  const center = parseGeoPoint(raw.center, childPath(path, 'center'));
+  const radius = raw.radius;
+  const at = childPath(path, 'radius');
+  if (radius === undefined || radius === null) throw badInput(at, 'required: meters');
+  if (typeof radius !== 'number' || !Number.isFinite(radius) || radius < 0) {
+    throw badInput(at, `expected a finite non-negative number of meters, got ${typeof radius === 'number' ? radius : describeJson(radius)}`);
+  }
+  return { center, radius };
+}
+
+function parseGeoBox(raw: unknown, path: string): { topLeft: GeoPoint; bottomRight: GeoPoint } {
+  if (!isPlainObject(raw)) throw badInput(path, `expected an object {top_left, bottom_right}, got ${describeJson(raw)}`);
+  rejectUnknownKeys(raw, new Set(['top_left', 'bottom_right']), path, 'top_left, bottom_right');
+  return { topLeft: parseGeoPoint(raw.top_left, childPath(path, 'top_left')), bottomRight: parseGeoPoint(raw.bottom_right, childPath(path, 'bottom_right')) };
+}
+
+function parseGeoPolygon(raw: unknown, path: string, budget: Budget): { exterior: GeoPoint[]; interiors: GeoPoint[][] } {
+  if (!isPlainObject(raw)) throw badInput(path, `expected an object {exterior, interiors}, got ${describeJson(raw)}`);
+  rejectUnknownKeys(raw, new Set(['exterior', 'interiors']), path, 'exterior, interiors');
+  const exterior = parseRing(raw.exterior, childPath(path, 'exterior'), budget);
+  const interiorsPath = childPath(path, 'interiors');
+  const interiors = raw.interiors;
+  if (interiors === undefined || interiors === null) return { exterior, interiors: [] };
+  if (!Array.isArray(interiors)) throw badInput(interiorsPath, `expected an array of rings, got ${describeJson(interiors)}`);
+  return { exterior, interiors: interiors.map((ring, i) => parseRing(ring, childPath(interiorsPath, i), budget)) };
+}
+
+/** A closed ring `{points: [...]}`: at least 4 points, the last equal to the first (as Qdrant requires). */
+function parseRing(raw: unknown, path: string, budget: Budget): GeoPoint[] {
+  if (raw === undefined || raw === null) throw badInput(path, 'required: a ring {points}');
+  if (!isPlainObject(raw)) throw badInput(path, `expected a ring {points}, got ${describeJson(raw)}`);
+  rejectUnknownKeys(raw, new Set(['points']), path, 'points');
+  const at = childPath(path, 'points');
+  const list = raw.points;
+  if (!Array.isArray(list)) throw badInput(at, `expected an array of points {lon, lat}, got ${describeJson(list)}`);
+  takeValues(list.length, at, budget, 'points');
+  const points = list.map((p, i) => parseGeoPoint(p, childPath(at, i)));
+  if (points.length < 4) throw badInput(at, `a ring has at least 4 points (the last repeating the first), got ${points.length}`);
+  const first = points[0] as GeoPoint;
+  const last = points[points.length - 1] as GeoPoint;
+  if (first.lon !== last.lon || first.lat !== last.lat) throw badInput(at, 'a ring is closed: its last point must equal its first');
+  return points;
 }
 
 function rejectUnknownKeys(raw: Record<string, unknown>, allowed: ReadonlySet<string>, path: string, expected: string): void {

@@ -13,21 +13,61 @@ export interface Filter {
   readonly mustNot: readonly Condition[];
   /** At least one must hold, when the list is not empty. */
   readonly should: readonly Condition[];
+  /** At least `minCount` of `conditions` must hold (Qdrant's `min_should`), when given. */
+  readonly minShould?: MinShould;
 }
 
-export type Condition = FieldCondition | NestedCondition;
+export interface MinShould {
+  readonly conditions: readonly Condition[];
+  readonly minCount: number;
+}
+
+export type Condition = FieldCondition | NestedCondition | HasIdCondition | ElementsCondition;
+
+/** The point's id is one of `ids` (kith ids: numbers given as their decimal strings). */
+export interface HasIdCondition {
+  readonly kind: 'has_id';
+  readonly ids: ReadonlySet<string>;
+}
+
+/**
+ * Qdrant's `nested`: some object element of the array(s) at `key` satisfies every condition of
+ * `filter` by itself (the filter's keys are read inside that element).
+ */
+export interface ElementsCondition extends KeyPath {
+  readonly kind: 'elements';
+  readonly filter: Filter;
+}
 
 export interface NestedCondition {
   readonly kind: 'nested';
   readonly filter: Filter;
 }
 
-interface FieldBase {
+/** A payload key and how to walk it. */
+export interface KeyPath {
   /** The payload key as written. */
   readonly key: string;
-  /** `key` split on dots, for the nested walk. */
+  /** `key` split on dots (a trailing `[]` removed), for the nested walk. */
   readonly parts: readonly string[];
+  /** Per part, whether it was written `name[]` (take the array's elements); undefined when none was. */
+  readonly projections?: readonly boolean[];
 }
+
+type FieldBase = KeyPath;
+
+/** A point on Earth, in degrees. */
+export interface GeoPoint {
+  readonly lon: number;
+  readonly lat: number;
+}
+
+export type CountRange = {
+  readonly gt?: number;
+  readonly gte?: number;
+  readonly lt?: number;
+  readonly lte?: number;
+};
 
 export type NumberRange = {
   readonly kind: 'number';
@@ -54,8 +94,15 @@ export type FieldCondition = FieldBase &
     | { readonly kind: 'prefix'; readonly prefix: string }
     | { readonly kind: 'contains'; readonly value: JsonValue }
     | { readonly kind: 'regex'; readonly pattern: string; readonly regex: RE2JS }
+    | { readonly kind: 'text'; readonly text: string }
+    | { readonly kind: 'values_count'; readonly count: CountRange }
+    | { readonly kind: 'is_empty' }
+    | { readonly kind: 'is_null' }
+    | { readonly kind: 'geo_radius'; readonly center: GeoPoint; readonly radius: number }
+    | { readonly kind: 'geo_bounding_box'; readonly topLeft: GeoPoint; readonly bottomRight: GeoPoint }
+    | { readonly kind: 'geo_polygon'; readonly exterior: readonly GeoPoint[]; readonly interiors: readonly (readonly GeoPoint[])[] }
   );
 
 export function isEmptyFilter(filter: Filter): boolean {
-  return filter.must.length === 0 && filter.mustNot.length === 0 && filter.should.length === 0;
+  return filter.must.length === 0 && filter.mustNot.length === 0 && filter.should.length === 0 && filter.minShould === undefined;
 }

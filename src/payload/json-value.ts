@@ -33,18 +33,23 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 /**
  * Calls `test` on each value the key names in `payload` until one returns true. A top-level key
  * with that exact name wins; otherwise the dot-separated parts walk into nested objects, and an
- * array met on the way is walked element by element. Own properties only, so `constructor` or
- * `__proto__` never reach `Object.prototype`.
+ * array met on the way is walked element by element. A part written `name[]` (`projections[i]`)
+ * takes the elements of the array found there, and nothing when it is not an array. Own
+ * properties only, so `constructor` or `__proto__` never reach `Object.prototype`.
  */
 export function someValueAt(
   payload: Record<string, unknown>,
   key: string,
   parts: readonly string[],
   test: (value: unknown) => boolean,
+  projections?: readonly boolean[],
 ): boolean {
   if (Object.hasOwn(payload, key)) return test(payload[key]);
-  if (parts.length < 2) return false;
-  return walk(payload, parts, 0, test);
+  if (projections === undefined) {
+    if (parts.length < 2) return false;
+    return walk(payload, parts, 0, test);
+  }
+  return walkProjected(payload, parts, projections, 0, test);
 }
 
 function walk(node: unknown, parts: readonly string[], depth: number, test: (value: unknown) => boolean): boolean {
@@ -57,6 +62,25 @@ function walk(node: unknown, parts: readonly string[], depth: number, test: (val
   if (!Object.hasOwn(node, part)) return false;
   const next = node[part];
   return depth + 1 === parts.length ? test(next) : walk(next, parts, depth + 1, test);
+}
+
+/** `walk` for keys with `[]` parts: at such a part only an array continues, element by element. */
+function walkProjected(node: unknown, parts: readonly string[], projections: readonly boolean[], depth: number, test: (value: unknown) => boolean): boolean {
+  if (Array.isArray(node)) {
+    for (const element of node) if (walkProjected(element, parts, projections, depth, test)) return true;
+    return false;
+  }
+  if (!isPlainObject(node)) return false;
+  const part = parts[depth] as string;
+  if (!Object.hasOwn(node, part)) return false;
+  const next = node[part];
+  const last = depth + 1 === parts.length;
+  if (projections[depth] !== true) return last ? test(next) : walkProjected(next, parts, projections, depth + 1, test);
+  if (!Array.isArray(next)) return false;
+  for (const element of next) {
+    if (last ? test(element) : walkProjected(element, parts, projections, depth + 1, test)) return true;
+  }
+  return false;
 }
 
 /**

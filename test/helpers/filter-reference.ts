@@ -84,21 +84,82 @@ function inRange(v: Json, range: JsonObject): boolean {
   return at !== undefined && given.every((b) => compare(at, b, refInstant(range[b] as string) as bigint));
 }
 
-/** Every value a key reaches: the top-level key as written, else the dot walk through arrays. */
+/**
+ * Every value a key reaches: the top-level key as written, else the dot walk through arrays; a
+ * part written `name[]` takes the elements of the array there (nothing when it is not an array).
+ */
 function resolve(payload: JsonObject, key: string): Json[] {
   if (Object.hasOwn(payload, key)) return [payload[key] as Json];
-  if (!key.includes('.')) return [];
+  if (!key.includes('.') && !key.endsWith('[]')) return [];
   let frontier: Json[] = [payload];
-  for (const part of key.split('.')) {
+  for (const written of key.split('.')) {
+    const projected = written.endsWith('[]');
+    const part = projected ? written.slice(0, -2) : written;
     const next: Json[] = [];
     const visit = (node: Json): void => {
       if (Array.isArray(node)) node.forEach(visit);
-      else if (isObject(node) && Object.hasOwn(node, part)) next.push(node[part] as Json);
+      else if (isObject(node) && Object.hasOwn(node, part)) {
+        const found = node[part] as Json;
+        if (!projected) next.push(found);
+        else if (Array.isArray(found)) next.push(...found);
+      }
     };
     frontier.forEach(visit);
     frontier = next;
   }
   return frontier;
+}
+
+/** Mean Earth radius in meters, as the contract states for geo_radius. */
+const EARTH_M = 6_371_008.8;
+
+/** Great-circle distance (haversine in its atan2 form). */
+function refDistance(a: { lon: number; lat: number }, b: { lon: number; lat: number }): number {
+  const r = (d: number): number => (d * Math.PI) / 180;
+  const x = Math.sin(r(b.lat - a.lat) / 2) ** 2 + Math.cos(r(a.lat)) * Math.cos(r(b.lat)) * Math.sin(r(b.lon - a.lon) / 2) ** 2;
+  return 2 * EARTH_M * Math.atan2(Math.sqrt(x), Math.sqrt(1 - x));
+}
+
+/** Winding number of a closed ring around a point (lon as x, lat as y); odd is inside (the even-odd rule). */
+function winding(ring: JsonObject[], x: number, y: number): number {
+  let w = 0;
+  for (let i = 0; i + 1 < ring.length; i++) {
+    const [ax, ay] = [ring[i]?.lon as number, ring[i]?.lat as number];
+    const [bx, by] = [ring[i + 1]?.lon as number, ring[i + 1]?.lat as number];
+    const side = (bx - ax) * (y - ay) - (x - ax) * (by - ay);
+    if (ay <= y && by > y && side > 0) w++;
+    else if (ay > y && by <= y && side < 0) w--;
+  }
+  return w;
+}
+
+function geoPoint(v: Json): { lon: number; lat: number } | undefined {
+  if (!isObject(v) || typeof v.lon !== 'number' || typeof v.lat !== 'number') return undefined;
+  return { lon: v.lon, lat: v.lat };
+}
+
+function geoHolds(c: JsonObject, v: Json): [string, boolean] {
+  const inside = (p: { lon: number; lat: number }): boolean => {
+    if (isObject(c.geo_radius)) return refDistance(p, c.geo_radius.center as { lon: number; lat: number }) < (c.geo_radius.radius as number);
+    if (isObject(c.geo_bounding_box)) {
+      const tl = c.geo_bounding_box.top_left as JsonObject;
+      const br = c.geo_bounding_box.bottom_right as JsonObject;
+      const [w, e, n, s] = [tl.lon as number, br.lon as number, tl.lat as number, br.lat as number];
+      const lonOk = w <= e ? w < p.lon && p.lon < e : p.lon > w || p.lon < e;
+      return lonOk && s < p.lat && p.lat < n;
+    }
+    const poly = c.geo_polygon as JsonObject;
+    const ring = (r: Json): JsonObject[] => ((r as JsonObject).points as JsonObject[]);
+    const odd = (r: Json): boolean => Math.abs(winding(ring(r), p.lon, p.lat)) % 2 === 1;
+    if (!odd(poly.exterior as Json)) return false;
+    return !((poly.interiors ?? []) as Json[]).some(odd);
+  };
+  const kind = isObject(c.geo_radius) ? 'geo_radius' : isObject(c.geo_bounding_box) ? 'geo_bounding_box' : 'geo_polygon';
+  const test = (e: Json): boolean => {
+    const p = geoPoint(e);
+    return p !== undefined && inside(p);
+  };
+  return [kind, test(v) || (Array.isArray(v) && v.some(test))];
 }
 
 /** Outcomes per condition type, to check the generators exercise both answers of each. */
@@ -148,29 +209,84 @@ function valueHolds(c: JsonObject, v: Json): [string, boolean] {
   }
 }
 
-export function refCondition(c: JsonObject, payload: JsonObject): boolean {
-  if (!Object.hasOwn(c, 'key')) return refFilter(c, payload);
+/** The whole condition over every value the key reaches (is_empty, is_null, values_count, nested). */
+function keyWide(c: JsonObject, payload: JsonObject, id: string | undefined): [string, boolean] | undefined {
+  if (isObject(c.is_empty)) {
+    const values = resolve(payload, c.is_empty.key as string);
+    return ['is_empty', values.every((v) => v === null || (Array.isArray(v) && v.length === 0))];
+  }
+  if (isObject(c.is_null)) {
+    const values = resolve(payload, c.is_null.key as string);
+    return ['is_null', values.some((v) => v === null || (Array.isArray(v) && v.includes(null)))];
+  }
+  if (Array.isArray(c.has_id)) {
+    if (id === undefined) throw new Error('reference: has_id needs the point id');
+    return ['has_id', c.has_id.some((x) => String(x) === id)];
+  }
+  if (isObject(c.nested)) {
+    let key = c.nested.key as string;
+    if (key.length > 2 && key.endsWith('[]')) key = key.slice(0, -2);
+    const elements = resolve(payload, key).flatMap((v) => (Array.isArray(v) ? v.filter(isObject) : []));
+    const inner = c.nested.filter as JsonObject;
+    return ['nested', elements.some((e) => refFilter(inner, e, id))];
+  }
+  if (isObject(c.values_count)) {
+    const bounds = c.values_count;
+    const counts = resolve(payload, c.key as string).map((v) => (v === null ? 0 : Array.isArray(v) ? v.length : 1));
+    const ok = (n: number): boolean => BOUNDS.every((b) => bounds[b] === undefined || bounds[b] === null || compare(n, b, bounds[b] as number));
+    return ['values_count', (counts.length === 0 ? [0] : counts).some(ok)];
+  }
+  return undefined;
+}
+
+export function refCondition(c: JsonObject, payload: JsonObject, id?: string): boolean {
+  const wide = keyWide(c, payload, id);
+  if (wide !== undefined) return record(wide[0], wide[1]);
+  if (!Object.hasOwn(c, 'key')) return refFilter(c, payload, id);
   const values = resolve(payload, c.key as string);
+  const isGeo = isObject(c.geo_radius) || isObject(c.geo_bounding_box) || isObject(c.geo_polygon);
+  const holds = (v: Json): [string, boolean] => {
+    if (isGeo) return geoHolds(c, v);
+    const match = c.match as JsonObject | undefined;
+    if (isObject(match) && typeof match.text === 'string') {
+      const text = match.text;
+      const has = (e: Json): boolean => typeof e === 'string' && e.includes(text);
+      return ['text', has(v) || (Array.isArray(v) && v.some(has))];
+    }
+    return valueHolds(c, v);
+  };
   if (values.length === 0) {
-    const [kind] = valueHolds(c, null);
+    const [kind] = holds(null);
     return record(`${kind} (missing key)`, false);
   }
   let result = false;
   let kind = '';
   for (const v of values) {
-    const [k, holds] = valueHolds(c, v);
+    const [k, yes] = holds(v);
     kind = k;
-    if (holds) result = true;
+    if (yes) result = true;
   }
   return record(kind, result);
 }
 
-export function refFilter(f: JsonObject, payload: JsonObject): boolean {
-  const list = (name: string): JsonObject[] => (f[name] ?? []) as JsonObject[];
-  const must = list('must').map((c) => refCondition(c, payload));
-  const mustNot = list('must_not').map((c) => refCondition(c, payload));
-  const should = list('should').map((c) => refCondition(c, payload));
-  return must.every(Boolean) && !mustNot.some(Boolean) && (should.length === 0 || should.some(Boolean));
+/** Whether the filter holds for a point (`id` is needed only by `has_id`). */
+export function refFilter(f: JsonObject, payload: JsonObject, id?: string): boolean {
+  // A clause may be one condition object instead of a list.
+  const list = (name: string): JsonObject[] => {
+    const v = f[name];
+    return v === undefined || v === null ? [] : Array.isArray(v) ? (v as JsonObject[]) : [v as JsonObject];
+  };
+  const must = list('must').map((c) => refCondition(c, payload, id));
+  const mustNot = list('must_not').map((c) => refCondition(c, payload, id));
+  const should = list('should').map((c) => refCondition(c, payload, id));
+  let minShould = true;
+  if (isObject(f.min_should)) {
+    const ms = f.min_should;
+    const conditions = Array.isArray(ms.conditions) ? (ms.conditions as JsonObject[]) : [ms.conditions as JsonObject];
+    const held = conditions.filter((c) => refCondition(c, payload, id)).length;
+    minShould = record('min_should', held >= (ms.min_count as number));
+  }
+  return must.every(Boolean) && !mustNot.some(Boolean) && (should.length === 0 || should.some(Boolean)) && minShould;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -225,11 +341,11 @@ export const leafArb: fc.Arbitrary<Json> = fc.oneof(
 );
 
 /** Top-level payload keys: plain, dotted (to race the walk), prototype names, the empty key. */
-const PAYLOAD_KEYS = ['a', 'b', 'c', 'n', 't', 'a.b', 'b.c', 'constructor', 'toString', ''];
+const PAYLOAD_KEYS = ['a', 'b', 'c', 'n', 't', 'g', 'a.b', 'b.c', 'constructor', 'toString', ''];
 /** Keys of nested objects. */
 const NESTED_KEYS = ['a', 'b', 'c', 'n', 't'];
 /** Filter keys: mostly ones payloads have, some deeper paths, odd dots and prototype names. */
-const FILTER_KEYS = ['a', 'b', 'c', 'n', 't', 'a.b', 'a.c', 'b.c', 'a.b.c', 'c.a', 'a.a', 'a.t', 'a.n', 'b.a.b'];
+const FILTER_KEYS = ['a', 'b', 'c', 'n', 't', 'a.b', 'a.c', 'b.c', 'a.b.c', 'c.a', 'a.a', 'a.t', 'a.n', 'b.a.b', 'a[]', 'a[].b', 'c[].a', 'b[].n'];
 const ODD_FILTER_KEYS = ['constructor', 'toString', '__proto__', 'a.constructor', 'valueOf', 'a..b', '.a', 'a.', 'x', 'n.n'];
 
 function valueArb(depth: number): fc.Arbitrary<Json> {
@@ -247,9 +363,23 @@ function objectArb(depth: number): fc.Arbitrary<JsonObject> {
     .map((entries) => Object.fromEntries(entries) as JsonObject);
 }
 
-/** Values for a top-level key: `n` leans to numbers and `t` to datetimes, for ranges to bite. */
+/**
+ * Geo points on a 1° grid offset by (0.137, 0.291), so that no point lies on an edge of the
+ * generated boxes and polygons (integer corners) nor at a generated radius from a center.
+ */
+export const geoPointArb: fc.Arbitrary<Json> = fc
+  .tuple(fc.integer({ min: -2, max: 4 }), fc.integer({ min: -2, max: 4 }))
+  .map(([x, y]) => ({ lon: x + 0.137, lat: y + 0.291 }));
+const geoValueArb: fc.Arbitrary<Json> = fc.oneof(
+  { arbitrary: geoPointArb, weight: 4 },
+  { arbitrary: fc.array(geoPointArb, { maxLength: 3 }), weight: 2 },
+  { arbitrary: fc.constantFrom<Json>({ lon: 1 }, { lon: '1', lat: 1 }, null, 'x', [null]), weight: 1 },
+);
+
+/** Values for a top-level key: `n` leans to numbers, `t` to datetimes, `g` to geo points, for their conditions to bite. */
 function topValueArb(key: string): fc.Arbitrary<Json> {
-  const lean: fc.Arbitrary<Json> | undefined = key === 'n' ? numberArb : key === 't' ? datetimeArb : undefined;
+  const lean: fc.Arbitrary<Json> | undefined =
+    key === 'n' ? numberArb : key === 't' ? datetimeArb : key === 'g' ? geoValueArb : key === 'c' ? fc.array(objectArb(1), { minLength: 1, maxLength: 3 }) : undefined;
   if (lean === undefined) return valueArb(3);
   return fc.oneof(
     { arbitrary: lean, weight: 3 },
@@ -294,23 +424,91 @@ export const fieldConditionArb: fc.Arbitrary<JsonObject> = fc.oneof(
   fc.tuple(keyArb, fc.constantFrom(...REGEXES)).map(([key, value]) => ({ key, type: 'regex', match: { value } })),
 );
 
-export function conditionArb(depth: number): fc.Arbitrary<JsonObject> {
-  if (depth === 0) return fieldConditionArb;
-  return fc.oneof({ arbitrary: fieldConditionArb, weight: 4 }, { arbitrary: filterArb(depth - 1), weight: 1 });
+const cornerArb = fc.tuple(fc.integer({ min: -2, max: 4 }), fc.integer({ min: -2, max: 4 }));
+const geoCornerArb = cornerArb.map(([lon, lat]) => ({ lon, lat }));
+
+/** Boxes and polygons with integer corners; a box may cross the antimeridian of this small world (west > east). */
+const geoConditionArb: fc.Arbitrary<JsonObject> = fc.oneof(
+  fc
+    .tuple(fc.constantFrom('g', 'g', 'a', 'a.g'), geoCornerArb, fc.constantFrom(0, 50_000, 150_000, 250_000, 400_000))
+    .map(([key, center, radius]) => ({ key, geo_radius: { center, radius } })),
+  fc
+    .tuple(fc.constantFrom('g', 'g', 'a'), cornerArb, cornerArb)
+    .map(([key, [w, n], [e, s]]) => ({ key, geo_bounding_box: { top_left: { lon: w, lat: Math.max(n, s) }, bottom_right: { lon: e, lat: Math.min(n, s) } } })),
+  fc
+    .tuple(fc.constantFrom('g', 'g', 'a'), fc.array(geoCornerArb, { minLength: 3, maxLength: 5 }), fc.option(fc.array(geoCornerArb, { minLength: 3, maxLength: 4 }), { nil: undefined }))
+    .map(([key, ring, hole]) => {
+      const closed = (r: JsonObject[]): Json => ({ points: [...r, r[0] as JsonObject] });
+      const polygon: JsonObject = { exterior: closed(ring) };
+      if (hole !== undefined) polygon.interiors = [closed(hole)];
+      return { key, geo_polygon: polygon };
+    }),
+);
+
+const countBoundsArb: fc.Arbitrary<JsonObject> = fc
+  .tuple(fc.subarray([...BOUNDS], { minLength: 1, maxLength: 2 }), fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 2, maxLength: 2 }))
+  .map(([bounds, values]) => Object.fromEntries(bounds.map((b, i) => [b, values[i] as Json])));
+
+/** The conditions Qdrant adds (all but has_id, which needs point ids): key-wide, text, geo. */
+export const qdrantConditionArb: fc.Arbitrary<JsonObject> = fc.oneof(
+  fc.tuple(keyArb, countBoundsArb).map(([key, values_count]) => ({ key, values_count })),
+  keyArb.map((key) => ({ is_empty: { key } })),
+  keyArb.map((key) => ({ is_null: { key } })),
+  fc.tuple(keyArb, fc.constantFrom(...STRINGS)).map(([key, text]) => ({ key, match: { text } })),
+  geoConditionArb,
+);
+
+/** Point ids of generated points: `p0`, `p1`, …, and numbers that name `"0"`, `"1"`, …. */
+const idListArb: fc.Arbitrary<Json[]> = fc.array(fc.oneof(fc.constantFrom('p0', 'p1', 'p2', 'p3', 'x'), fc.integer({ min: 0, max: 3 })), { maxLength: 3 });
+
+/** Options of the filter generators. */
+export interface FilterArbOptions {
+  /** Generate `has_id` too: only where the reference is given each point's id. */
+  readonly hasId?: boolean;
 }
 
-/** A filter with each of must/must_not/should absent, empty or a short list. */
-export function filterArb(depth: number): fc.Arbitrary<JsonObject> {
-  const list = fc.option(fc.array(conditionArb(depth), { maxLength: 3 }), { nil: undefined, freq: 3 });
-  return fc.tuple(list, list, list).map(([must, mustNot, should]) => {
+export function conditionArb(depth: number, options: FilterArbOptions = {}): fc.Arbitrary<JsonObject> {
+  const leaf: Array<fc.WeightedArbitrary<JsonObject>> = [
+    { arbitrary: fieldConditionArb, weight: 8 },
+    { arbitrary: qdrantConditionArb, weight: 3 },
+  ];
+  if (options.hasId === true) leaf.push({ arbitrary: idListArb.map((has_id) => ({ has_id })), weight: 1 });
+  if (depth === 0) return fc.oneof(...leaf);
+  // Inner filters lean to one condition, so that some element passes them often enough.
+  const innerArb = fc.oneof(
+    { arbitrary: conditionArb(0, options).map((c): JsonObject => ({ must: [c] })), weight: 3 },
+    { arbitrary: conditionArb(0, options).map((c): JsonObject => ({ must_not: [c] })), weight: 1 },
+    { arbitrary: filterArb(depth - 1, options), weight: 1 },
+  );
+  const nestedArb = fc
+    .tuple(fc.constantFrom('c', 'c', 'c[]', 'a', 'a.b', 'c.a'), innerArb)
+    .map(([key, filter]) => ({ nested: { key, filter } }));
+  return fc.oneof(...leaf, { arbitrary: filterArb(depth - 1, options), weight: 2 }, { arbitrary: nestedArb, weight: 1 });
+}
+
+/**
+ * A filter with each of must/must_not/should absent, empty, a short list or (as Qdrant accepts)
+ * one condition object; sometimes a `min_should`.
+ */
+export function filterArb(depth: number, options: FilterArbOptions = {}): fc.Arbitrary<JsonObject> {
+  const condition = conditionArb(depth, options);
+  const clause = fc.option(fc.oneof({ arbitrary: fc.array(condition, { maxLength: 3 }), weight: 5 }, { arbitrary: condition as fc.Arbitrary<Json>, weight: 1 }), {
+    nil: undefined,
+    freq: 3,
+  });
+  const minShould = fc.option(
+    fc.record({ conditions: fc.array(condition, { maxLength: 3 }), min_count: fc.integer({ min: 0, max: 3 }) }),
+    { nil: undefined, freq: 4 },
+  );
+  return fc.tuple(clause, clause, clause, minShould).map(([must, mustNot, should, ms]) => {
     const f: JsonObject = {};
-    if (must !== undefined) f.must = must;
-    if (mustNot !== undefined) f.must_not = mustNot;
-    if (should !== undefined) f.should = should;
+    if (must !== undefined) f.must = must as Json;
+    if (mustNot !== undefined) f.must_not = mustNot as Json;
+    if (should !== undefined) f.should = should as Json;
+    if (ms !== undefined) f.min_should = ms as unknown as Json;
     return f;
   });
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Single-valued payloads: every path holds at most one scalar (a one-element array at most), so

@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { compileFilter } from '../../src/payload/filter-compile.js';
 import { parseFilter } from '../../src/payload/filter-parse.js';
 import { testSeed } from '../helpers/data.js';
-import { fieldConditionArb, filterArb, outcomes, payloadArb, refCondition, refFilter } from '../helpers/filter-reference.js';
+import { fieldConditionArb, filterArb, outcomes, payloadArb, qdrantConditionArb, refCondition, refFilter } from '../helpers/filter-reference.js';
 
 const SEED = testSeed(0x6b17f1);
 const RUNS = 3000;
@@ -24,13 +24,15 @@ test(`compiled filters agree with a naive reference evaluator (seed ${SEED}, ${R
   let matched = 0;
   let evaluated = 0;
   fc.assert(
-    fc.property(filterArb(2), fc.array(payloadArb, { minLength: 1, maxLength: 4 }), (filter, payloads) => {
+    fc.property(filterArb(2, { hasId: true }), fc.array(payloadArb, { minLength: 1, maxLength: 4 }), (filter, payloads) => {
       const parsed = parseFilter(filter);
       assert.ok(parsed !== undefined);
       const predicate = compileFilter(parsed);
-      for (const payload of payloads) {
-        const expected = refFilter(filter, payload);
-        assert.equal(predicate(payload), expected, `filter ${JSON.stringify(filter)}\npayload ${JSON.stringify(payload)}`);
+      for (const [i, payload] of payloads.entries()) {
+        // Ids as kith stores them: `p0`… and decimal strings (has_id lists numbers too).
+        const id = i % 2 === 0 ? `p${i}` : String(i);
+        const expected = refFilter(filter, payload, id);
+        assert.equal(predicate(payload, id), expected, `filter ${JSON.stringify(filter)}\npayload ${JSON.stringify(payload)} id ${id}`);
         evaluated++;
         if (expected) matched++;
       }
@@ -40,7 +42,9 @@ test(`compiled filters agree with a naive reference evaluator (seed ${SEED}, ${R
   t.diagnostic(`matched ${matched} of ${evaluated}; outcomes ${JSON.stringify(Object.fromEntries(outcomes))}`);
   // The generators must make both answers common, overall and for every condition type.
   assert.ok(matched > evaluated * 0.1 && matched < evaluated * 0.9, `${matched} of ${evaluated} matched`);
-  for (const kind of ['exact', 'any', 'except', 'number range', 'datetime range', 'prefix', 'contains', 'regex']) {
+  const kinds = ['exact', 'any', 'except', 'number range', 'datetime range', 'prefix', 'contains', 'regex'];
+  const added = ['values_count', 'is_empty', 'is_null', 'has_id', 'nested', 'text', 'geo_radius', 'geo_bounding_box', 'geo_polygon', 'min_should'];
+  for (const kind of [...kinds, ...added]) {
     const o = outcomes.get(kind);
     assert.ok(o !== undefined && o.yes >= 20 && o.no >= 20, `${kind}: ${JSON.stringify(o)}`);
   }
@@ -48,7 +52,7 @@ test(`compiled filters agree with a naive reference evaluator (seed ${SEED}, ${R
 
 test(`single conditions agree with the reference on every payload (seed ${SEED + 1})`, () => {
   fc.assert(
-    fc.property(fieldConditionArb, fc.array(payloadArb, { minLength: 1, maxLength: 6 }), (condition, payloads) => {
+    fc.property(fc.oneof(fieldConditionArb, qdrantConditionArb), fc.array(payloadArb, { minLength: 1, maxLength: 6 }), (condition, payloads) => {
       const parsed = parseFilter({ must: [condition] });
       assert.ok(parsed !== undefined);
       const inMust = compileFilter(parsed);
@@ -56,8 +60,8 @@ test(`single conditions agree with the reference on every payload (seed ${SEED +
       for (const payload of payloads) {
         const expected = refCondition(condition, payload);
         const context = `condition ${JSON.stringify(condition)}\npayload ${JSON.stringify(payload)}`;
-        assert.equal(inMust(payload), expected, context);
-        assert.equal(inMustNot(payload), !expected, context);
+        assert.equal(inMust(payload, 'p'), expected, context);
+        assert.equal(inMustNot(payload, 'p'), !expected, context);
       }
     }),
     { seed: SEED + 1, numRuns: 2000 },

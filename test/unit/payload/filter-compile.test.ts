@@ -9,7 +9,7 @@ type Payload = Record<string, unknown>;
 function matches(filter: unknown, payload: Payload): boolean {
   const parsed = parseFilter(filter);
   assert.ok(parsed !== undefined);
-  return compileFilter(parsed)(payload);
+  return compileFilter(parsed)(payload, 'id');
 }
 
 /** Does a single condition hold? Also checks that `must_not` of it is the complement. */

@@ -34,7 +34,7 @@ function parsed(raw: unknown): Filter {
 
 function firstField(raw: unknown): FieldCondition {
   const c: Condition | undefined = parsed(raw).must[0];
-  assert.ok(c !== undefined && c.kind !== 'nested');
+  assert.ok(c !== undefined && c.kind !== 'nested' && c.kind !== 'has_id' && c.kind !== 'elements');
   return c;
 }
 
@@ -72,11 +72,15 @@ test('unknown keys at the filter level', () => {
   rejects(JSON.parse('{"odd key": 1}'), 'filter["odd key"]');
 });
 
-test('must, must_not and should must be arrays', () => {
-  rejects({ must: {} }, 'filter.must', /expected an array of conditions/);
-  rejects({ must_not: 'x' }, 'filter.must_not', /expected an array/);
+test('must, must_not and should are arrays, or one condition object standing for a list of one', () => {
+  rejects({ must_not: 'x' }, 'filter.must_not', /expected an array of conditions \(or one condition object\)/);
   rejects({ should: 3 }, 'filter.should', /expected an array/);
-  rejects({ must: { key: 'a', match: { value: 1 } } }, 'filter.must');
+  const single = parsed({ must: { key: 'a', match: { value: 1 } }, must_not: { has_id: [1] }, should: { must: [] } });
+  assert.deepEqual([single.must.length, single.mustNot.length, single.should.length], [1, 1, 1]);
+  assert.deepEqual(single.mustNot[0], { kind: 'has_id', ids: new Set(['1']) });
+  // A single object is a condition, with the condition's paths.
+  rejects({ must: { key: 'a', match: { valu: 1 } } }, 'filter.must.match.valu', /unknown field/);
+  rejects({ must: { key: 'a' } }, 'filter.must.match', /required/);
 });
 
 test('a condition that is not an object', () => {
@@ -150,7 +154,8 @@ test('match and range of the wrong kind, or on the wrong type', () => {
 });
 
 test('unknown keys inside match and range', () => {
-  rejects(must({ key: 'a', match: { value: 1, text: 'x' } }), 'filter.must[0].match.text', /unknown field/);
+  rejects(must({ key: 'a', match: { value: 1, txt: 'x' } }), 'filter.must[0].match.txt', /unknown field/);
+  rejects(must({ key: 'a', match: { value: 1, text: 'x' } }), 'filter.must[0].match', /exactly one of value, any, except, text \(got value, text\)/);
   rejects(must({ key: 'a', match: { values: [1] } }), 'filter.must[0].match.values');
   rejects(must({ key: 'a', range: { gt: 1, from: 2 } }), 'filter.must[0].range.from', /unknown field/);
   rejects(must({ key: 'a', range: { ge: 1 } }), 'filter.must[0].range.ge');
@@ -333,7 +338,7 @@ test('match.any and match.except lists hold at most 1024 values, all lists of a 
   rejects(
     { must: [{ key: 'a', match: { any: half } }, { should: [{ key: 'b', match: { except: [...half, 1] } }] }] },
     'filter.must[1].should[0].match.except',
-    /513 values \(1025 in the filter's lists together\); the limit is 1024/,
+    /513 values \(1025 list values in the filter together\); the limit is 1024/,
   );
 });
 
@@ -383,4 +388,110 @@ test('property: the size estimate is never below the compiled program size', () 
     }
     assert.ok(compiled > 2000, `only ${compiled} patterns compiled`);
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Qdrant's conditions: every malformed input is a 400 naming its field path.
+
+test('min_should: an object {conditions, min_count}', () => {
+  const f = parsed({ min_should: { conditions: [{ key: 'a', match: { value: 1 } }, { has_id: ['x'] }], min_count: 1 } });
+  assert.equal(f.minShould?.minCount, 1);
+  assert.equal(f.minShould?.conditions.length, 2);
+  assert.equal(isEmptyFilter(f), false);
+  assert.equal(parsed({ min_should: { conditions: { key: 'a', match: { value: 1 } }, min_count: 0 } }).minShould?.conditions.length, 1);
+  rejects({ min_should: [] }, 'filter.min_should', /expected an object \{conditions, min_count\}/);
+  rejects({ min_should: { conditions: [] } }, 'filter.min_should.min_count', /required/);
+  rejects({ min_should: { conditions: [], min_count: -1 } }, 'filter.min_should.min_count', /non-negative integer, got -1/);
+  rejects({ min_should: { conditions: [], min_count: 1.5 } }, 'filter.min_should.min_count');
+  rejects({ min_should: { min_count: 1 } }, 'filter.min_should.conditions', /required/);
+  rejects({ min_should: { conditions: [5], min_count: 1 } }, 'filter.min_should.conditions[0]', /expected a condition object/);
+  rejects({ min_should: { conditions: [], min_count: 1, extra: 1 } }, 'filter.min_should.extra', /unknown field/);
+});
+
+test('values_count: non-negative integer bounds, alone in its condition', () => {
+  assert.deepEqual(firstField(must({ key: 'a', values_count: { gte: 2, lt: 5 } })), { key: 'a', parts: ['a'], kind: 'values_count', count: { gte: 2, lt: 5 } });
+  rejects(must({ key: 'a', values_count: {} }), 'filter.must[0].values_count', /at least one of gt, gte, lt, lte/);
+  rejects(must({ key: 'a', values_count: { gt: -1 } }), 'filter.must[0].values_count.gt', /non-negative integer, got -1/);
+  rejects(must({ key: 'a', values_count: { lt: 'x' } }), 'filter.must[0].values_count.lt', /got a string/);
+  rejects(must({ key: 'a', values_count: { lt: 2, eq: 1 } }), 'filter.must[0].values_count.eq', /unknown field/);
+  rejects(must({ key: 'a', values_count: 3 }), 'filter.must[0].values_count', /expected an object/);
+  rejects(must({ key: 'a', match: { value: 1 }, values_count: { lt: 2 } }), 'filter.must[0].values_count', /give one of match, range, values_count/);
+  rejects(must({ key: 'a', type: 'exact', values_count: { lt: 2 } }), 'filter.must[0].type', /not values_count/);
+});
+
+test('is_empty, is_null: {key} objects', () => {
+  assert.deepEqual(parsed(must({ is_empty: { key: 'a.b' } })).must[0], { kind: 'is_empty', key: 'a.b', parts: ['a', 'b'] });
+  assert.deepEqual(parsed(must({ is_null: { key: 'a[].b' } })).must[0], { kind: 'is_null', key: 'a[].b', parts: ['a', 'b'], projections: [true, false] });
+  rejects(must({ is_empty: 'a' }), 'filter.must[0].is_empty', /expected an object \{key\}/);
+  rejects(must({ is_empty: {} }), 'filter.must[0].is_empty.key', /required/);
+  rejects(must({ is_null: { key: 5 } }), 'filter.must[0].is_null.key', /expected a string/);
+  rejects(must({ is_null: { key: 'a', value: 1 } }), 'filter.must[0].is_null.value', /unknown field/);
+  rejects(must({ is_null: { key: 'a' }, is_empty: { key: 'a' } }), 'filter.must[0].is_null', /unknown field; expected only is_empty in this condition/);
+});
+
+test('has_id: a list of point ids, numbers as decimal strings, counted with the list values', () => {
+  assert.deepEqual(parsed(must({ has_id: [7, '7', 'x'] })).must[0], { kind: 'has_id', ids: new Set(['7', 'x']) });
+  rejects(must({ has_id: 7 }), 'filter.must[0].has_id', /expected an array of point ids/);
+  rejects(must({ has_id: [1, -2] }), 'filter.must[0].has_id[1]', /non-negative safe integer/);
+  rejects(must({ has_id: [''] }), 'filter.must[0].has_id[0]', /must not be empty/);
+  rejects(must({ has_id: [{}] }), 'filter.must[0].has_id[0]');
+  const ids = Array.from({ length: FILTER_LIMITS.values }, (_, i) => i);
+  assert.equal(parsed(must({ has_id: ids })).must.length, 1);
+  rejects({ must: [{ key: 'a', match: { any: [1] } }, { has_id: ids }] }, 'filter.must[1].has_id', /1024 ids \(1025 list values in the filter together\)/);
+});
+
+test('nested: {key, filter}; its conditions count toward the limits and its depth toward the nesting', () => {
+  const c = parsed(must({ nested: { key: 'items[]', filter: { must: { key: 'n', range: { gt: 1 } } } } })).must[0];
+  assert.ok(c?.kind === 'elements');
+  assert.equal(c.key, 'items');
+  assert.equal(c.filter.must.length, 1);
+  rejects(must({ nested: { key: 'a' } }), 'filter.must[0].nested.filter', /required/);
+  rejects(must({ nested: { filter: {} } }), 'filter.must[0].nested.key', /required/);
+  rejects(must({ nested: { key: 'a', filter: { must: [{ key: 'b' }] } } }), 'filter.must[0].nested.filter.must[0].match', /required/);
+  rejects(must({ nested: { key: 'a', filter: [] } }), 'filter.must[0].nested.filter', /expected a filter object/);
+  rejects(must({ nested: { key: 'a', filter: {}, extra: 1 } }), 'filter.must[0].nested.extra', /unknown field/);
+  const many = Array.from({ length: FILTER_LIMITS.conditions }, () => ({ key: 'a', match: { value: 1 } }));
+  rejects(must({ nested: { key: 'a', filter: { must: many } } }), 'filter.must[0].nested.filter.must', /more than 256 conditions/);
+  let deep: unknown = {};
+  for (let i = 0; i < MAX_FILTER_DEPTH; i++) deep = { must: [{ nested: { key: 'a', filter: deep } }] };
+  assert.throws(() => parseFilter(deep), /nest at most 32 levels/);
+});
+
+test('match.text: a string of bounded length, for exact-type conditions', () => {
+  assert.deepEqual(firstField(must({ key: 'a', match: { text: 'car' } })), { key: 'a', parts: ['a'], kind: 'text', text: 'car' });
+  rejects(must({ key: 'a', match: { text: 1 } }), 'filter.must[0].match.text', /expected a string, got a number/);
+  rejects(must({ key: 'a', type: 'prefix', match: { text: 'x' } }), 'filter.must[0].match.text', /only for exact conditions/);
+  rejects(must({ key: 'a', match: { text: 'x'.repeat(FILTER_LIMITS.textLength + 1) } }), 'filter.must[0].match.text', /1025 characters long; the limit is 1024/);
+});
+
+test('geo conditions: points within [-180, 180] × [-90, 90], non-negative radius, closed rings of 4+ points', () => {
+  const ring = [{ lon: 0, lat: 0 }, { lon: 1, lat: 0 }, { lon: 1, lat: 1 }, { lon: 0, lat: 0 }];
+  assert.equal(firstField(must({ key: 'g', geo_radius: { center: { lon: 1, lat: 2 }, radius: 10 } })).kind, 'geo_radius');
+  assert.equal(firstField(must({ key: 'g', geo_bounding_box: { top_left: { lon: 170, lat: 10 }, bottom_right: { lon: -170, lat: 0 } } })).kind, 'geo_bounding_box');
+  assert.equal(firstField(must({ key: 'g', geo_polygon: { exterior: { points: ring }, interiors: [{ points: ring }] } })).kind, 'geo_polygon');
+  rejects(must({ key: 'g', geo_radius: { center: { lon: 181, lat: 0 }, radius: 1 } }), 'filter.must[0].geo_radius.center.lon', /outside \[-180, 180\]/);
+  rejects(must({ key: 'g', geo_radius: { center: { lon: 0, lat: -91 }, radius: 1 } }), 'filter.must[0].geo_radius.center.lat', /outside \[-90, 90\]/);
+  rejects(must({ key: 'g', geo_radius: { center: { lon: 0 }, radius: 1 } }), 'filter.must[0].geo_radius.center.lat', /required/);
+  rejects(must({ key: 'g', geo_radius: { center: { lon: 0, lat: 0 }, radius: -1 } }), 'filter.must[0].geo_radius.radius', /non-negative number of meters/);
+  rejects(must({ key: 'g', geo_radius: { center: { lon: 0, lat: 0 } } }), 'filter.must[0].geo_radius.radius', /required/);
+  rejects(must({ key: 'g', geo_radius: { center: { lon: 0, lat: 0, alt: 1 }, radius: 1 } }), 'filter.must[0].geo_radius.center.alt', /unknown field/);
+  rejects(must({ key: 'g', geo_bounding_box: { top_left: { lon: 0, lat: 0 } } }), 'filter.must[0].geo_bounding_box.bottom_right', /expected a point/);
+  rejects(must({ key: 'g', geo_polygon: { exterior: { points: ring.slice(0, 3) } } }), 'filter.must[0].geo_polygon.exterior.points', /at least 4 points/);
+  rejects(must({ key: 'g', geo_polygon: { exterior: { points: [...ring.slice(0, 3), { lon: 2, lat: 2 }] } } }), 'filter.must[0].geo_polygon.exterior.points', /closed/);
+  rejects(must({ key: 'g', geo_polygon: { exterior: { points: ring }, interiors: [{ points: [ring[0], 'x'] }] } }), 'filter.must[0].geo_polygon.interiors[0].points[1]', /expected a point/);
+  rejects(must({ key: 'g', geo_polygon: {} }), 'filter.must[0].geo_polygon.exterior', /required/);
+  const big = Array.from({ length: FILTER_LIMITS.values }, (_, i) => ({ lon: 0, lat: i / 100 }));
+  rejects(must({ key: 'g', geo_polygon: { exterior: { points: [...big, big[0]] } } }), 'filter.must[0].geo_polygon.exterior.points', /1025 points; the limit is 1024/);
+  rejects(must({ key: 'g', geo_radius: { center: { lon: 0, lat: 0 }, radius: 1 }, geo_polygon: { exterior: { points: ring } } }), 'filter.must[0].geo_polygon', /give one of/);
+});
+
+test('keys with [] take array elements; the qdrant dialect makes an explicit empty should match nothing', () => {
+  assert.deepEqual(firstField(must({ key: 'a[].b', match: { value: 1 } })).projections, [true, false]);
+  assert.equal(firstField(must({ key: 'a.b', match: { value: 1 } })).projections, undefined);
+  const kith = parseFilter({ should: [] });
+  assert.ok(kith !== undefined && isEmptyFilter(kith));
+  const qdrant = parseFilter({ should: [] }, 'filter', { dialect: 'qdrant' });
+  assert.ok(qdrant !== undefined && !isEmptyFilter(qdrant));
+  const absent = parseFilter({ must: [] }, 'filter', { dialect: 'qdrant' });
+  assert.ok(absent !== undefined && isEmptyFilter(absent));
 });
