@@ -2,12 +2,15 @@
  * kith as a library: the whole engine in-process, without HTTP. The REST service (main.ts) is
  * built on exactly this API.
  *
- *   // Database and parseFilter come from dist/src/lib.js after `npm run build` (see the README).
+ *   import { Database } from 'kith';   // this file, as the package's main export (see the README)
  *   const db = Database.open('./kith.db');
  *   await db.createCollection({ name: 'docs', vector_size: 3, distance: 'cosine', hnsw: true });
  *   await db.collection('docs').upsert([{ id: 1, vector: [0.1, 0.2, 0.3], payload: { lang: 'en' } }]);
  *   const hits = db.collection('docs').search({ vector: [0.1, 0.2, 0.3], limit: 5,
- *     filter: parseFilter({ must: [{ key: 'lang', match: { value: 'en' } }] }) });
+ *     filter: { must: [{ key: 'lang', match: { value: 'en' } }] } });
+ *
+ * Inputs are the REST API's JSON, checked the same way with the same error codes: ids as strings
+ * or integers, vectors as number[], filters as JSON (or parsed once with `parseFilter`).
  *   await db.close();
  */
 export type { CollectionConfigInput } from './collection/collection-config.js';
@@ -15,9 +18,12 @@ export type { LoadReport } from './collection/collection-load.js';
 export type {
   Collection,
   CollectionInfo,
+  FilterInput,
+  FilterJson,
   PointInput,
   ScoredPoint,
   SearchInput,
+  SearchRequest,
   StoredPoint,
   WarningSink,
 } from './collection/collection.js';
