@@ -5,6 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './api/app.js';
+import { buildQdrantApp } from './api/qdrant/app.js';
 import { FlagError, parseFlags, USAGE } from './cli/flags.js';
 import { Database } from './db/database.js';
 
@@ -38,6 +39,11 @@ async function main(): Promise<void> {
     logger: { level: process.env.KITH_LOG_LEVEL ?? 'info' },
   });
   logger = app.log;
+  // The Qdrant-dialect listener (-qdrant-port): same database, its own routes, logging through kith's logger.
+  const qdrantApp =
+    config.qdrantPort === undefined
+      ? undefined
+      : await buildQdrantApp({ db, maxBodyMb: config.maxBodyMb, logger: app.log.child({ listener: 'qdrant' }) });
   for (const { message, error } of early) onWarning(message, error);
   app.log.info(
     { db: config.dbPath, collections: db.list().length, loadMs: Math.round(performance.now() - started) },
@@ -55,7 +61,7 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs);
     timer.unref();
     (async () => {
-      await app.close();
+      await Promise.all([app.close(), qdrantApp?.close()]);
       await db.close();
       app.log.info('stopped');
       process.exit(0);
@@ -68,6 +74,10 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
   await app.listen({ port: config.port, host: config.host });
+  if (qdrantApp !== undefined) {
+    const address = await qdrantApp.listen({ port: config.qdrantPort, host: config.host });
+    app.log.info({ address }, `Qdrant API listening at ${address}`);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -10,6 +10,8 @@ export interface ServiceConfig {
   readonly dbPath: string;
   readonly shutdownTimeoutMs: number;
   readonly maxBodyMb: number;
+  /** Port of the Qdrant-dialect listener (docs/qdrant.md); absent: no such listener. */
+  readonly qdrantPort?: number;
 }
 
 export const USAGE = `Usage: kith [flags]
@@ -19,13 +21,14 @@ export const USAGE = `Usage: kith [flags]
   -db <path>              database file (env KITH_DB, default kith.db)
   -shutdown-timeout <d>   graceful shutdown limit: seconds or 500ms/5s/1m (env KITH_SHUTDOWN_TIMEOUT, default 5s)
   -max-body-mb <n>        request body limit in MiB (env KITH_MAX_BODY_MB, default 64)
+  -qdrant-port <n>        also serve Qdrant's REST API on this port, e.g. 6333 (env KITH_QDRANT_PORT, default off)
   -h, -help               this text
 
 Every flag may also be written with two dashes (--port) and as -flag=value.`;
 
 export class FlagError extends Error {}
 
-const LONG_FLAGS = ['port', 'host', 'db', 'shutdown-timeout', 'max-body-mb', 'help'];
+const LONG_FLAGS = ['port', 'host', 'db', 'shutdown-timeout', 'max-body-mb', 'qdrant-port', 'help'];
 
 /** `-port` → `--port` (Go-style single dash for long names). */
 function normalizeArgv(argv: readonly string[]): string[] {
@@ -44,9 +47,9 @@ export function parseDuration(text: string, flag: string): number {
   return value * unitMs;
 }
 
-function parsePort(text: string): number {
+function parsePort(text: string, flag = '-port'): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new FlagError(`-port: expected an integer 0–65535, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || port > 65535) throw new FlagError(`${flag}: expected an integer 0–65535, got ${JSON.stringify(text)}`);
   return port;
 }
 
@@ -68,6 +71,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
         db: { type: 'string' },
         'shutdown-timeout': { type: 'string' },
         'max-body-mb': { type: 'string' },
+        'qdrant-port': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -83,11 +87,13 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
   };
   const dbPath = pick('db', 'KITH_DB', 'kith.db');
   if (dbPath === '') throw new FlagError('-db: expected a file path');
+  const qdrantPort = pick('qdrant-port', 'KITH_QDRANT_PORT', '');
   return {
     port: parsePort(pick('port', 'KITH_PORT', '18080')),
     host: pick('host', 'KITH_HOST', '0.0.0.0'),
     dbPath,
     shutdownTimeoutMs: parseDuration(pick('shutdown-timeout', 'KITH_SHUTDOWN_TIMEOUT', '5s'), '-shutdown-timeout'),
     maxBodyMb: parseMb(pick('max-body-mb', 'KITH_MAX_BODY_MB', '64')),
+    ...(qdrantPort === '' ? {} : { qdrantPort: parsePort(qdrantPort, '-qdrant-port') }),
   };
 }

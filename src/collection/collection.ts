@@ -10,7 +10,7 @@ import { normalizePointId, type PointId } from '../core/point-id.js';
 import { nextVersion } from '../core/version-clock.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
-import { isEmptyFilter } from '../payload/filter-types.js';
+import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
@@ -172,6 +172,71 @@ export class Collection {
     return searchSegment(this.segment, this.config, checkSearchInput(input));
   }
 
+  /**
+   * Ids and payloads of the live points matching the filter (all points without one), in no
+   * particular order. Payloads are the stored objects: callers must not change them.
+   */
+  matchingPoints(filter?: Filter): { id: PointId; payload: Payload }[] {
+    const segment = this.segment;
+    const table = segment.table;
+    const out: { id: PointId; payload: Payload }[] = [];
+    if (filter === undefined || isEmptyFilter(filter)) {
+      for (const slot of table.liveSlots()) out.push({ id: table.idOf(slot), payload: table.payloadOf(slot) });
+      return out;
+    }
+    const estimated = estimateFilter(filter, segment.payloadIndex, table.liveCount, (id) => table.slotOf(id));
+    const predicate = compileFilter(filter, estimated.conditions);
+    const accept = (slot: number): boolean => predicate(table.payloadOf(slot), table.idOf(slot));
+    const slots = estimated.candidates !== undefined ? collectMatches(segment, estimated.candidates, accept) : [...table.liveSlots()].filter(accept);
+    for (const slot of slots) out.push({ id: table.idOf(slot), payload: table.payloadOf(slot) });
+    return out;
+  }
+
+  /**
+   * Rewrites the payloads of the selected points (listed ids, every one of which must exist, or
+   * those matching a filter) through the upsert path: each point keeps its stored vector and gets
+   * `update(current payload)`. All-or-nothing and durable before it resolves; an id that does not
+   * exist fails the whole call (ERR_POINT_NOT_FOUND) and nothing is written.
+   */
+  async updatePayloads(selector: readonly PointId[] | Filter, update: (payload: Payload) => Payload): Promise<{ updated: number }> {
+    const result = await this.writes.run(async () => {
+      this.assertLive();
+      const table = this.segment.table;
+      let ids: PointId[];
+      if (Array.isArray(selector)) {
+        ids = [...new Set(selector as readonly PointId[])];
+        const missing = ids.find((id) => table.slotOf(id) === undefined);
+        if (missing !== undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(missing)} does not exist in collection "${this.name}"`);
+      } else {
+        ids = this.matchingPoints(selector as Filter).map((p) => p.id);
+      }
+      if (ids.length === 0) return { updated: 0 };
+      const prepared = ids.map((id, i) => {
+        const slot = table.slotOf(id) as number;
+        const payloadPath = childPath(childPath('points', i), 'payload');
+        const payload = update(table.payloadOf(slot));
+        if (!isPlainObject(payload)) throw badInput(payloadPath, 'expected an object');
+        checkJsonValue(payload, payloadPath);
+        const payloadJson = JSON.stringify(payload);
+        return { id, stored: this.storedVectorOf(slot), payload: JSON.parse(payloadJson) as Payload, payloadJson };
+      });
+      const version = nextVersion(this.lastVersion);
+      const writes: PointWrite[] = prepared.map((p) => ({
+        id: p.id,
+        record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }),
+      }));
+      this.segment.reserveFor(prepared.map((p) => ({ id: p.id, vector: p.stored })));
+      await this.store.writePoints(this.uid, writes, [], version);
+      this.lastVersion = version;
+      this.applyOrReload(() => {
+        for (const p of prepared) this.segment.upsert({ id: p.id, version, payload: p.payload, vector: p.stored });
+      });
+      return { updated: prepared.length };
+    });
+    this.scheduleSnapshot();
+    return result;
+  }
+
   /** One stored point, as the API shows it. */
   getPoint(rawId: unknown): StoredPoint {
     const id = normalizePointId(rawId, 'id');
@@ -276,6 +341,16 @@ export class Collection {
     } catch (error) {
       this.warn(`collection "${this.name}": graph snapshot not written; the next start-up rebuilds what it lacks`, error);
     }
+  }
+
+  /**
+   * The vector to store again for a point whose payload changes. float32 collections hold exactly
+   * the stored values; sq8 collections hold codes, read back dequantized here and quantized again
+   * (the segment does not hand out its codes), which can move a code by one step.
+   */
+  private storedVectorOf(slot: number): StoredVector {
+    const values = Float32Array.from(this.segment.readVector(slot));
+    return this.config.quantization === 'sq8' ? toStoredVector(values, this.config.distance, 'sq8') : { encoding: 'f32', values };
   }
 
   private assertLive(): void {

@@ -32,3 +32,14 @@ test('bad flags are FlagErrors naming the flag', () => {
   assert.equal(parseDuration('1m', 'x'), 60000);
   assert.equal(parseDuration('2', 'x'), 2000);
 });
+
+test('-qdrant-port: off by default, from the flag or KITH_QDRANT_PORT, validated', () => {
+  assert.equal('qdrantPort' in (parseFlags([], {}) as object), false);
+  assert.equal((parseFlags(['-qdrant-port', '6333'], {}) as { qdrantPort?: number }).qdrantPort, 6333);
+  assert.equal((parseFlags(['--qdrant-port=0'], {}) as { qdrantPort?: number }).qdrantPort, 0);
+  assert.equal((parseFlags([], { KITH_QDRANT_PORT: '7333' }) as { qdrantPort?: number }).qdrantPort, 7333);
+  assert.equal((parseFlags(['-qdrant-port', '6334'], { KITH_QDRANT_PORT: '7333' }) as { qdrantPort?: number }).qdrantPort, 6334);
+  for (const bad of ['x', '70000', '-1']) {
+    assert.throws(() => parseFlags([`-qdrant-port=${bad}`], {}), (e: Error) => e instanceof FlagError && /-qdrant-port/.test(e.message));
+  }
+});

@@ -1,0 +1,67 @@
+/**
+ * The Qdrant-dialect HTTP application over an open Database: the same data as kith's own API,
+ * with Qdrant 1.x shapes (docs/qdrant.md). `main.ts` listens on -qdrant-port; tests listen on a
+ * random loopback port. Errors keep the shared envelope `{status: {error}, time}`, which is also
+ * Qdrant's; Qdrant-only statuses (422, refusals of unsupported features) come from errors.ts.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { Database } from '../../db/database.js';
+import { SERVICE_VERSION } from '../app.js';
+import { errorBody, trackRequestTime } from '../envelope.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from '../error-handler.js';
+import { registerJsonParser } from '../json-body.js';
+import { qdrantCollectionRoutes } from './collections.js';
+import { QdrantHttpError } from './errors.js';
+import { qdrantPayloadRoutes } from './payload.js';
+import { qdrantPointRoutes } from './points.js';
+import { qdrantSearchRoutes } from './search.js';
+import { qdrantServiceRoutes } from './service.js';
+
+export interface QdrantAppOptions {
+  readonly db: Database;
+  /** Request body limit in MiB (default 64). */
+  readonly maxBodyMb?: number;
+  /** A logger to share (main.ts passes a child of kith's, so both listeners write one stream in order); off by default (tests). */
+  readonly logger?: FastifyBaseLogger;
+}
+
+export async function buildQdrantApp(options: QdrantAppOptions): Promise<FastifyInstance> {
+  const bodyLimit = Math.round((options.maxBodyMb ?? 64) * 1048576);
+  const app = Fastify({
+    ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger }),
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit,
+    routerOptions: { maxParamLength: 4096 },
+    frameworkErrors: frameworkErrors(bodyLimit),
+    clientErrorHandler,
+    return503OnClosing: true,
+  });
+  trackRequestTime(app);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+  registerJsonParser(app);
+  registerErrorHandling(app, bodyLimit);
+  // The routes live in a child scope whose error handler answers Qdrant's own statuses and hands
+  // every other error to the shared handler of the parent scope.
+  const kithHandler = app.errorHandler;
+  await app.register(async (scope) => {
+    scope.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      if (error instanceof QdrantHttpError) {
+        return reply.code(error.statusCode).type('application/json; charset=utf-8').send(errorBody(reply, error.message));
+      }
+      return kithHandler.call(app, error, request, reply);
+    });
+    await scope.register(qdrantServiceRoutes, { kithVersion: SERVICE_VERSION });
+    await scope.register(qdrantCollectionRoutes, { db: options.db });
+    await scope.register(qdrantPointRoutes, { db: options.db });
+    await scope.register(qdrantSearchRoutes, { db: options.db });
+    await scope.register(qdrantPayloadRoutes, { db: options.db });
+  });
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,228 @@
+/**
+ * Collections on the Qdrant port: GET /collections, PUT/GET/DELETE /collections/{name},
+ * GET /collections/{name}/exists, PUT /collections/{name}/index, DELETE …/index/{field}.
+ *
+ * Create maps Qdrant's configuration onto kith's: `vectors {size, distance}`; an HNSW collection
+ * always (Qdrant always indexes) with `hnsw_config.m` (default 16) and `ef_construct` (default
+ * 100, Qdrant's), except `m: 0`, which Qdrant uses to switch the graph off: a flat collection;
+ * `quantization_config.scalar` (int8) → sq8. Other valid options are accepted and echoed by GET
+ * for the life of the process (kith's stored configuration has no place for them).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Collection } from '../../collection/collection.js';
+import { LIMITS, validateCollectionName } from '../../collection/collection-config.js';
+import { isKithError } from '../../core/errors.js';
+import { childPath } from '../../core/field-path.js';
+import { describeJson } from '../../core/point-id.js';
+import type { Database } from '../../db/database.js';
+import { ok } from '../envelope.js';
+import { asObject, collectionNotFound, formatError, notSupported, optionalInteger, QdrantHttpError, validationError } from './errors.js';
+import { updateResult } from './shape.js';
+
+const DISTANCES: Record<string, 'Cosine' | 'Euclid' | 'Dot'> = { Cosine: 'Cosine', Euclid: 'Euclid', Dot: 'Dot' };
+const FIELD_TYPES = new Set(['keyword', 'integer', 'float', 'bool', 'geo', 'datetime', 'text', 'uuid']);
+const QDRANT_DEFAULT_EF_CONSTRUCT = 100;
+
+/** What the Qdrant port remembers about a collection beyond kith's configuration (this process only). */
+interface QdrantExtras {
+  /** The create request's options, echoed by GET. */
+  options: Record<string, unknown>;
+  /** Fields declared with PUT …/index: name → Qdrant field schema. */
+  readonly payloadSchema: Map<string, unknown>;
+}
+
+const extrasByCollection = new WeakMap<Collection, QdrantExtras>();
+
+function extrasOf(collection: Collection): QdrantExtras {
+  let extras = extrasByCollection.get(collection);
+  if (extras === undefined) {
+    extras = { options: {}, payloadSchema: new Map() };
+    extrasByCollection.set(collection, extras);
+  }
+  return extras;
+}
+
+/** The named collection, or Qdrant's 404. */
+export function collectionOf(db: Database, name: string): Collection {
+  try {
+    validateCollectionName(name);
+    return db.collection(name);
+  } catch (error) {
+    if (isKithError(error) && (error.code === 'ERR_COLLECTION_NOT_FOUND' || error.code === 'ERR_BAD_INPUT')) throw collectionNotFound(name);
+    throw error;
+  }
+}
+
+function parseVectors(raw: unknown): { size: number; distance: 'Cosine' | 'Euclid' | 'Dot' } {
+  if (raw === undefined || raw === null) throw formatError('vectors', 'required: {size, distance}');
+  const v = asObject(raw, 'vectors');
+  if (!Object.hasOwn(v, 'size') && !Object.hasOwn(v, 'distance')) throw notSupported('vectors', 'named vectors (a map of vector names)');
+  if (v.multivector_config !== undefined && v.multivector_config !== null) throw notSupported('vectors.multivector_config', 'multi-vectors');
+  const size = v.size;
+  if (typeof size !== 'number' || !Number.isInteger(size)) throw formatError('vectors.size', `expected an integer, got ${describeJson(size)}`);
+  if (size < LIMITS.vectorSize.min || size > LIMITS.vectorSize.max) {
+    throw validationError('vectors.size', `must be between ${LIMITS.vectorSize.min} and ${LIMITS.vectorSize.max}, got ${size}`);
+  }
+  if (typeof v.distance !== 'string') throw formatError('vectors.distance', `expected Cosine, Euclid, Dot or Manhattan, got ${describeJson(v.distance)}`);
+  if (v.distance === 'Manhattan') throw notSupported('vectors.distance', 'the Manhattan distance');
+  const distance = DISTANCES[v.distance];
+  if (distance === undefined) throw formatError('vectors.distance', `unknown variant ${JSON.stringify(v.distance)}, expected one of Cosine, Euclid, Dot, Manhattan`);
+  return { size, distance };
+}
+
+function parseQuantization(raw: unknown): 'none' | 'sq8' {
+  if (raw === undefined || raw === null) return 'none';
+  const q = asObject(raw, 'quantization_config');
+  if (Object.hasOwn(q, 'scalar')) {
+    const scalar = asObject(q.scalar, 'quantization_config.scalar');
+    if (scalar.type !== 'int8') throw formatError('quantization_config.scalar.type', `expected "int8", got ${describeJson(scalar.type)}`);
+    return 'sq8';
+  }
+  const kind = Object.keys(q)[0] ?? '{}';
+  throw notSupported(childPath('quantization_config', kind), `${kind} quantization (only scalar int8 is)`);
+}
+
+async function createCollection(db: Database, name: string, body: Record<string, unknown>): Promise<void> {
+  const vectors = parseVectors(body.vectors);
+  const sparse = body.sparse_vectors;
+  if (sparse !== undefined && sparse !== null && Object.keys(asObject(sparse, 'sparse_vectors')).length > 0) throw notSupported('sparse_vectors', 'sparse vectors');
+  if (body.init_from !== undefined && body.init_from !== null) throw notSupported('init_from', '`init_from`');
+  const hnswConfig = asObject(body.hnsw_config, 'hnsw_config');
+  const m = optionalInteger(hnswConfig.m, 'hnsw_config.m', 16, 0, LIMITS.m.max);
+  if (m === 1) throw validationError('hnsw_config.m', `must be 0 (no graph) or between ${LIMITS.m.min} and ${LIMITS.m.max}, got 1`);
+  const efConstruct = optionalInteger(hnswConfig.ef_construct, 'hnsw_config.ef_construct', QDRANT_DEFAULT_EF_CONSTRUCT, LIMITS.efConstruction.min, LIMITS.efConstruction.max);
+  const quantization = parseQuantization(body.quantization_config);
+  validateCollectionName(name);
+  try {
+    await db.createCollection({
+      name,
+      vector_size: vectors.size,
+      distance: vectors.distance,
+      hnsw: m !== 0,
+      parameters: m === 0 ? { ef_construction: efConstruct } : { m, ef_construction: efConstruct },
+      quantization,
+    });
+  } catch (error) {
+    if (isKithError(error) && error.code === 'ERR_COLLECTION_EXISTS') throw new QdrantHttpError(409, `Wrong input: Collection \`${name}\` already exists!`);
+    throw error;
+  }
+  const options = { ...body };
+  delete options.timeout;
+  extrasOf(db.collection(name)).options = options;
+}
+
+/** Qdrant's CollectionInfo for a kith collection. */
+function collectionInfo(collection: Collection): Record<string, unknown> {
+  const info = collection.describe();
+  const extras = extrasOf(collection);
+  const options = extras.options;
+  const echoed = (key: string): Record<string, unknown> => asObject(options[key], key);
+  const payloadSchema: Record<string, unknown> = {};
+  if (extras.payloadSchema.size > 0) {
+    const points = collection.matchingPoints();
+    for (const [field, schema] of extras.payloadSchema) {
+      const top = field.split('.')[0] as string;
+      const withField = points.filter((p) => Object.hasOwn(p.payload, top)).length;
+      const dataType = typeof schema === 'string' ? schema : (schema as { type?: unknown }).type;
+      payloadSchema[field] = { data_type: dataType, ...(typeof schema === 'object' ? { params: schema } : {}), points: withField };
+    }
+  }
+  return {
+    status: 'green',
+    optimizer_status: 'ok',
+    indexed_vectors_count: info.hnsw ? info.points_count : 0,
+    points_count: info.points_count,
+    segments_count: 1,
+    config: {
+      params: {
+        ...echoed('params'),
+        vectors: { ...echoed('vectors'), size: info.vector_size, distance: info.distance },
+        shard_number: options.shard_number ?? 1,
+        replication_factor: options.replication_factor ?? 1,
+        write_consistency_factor: options.write_consistency_factor ?? 1,
+        on_disk_payload: options.on_disk_payload ?? true,
+        ...(options.sharding_method !== undefined ? { sharding_method: options.sharding_method } : {}),
+      },
+      hnsw_config: {
+        full_scan_threshold: 10000,
+        max_indexing_threads: 0,
+        on_disk: false,
+        ...echoed('hnsw_config'),
+        m: info.hnsw ? info.parameters.m : 0,
+        ef_construct: info.parameters.ef_construction,
+      },
+      optimizer_config: {
+        deleted_threshold: 0.2,
+        vacuum_min_vector_number: 1000,
+        default_segment_number: 0,
+        max_segment_size: null,
+        memmap_threshold: null,
+        indexing_threshold: 10000,
+        flush_interval_sec: 5,
+        max_optimization_threads: null,
+        ...echoed('optimizers_config'),
+      },
+      wal_config: { wal_capacity_mb: 32, wal_segments_ahead: 0, ...echoed('wal_config') },
+      quantization_config: info.quantization === 'sq8' ? { scalar: { type: 'int8', ...asObject(echoed('quantization_config').scalar, 'scalar') } } : null,
+      ...(options.strict_mode_config !== undefined ? { strict_mode_config: options.strict_mode_config } : {}),
+    },
+    payload_schema: payloadSchema,
+  };
+}
+
+function parseFieldSchema(raw: unknown): unknown {
+  if (raw === undefined || raw === null) return 'keyword';
+  const type = typeof raw === 'string' ? raw : typeof raw === 'object' && !Array.isArray(raw) ? (raw as { type?: unknown }).type : undefined;
+  if (typeof type !== 'string' || !FIELD_TYPES.has(type)) {
+    throw formatError('field_schema', `expected one of ${[...FIELD_TYPES].join(', ')} (or an object with that type), got ${describeJson(type ?? raw)}`);
+  }
+  return raw;
+}
+
+export async function qdrantCollectionRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
+  app.get('/collections', async (_request, reply) => ok(reply, { collections: db.list().map((c) => ({ name: c.name })) }));
+
+  app.put<{ Params: { name: string } }>('/collections/:name', async (request, reply) => {
+    await createCollection(db, request.params.name, asObject(request.body, 'body'));
+    return ok(reply, true);
+  });
+
+  app.get<{ Params: { name: string } }>('/collections/:name', async (request, reply) => ok(reply, collectionInfo(collectionOf(db, request.params.name))));
+
+  app.get<{ Params: { name: string } }>('/collections/:name/exists', async (request, reply) => {
+    let exists = true;
+    try {
+      collectionOf(db, request.params.name);
+    } catch (error) {
+      if (!(error instanceof QdrantHttpError) || error.statusCode !== 404) throw error;
+      exists = false;
+    }
+    return ok(reply, { exists });
+  });
+
+  app.delete<{ Params: { name: string } }>('/collections/:name', async (request, reply) => {
+    try {
+      collectionOf(db, request.params.name);
+    } catch (error) {
+      if (error instanceof QdrantHttpError && error.statusCode === 404) return ok(reply, false);
+      throw error;
+    }
+    await db.dropCollection(request.params.name);
+    return ok(reply, true);
+  });
+
+  app.put<{ Params: { name: string } }>('/collections/:name/index', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    const body = asObject(request.body, 'body');
+    const field = body.field_name;
+    if (typeof field !== 'string' || field === '') throw formatError('field_name', `expected a non-empty string, got ${describeJson(field)}`);
+    extrasOf(collection).payloadSchema.set(field, parseFieldSchema(body.field_schema));
+    return ok(reply, updateResult());
+  });
+
+  app.delete<{ Params: { name: string; field: string } }>('/collections/:name/index/:field', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    extrasOf(collection).payloadSchema.delete(request.params.field);
+    return ok(reply, updateResult());
+  });
+}

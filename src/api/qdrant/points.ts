@@ -1,0 +1,184 @@
+/**
+ * Points on the Qdrant port: upsert (PUT …/points, `points` or `batch`), retrieve (POST …/points),
+ * GET …/points/{id}, delete (POST …/points/delete), scroll, count. Every write is durable before
+ * the reply, whatever `wait` says.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Collection, PointInput, StoredPoint } from '../../collection/collection.js';
+import { isKithError } from '../../core/errors.js';
+import { childPath } from '../../core/field-path.js';
+import { describeJson, type PointId } from '../../core/point-id.js';
+import type { Database } from '../../db/database.js';
+import type { Filter } from '../../payload/filter-types.js';
+import { ok } from '../envelope.js';
+import { collectionOf } from './collections.js';
+import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, QdrantHttpError } from './errors.js';
+import { parseQdrantFilter } from './filter.js';
+import { compareIds, pathIdToKithId, toKithId } from './ids.js';
+import { type PayloadSelector, parsePayloadSelector, parseVectorSelector, type QdrantRecord, selectPayload, toRecord, updateResult } from './shape.js';
+
+type NameParams = { Params: { name: string } };
+
+/** A dense vector as Qdrant sends it; named, sparse and multi-vectors are refused. */
+export function denseVector(raw: unknown, path: string): unknown {
+  if (Array.isArray(raw)) {
+    if (raw.some((x) => Array.isArray(x))) throw notSupported(path, 'multi-vectors');
+    return raw;
+  }
+  if (typeof raw === 'object' && raw !== null) {
+    const o = raw as Record<string, unknown>;
+    if (Object.hasOwn(o, 'indices')) throw notSupported(path, 'sparse vectors');
+    throw notSupported(path, 'named vectors');
+  }
+  throw formatError(path, `expected a vector (an array of numbers), got ${describeJson(raw)}`);
+}
+
+function refuseShardKey(body: Record<string, unknown>): void {
+  if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported('shard_key', 'custom sharding');
+}
+
+function upsertPoints(body: Record<string, unknown>): PointInput[] {
+  refuseShardKey(body);
+  if (Object.hasOwn(body, 'points')) {
+    const points = body.points;
+    if (!Array.isArray(points)) throw formatError('points', `expected an array of points, got ${describeJson(points)}`);
+    return points.map((raw, i) => {
+      const at = childPath('points', i);
+      const p = asObject(raw, at);
+      if (p.vector === undefined) throw formatError(childPath(at, 'vector'), 'required');
+      return { id: toKithId(p.id, childPath(at, 'id')), vector: denseVector(p.vector, childPath(at, 'vector')), payload: p.payload ?? {} };
+    });
+  }
+  if (Object.hasOwn(body, 'batch')) {
+    const batch = asObject(body.batch, 'batch');
+    const { ids, vectors, payloads } = batch;
+    if (!Array.isArray(ids)) throw formatError('batch.ids', `expected an array of ids, got ${describeJson(ids)}`);
+    if (!Array.isArray(vectors)) {
+      if (typeof vectors === 'object' && vectors !== null) throw notSupported('batch.vectors', 'named vectors');
+      throw formatError('batch.vectors', `expected an array of vectors, got ${describeJson(vectors)}`);
+    }
+    if (vectors.length !== ids.length) throw formatError('batch.vectors', `${vectors.length} vectors for ${ids.length} ids`);
+    if (payloads !== undefined && payloads !== null && (!Array.isArray(payloads) || payloads.length !== ids.length)) {
+      throw formatError('batch.payloads', `expected an array of ${ids.length} payloads`);
+    }
+    return ids.map((id, i) => ({
+      id: toKithId(id, childPath('batch.ids', i)),
+      vector: denseVector(vectors[i], childPath('batch.vectors', i)),
+      payload: (Array.isArray(payloads) ? payloads[i] : undefined) ?? {},
+    }));
+  }
+  throw formatError('', 'expected `points` or `batch`');
+}
+
+/** Qdrant's PointsSelector: `{points: [ids]}` or `{filter}` (exactly one). */
+export function pointsSelector(body: Record<string, unknown>): PointId[] | Filter {
+  refuseShardKey(body);
+  const hasPoints = body.points !== undefined && body.points !== null;
+  const hasFilter = body.filter !== undefined && body.filter !== null;
+  if (hasPoints === hasFilter) throw formatError('', 'give exactly one of `points` (ids) or `filter`');
+  if (hasPoints) {
+    if (!Array.isArray(body.points)) throw formatError('points', `expected an array of ids, got ${describeJson(body.points)}`);
+    return body.points.map((id, i) => toKithId(id, childPath('points', i)));
+  }
+  return parseQdrantFilter(body.filter) as Filter;
+}
+
+function asRecord(point: StoredPoint, withPayload: PayloadSelector, withVector: boolean): QdrantRecord {
+  return toRecord(point.id, selectPayload(point.payload, withPayload), withVector ? point.vector : undefined);
+}
+
+function pointRecord(collection: Collection, id: PointId, withPayload: PayloadSelector, withVector: boolean): QdrantRecord {
+  return asRecord(collection.getPoint(id), withPayload, withVector);
+}
+
+/** The stored point, or undefined when the collection has no such id. */
+export function findPoint(collection: Collection, id: PointId): StoredPoint | undefined {
+  try {
+    return collection.getPoint(id);
+  } catch (error) {
+    if (isKithError(error) && error.code === 'ERR_POINT_NOT_FOUND') return undefined;
+    throw error;
+  }
+}
+
+/** Matching ids in Qdrant's order, with their payloads. */
+export function orderedMatches(collection: Collection, filter: Filter | undefined): { id: PointId; payload: Record<string, unknown> }[] {
+  return collection.matchingPoints(filter).sort((a, b) => compareIds(a.id, b.id));
+}
+
+export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
+  app.put<NameParams>('/collections/:name/points', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    await collection.upsert(upsertPoints(asObject(request.body, 'body')));
+    return ok(reply, updateResult());
+  });
+
+  app.post<NameParams>('/collections/:name/points', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    const body = asObject(request.body, 'body');
+    refuseShardKey(body);
+    if (!Array.isArray(body.ids)) throw formatError('ids', `expected an array of ids, got ${describeJson(body.ids)}`);
+    const ids = [...new Set(body.ids.map((id, i) => toKithId(id, childPath('ids', i))))];
+    const withPayload = parsePayloadSelector(body.with_payload, 'with_payload', true);
+    const withVector = parseVectorSelector(body.with_vector, 'with_vector', false);
+    const found = ids.map((id) => findPoint(collection, id)).filter((p) => p !== undefined);
+    return ok(reply, found.map((p) => asRecord(p, withPayload, withVector)));
+  });
+
+  app.get<{ Params: { name: string; id: string } }>('/collections/:name/points/:id', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    const id = pathIdToKithId(request.params.id);
+    const point = findPoint(collection, id);
+    if (point === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${request.params.id} found`);
+    return ok(reply, asRecord(point, { kind: 'all' }, true));
+  });
+
+  app.post<NameParams>('/collections/:name/points/delete', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    const selector = pointsSelector(asObject(request.body, 'body'));
+    if (Array.isArray(selector)) await collection.deleteIds(selector);
+    else await collection.deleteByFilter(selector);
+    return ok(reply, updateResult());
+  });
+
+  app.post<NameParams>('/collections/:name/points/scroll', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    const body = asObject(request.body, 'body');
+    refuseShardKey(body);
+    if (body.order_by !== undefined && body.order_by !== null) throw notSupported('order_by', 'ordering a scroll by a payload field');
+    const limit = optionalInteger(body.limit, 'limit', 10, 1, 100000);
+    const from = body.offset === undefined || body.offset === null ? undefined : toKithId(body.offset, 'offset');
+    const withPayload = parsePayloadSelector(body.with_payload, 'with_payload', true);
+    const withVector = parseVectorSelector(body.with_vector, 'with_vector', false);
+    const matches = orderedMatches(collection, parseQdrantFilter(body.filter));
+    const start = from === undefined ? 0 : lowerBound(matches, from);
+    const page = matches.slice(start, start + limit);
+    const next = matches[start + limit];
+    return ok(reply, {
+      points: page.map((p) => pointRecord(collection, p.id, withPayload, withVector)),
+      next_page_offset: next === undefined ? null : toRecord(next.id, undefined, undefined).id,
+    });
+  });
+
+  app.post<NameParams>('/collections/:name/points/count', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    const body = asObject(request.body, 'body');
+    refuseShardKey(body);
+    optionalBoolean(body.exact, 'exact', true);
+    const filter = parseQdrantFilter(body.filter);
+    // Counts are always exact: kith evaluates the filter on every candidate.
+    return ok(reply, { count: filter === undefined ? collection.pointsCount : collection.matchingPoints(filter).length });
+  });
+}
+
+/** The first index whose id is at or after `from` in Qdrant's order. */
+function lowerBound(sorted: readonly { id: PointId }[], from: PointId): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareIds((sorted[mid] as { id: PointId }).id, from) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

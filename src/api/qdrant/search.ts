@@ -1,0 +1,173 @@
+/**
+ * Searches on the Qdrant port: POST …/points/search and …/search/batch (a vector), POST
+ * …/points/query and …/query/batch (a vector, a point id whose vector is used and which is left
+ * out of the answer, or no query at all: points in id order).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Collection } from '../../collection/collection.js';
+import { LIMITS } from '../../collection/collection-config.js';
+import { childPath } from '../../core/field-path.js';
+import { describeJson, type PointId } from '../../core/point-id.js';
+import type { Database } from '../../db/database.js';
+import type { Filter } from '../../payload/filter-types.js';
+import { ok } from '../envelope.js';
+import { collectionOf } from './collections.js';
+import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, optionalNumber, QdrantHttpError } from './errors.js';
+import { parseQdrantFilter } from './filter.js';
+import { toKithId, toQdrantId } from './ids.js';
+import { denseVector, findPoint, orderedMatches } from './points.js';
+import { type PayloadSelector, parsePayloadSelector, parseVectorSelector, type QdrantScoredPoint, selectPayload } from './shape.js';
+
+type NameParams = { Params: { name: string } };
+
+interface Plan {
+  /** The query vector; undefined lists points in id order. */
+  vector?: unknown;
+  /** A point left out of the answer (query by id). */
+  exclude?: PointId;
+  filter?: Filter;
+  limit: number;
+  offset: number;
+  scoreThreshold?: number;
+  ef?: number;
+  exact?: boolean;
+  withPayload: PayloadSelector;
+  withVector: boolean;
+}
+
+function parseParams(raw: unknown, path: string): { ef?: number; exact?: boolean } {
+  const params = asObject(raw, path);
+  const ef = params.hnsw_ef === undefined || params.hnsw_ef === null ? undefined : optionalInteger(params.hnsw_ef, childPath(path, 'hnsw_ef'), 0, LIMITS.efSearch.min, LIMITS.efSearch.max);
+  const exact = optionalBoolean(params.exact, childPath(path, 'exact'), false);
+  // quantization {ignore, rescore, oversampling} and indexed_only are accepted: kith scores sq8 codes
+  // directly and searches every point, indexed or not.
+  return { ...(ef === undefined ? {} : { ef }), exact };
+}
+
+function commonPlan(body: Record<string, unknown>, path: string, payloadDefault: boolean): Omit<Plan, 'vector' | 'exclude'> {
+  if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported(childPath(path, 'shard_key'), 'custom sharding');
+  const threshold = optionalNumber(body.score_threshold, childPath(path, 'score_threshold'));
+  return {
+    filter: parseQdrantFilter(body.filter, childPath(path, 'filter')),
+    limit: optionalInteger(body.limit, childPath(path, 'limit'), 10, LIMITS.limit.min, LIMITS.limit.max),
+    offset: optionalInteger(body.offset, childPath(path, 'offset'), 0, LIMITS.offset.min, LIMITS.offset.max),
+    ...(threshold === undefined ? {} : { scoreThreshold: threshold }),
+    ...parseParams(body.params, childPath(path, 'params')),
+    withPayload: parsePayloadSelector(body.with_payload, childPath(path, 'with_payload'), payloadDefault),
+    withVector: parseVectorSelector(body.with_vector, childPath(path, 'with_vector'), false),
+  };
+}
+
+/** A search request body (the JS client sends with_payload true; Qdrant's own default is false). */
+function searchPlan(raw: unknown, path: string): Plan {
+  const body = asObject(raw, path);
+  let vector = body.vector;
+  if (typeof vector === 'object' && vector !== null && !Array.isArray(vector) && Object.hasOwn(vector, 'vector')) {
+    const named = vector as { name?: unknown; vector?: unknown };
+    if (named.name !== '' && named.name !== undefined) throw notSupported(childPath(path, 'vector.name'), 'named vectors');
+    vector = named.vector;
+  }
+  if (vector === undefined || vector === null) throw formatError(childPath(path, 'vector'), 'required');
+  return { ...commonPlan(body, path, false), vector: denseVector(vector, childPath(path, 'vector')) };
+}
+
+const UNSUPPORTED_QUERIES = ['recommend', 'discover', 'context', 'order_by', 'fusion', 'rrf', 'formula', 'sample'];
+
+/** A query request body: `query` is a vector, an id, `{nearest: vector | id}`, or absent. */
+function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
+  const body = asObject(raw, path);
+  if (Array.isArray(body.prefetch) ? body.prefetch.length > 0 : body.prefetch !== undefined && body.prefetch !== null) {
+    throw notSupported(childPath(path, 'prefetch'), '`prefetch` (multi-stage queries)');
+  }
+  if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported(childPath(path, 'using'), 'named vectors');
+  if (body.lookup_from !== undefined && body.lookup_from !== null) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from`');
+  const common = commonPlan(body, path, false);
+  let query = body.query;
+  const queryPath = childPath(path, 'query');
+  if (query === undefined || query === null) return common;
+  if (typeof query === 'object' && !Array.isArray(query)) {
+    const q = query as Record<string, unknown>;
+    const kind = UNSUPPORTED_QUERIES.find((k) => Object.hasOwn(q, k));
+    if (kind !== undefined) throw notSupported(childPath(queryPath, kind), `the \`${kind}\` query`, true);
+    if (q.mmr !== undefined && q.mmr !== null) throw notSupported(childPath(queryPath, 'mmr'), 'MMR', true);
+    if (!Object.hasOwn(q, 'nearest')) {
+      if (Object.hasOwn(q, 'indices')) throw notSupported(queryPath, 'sparse vectors');
+      throw formatError(queryPath, 'expected a vector, a point id or {nearest}');
+    }
+    query = q.nearest;
+  }
+  if (typeof query === 'number' || typeof query === 'string') {
+    const id = toKithId(query, queryPath);
+    const point = findPoint(collection, id);
+    if (point === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(query)} found`);
+    return { ...common, vector: point.vector, exclude: id };
+  }
+  if (query === undefined || query === null) throw formatError(queryPath, `expected a vector, a point id or {nearest}, got ${describeJson(query)}`);
+  return { ...common, vector: denseVector(query, queryPath) };
+}
+
+function run(collection: Collection, plan: Plan): QdrantScoredPoint[] {
+  if (plan.vector === undefined) {
+    const page = orderedMatches(collection, plan.filter).slice(plan.offset, plan.offset + plan.limit);
+    return page.map((p) => {
+      const point = collection.getPoint(p.id);
+      const out: QdrantScoredPoint = { id: toQdrantId(p.id), version: Number(point.version), score: 0 };
+      const payload = selectPayload(point.payload, plan.withPayload);
+      if (payload !== undefined) out.payload = payload;
+      if (plan.withVector) out.vector = point.vector;
+      return out;
+    });
+  }
+  // Leaving a point out: ask for one more from the start, drop it, then apply the offset here.
+  const extra = plan.exclude === undefined ? 0 : 1;
+  const limit = plan.limit + (extra === 0 ? 0 : plan.offset) + extra;
+  if (limit > LIMITS.limit.max) throw new QdrantHttpError(422, `Validation error in JSON body: limit + offset: at most ${LIMITS.limit.max - 1} for a query by id`);
+  const hits = collection.search({
+    vector: plan.vector,
+    limit,
+    offset: extra === 0 ? plan.offset : 0,
+    ...(plan.filter === undefined ? {} : { filter: plan.filter }),
+    ...(plan.scoreThreshold === undefined ? {} : { score_threshold: plan.scoreThreshold }),
+    with_payload: plan.withPayload.kind !== 'none',
+    with_vector: plan.withVector,
+    params: { ...(plan.ef === undefined ? {} : { ef: plan.ef }), exact: plan.exact ?? false },
+  });
+  const kept = extra === 0 ? hits : hits.filter((h) => h.id !== plan.exclude).slice(plan.offset, plan.offset + plan.limit);
+  return kept.map((h) => {
+    const out: QdrantScoredPoint = { id: toQdrantId(h.id), version: Number(h.version), score: h.score };
+    const payload = h.payload === undefined ? undefined : selectPayload(h.payload, plan.withPayload);
+    if (payload !== undefined) out.payload = payload;
+    if (h.vector !== undefined) out.vector = h.vector;
+    return out;
+  });
+}
+
+function searches(body: unknown): unknown[] {
+  const list = asObject(body, 'body').searches;
+  if (!Array.isArray(list)) throw formatError('searches', `expected an array of requests, got ${describeJson(list)}`);
+  return list;
+}
+
+export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
+  app.post<NameParams>('/collections/:name/points/search', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    return ok(reply, run(collection, searchPlan(request.body, '')));
+  });
+
+  app.post<NameParams>('/collections/:name/points/search/batch', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    const plans = searches(request.body).map((s, i) => searchPlan(s, childPath('searches', i)));
+    return ok(reply, plans.map((plan) => run(collection, plan)));
+  });
+
+  app.post<NameParams>('/collections/:name/points/query', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    return ok(reply, { points: run(collection, queryPlan(collection, request.body, '')) });
+  });
+
+  app.post<NameParams>('/collections/:name/points/query/batch', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    const plans = searches(request.body).map((s, i) => queryPlan(collection, s, childPath('searches', i)));
+    return ok(reply, plans.map((plan) => ({ points: run(collection, plan) })));
+  });
+}

@@ -1,0 +1,174 @@
+/**
+ * Qdrant port, searches: search, query (vector, by id, none), their batch forms, filters, offset,
+ * score threshold, payload/vector selectors, compared with a brute force computed here; filter
+ * translation (Qdrant's `should: []`, single-object clauses) and refusals of what kith lacks.
+ */
+import assert from 'node:assert/strict';
+import { type TestContext, test } from 'node:test';
+import type { SeededRng } from '../../src/core/rng.js';
+import { randomVectors, testSeed, withSeed } from '../helpers/data.js';
+import { http, type QdrantHarness, startQdrant } from './qdrant-harness.js';
+
+const DIM = 8;
+const N = 300;
+const COLORS = ['red', 'green', 'blue'];
+
+interface Row {
+  id: number;
+  vector: number[];
+  payload: { color: string; rank: number };
+}
+
+function dot(a: readonly number[], b: readonly number[]): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
+  return s;
+}
+
+function cosine(a: readonly number[], b: readonly number[]): number {
+  return dot(a, b) / Math.sqrt(dot(a, a) * dot(b, b));
+}
+
+/** Every row scored by cosine, best first, after the keep() filter. */
+function brute(rows: readonly Row[], query: readonly number[], keep: (r: Row) => boolean = () => true): { id: number; score: number }[] {
+  return rows
+    .filter(keep)
+    .map((r) => ({ id: r.id, score: cosine(query, r.vector) }))
+    .sort((a, b) => b.score - a.score);
+}
+
+function assertSameHits(actual: readonly { id: unknown; score: number }[], expected: readonly { id: number; score: number }[], label: string): void {
+  assert.deepEqual(
+    actual.map((h) => h.id),
+    expected.map((h) => h.id),
+    label,
+  );
+  actual.forEach((h, i) => {
+    assert.ok(Math.abs(h.score - (expected[i] as { score: number }).score) < 1e-5, `${label}: score ${i}`);
+  });
+}
+
+async function seeded(t: TestContext, rng: SeededRng): Promise<{ h: QdrantHarness; rows: Row[] }> {
+  const h = await startQdrant(t);
+  await h.client.createCollection('v', { vectors: { size: DIM, distance: 'Cosine' } });
+  const rows = randomVectors(rng, N, DIM).map((vector, i) => ({
+    id: i * 3 + 1,
+    vector,
+    payload: { color: COLORS[i % 3] as string, rank: i },
+  }));
+  await h.client.upsert('v', { points: rows });
+  return { h, rows };
+}
+
+test('search and query match a brute force: plain, exact, filtered, offset, score threshold', async (t) => {
+  const seed = testSeed(9001);
+  await withSeed(seed, async (rng) => {
+    const { h, rows } = await seeded(t, rng);
+    const { client } = h;
+    for (let q = 0; q < 5; q++) {
+      const query = randomVectors(rng, 1, DIM)[0] as number[];
+      assertSameHits(await client.search('v', { vector: query, limit: 10 }), brute(rows, query).slice(0, 10), `search ${q}`);
+      assertSameHits(await client.search('v', { vector: query, limit: 10, params: { exact: true } }), brute(rows, query).slice(0, 10), `exact ${q}`);
+      const red = (r: Row) => r.payload.color === 'red' && r.payload.rank >= 30;
+      const filter = { must: [{ key: 'color', match: { value: 'red' } }, { key: 'rank', range: { gte: 30 } }] };
+      const queried = await client.query('v', { query, filter, limit: 7, offset: 3, params: { hnsw_ef: 128 } });
+      assertSameHits(queried.points, brute(rows, query, red).slice(3, 10), `filtered query ${q}`);
+      assert.equal(queried.points[0]?.payload, undefined, 'query returns no payload by default');
+      // Midway between the 12th and 13th scores: float32 scores cannot land on the wrong side.
+      const all = brute(rows, query);
+      const threshold = ((all[11] as { score: number }).score + (all[12] as { score: number }).score) / 2;
+      const above = await client.query('v', { query: { nearest: query }, score_threshold: threshold, limit: 100, with_payload: true });
+      assertSameHits(above.points, all.slice(0, 12), `threshold ${q}`);
+      assert.equal(typeof above.points[0]?.payload?.color, 'string');
+    }
+  });
+});
+
+test('query by id leaves that point out; no query lists points in id order', async (t) => {
+  await withSeed(testSeed(9002), async (rng) => {
+    const { h, rows } = await seeded(t, rng);
+    const target = rows[17] as Row;
+    const byId = await h.client.query('v', { query: target.id, limit: 5, offset: 2, with_vector: true });
+    const expected = brute(rows, target.vector, (r) => r.id !== target.id).slice(2, 7);
+    assertSameHits(byId.points, expected, 'by id');
+    // with_vector returns the stored vector: normalised, as Cosine stores it.
+    const first = rows.find((r) => r.id === byId.points[0]?.id) as Row;
+    const norm = Math.sqrt(dot(first.vector, first.vector));
+    const returned = byId.points[0]?.vector as number[];
+    assert.equal(returned.length, DIM);
+    returned.forEach((x, i) => {
+      assert.ok(Math.abs(x - (first.vector[i] as number) / norm) < 1e-6, `component ${i}`);
+    });
+    const listed = await h.client.query('v', { limit: 4, offset: 2, filter: { must: [{ key: 'color', match: { any: ['green', 'blue'] } }] } });
+    assert.deepEqual(
+      listed.points.map((p) => p.id),
+      rows
+        .filter((r) => r.payload.color !== 'red')
+        .map((r) => r.id)
+        .slice(2, 6),
+    );
+    await assert.rejects(h.client.query('v', { query: 999999 }), { status: 404 });
+  });
+});
+
+test('batch forms answer like the single requests', async (t) => {
+  await withSeed(testSeed(9003), async (rng) => {
+    const { h, rows } = await seeded(t, rng);
+    const [a, b] = randomVectors(rng, 2, DIM) as [number[], number[]];
+    const searched = await h.client.searchBatch('v', { searches: [{ vector: a, limit: 3 }, { vector: b, limit: 4, offset: 1 }] });
+    assertSameHits(searched[0] ?? [], brute(rows, a).slice(0, 3), 'search batch 0');
+    assertSameHits(searched[1] ?? [], brute(rows, b).slice(1, 5), 'search batch 1');
+    const queried = await h.client.queryBatch('v', { searches: [{ query: a, limit: 2 }, { query: rows[0]?.id as number, limit: 2 }] });
+    assertSameHits(queried[0]?.points ?? [], brute(rows, a).slice(0, 2), 'query batch 0');
+    assertSameHits(queried[1]?.points ?? [], brute(rows, rows[0]?.vector as number[], (r) => r.id !== rows[0]?.id).slice(0, 2), 'query batch 1');
+  });
+});
+
+test('filters: Qdrant spellings, should: [] matches nothing, bad and unsupported filters are 400', async (t) => {
+  await withSeed(testSeed(9004), async (rng) => {
+    const { h, rows } = await seeded(t, rng);
+    const { client, url } = h;
+    const count = async (filter: unknown) => (await client.count('v', { filter: filter as never })).count;
+    assert.equal(await count({ should: [] }), 0);
+    assert.equal(await count({ must: [{ should: [] }] }), 0);
+    assert.equal(await count({ must_not: [{ should: [] }] }), N);
+    assert.equal(await count({ must: { key: 'color', match: { value: 'blue' } } }), rows.filter((r) => r.payload.color === 'blue').length);
+    assert.equal(await count({ must_not: [{ key: 'color', match: { except: ['red'] } }] }), rows.filter((r) => r.payload.color === 'red').length);
+    assert.equal(await count({ must: [{ key: 'rank', range: { gt: 10, lte: null } }] }), N - 11);
+    await assert.rejects(client.search('v', { vector: rows[0]?.vector as number[], filter: { must: [{ key: 'color', match: {} }] } as never }), {
+      status: 400,
+    });
+    for (const [filter, path] of [
+      [{ must: [{ is_empty: { key: 'color' } }] }, 'filter.must[0].is_empty'],
+      [{ must: [{ has_id: [1] }] }, 'filter.must[0].has_id'],
+      [{ should: [{ key: 'color', match: { text: 're' } }] }, 'filter.should[0].match.text'],
+      [{ min_should: { conditions: [], min_count: 1 } }, 'filter.min_should'],
+    ] as const) {
+      const r = await http(url, 'POST', '/collections/v/points/count', { filter });
+      assert.equal(r.status, 400, path);
+      assert.ok(r.body.status.error.includes(`${path}:`) && r.body.status.error.includes('not supported yet'), r.body.status.error);
+    }
+    const named = await http(url, 'POST', '/collections/v/points/query', { query: rows[0]?.vector, using: 'image' });
+    assert.equal(named.status, 400);
+    assert.match(named.body.status.error, /named vectors/);
+    const prefetch = await http(url, 'POST', '/collections/v/points/query', { prefetch: [{ query: rows[0]?.vector }], query: { fusion: 'rrf' } });
+    assert.equal(prefetch.status, 400);
+    const limit = await http(url, 'POST', '/collections/v/points/search', { vector: rows[0]?.vector, limit: 0 });
+    assert.equal(limit.status, 422);
+  });
+});
+
+test('Euclid scores are distances and the threshold keeps the near ones', async (t) => {
+  const { client } = await startQdrant(t);
+  await client.createCollection('e', { vectors: { size: 2, distance: 'Euclid' }, hnsw_config: { m: 0 } });
+  await client.upsert('e', { points: [0, 1, 2, 3, 4].map((i) => ({ id: i, vector: [i, 0] })) });
+  const hits = await client.search('e', { vector: [0, 0], limit: 10, score_threshold: 2.5 });
+  assert.deepEqual(
+    hits.map((x) => [x.id, x.score]),
+    [
+      [0, 0],
+      [1, 1],
+      [2, 2],
+    ],
+  );
+});
