@@ -94,6 +94,7 @@ test('scroll pages follow Qdrant id order (integers numerically, then UUIDs); co
     ids.filter((_, i) => i % 2 === 0).sort((a, b) => (typeof a === typeof b ? (a < b ? -1 : 1) : typeof a === 'number' ? -1 : 1)),
   );
   assert.equal((await client.count('s', { exact: true })).count, 7);
+  assert.equal((await client.count('s', { filter: { must: [{ has_id: [U1.toUpperCase().replaceAll('-', ''), 2, 3] }] } })).count, 2);
   assert.equal((await client.count('s', { filter: { must: [{ key: 'i', range: { gte: 2, lt: 5 } }] } })).count, 3);
 });
 

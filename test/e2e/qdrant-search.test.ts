@@ -124,7 +124,7 @@ test('batch forms answer like the single requests', async (t) => {
   });
 });
 
-test('filters: Qdrant spellings, should: [] matches nothing, bad and unsupported filters are 400', async (t) => {
+test('filters: Qdrant conditions and spellings, should: [] matches nothing, has_id takes Qdrant ids, bad and unsupported filters are 400', async (t) => {
   await withSeed(testSeed(9004), async (rng) => {
     const { h, rows } = await seeded(t, rng);
     const { client, url } = h;
@@ -138,15 +138,25 @@ test('filters: Qdrant spellings, should: [] matches nothing, bad and unsupported
     await assert.rejects(client.search('v', { vector: rows[0]?.vector as number[], filter: { must: [{ key: 'color', match: {} }] } as never }), {
       status: 400,
     });
+    // Qdrant's conditions, with Qdrant ids in has_id (integers as numbers).
+    assert.equal(await count({ must: [{ has_id: [1, 4, 5, 7] }] }), 3, 'ids 1, 4 and 7 exist (ids are 3i + 1)');
+    assert.equal(await count({ must_not: [{ has_id: [1] }], must: [{ key: 'rank', range: { lt: 3 } }] }), 2);
+    assert.equal(await count({ must: [{ is_empty: { key: 'missing' } }] }), N);
+    assert.equal(await count({ must: [{ key: 'color', match: { text: 'ree' } }] }), rows.filter((r) => r.payload.color === 'green').length);
+    assert.equal(
+      await count({ min_should: { conditions: [{ key: 'color', match: { value: 'red' } }, { key: 'rank', range: { lt: 10 } }], min_count: 2 } }),
+      rows.filter((r) => r.payload.color === 'red' && r.payload.rank < 10).length,
+    );
+    const badId = await http(url, 'POST', '/collections/v/points/count', { filter: { must: [{ has_id: ['seven'] }] } });
+    assert.equal(badId.status, 400);
+    assert.match(badId.body.status.error, /filter\.must\[0\]\.has_id\[0\]: value "seven" is not a valid point ID/);
     for (const [filter, path] of [
-      [{ must: [{ is_empty: { key: 'color' } }] }, 'filter.must[0].is_empty'],
-      [{ must: [{ has_id: [1] }] }, 'filter.must[0].has_id'],
-      [{ should: [{ key: 'color', match: { text: 're' } }] }, 'filter.should[0].match.text'],
-      [{ min_should: { conditions: [], min_count: 1 } }, 'filter.min_should'],
+      [{ must: [{ has_vector: '' }] }, 'filter.must[0].has_vector'],
+      [{ should: [{ key: 'color', match: { text_any: 're gr' } }] }, 'filter.should[0].match.text_any'],
     ] as const) {
       const r = await http(url, 'POST', '/collections/v/points/count', { filter });
       assert.equal(r.status, 400, path);
-      assert.ok(r.body.status.error.includes(`${path}:`) && r.body.status.error.includes('not supported yet'), r.body.status.error);
+      assert.ok(r.body.status.error.includes(`${path}:`) && r.body.status.error.includes('not supported'), r.body.status.error);
     }
     const named = await http(url, 'POST', '/collections/v/points/query', { query: rows[0]?.vector, using: 'image' });
     assert.equal(named.status, 400);
