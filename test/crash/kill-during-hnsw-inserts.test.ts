@@ -63,7 +63,8 @@ test('SIGKILL during HNSW writes loses no acknowledged write and leaves a usable
     }
   })();
   await new Promise((resolve) => setTimeout(resolve, 1500 + rng.int(1000)));
-  server.process.kill('SIGKILL');
+  // Wait for the exit, as a supervisor restarting it would: the kernel frees the file lock then.
+  await server.stop('SIGKILL');
   running = false;
   await writer;
   assert.ok(acknowledged >= 3, `[seed ${seed}] only ${acknowledged} writes acknowledged before the kill`);

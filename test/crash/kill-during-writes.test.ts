@@ -83,7 +83,8 @@ test('SIGKILL during concurrent writes loses no acknowledged batch and tears non
     const killAfterMs = 300 + rng.int(700);
     await new Promise((resolve) => setTimeout(resolve, killAfterMs));
     const ackedAtKill = acked.length;
-    server.process.kill('SIGKILL');
+    // Wait for the exit, as a supervisor restarting it would: the kernel frees the file lock then.
+    await server.stop('SIGKILL');
     await Promise.all(writers);
     assert.ok(ackedAtKill > 0, `[seed ${seed}] no batch was acknowledged within ${killAfterMs} ms`);
 
