@@ -182,3 +182,28 @@ test('Euclid scores are distances and the threshold keeps the near ones', async 
     ],
   );
 });
+
+test('recommend (average_vector) and query {recommend} match a brute force and leave the examples out', async (t) => {
+  await withSeed(testSeed(9005), async (rng) => {
+    const { h, rows } = await seeded(t, rng);
+    const unit = (v: readonly number[]) => {
+      const n = Math.sqrt(dot(v, v));
+      return v.map((x) => x / n);
+    };
+    const [a, b, c] = [rows[3], rows[50], rows[120]] as [Row, Row, Row];
+    const pos = unit(a.vector).map((x, i) => (x + (unit(b.vector)[i] as number)) / 2);
+    const neg = unit(c.vector);
+    const target = pos.map((p, i) => p + (p - (neg[i] as number)));
+    const examples = new Set([a.id, b.id, c.id]);
+    const expected = brute(rows, target, (r) => !examples.has(r.id));
+    const recommended = await h.client.recommend('v', { positive: [a.id, b.id], negative: [c.id], limit: 6, offset: 1 });
+    assertSameHits(recommended, expected.slice(1, 7), 'recommend');
+    assert.equal(typeof recommended[0]?.payload?.color, 'string', 'the client asks for payloads');
+    const queried = await h.client.query('v', { query: { recommend: { positive: [a.id, b.id], negative: [c.id] } }, limit: 5 });
+    assertSameHits(queried.points, expected.slice(0, 5), 'query recommend');
+    const byVector = await h.client.recommend('v', { positive: [a.vector], limit: 3 });
+    assertSameHits(byVector, brute(rows, a.vector).slice(0, 3), 'recommend by vector keeps every point');
+    await assert.rejects(h.client.recommend('v', { positive: [a.id], strategy: 'best_score', limit: 3 }), { status: 400 });
+    await assert.rejects(h.client.recommend('v', { positive: [999999], limit: 3 }), { status: 404 });
+  });
+});

@@ -23,8 +23,8 @@ type NameParams = { Params: { name: string } };
 interface Plan {
   /** The query vector; undefined lists points in id order. */
   vector?: unknown;
-  /** A point left out of the answer (query by id). */
-  exclude?: PointId;
+  /** Points left out of the answer (a query by id, the examples of a recommendation). */
+  exclude?: ReadonlySet<PointId>;
   filter?: Filter;
   limit: number;
   offset: number;
@@ -71,7 +71,7 @@ function searchPlan(raw: unknown, path: string): Plan {
   return { ...commonPlan(body, path, false), vector: denseVector(vector, childPath(path, 'vector')) };
 }
 
-const UNSUPPORTED_QUERIES = ['recommend', 'discover', 'context', 'order_by', 'fusion', 'rrf', 'formula', 'sample'];
+const UNSUPPORTED_QUERIES = ['discover', 'context', 'order_by', 'fusion', 'rrf', 'formula', 'sample'];
 
 /** A query request body: `query` is a vector, an id, `{nearest: vector | id}`, or absent. */
 function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
@@ -90,6 +90,10 @@ function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
     const kind = UNSUPPORTED_QUERIES.find((k) => Object.hasOwn(q, k));
     if (kind !== undefined) throw notSupported(childPath(queryPath, kind), `the \`${kind}\` query`, true);
     if (q.mmr !== undefined && q.mmr !== null) throw notSupported(childPath(queryPath, 'mmr'), 'MMR', true);
+    if (Object.hasOwn(q, 'recommend')) {
+      const { vector, exclude } = recommendVector(collection, asObject(q.recommend, childPath(queryPath, 'recommend')), childPath(queryPath, 'recommend'));
+      return { ...common, vector, exclude };
+    }
     if (!Object.hasOwn(q, 'nearest')) {
       if (Object.hasOwn(q, 'indices')) throw notSupported(queryPath, 'sparse vectors');
       throw formatError(queryPath, 'expected a vector, a point id or {nearest}');
@@ -100,10 +104,65 @@ function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
     const id = toKithId(query, queryPath);
     const point = findPoint(collection, id);
     if (point === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(query)} found`);
-    return { ...common, vector: point.vector, exclude: id };
+    return { ...common, vector: point.vector, exclude: new Set([id]) };
   }
   if (query === undefined || query === null) throw formatError(queryPath, `expected a vector, a point id or {nearest}, got ${describeJson(query)}`);
   return { ...common, vector: denseVector(query, queryPath) };
+}
+
+/** Examples of a recommendation: point ids (their stored vectors; the points are left out) or vectors. */
+function exampleVectors(collection: Collection, raw: unknown, path: string, exclude: Set<PointId>): number[][] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw formatError(path, `expected a list of point ids or vectors, got ${describeJson(raw)}`);
+  return raw.map((example, i) => {
+    const at = childPath(path, i);
+    if (typeof example === 'number' || typeof example === 'string') {
+      const id = toKithId(example, at);
+      const point = findPoint(collection, id);
+      if (point === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(example)} found`);
+      exclude.add(id);
+      return point.vector;
+    }
+    const vector = denseVector(example, at);
+    if (!Array.isArray(vector) || vector.some((x) => typeof x !== 'number')) throw formatError(at, 'expected a point id or a vector of numbers');
+    return vector as number[];
+  });
+}
+
+function mean(vectors: readonly number[][], dim: number, path: string): number[] {
+  const out = new Array<number>(dim).fill(0);
+  for (const v of vectors) {
+    if (v.length !== dim) throw formatError(path, `expected vectors of ${dim} numbers, got ${v.length}`);
+    for (let i = 0; i < dim; i++) out[i] = (out[i] as number) + (v[i] as number) / vectors.length;
+  }
+  return out;
+}
+
+/**
+ * Qdrant's average_vector strategy: the mean of the positives, pushed away from the mean of the
+ * negatives (avg_pos + (avg_pos − avg_neg)); the examples given by id are left out of the answer.
+ */
+function recommendVector(collection: Collection, body: Record<string, unknown>, path: string): { vector: number[]; exclude: Set<PointId> } {
+  const strategy = body.strategy ?? 'average_vector';
+  if (strategy !== 'average_vector') throw notSupported(childPath(path, 'strategy'), `the ${JSON.stringify(strategy)} strategy (only average_vector is)`);
+  if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported(childPath(path, 'using'), 'named vectors');
+  if (body.lookup_from !== undefined && body.lookup_from !== null) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from`');
+  const exclude = new Set<PointId>();
+  const dim = collection.describe().vector_size;
+  const positive = exampleVectors(collection, body.positive, childPath(path, 'positive'), exclude);
+  const negative = exampleVectors(collection, body.negative, childPath(path, 'negative'), exclude);
+  if (positive.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
+  const pos = mean(positive, dim, childPath(path, 'positive'));
+  if (negative.length === 0) return { vector: pos, exclude };
+  const neg = mean(negative, dim, childPath(path, 'negative'));
+  return { vector: pos.map((p, i) => p + (p - (neg[i] as number))), exclude };
+}
+
+/** POST …/points/recommend: the recommendation's vector, then a search (the client sends with_payload true). */
+function recommendPlan(collection: Collection, raw: unknown, path: string): Plan {
+  const body = asObject(raw, path);
+  const { vector, exclude } = recommendVector(collection, body, path);
+  return { ...commonPlan(body, path, false), vector, exclude };
 }
 
 function run(collection: Collection, plan: Plan): QdrantScoredPoint[] {
@@ -118,10 +177,12 @@ function run(collection: Collection, plan: Plan): QdrantScoredPoint[] {
       return out;
     });
   }
-  // Leaving a point out: ask for one more from the start, drop it, then apply the offset here.
-  const extra = plan.exclude === undefined ? 0 : 1;
+  // Leaving points out: ask for that many more from the start, drop them, then apply the offset here.
+  const extra = plan.exclude === undefined ? 0 : plan.exclude.size;
   const limit = plan.limit + (extra === 0 ? 0 : plan.offset) + extra;
-  if (limit > LIMITS.limit.max) throw new QdrantHttpError(422, `Validation error in JSON body: limit + offset: at most ${LIMITS.limit.max - 1} for a query by id`);
+  if (limit > LIMITS.limit.max) {
+    throw new QdrantHttpError(422, `Validation error in JSON body: limit + offset + excluded examples: at most ${LIMITS.limit.max} for a query by id or a recommendation`);
+  }
   const hits = collection.search({
     vector: plan.vector,
     limit,
@@ -132,7 +193,8 @@ function run(collection: Collection, plan: Plan): QdrantScoredPoint[] {
     with_vector: plan.withVector,
     params: { ...(plan.ef === undefined ? {} : { ef: plan.ef }), exact: plan.exact ?? false },
   });
-  const kept = extra === 0 ? hits : hits.filter((h) => h.id !== plan.exclude).slice(plan.offset, plan.offset + plan.limit);
+  const excluded = plan.exclude;
+  const kept = excluded === undefined ? hits : hits.filter((h) => !excluded.has(h.id)).slice(plan.offset, plan.offset + plan.limit);
   return kept.map((h) => {
     const out: QdrantScoredPoint = { id: toQdrantId(h.id), version: Number(h.version), score: h.score };
     const payload = h.payload === undefined ? undefined : selectPayload(h.payload, plan.withPayload);
@@ -163,6 +225,17 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Dat
   app.post<NameParams>('/collections/:name/points/query', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     return ok(reply, { points: run(collection, queryPlan(collection, request.body, '')) });
+  });
+
+  app.post<NameParams>('/collections/:name/points/recommend', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    return ok(reply, run(collection, recommendPlan(collection, request.body, '')));
+  });
+
+  app.post<NameParams>('/collections/:name/points/recommend/batch', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    const plans = searches(request.body).map((s, i) => recommendPlan(collection, s, childPath('searches', i)));
+    return ok(reply, plans.map((plan) => run(collection, plan)));
   });
 
   app.post<NameParams>('/collections/:name/points/query/batch', async (request, reply) => {
