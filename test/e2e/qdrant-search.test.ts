@@ -207,3 +207,48 @@ test('recommend (average_vector) and query {recommend} match a brute force and l
     await assert.rejects(h.client.recommend('v', { positive: [999999], limit: 3 }), { status: 404 });
   });
 });
+
+test('query with mmr re-ranks the nearest candidates for diversity, as a greedy brute force does', async (t) => {
+  await withSeed(testSeed(9006), async (rng) => {
+    const { h, rows } = await seeded(t, rng);
+    const unit = (v: readonly number[]) => {
+      const n = Math.sqrt(dot(v, v));
+      return v.map((x) => x / n);
+    };
+    const query = randomVectors(rng, 1, DIM)[0] as number[];
+    const candidates = brute(rows, query).slice(0, 30);
+    const byId = new Map(rows.map((r) => [r.id, unit(r.vector)]));
+    const greedy = (diversity: number, count: number): number[] => {
+      const picked: number[] = [];
+      const free = [...candidates];
+      while (picked.length < count) {
+        let best = 0;
+        let bestValue = Number.NEGATIVE_INFINITY;
+        free.forEach((c, i) => {
+          const penalty = picked.length === 0 ? 0 : Math.max(...picked.map((p) => dot(byId.get(p) as number[], byId.get(c.id) as number[])));
+          const value = (1 - diversity) * c.score - diversity * penalty;
+          if (value > bestValue) {
+            bestValue = value;
+            best = i;
+          }
+        });
+        picked.push((free.splice(best, 1)[0] as { id: number }).id);
+      }
+      return picked;
+    };
+    const diverse = await h.client.query('v', { query: { nearest: query, mmr: { diversity: 0.7, candidates_limit: 30 } }, limit: 6, params: { exact: true } });
+    const expected = greedy(0.7, 6);
+    assert.deepEqual(
+      diverse.points.map((p) => p.id),
+      expected,
+    );
+    assert.notDeepEqual(expected, candidates.slice(0, 6).map((c) => c.id), 'the seed makes diversity change the answer');
+    diverse.points.forEach((p) => {
+      assert.ok(Math.abs(p.score - cosine(query, (rows.find((r) => r.id === p.id) as Row).vector)) < 1e-5, 'scores stay similarities to the query');
+    });
+    const relevant = await h.client.query('v', { query: { nearest: query, mmr: { diversity: 0, candidates_limit: 30 } }, limit: 6, params: { exact: true } });
+    assertSameHits(relevant.points, candidates.slice(0, 6), 'diversity 0 is the plain nearest order');
+    const bad = await http(h.url, 'POST', '/collections/v/points/query', { query: { nearest: query, mmr: { diversity: 2 } } });
+    assert.equal(bad.status, 422);
+  });
+});

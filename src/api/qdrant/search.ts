@@ -12,7 +12,7 @@ import type { Database } from '../../db/database.js';
 import type { Filter } from '../../payload/filter-types.js';
 import { ok } from '../envelope.js';
 import { collectionOf } from './collections.js';
-import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, optionalNumber, QdrantHttpError } from './errors.js';
+import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, optionalNumber, QdrantHttpError, validationError } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
 import { toKithId, toQdrantId } from './ids.js';
 import { denseVector, findPoint, orderedMatches } from './points.js';
@@ -33,6 +33,8 @@ interface Plan {
   exact?: boolean;
   withPayload: PayloadSelector;
   withVector: boolean;
+  /** Maximal marginal relevance: re-rank this many nearest candidates for diversity. */
+  mmr?: { diversity: number; candidates: number };
 }
 
 function parseParams(raw: unknown, path: string): { ef?: number; exact?: boolean } {
@@ -89,7 +91,6 @@ function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
     const q = query as Record<string, unknown>;
     const kind = UNSUPPORTED_QUERIES.find((k) => Object.hasOwn(q, k));
     if (kind !== undefined) throw notSupported(childPath(queryPath, kind), `the \`${kind}\` query`, true);
-    if (q.mmr !== undefined && q.mmr !== null) throw notSupported(childPath(queryPath, 'mmr'), 'MMR', true);
     if (Object.hasOwn(q, 'recommend')) {
       const { vector, exclude } = recommendVector(collection, asObject(q.recommend, childPath(queryPath, 'recommend')), childPath(queryPath, 'recommend'));
       return { ...common, vector, exclude };
@@ -99,15 +100,29 @@ function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
       throw formatError(queryPath, 'expected a vector, a point id or {nearest}');
     }
     query = q.nearest;
-  }
-  if (typeof query === 'number' || typeof query === 'string') {
-    const id = toKithId(query, queryPath);
-    const point = findPoint(collection, id);
-    if (point === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(query)} found`);
-    return { ...common, vector: point.vector, exclude: new Set([id]) };
+    if (q.mmr !== undefined && q.mmr !== null) {
+      const mmrPath = childPath(queryPath, 'mmr');
+      const mmr = asObject(q.mmr, mmrPath);
+      const diversity = optionalNumber(mmr.diversity, childPath(mmrPath, 'diversity')) ?? 0.5;
+      if (diversity < 0 || diversity > 1) throw validationError(childPath(mmrPath, 'diversity'), `must be between 0 and 1, got ${diversity}`);
+      const candidates = optionalInteger(mmr.candidates_limit, childPath(mmrPath, 'candidates_limit'), common.limit, 1, LIMITS.limit.max);
+      if (query === undefined || query === null) throw formatError(childPath(queryPath, 'nearest'), 'required with mmr');
+      return { ...common, ...queryVector(collection, query, queryPath), mmr: { diversity, candidates } };
+    }
   }
   if (query === undefined || query === null) throw formatError(queryPath, `expected a vector, a point id or {nearest}, got ${describeJson(query)}`);
-  return { ...common, vector: denseVector(query, queryPath) };
+  return { ...common, ...queryVector(collection, query, queryPath) };
+}
+
+/** A nearest query: a vector, or a point id (its stored vector; the point is left out). */
+function queryVector(collection: Collection, query: unknown, path: string): Pick<Plan, 'vector' | 'exclude'> {
+  if (typeof query === 'number' || typeof query === 'string') {
+    const id = toKithId(query, path);
+    const point = findPoint(collection, id);
+    if (point === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(query)} found`);
+    return { vector: point.vector, exclude: new Set([id]) };
+  }
+  return { vector: denseVector(query, path) };
 }
 
 /** Examples of a recommendation: point ids (their stored vectors; the points are left out) or vectors. */
@@ -177,6 +192,7 @@ function run(collection: Collection, plan: Plan): QdrantScoredPoint[] {
       return out;
     });
   }
+  if (plan.mmr !== undefined) return runMmr(collection, plan, plan.mmr);
   // Leaving points out: ask for that many more from the start, drop them, then apply the offset here.
   const extra = plan.exclude === undefined ? 0 : plan.exclude.size;
   const limit = plan.limit + (extra === 0 ? 0 : plan.offset) + extra;
@@ -200,6 +216,68 @@ function run(collection: Collection, plan: Plan): QdrantScoredPoint[] {
     const payload = h.payload === undefined ? undefined : selectPayload(h.payload, plan.withPayload);
     if (payload !== undefined) out.payload = payload;
     if (h.vector !== undefined) out.vector = h.vector;
+    return out;
+  });
+}
+
+/**
+ * Maximal marginal relevance: the `candidates` nearest points, then a greedy pick of offset + limit
+ * of them, each maximising (1 − diversity)·relevance − diversity·(its highest similarity to those
+ * already picked). Similarities are the collection's: cosine or dot product, and the negated
+ * distance for Euclid. Hits keep their score against the query.
+ */
+function runMmr(collection: Collection, plan: Plan, mmr: { diversity: number; candidates: number }): QdrantScoredPoint[] {
+  const distance = collection.distance;
+  const excluded = plan.exclude ?? new Set<PointId>();
+  const wanted = Math.max(mmr.candidates, plan.offset + plan.limit);
+  if (wanted + excluded.size > LIMITS.limit.max) throw validationError('query.mmr.candidates_limit', `at most ${LIMITS.limit.max} candidates (with offset + limit)`);
+  const hits = collection
+    .search({
+      vector: plan.vector,
+      limit: wanted + excluded.size,
+      ...(plan.filter === undefined ? {} : { filter: plan.filter }),
+      ...(plan.scoreThreshold === undefined ? {} : { score_threshold: plan.scoreThreshold }),
+      with_payload: plan.withPayload.kind !== 'none',
+      with_vector: true,
+      params: { ...(plan.ef === undefined ? {} : { ef: plan.ef }), exact: plan.exact ?? false },
+    })
+    .filter((h) => !excluded.has(h.id))
+    .slice(0, wanted);
+  const vectors = hits.map((h) => h.vector as number[]);
+  const similarity = (a: readonly number[], b: readonly number[]): number => {
+    let s = 0;
+    if (distance === 'Euclid') {
+      for (let i = 0; i < a.length; i++) s += ((a[i] as number) - (b[i] as number)) ** 2;
+      return -Math.sqrt(s);
+    }
+    for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
+    return s;
+  };
+  const relevance = hits.map((h) => (distance === 'Euclid' ? -h.score : h.score));
+  const closest = new Array<number>(hits.length).fill(Number.NEGATIVE_INFINITY);
+  const picked: number[] = [];
+  const free = new Set(hits.map((_, i) => i));
+  while (picked.length < plan.offset + plan.limit && free.size > 0) {
+    let best = -1;
+    let bestValue = Number.NEGATIVE_INFINITY;
+    for (const i of free) {
+      const penalty = picked.length === 0 ? 0 : (closest[i] as number);
+      const value = (1 - mmr.diversity) * (relevance[i] as number) - mmr.diversity * penalty;
+      if (value > bestValue) {
+        bestValue = value;
+        best = i;
+      }
+    }
+    picked.push(best);
+    free.delete(best);
+    for (const i of free) closest[i] = Math.max(closest[i] as number, similarity(vectors[i] as number[], vectors[best] as number[]));
+  }
+  return picked.slice(plan.offset).map((i) => {
+    const h = hits[i] as (typeof hits)[number];
+    const out: QdrantScoredPoint = { id: toQdrantId(h.id), version: Number(h.version), score: h.score };
+    const payload = h.payload === undefined ? undefined : selectPayload(h.payload, plan.withPayload);
+    if (payload !== undefined) out.payload = payload;
+    if (plan.withVector) out.vector = h.vector as number[];
     return out;
   });
 }
