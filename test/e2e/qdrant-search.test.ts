@@ -165,6 +165,10 @@ test('filters: Qdrant conditions and spellings, should: [] matches nothing, has_
     assert.equal(prefetch.status, 400);
     const limit = await http(url, 'POST', '/collections/v/points/search', { vector: rows[0]?.vector, limit: 0 });
     assert.equal(limit.status, 422);
+    // As on the kith port, limit × vector_size with with_vector is bounded (524288 components).
+    const volume = await http(url, 'POST', '/collections/v/points/scroll', { limit: 524288 / DIM + 1, with_vector: true });
+    assert.equal(volume.status, 422);
+    assert.match(volume.body.status.error, /with with_vector/);
   });
 });
 

@@ -11,13 +11,21 @@ import { describeJson, type PointId } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';
 import type { Filter } from '../../payload/filter-types.js';
 import { ok } from '../envelope.js';
+import { MAX_RETURNED_COMPONENTS } from '../routes/search.js';
 import { collectionOf } from './collections.js';
-import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, QdrantHttpError } from './errors.js';
+import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, QdrantHttpError, validationError } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
 import { compareIds, pathIdToKithId, toKithId } from './ids.js';
 import { type PayloadSelector, parsePayloadSelector, parseVectorSelector, type QdrantRecord, selectPayload, toRecord, updateResult } from './shape.js';
 
 type NameParams = { Params: { name: string } };
+
+/** As on the kith port: the vector components one answer may carry are bounded (routes/search.ts says why). */
+export function checkVectorVolume(count: number, vectorSize: number, path: string): void {
+  if (count * vectorSize > MAX_RETURNED_COMPONENTS) {
+    throw validationError(path, `with with_vector, ${count} points × ${vectorSize} components is more than ${MAX_RETURNED_COMPONENTS}; ask for fewer or page`);
+  }
+}
 
 /** A dense vector as Qdrant sends it; named, sparse and multi-vectors are refused. */
 export function denseVector(raw: unknown, path: string): unknown {
@@ -121,6 +129,7 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
     const ids = [...new Set(body.ids.map((id, i) => toKithId(id, childPath('ids', i))))];
     const withPayload = parsePayloadSelector(body.with_payload, 'with_payload', true);
     const withVector = parseVectorSelector(body.with_vector, 'with_vector', false);
+    if (withVector) checkVectorVolume(ids.length, collection.describe().vector_size, 'ids');
     const found = ids.map((id) => findPoint(collection, id)).filter((p) => p !== undefined);
     return ok(reply, found.map((p) => asRecord(p, withPayload, withVector)));
   });
@@ -150,6 +159,7 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
     const from = body.offset === undefined || body.offset === null ? undefined : toKithId(body.offset, 'offset');
     const withPayload = parsePayloadSelector(body.with_payload, 'with_payload', true);
     const withVector = parseVectorSelector(body.with_vector, 'with_vector', false);
+    if (withVector) checkVectorVolume(limit, collection.describe().vector_size, 'limit');
     const matches = orderedMatches(collection, parseQdrantFilter(body.filter));
     const start = from === undefined ? 0 : lowerBound(matches, from);
     const page = matches.slice(start, start + limit);

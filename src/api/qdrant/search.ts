@@ -15,7 +15,7 @@ import { collectionOf } from './collections.js';
 import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, optionalNumber, QdrantHttpError, validationError } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
 import { toKithId, toQdrantId } from './ids.js';
-import { denseVector, findPoint, orderedMatches } from './points.js';
+import { checkVectorVolume, denseVector, findPoint, orderedMatches } from './points.js';
 import { type PayloadSelector, parsePayloadSelector, parseVectorSelector, type QdrantScoredPoint, selectPayload } from './shape.js';
 
 type NameParams = { Params: { name: string } };
@@ -181,6 +181,7 @@ function recommendPlan(collection: Collection, raw: unknown, path: string): Plan
 }
 
 function run(collection: Collection, plan: Plan): QdrantScoredPoint[] {
+  if (plan.withVector) checkVectorVolume(plan.limit, collection.describe().vector_size, 'limit');
   if (plan.vector === undefined) {
     const page = orderedMatches(collection, plan.filter).slice(plan.offset, plan.offset + plan.limit);
     return page.map((p) => {
