@@ -14,7 +14,7 @@ import { pointRoutes } from './routes/points.js';
 import { searchRoutes } from './routes/search.js';
 import { serviceRoutes } from './routes/service.js';
 import { ErrorEnvelope } from './schemas/common.js';
-import { FilterSchema } from './schemas/filter.js';
+import { ConditionSchema, FilterSchema } from './schemas/filter.js';
 import { validatorCompiler } from './validation.js';
 
 export interface AppOptions {
@@ -57,6 +57,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app, bodyLimit);
 
   app.addSchema(ErrorEnvelope);
+  app.addSchema(ConditionSchema);
   app.addSchema(FilterSchema);
   await app.register(swagger, {
     openapi: {

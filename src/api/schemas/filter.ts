@@ -9,9 +9,11 @@ const RangeBound = Type.Union([Type.Number(), Type.String({ format: 'date-time' 
   description: 'A number, or an RFC 3339 datetime; all bounds of one range are of one kind.',
 });
 
+const GeoPoint = Type.Object({ lon: Type.Number(), lat: Type.Number() }, { additionalProperties: false });
+
 const FieldCondition = Type.Object(
   {
-    key: Type.String({ description: 'Payload key; dots walk into nested objects when no top-level key has this name.' }),
+    key: Type.String({ description: 'Payload key; dots walk into nested objects when no top-level key has this name; `a[].b` reads b in every element of array a.' }),
     type: Type.Optional(
       Type.Union([Type.Literal('exact'), Type.Literal('range'), Type.Literal('prefix'), Type.Literal('contains'), Type.Literal('regex')], {
         description: 'Default: `range` when `range` is given, else `exact`.',
@@ -23,8 +25,9 @@ const FieldCondition = Type.Object(
           value: Type.Optional(Type.Unknown({ description: 'exact: JSON value; prefix/regex: string; contains: element or substring.' })),
           any: Type.Optional(Type.Array(Type.Unknown(), { description: 'exact only: the value is one of these.' })),
           except: Type.Optional(Type.Array(Type.Unknown(), { description: 'exact only: the value is none of these.' })),
+          text: Type.Optional(Type.String({ maxLength: 1024, description: 'exact only: a string value contains this substring (case-sensitive).' })),
         },
-        { additionalProperties: false, description: 'Exactly one of value, any, except.' },
+        { additionalProperties: false, description: 'Exactly one of value, any, except, text.' },
       ),
     ),
     range: Type.Optional(
@@ -33,19 +36,63 @@ const FieldCondition = Type.Object(
         { additionalProperties: false, description: 'At least one bound.' },
       ),
     ),
+    values_count: Type.Optional(
+      Type.Object(
+        { gt: Type.Optional(Type.Integer()), gte: Type.Optional(Type.Integer()), lt: Type.Optional(Type.Integer()), lte: Type.Optional(Type.Integer()) },
+        { additionalProperties: false, description: 'How many values the key holds (null 0, an array its length, else 1); at least one bound.' },
+      ),
+    ),
+    geo_radius: Type.Optional(
+      Type.Object({ center: GeoPoint, radius: Type.Number({ description: 'Meters (haversine).' }) }, { additionalProperties: false }),
+    ),
+    geo_bounding_box: Type.Optional(Type.Object({ top_left: GeoPoint, bottom_right: GeoPoint }, { additionalProperties: false })),
+    geo_polygon: Type.Optional(
+      Type.Object(
+        {
+          exterior: Type.Object({ points: Type.Array(GeoPoint) }),
+          interiors: Type.Optional(Type.Array(Type.Object({ points: Type.Array(GeoPoint) }))),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'A condition on one payload key: exactly one of match, range, values_count, geo_radius, geo_bounding_box, geo_polygon.' },
 );
 
-const Condition = Type.Union([FieldCondition, Type.Ref('Filter')], {
-  description: 'A field condition, or a nested filter.',
+const KeyOnly = Type.Object({ key: Type.String() }, { additionalProperties: false });
+const IsEmpty = Type.Object({ is_empty: KeyOnly }, { additionalProperties: false, description: 'The key has no value, or only null or [].' });
+const IsNull = Type.Object({ is_null: KeyOnly }, { additionalProperties: false, description: 'Some value at the key is null.' });
+const HasId = Type.Object(
+  { has_id: Type.Array(Type.Union([Type.String(), Type.Integer({ minimum: 0 })])) },
+  { additionalProperties: false, description: "The point's id is listed (7 and \"7\" are one id)." },
+);
+const Nested = Type.Object(
+  { nested: Type.Object({ key: Type.String(), filter: Type.Ref('Filter') }, { additionalProperties: false }) },
+  { additionalProperties: false, description: 'Some object element of the array at key satisfies the whole filter by itself.' },
+);
+
+/** One condition, shared by reference so the document states it once. */
+export const ConditionSchema = Type.Union([FieldCondition, IsEmpty, IsNull, HasId, Nested, Type.Ref('Filter')], {
+  $id: 'FilterCondition',
+  description: 'A field condition, is_empty, is_null, has_id, nested, or a nested filter.',
 });
+
+const Condition = Type.Ref('FilterCondition');
+
+/** A list of conditions, or one condition alone (as Qdrant accepts). */
+const Conditions = (description: string) => Type.Union([Type.Array(Condition), Condition], { description });
 
 export const FilterSchema = Type.Object(
   {
-    must: Type.Optional(Type.Array(Condition, { description: 'All must hold.' })),
-    must_not: Type.Optional(Type.Array(Condition, { description: 'None may hold.' })),
-    should: Type.Optional(Type.Array(Condition, { description: 'At least one must hold (when not empty).' })),
+    must: Type.Optional(Conditions('All must hold.')),
+    must_not: Type.Optional(Conditions('None may hold.')),
+    should: Type.Optional(Conditions('At least one must hold (when not empty).')),
+    min_should: Type.Optional(
+      Type.Object(
+        { conditions: Conditions('The candidates.'), min_count: Type.Integer({ minimum: 0 }) },
+        { additionalProperties: false, description: 'At least min_count of the conditions hold.' },
+      ),
+    ),
   },
   { $id: 'Filter', additionalProperties: false, description: 'A payload filter; `{}` matches every point.' },
 );
