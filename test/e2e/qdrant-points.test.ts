@@ -55,6 +55,12 @@ test('client errors: wrong dimension, missing collection, bad id, conflicting cr
   await assert.rejects(client.getCollection('nope'), { status: 404 });
   await assert.rejects(client.upsert('e', { points: [{ id: -1, vector: [1, 2, 3] }] }), { status: 400 });
   await assert.rejects(client.upsert('e', { points: [{ id: 'not-a-uuid', vector: [1, 2, 3] }] }), { status: 400 });
+  for (const id of ['7', `{${U1.replaceAll('-', '')}}`, `${U1}0`, `urn:uuid:${U1.replaceAll('-', '')}`, 2 ** 53, 1.5]) {
+    await assert.rejects(client.upsert('e', { points: [{ id, vector: [1, 2, 3] }] }), { status: 400 }, String(id));
+  }
+  await client.upsert('e', { points: [{ id: `URN:UUID:${U2.toUpperCase()}`, vector: [1, 2, 3] }] });
+  assert.deepEqual((await client.scroll('e')).points.map((p) => p.id), [U2], 'the urn: spelling is stored canonically');
+  await client.delete('e', { points: [U2] });
   await assert.rejects(client.createCollection('e', { vectors: { size: 3, distance: 'Cosine' } }), { status: 409 });
   const bad = await http(url, 'PUT', '/collections/e/points', { points: [{ id: 'x', vector: [1, 2, 3] }] });
   assert.equal(bad.status, 400);
