@@ -36,6 +36,7 @@ async function main(): Promise<void> {
   const app = await buildApp({
     db,
     maxBodyMb: config.maxBodyMb,
+    apiKey: config.apiKey,
     logger: { level: process.env.KITH_LOG_LEVEL ?? 'info' },
   });
   logger = app.log;
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
   const qdrantApp =
     config.qdrantPort === undefined
       ? undefined
-      : await buildQdrantApp({ db, maxBodyMb: config.maxBodyMb, logger: app.log.child({ listener: 'qdrant' }) });
+      : await buildQdrantApp({ db, maxBodyMb: config.maxBodyMb, apiKey: config.apiKey, logger: app.log.child({ listener: 'qdrant' }) });
   for (const { message, error } of early) onWarning(message, error);
   app.log.info(
     { db: config.dbPath, collections: db.list().length, loadMs: Math.round(performance.now() - started) },

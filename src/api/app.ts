@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import { requireApiKey } from './api-key.js';
 import type { Database } from '../db/database.js';
 import { trackRequestTime } from './envelope.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './error-handler.js';
@@ -21,6 +22,8 @@ export interface AppOptions {
   readonly db: Database;
   /** Request body limit in MiB (default 64). */
   readonly maxBodyMb?: number;
+  /** When set, every request but the probes must carry this key (api/api-key.ts). */
+  readonly apiKey?: string;
   /** Fastify logger setting; off by default (tests), main.ts turns it on. */
   readonly logger?: FastifyServerOptions['logger'];
 }
@@ -55,6 +58,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerJsonParser(app);
   registerErrorHandling(app, bodyLimit);
+  requireApiKey(app, options.apiKey);
 
   app.addSchema(ErrorEnvelope);
   app.addSchema(ConditionSchema);

@@ -12,6 +12,8 @@ export interface ServiceConfig {
   readonly maxBodyMb: number;
   /** Port of the Qdrant-dialect listener (docs/qdrant.md); absent: no such listener. */
   readonly qdrantPort?: number;
+  /** The API key every request but the probes must carry, on both listeners; absent: none. */
+  readonly apiKey?: string;
 }
 
 export const USAGE = `Usage: kith [flags]
@@ -22,13 +24,15 @@ export const USAGE = `Usage: kith [flags]
   -shutdown-timeout <d>   graceful shutdown limit: seconds or 500ms/5s/1m (env KITH_SHUTDOWN_TIMEOUT, default 5s)
   -max-body-mb <n>        request body limit in MiB (env KITH_MAX_BODY_MB, default 64)
   -qdrant-port <n>        also serve Qdrant's REST API on this port, e.g. 6333 (env KITH_QDRANT_PORT, default off)
+  -api-key <key>          require this key (api-key header or Authorization: Bearer) on both listeners;
+                          probes stay open (env KITH_API_KEY, default off)
   -h, -help               this text
 
 Every flag may also be written with two dashes (--port) and as -flag=value.`;
 
 export class FlagError extends Error {}
 
-const LONG_FLAGS = ['port', 'host', 'db', 'shutdown-timeout', 'max-body-mb', 'qdrant-port', 'help'];
+const LONG_FLAGS = ['port', 'host', 'db', 'shutdown-timeout', 'max-body-mb', 'qdrant-port', 'api-key', 'help'];
 
 /** `-port` → `--port` (Go-style single dash for long names). */
 function normalizeArgv(argv: readonly string[]): string[] {
@@ -72,6 +76,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
         'shutdown-timeout': { type: 'string' },
         'max-body-mb': { type: 'string' },
         'qdrant-port': { type: 'string' },
+        'api-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -88,6 +93,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
   const dbPath = pick('db', 'KITH_DB', 'kith.db');
   if (dbPath === '') throw new FlagError('-db: expected a file path');
   const qdrantPort = pick('qdrant-port', 'KITH_QDRANT_PORT', '');
+  const apiKey = pick('api-key', 'KITH_API_KEY', '');
   return {
     port: parsePort(pick('port', 'KITH_PORT', '18080')),
     host: pick('host', 'KITH_HOST', '0.0.0.0'),
@@ -95,5 +101,6 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     shutdownTimeoutMs: parseDuration(pick('shutdown-timeout', 'KITH_SHUTDOWN_TIMEOUT', '5s'), '-shutdown-timeout'),
     maxBodyMb: parseMb(pick('max-body-mb', 'KITH_MAX_BODY_MB', '64')),
     ...(qdrantPort === '' ? {} : { qdrantPort: parsePort(qdrantPort, '-qdrant-port') }),
+    ...(apiKey === '' ? {} : { apiKey }),
   };
 }

@@ -26,6 +26,10 @@ export const ERRORS = {
     status: 415,
     why: 'Bodies must be sent as `application/json`; other types are refused so browsers cannot post forms cross-site.',
   },
+  ERR_UNAUTHORIZED: {
+    status: 401,
+    why: 'The service runs with an API key (-api-key) and the request carried none, or another one. Probes (/healthz, /livez, /readyz) need none.',
+  },
   ERR_ROUTE_NOT_FOUND: {
     status: 404,
     why: 'No endpoint has this path.',

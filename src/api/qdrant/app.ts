@@ -5,6 +5,7 @@
  * Qdrant's; Qdrant-only statuses (422, refusals of unsupported features) come from errors.ts.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { requireApiKey } from '../api-key.js';
 import type { Database } from '../../db/database.js';
 import { SERVICE_VERSION } from '../app.js';
 import { errorBody, trackRequestTime } from '../envelope.js';
@@ -21,6 +22,8 @@ export interface QdrantAppOptions {
   readonly db: Database;
   /** Request body limit in MiB (default 64). */
   readonly maxBodyMb?: number;
+  /** When set, every request but the probes must carry this key (api/api-key.ts). */
+  readonly apiKey?: string;
   /** A logger to share (main.ts passes a child of kith's, so both listeners write one stream in order); off by default (tests). */
   readonly logger?: FastifyBaseLogger;
 }
@@ -46,6 +49,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
   });
   registerJsonParser(app);
   registerErrorHandling(app, bodyLimit);
+  requireApiKey(app, options.apiKey);
   // The routes live in a child scope whose error handler answers Qdrant's own statuses and hands
   // every other error to the shared handler of the parent scope.
   const kithHandler = app.errorHandler;

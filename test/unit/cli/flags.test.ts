@@ -43,3 +43,11 @@ test('-qdrant-port: off by default, from the flag or KITH_QDRANT_PORT, validated
     assert.throws(() => parseFlags([`-qdrant-port=${bad}`], {}), (e: Error) => e instanceof FlagError && /-qdrant-port/.test(e.message));
   }
 });
+
+test('-api-key: off by default, from the flag (any spelling) or KITH_API_KEY', () => {
+  assert.equal('apiKey' in (parseFlags([], {}) as object), false);
+  assert.equal((parseFlags(['-api-key', 'k1'], {}) as { apiKey?: string }).apiKey, 'k1');
+  assert.equal((parseFlags(['--api-key=k2'], {}) as { apiKey?: string }).apiKey, 'k2');
+  assert.equal((parseFlags([], { KITH_API_KEY: 'k3' }) as { apiKey?: string }).apiKey, 'k3');
+  assert.equal((parseFlags(['-api-key', 'k1'], { KITH_API_KEY: 'k3' }) as { apiKey?: string }).apiKey, 'k1', 'the flag wins');
+});
