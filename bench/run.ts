@@ -12,6 +12,7 @@ const SCENARIOS: Record<string, { summary: string; load: () => Promise<Scenario>
   kernels: { summary: 'distance kernels: M distances/s, plain TS vs WASM SIMD128, f32 and sq8', load: async () => (await import('./micro/kernels.js')).kernelsScenario },
   index: { summary: 'kith vs hnswlib-node and usearch in-process: build, bytes/vector, recall@10 vs QPS', load: async () => (await import('./scenarios/index.js')).indexScenario },
   restart: { summary: 'HNSW restart time from the graph snapshot (in-process, service) vs rebuild; memory/vector', load: async () => (await import('./scenarios/restart.js')).restartScenario },
+  qdrant: { summary: 'search QPS over the Qdrant port against kith’s port, same collection, same requests', load: async () => (await import('./scenarios/qdrant.js')).qdrantScenario },
   writes: { summary: 'single-point upsert latency per metric at 10k and 100k; reachability share on nasty data', load: async () => (await import('./scenarios/writes.js')).writesScenario },
   filtered: { summary: 'filtered HNSW search per selectivity: recall, QPS vs unfiltered, planner vs forced strategies, hnswlib-node', load: async () => (await import('./scenarios/filtered.js')).filteredScenario },
 };

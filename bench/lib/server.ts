@@ -24,6 +24,8 @@ const HOST = '127.0.0.1';
 export interface BenchServer {
   readonly url: string;
   readonly port: number;
+  /** The Qdrant-dialect listener, when started with `qdrant: true`. */
+  readonly qdrantUrl?: string;
   readonly pid: number;
   readonly dbPath: string;
   /** Milliseconds from spawn to the first 200 from GET /healthz (polled every `pollMs`). */
@@ -94,14 +96,18 @@ export interface StartOptions {
   readonly dbPath?: string;
   /** Interval between /healthz polls; small when the start-up time itself is measured. */
   readonly pollMs?: number;
+  /** Also serve Qdrant's dialect (-qdrant-port) on a free port of its own. */
+  readonly qdrant?: boolean;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<BenchServer> {
   const dir = options.dbPath === undefined ? mkdtempSync(join(tmpdir(), 'kith-bench-')) : undefined;
   const dbPath = options.dbPath ?? join(dir as string, 'bench.db');
   const port = await freePort();
+  const qdrantPort = options.qdrant === true ? await freePort() : undefined;
+  const extra = qdrantPort === undefined ? [] : ['-qdrant-port', String(qdrantPort)];
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [MAIN_JS, '-port', String(port), '-host', HOST, '-db', dbPath], {
+  const child = spawn(process.execPath, [MAIN_JS, '-port', String(port), '-host', HOST, '-db', dbPath, ...extra], {
     env: { ...process.env, KITH_LOG_LEVEL: options.logLevel ?? 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -127,9 +133,11 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
     throw error;
   }
   const readyMs = performance.now() - spawnedAt;
+  if (qdrantPort !== undefined) await waitHealthy(`http://${HOST}:${qdrantPort}`, child, () => output, options.timeoutMs ?? 60_000, options.pollMs ?? 25);
   return {
     url,
     port,
+    ...(qdrantPort === undefined ? {} : { qdrantUrl: `http://${HOST}:${qdrantPort}` }),
     pid: child.pid ?? -1,
     dbPath,
     readyMs,
