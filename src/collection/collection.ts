@@ -256,6 +256,33 @@ export class Collection {
     return this.segment.checkIntegrity();
   }
 
+  /**
+   * JSON the API layers keep with this collection, by key (the Qdrant port keeps its echoed create
+   * options and declared payload indexes under "qdrant"); the engine never reads it.
+   */
+  annotations(): Record<string, unknown> {
+    const text = this.store.readAnnotations(this.uid);
+    if (text === undefined) return {};
+    try {
+      const value: unknown = JSON.parse(text);
+      if (isPlainObject(value)) return value;
+    } catch {
+      // fall through: unreadable annotations are reported below, never guessed
+    }
+    throw new KithError('ERR_STORAGE_CORRUPTED', `collection "${this.name}": its annotations are not a JSON object`);
+  }
+
+  /** Sets (or, with undefined, removes) one annotation, durably, in write order. */
+  async annotate(key: string, value: unknown): Promise<void> {
+    await this.writes.run(async () => {
+      this.assertLive();
+      const next = { ...this.annotations() };
+      if (value === undefined) delete next[key];
+      else next[key] = value;
+      await this.store.writeAnnotations(this.uid, JSON.stringify(next));
+    });
+  }
+
   /** Waits for queued writes, then refuses new ones with 404. */
   async retire(): Promise<void> {
     await this.writes.run(() => {

@@ -63,6 +63,7 @@ export class LmdbStore {
     private readonly lastVersions: Database<string, number>,
     private readonly points: Database<Buffer, Buffer>,
     private readonly snapshots: Database<Buffer, SnapshotKey>,
+    private readonly annotations: Database<string, number>,
   ) {}
 
   /**
@@ -92,6 +93,7 @@ export class LmdbStore {
         root.openDB<string, number>({ name: 'last_versions', encoding: 'string' }),
         root.openDB<Buffer, Buffer>({ name: 'point_records', encoding: 'binary', keyEncoding: 'binary' }),
         root.openDB<Buffer, SnapshotKey>({ name: 'snapshots', encoding: 'binary' }),
+        root.openDB<string, number>({ name: 'annotations', encoding: 'string' }),
       );
       store.checkFormat();
       return store;
@@ -170,6 +172,20 @@ export class LmdbStore {
       this.lastVersions.removeSync(uid);
       removeRange(this.points, pointKeyRange(uid));
       removeRange(this.snapshots, snapshotRange(uid));
+      this.annotations.removeSync(uid);
+    });
+  }
+
+  /** The collection's annotations (JSON text the API layers keep with it), if any. */
+  readAnnotations(uid: number): string | undefined {
+    const text = this.annotations.get(uid);
+    return typeof text === 'string' ? text : undefined;
+  }
+
+  /** Replaces the collection's annotations; resolves once durable. */
+  async writeAnnotations(uid: number, json: string): Promise<void> {
+    await this.write(() => {
+      this.annotations.putSync(uid, json);
     });
   }
 

@@ -23,23 +23,25 @@ const DISTANCES: Record<string, 'Cosine' | 'Euclid' | 'Dot'> = { Cosine: 'Cosine
 const FIELD_TYPES = new Set(['keyword', 'integer', 'float', 'bool', 'geo', 'datetime', 'text', 'uuid']);
 const QDRANT_DEFAULT_EF_CONSTRUCT = 100;
 
-/** What the Qdrant port remembers about a collection beyond kith's configuration (this process only). */
+/**
+ * What the Qdrant port keeps about a collection beyond kith's configuration, stored durably with
+ * it as its "qdrant" annotation (Collection.annotations): the create request's options, echoed by
+ * GET, and the fields declared with PUT …/index.
+ */
 interface QdrantExtras {
-  /** The create request's options, echoed by GET. */
-  options: Record<string, unknown>;
-  /** Fields declared with PUT …/index: name → Qdrant field schema. */
-  readonly payloadSchema: Map<string, unknown>;
+  readonly options: Record<string, unknown>;
+  /** Field name → Qdrant field schema. */
+  readonly payload_schema: Record<string, unknown>;
 }
 
-const extrasByCollection = new WeakMap<Collection, QdrantExtras>();
-
 function extrasOf(collection: Collection): QdrantExtras {
-  let extras = extrasByCollection.get(collection);
-  if (extras === undefined) {
-    extras = { options: {}, payloadSchema: new Map() };
-    extrasByCollection.set(collection, extras);
-  }
-  return extras;
+  const stored = collection.annotations().qdrant;
+  const object = typeof stored === 'object' && stored !== null && !Array.isArray(stored) ? (stored as Partial<QdrantExtras>) : {};
+  return { options: object.options ?? {}, payload_schema: object.payload_schema ?? {} };
+}
+
+async function saveExtras(collection: Collection, extras: QdrantExtras): Promise<void> {
+  await collection.annotate('qdrant', extras);
 }
 
 /** The named collection, or Qdrant's 404. */
@@ -108,7 +110,7 @@ async function createCollection(db: Database, name: string, body: Record<string,
   }
   const options = { ...body };
   delete options.timeout;
-  extrasOf(db.collection(name)).options = options;
+  await saveExtras(db.collection(name), { options, payload_schema: {} });
 }
 
 /** Qdrant's CollectionInfo for a kith collection. */
@@ -118,9 +120,10 @@ function collectionInfo(collection: Collection): Record<string, unknown> {
   const options = extras.options;
   const echoed = (key: string): Record<string, unknown> => asObject(options[key], key);
   const payloadSchema: Record<string, unknown> = {};
-  if (extras.payloadSchema.size > 0) {
+  const declared = Object.entries(extras.payload_schema);
+  if (declared.length > 0) {
     const points = collection.matchingPoints();
-    for (const [field, schema] of extras.payloadSchema) {
+    for (const [field, schema] of declared) {
       const top = field.split('.')[0] as string;
       const withField = points.filter((p) => Object.hasOwn(p.payload, top)).length;
       const dataType = typeof schema === 'string' ? schema : (schema as { type?: unknown }).type;
@@ -216,13 +219,17 @@ export async function qdrantCollectionRoutes(app: FastifyInstance, { db }: { db:
     const body = asObject(request.body, 'body');
     const field = body.field_name;
     if (typeof field !== 'string' || field === '') throw formatError('field_name', `expected a non-empty string, got ${describeJson(field)}`);
-    extrasOf(collection).payloadSchema.set(field, parseFieldSchema(body.field_schema));
+    const schema = parseFieldSchema(body.field_schema);
+    const extras = extrasOf(collection);
+    await saveExtras(collection, { ...extras, payload_schema: { ...extras.payload_schema, [field]: schema } });
     return ok(reply, updateResult());
   });
 
   app.delete<{ Params: { name: string; field: string } }>('/collections/:name/index/:field', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    extrasOf(collection).payloadSchema.delete(request.params.field);
+    const extras = extrasOf(collection);
+    const { [request.params.field]: _removed, ...rest } = extras.payload_schema;
+    await saveExtras(collection, { ...extras, payload_schema: rest });
     return ok(reply, updateResult());
   });
 }
