@@ -5,11 +5,9 @@ import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
-import { requireApiKey } from './api-key.js';
 import type { Database } from '../db/database.js';
-import { trackRequestTime } from './envelope.js';
-import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './error-handler.js';
-import { registerJsonParser } from './json-body.js';
+import { registerCommon } from './app-common.js';
+import { clientErrorHandler, frameworkErrors } from './error-handler.js';
 import { collectionRoutes } from './routes/collections.js';
 import { pointRoutes } from './routes/points.js';
 import { searchRoutes } from './routes/search.js';
@@ -45,20 +43,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  trackRequestTime(app);
   app.setValidatorCompiler(validatorCompiler);
-  // While closing, answer requests still in flight with `Connection: close`, so keep-alive clients
-  // let go and close() finishes instead of waiting for their sockets to time out.
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close');
-  });
-  registerJsonParser(app);
-  registerErrorHandling(app, bodyLimit);
-  requireApiKey(app, options.apiKey);
+  registerCommon(app, { bodyLimit, apiKey: options.apiKey });
 
   app.addSchema(ErrorEnvelope);
   app.addSchema(ConditionSchema);

@@ -106,17 +106,7 @@ export class Collection {
     const result = await this.writes.run(async () => {
       this.assertLive();
       if (prepared.length === 0) return { upserted: 0 };
-      const version = nextVersion(this.lastVersion);
-      const writes: PointWrite[] = prepared.map((p) => ({
-        id: p.id,
-        record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }),
-      }));
-      this.segment.reserveFor(prepared.map((p) => ({ id: p.id, vector: p.stored })));
-      await this.store.writePoints(this.uid, writes, [], version);
-      this.lastVersion = version;
-      this.applyOrReload(() => {
-        for (const p of prepared) this.segment.upsert({ id: p.id, version, payload: p.payload, vector: p.stored });
-      });
+      await this.writePrepared(prepared);
       return { upserted: prepared.length };
     });
     this.scheduleSnapshot();
@@ -220,17 +210,7 @@ export class Collection {
         const payloadJson = JSON.stringify(payload);
         return { id, stored: this.storedVectorOf(slot), payload: JSON.parse(payloadJson) as Payload, payloadJson };
       });
-      const version = nextVersion(this.lastVersion);
-      const writes: PointWrite[] = prepared.map((p) => ({
-        id: p.id,
-        record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }),
-      }));
-      this.segment.reserveFor(prepared.map((p) => ({ id: p.id, vector: p.stored })));
-      await this.store.writePoints(this.uid, writes, [], version);
-      this.lastVersion = version;
-      this.applyOrReload(() => {
-        for (const p of prepared) this.segment.upsert({ id: p.id, version, payload: p.payload, vector: p.stored });
-      });
+      await this.writePrepared(prepared);
       return { updated: prepared.length };
     });
     this.scheduleSnapshot();
@@ -316,6 +296,24 @@ export class Collection {
       byId.set(id, { id, stored, payload: JSON.parse(payloadJson) as Payload, payloadJson });
     });
     return [...byId.values()];
+  }
+
+  /**
+   * Writes a validated batch under one new version (inside the write queue): reserve memory,
+   * commit durably, then apply to memory in one turn.
+   */
+  private async writePrepared(prepared: readonly PreparedPoint[]): Promise<void> {
+    const version = nextVersion(this.lastVersion);
+    const writes: PointWrite[] = prepared.map((p) => ({
+      id: p.id,
+      record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }),
+    }));
+    this.segment.reserveFor(prepared.map((p) => ({ id: p.id, vector: p.stored })));
+    await this.store.writePoints(this.uid, writes, [], version);
+    this.lastVersion = version;
+    this.applyOrReload(() => {
+      for (const p of prepared) this.segment.upsert({ id: p.id, version, payload: p.payload, vector: p.stored });
+    });
   }
 
   private async deleteExisting(ids: readonly PointId[]): Promise<{ deleted: number }> {

@@ -5,12 +5,11 @@
  * Qdrant's; Qdrant-only statuses (422, refusals of unsupported features) come from errors.ts.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import { requireApiKey } from '../api-key.js';
 import type { Database } from '../../db/database.js';
 import { SERVICE_VERSION } from '../app.js';
-import { errorBody, trackRequestTime } from '../envelope.js';
-import { clientErrorHandler, frameworkErrors, registerErrorHandling } from '../error-handler.js';
-import { registerJsonParser } from '../json-body.js';
+import { registerCommon } from '../app-common.js';
+import { errorBody } from '../envelope.js';
+import { clientErrorHandler, frameworkErrors } from '../error-handler.js';
 import { qdrantCollectionRoutes } from './collections.js';
 import { QdrantHttpError } from './errors.js';
 import { qdrantPayloadRoutes } from './payload.js';
@@ -39,17 +38,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     clientErrorHandler,
     return503OnClosing: true,
   });
-  trackRequestTime(app);
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close');
-  });
-  registerJsonParser(app);
-  registerErrorHandling(app, bodyLimit);
-  requireApiKey(app, options.apiKey);
+  registerCommon(app, { bodyLimit, apiKey: options.apiKey });
   // The routes live in a child scope whose error handler answers Qdrant's own statuses and hands
   // every other error to the shared handler of the parent scope.
   const kithHandler = app.errorHandler;

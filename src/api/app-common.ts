@@ -1,0 +1,26 @@
+/**
+ * What both listeners' apps share (kith's own API and the Qdrant dialect): request timing for the
+ * envelope's `time`, `Connection: close` while shutting down, the JSON body parser, error
+ * handling in the envelope, and the optional API key.
+ */
+import type { FastifyInstance } from 'fastify';
+import { requireApiKey } from './api-key.js';
+import { trackRequestTime } from './envelope.js';
+import { registerErrorHandling } from './error-handler.js';
+import { registerJsonParser } from './json-body.js';
+
+export function registerCommon(app: FastifyInstance, options: { readonly bodyLimit: number; readonly apiKey?: string }): void {
+  trackRequestTime(app);
+  // While closing, answer requests still in flight with `Connection: close`, so keep-alive clients
+  // let go and close() finishes instead of waiting for their sockets to time out.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+  registerJsonParser(app);
+  registerErrorHandling(app, options.bodyLimit);
+  requireApiKey(app, options.apiKey);
+}
