@@ -2,14 +2,24 @@
  * LangChain's QdrantVectorStore (@langchain/qdrant) against the Qdrant port, unchanged: documents
  * in through fromDocuments (UUID ids, content and metadata payloads), similarity search with
  * scores compared with a brute force over the same deterministic embedding, metadata filters, MMR,
- * delete by filter, and the same collection read back through fromExistingCollection.
+ * delete by filter, and the same collection read back through fromExistingCollection; and the
+ * README's LangChain example, run as written against the real service.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { Document } from '@langchain/core/documents';
 import { Embeddings } from '@langchain/core/embeddings';
 import { QdrantVectorStore } from '@langchain/qdrant';
+import { startServer } from '../helpers/server-process.js';
+import { tempDbPath } from '../helpers/temp-dir.js';
 import { http, startQdrant } from './qdrant-harness.js';
+
+/** The repository (dist/test/e2e/ → three folders up). */
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 const DIM = 16;
 
@@ -106,4 +116,26 @@ test('LangChain QdrantVectorStore works against the Qdrant port unchanged', asyn
     again.map((d) => d.pageContent),
     after.slice(0, 2).map((d) => d.pageContent),
   );
+});
+
+test('the README\'s LangChain example runs as written against the service process with -qdrant-port', async (t) => {
+  const server = await startServer(tempDbPath(t), ['-qdrant-port', '0']);
+  t.after(() => server.stop());
+  let qdrantUrl: string | undefined;
+  for (let i = 0; i < 200 && qdrantUrl === undefined; i++) {
+    qdrantUrl = /Qdrant API listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())?.[1];
+    if (qdrantUrl === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  assert.ok(qdrantUrl !== undefined, server.output());
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Use it from LangChain\n'));
+  const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(example !== undefined, 'README has a JavaScript example under "Use it from LangChain"');
+  // Written inside the repository so that its imports resolve to the installed packages.
+  const file = join(fileURLToPath(new URL('.', import.meta.url)), `readme-langchain-${process.pid}.mjs`);
+  writeFileSync(file, example.replace('http://localhost:6333', qdrantUrl));
+  t.after(() => rmSync(file, { force: true }));
+  const run = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout, 'kith speaks Qdrant\n');
 });
