@@ -22,7 +22,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   collection: ['core', 'kernels', 'quantization', 'payload', 'storage', 'index'],
   db: ['core', 'collection', 'storage'],
   api: ['core', 'db', 'collection', 'payload'],
-  cli: [],
+  cli: ['api', 'db', 'collection', 'payload', 'core'],
   '.': ['api', 'cli', 'db', 'collection', 'payload', 'core'],
 };
 

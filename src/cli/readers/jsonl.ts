@@ -1,0 +1,60 @@
+/**
+ * JSON Lines: one `{"id", "vector", "payload"}` object a line (payload optional; blank lines
+ * skipped). Every line is checked here, against the collection's dimension, so that an error names
+ * the line: `points.jsonl:17: vector: expected 4 numbers, got 3`.
+ */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { PointLine } from '../target.js';
+import { InputFileError, type SourcePoint } from './source.js';
+
+const KEYS = new Set(['id', 'vector', 'payload']);
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return typeof value === 'object' ? 'an object' : String(value);
+}
+
+/** The problem with one parsed line, as `field: problem`, or the point. */
+export function checkLine(value: unknown, dim: number): PointLine | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `expected an object {"id", "vector", "payload"}, got ${describe(value)}`;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) if (!KEYS.has(key)) return `${key}: unknown field (expected id, vector, payload)`;
+  const { id, vector, payload } = record;
+  if (id === undefined) return 'id: required';
+  if (typeof id === 'number' ? !Number.isSafeInteger(id) || id < 0 : typeof id !== 'string' || id === '') {
+    return `id: expected a non-empty string or a non-negative integer, got ${describe(id)}`;
+  }
+  if (vector === undefined) return 'vector: required';
+  if (!Array.isArray(vector)) return `vector: expected ${dim} numbers, got ${describe(vector)}`;
+  if (vector.length !== dim) return `vector: expected ${dim} numbers, got ${vector.length}`;
+  for (let i = 0; i < vector.length; i++) {
+    const x: unknown = vector[i];
+    if (typeof x !== 'number' || !Number.isFinite(x)) return `vector[${i}]: expected a finite number, got ${describe(x)}`;
+  }
+  if (payload !== undefined && payload !== null && (typeof payload !== 'object' || Array.isArray(payload))) return `payload: expected an object, got ${describe(payload)}`;
+  return { id: id as string | number, vector: vector as number[], ...(payload === undefined || payload === null ? {} : { payload: payload as Record<string, unknown> }) };
+}
+
+export async function* readJsonl(path: string, label: string, dim: number): AsyncGenerator<SourcePoint> {
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+  let lineNumber = 0;
+  let bytesRead = 0;
+  for await (const line of lines) {
+    lineNumber++;
+    bytesRead += Buffer.byteLength(line) + 1;
+    if (line.trim() === '') continue;
+    const location = `${label}:${lineNumber}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new InputFileError(`${location}: not valid JSON (${(error as Error).message})`);
+    }
+    const checked = checkLine(value, dim);
+    if (typeof checked === 'string') throw new InputFileError(`${location}: ${checked}`);
+    yield { location, point: checked, bytesRead };
+  }
+}

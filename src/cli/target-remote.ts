@@ -1,0 +1,67 @@
+/**
+ * The data commands against a running server (`--url`), through the typed REST client. The REST
+ * API counts only whole collections (points_count) and has no way to list points: a filtered count
+ * and an export are refused here (NotAvailableError) rather than approximated.
+ */
+import { type Filter, KithClient, type PointStruct, type SearchRequest } from '../api/client/kith-client.js';
+import type { CollectionConfigInput } from '../collection/collection-config.js';
+import { type CollectionSummary, type Hit, NotAvailableError, type PointLine, type PointRecord, type SearchArgs, type Target } from './target.js';
+
+export function openRemote(url: string, apiKey: string | undefined): Target {
+  return new RemoteTarget(url, new KithClient(url, apiKey === undefined ? {} : { apiKey }));
+}
+
+class RemoteTarget implements Target {
+  constructor(
+    readonly where: string,
+    private readonly client: KithClient,
+  ) {}
+
+  list(): Promise<CollectionSummary[]> {
+    return this.client.listCollections();
+  }
+
+  info(name: string): Promise<CollectionSummary> {
+    return this.client.getCollection(name);
+  }
+
+  async count(name: string, filter: unknown): Promise<number> {
+    if (filter !== undefined) throw new NotAvailableError('count with --filter is not available over --url (the REST API has no count endpoint); use --db on the file');
+    return (await this.client.getCollection(name)).points_count;
+  }
+
+  search(name: string, args: SearchArgs): Promise<Hit[]> {
+    return this.client.search(name, { ...args, with_payload: true } as SearchRequest);
+  }
+
+  get(name: string, id: string): Promise<PointRecord> {
+    return this.client.getPoint(name, id);
+  }
+
+  async deleteIds(name: string, ids: readonly string[]): Promise<number> {
+    return (await this.client.deletePoints(name, ids)).deleted;
+  }
+
+  async deleteByFilter(name: string, filter: unknown): Promise<number> {
+    return (await this.client.deleteByFilter(name, filter as Filter)).deleted;
+  }
+
+  async drop(name: string): Promise<void> {
+    await this.client.dropCollection(name);
+  }
+
+  async create(config: CollectionConfigInput): Promise<CollectionSummary> {
+    await this.client.createCollection(config as Parameters<KithClient['createCollection']>[0]);
+    return this.client.getCollection(config.name);
+  }
+
+  async upsert(name: string, points: readonly PointLine[]): Promise<number> {
+    return (await this.client.upsert(name, points as readonly PointStruct[])).upserted;
+  }
+
+  scan(): AsyncIterable<PointLine[]> {
+    throw new NotAvailableError('export is not available over --url (the REST API cannot list points); use --db on the file');
+  }
+
+  async close(): Promise<void> {}
+}

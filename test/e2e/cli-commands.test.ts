@@ -1,0 +1,204 @@
+/**
+ * The `kith` command line end to end, as a person runs it: the compiled entry that bin/kith.js
+ * imports (dist…/src/cli/entry.js, spawned from the build folder these tests were compiled into,
+ * since bin/kith.js itself always imports dist/), against a temp database file and against a
+ * spawned server (--url). Exit codes: 0 ok, 1 failure, 2 usage.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const KITH_JS = fileURLToPath(new URL('../../src/cli/entry.js', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function kith(args: readonly string[], cwd?: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [KITH_JS, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITH_API_KEY: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function ok(args: readonly string[]): Promise<string> {
+  const run = await kith(args);
+  assert.equal(run.code, 0, `kith ${args.join(' ')} failed:\n${run.stderr}`);
+  return run.stdout;
+}
+
+/** The service through the CLI entry (`kith serve …` or `kith -port …`), on a random loopback port. */
+async function startService(t: { after(fn: () => Promise<unknown>): void }, args: readonly string[]): Promise<string> {
+  const child: ChildProcess = spawn(process.execPath, [KITH_JS, ...args, '-port', '0', '-host', '127.0.0.1'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, KITH_LOG_LEVEL: 'info', KITH_API_KEY: '' },
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  });
+  let output = '';
+  return new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (m !== null) resolve(m[1] as string);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then(() => reject(new Error(`service exited before listening:\n${output}`)));
+  });
+}
+
+const LINES = [
+  { id: 1, vector: [1, 0, 0, 0], payload: { lang: 'en', n: 1 } },
+  { id: 2, vector: [0.9, 0.1, 0, 0], payload: { lang: 'fr', n: 2 } },
+  { id: 'doc-3', vector: [0, 1, 0, 0], payload: { lang: 'en', n: 3 } },
+  { id: 4, vector: [0, 0, 1, 0], payload: { lang: 'de', n: 4 } },
+  { id: 5, vector: [0, 0, 0, 1] },
+];
+const EN = JSON.stringify({ must: [{ key: 'lang', match: { value: 'en' } }] });
+
+function fixture(dir: string): string {
+  const file = join(dir, 'points.jsonl');
+  writeFileSync(file, `${LINES.map((l) => JSON.stringify(l)).join('\n')}\n`);
+  return file;
+}
+
+/** The same commands, the same answers, through --db and --url. */
+async function exerciseCommands(where: readonly string[], file: string, remote: boolean): Promise<void> {
+  const imported = await ok(['import', file, '--collection', 'docs', '--dim', '4', '--distance', 'cosine', '--quiet', ...where]);
+  assert.match(imported, /imported 5 points into docs/);
+
+  const ls = (await ok(['ls', ...where])).split('\n');
+  assert.match(ls[0] as string, /^NAME\s+DIM\s+DISTANCE\s+INDEX\s+POINTS$/);
+  assert.match(ls[1] as string, /^docs\s+4\s+Cosine\s+flat\s+5$/);
+  assert.deepEqual(JSON.parse(await ok(['ls', '--json', ...where])).map((c: { name: string }) => c.name), ['docs']);
+
+  const info = JSON.parse(await ok(['info', 'docs', ...where]));
+  assert.equal(info.vector_size, 4);
+  assert.equal(info.points_count, 5);
+
+  assert.equal(await ok(['count', 'docs', ...where]), '5\n');
+  if (remote) {
+    const filtered = await kith(['count', 'docs', '--filter', EN, ...where]);
+    assert.equal(filtered.code, 1);
+    assert.match(filtered.stderr, /not available over --url/);
+  } else {
+    assert.equal(await ok(['count', 'docs', '--filter', EN, ...where]), '2\n');
+  }
+
+  const table = (await ok(['search', 'docs', '--vector', '[1, 0.05, 0, 0]', '--limit', '2', ...where])).trimEnd().split('\n');
+  assert.match(table[0] as string, /^ID\s+SCORE\s+PAYLOAD$/);
+  assert.deepEqual(
+    table.slice(1).map((row) => row.split(/\s+/)[0]),
+    ['1', '2'],
+  );
+  assert.match(table[1] as string, /\{"lang":"en","n":1\}$/);
+  const filteredHits = JSON.parse(await ok(['search', 'docs', '--vector', '[0, 1, 0, 0]', '--filter', EN, '--json', ...where]));
+  assert.deepEqual(filteredHits.map((h: { id: string }) => h.id), ['doc-3', '1']);
+
+  const point = JSON.parse(await ok(['get', 'docs', 'doc-3', ...where]));
+  assert.deepEqual([point.id, point.vector, point.payload], ['doc-3', [0, 1, 0, 0], { lang: 'en', n: 3 }]);
+  assert.match(point.version, /^\d+$/);
+  const missing = await kith(['get', 'docs', 'nope', ...where]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /point "nope" does not exist/);
+
+  assert.equal(await ok(['delete', 'docs', '--ids', '1,4', ...where]), 'deleted 2 points\n');
+  assert.equal(await ok(['delete', 'docs', '--filter', EN, ...where]), 'deleted 1 point\n');
+  assert.equal(await ok(['count', 'docs', ...where]), '2\n');
+  assert.equal(await ok(['drop', 'docs', ...where]), 'dropped collection docs\n');
+  assert.equal(await ok(['ls', ...where]), 'no collections\n');
+  const gone = await kith(['info', 'docs', ...where]);
+  assert.equal(gone.code, 1);
+  assert.match(gone.stderr, /collection "docs" does not exist/);
+}
+
+test('every command against a database file (--db)', async (t) => {
+  const dir = tempDir(t);
+  await exerciseCommands(['--db', join(dir, 'kith.db')], fixture(dir), false);
+});
+
+test('every command against a running server (--url), started with kith serve; the file is refused while it runs', async (t) => {
+  const dir = tempDir(t);
+  const db = join(dir, 'kith.db');
+  const url = await startService(t, ['serve', '-db', db]);
+  await exerciseCommands(['--url', url], fixture(dir), true);
+  const locked = await kith(['ls', '--db', db]);
+  assert.equal(locked.code, 1);
+  assert.match(locked.stderr, /ERR_DATABASE_LOCKED/);
+  assert.match(locked.stderr, /--url/);
+});
+
+test('kith with service flags and no command still starts the service', async (t) => {
+  const dir = tempDir(t);
+  const url = await startService(t, ['-db', join(dir, 'kith.db')]);
+  const response = await fetch(`${url}/healthz`);
+  assert.equal(response.status, 200);
+});
+
+test('usage errors exit 2, failures exit 1, --help exits 0 everywhere', async (t) => {
+  const dir = tempDir(t);
+  const db = join(dir, 'kith.db');
+  await ok(['import', fixture(dir), '--collection', 'docs', '--dim', '4', '--db', db, '--quiet']);
+  const usage: [string[], RegExp][] = [
+    [['search', 'docs', '--db', db], /required option '--vector <json>'/],
+    [['search', 'docs', '--vector', '[1,2', '--db', db], /--vector: not valid JSON/],
+    [['search', 'docs', '--vector', '{"a":1}', '--db', db], /--vector: expected a JSON array/],
+    [['search', 'docs', '--vector', '[1,0,0,0]', '--limit', 'ten', '--db', db], /--limit: expected an integer/],
+    [['count', 'docs', '--filter', '{nope', '--db', db], /--filter: not valid JSON/],
+    [['delete', 'docs', '--db', db], /exactly one of --ids or --filter/],
+    [['delete', 'docs', '--ids', '1', '--filter', '{}', '--db', db], /exactly one of --ids or --filter/],
+    [['ls', '--db', db, '--url', 'http://127.0.0.1:1'], /--db and --url: give one, not both/],
+    [['ls', '--url', 'localhost:18080'], /--url: expected http/],
+    [['ls', '--frobnicate'], /unknown option '--frobnicate'/],
+    [['info'], /missing required argument 'collection'/],
+    [['import', join(dir, 'x.csv'), '--collection', 'docs', '--db', db], /cannot tell the format/],
+    [['import', fixture(dir), '--collection', 'docs', '--batch', '0', '--db', db], /--batch: expected an integer/],
+  ];
+  for (const [args, message] of usage) {
+    const run = await kith(args);
+    assert.equal(run.code, 2, `kith ${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stderr, message);
+  }
+  const failures: [string[], RegExp][] = [
+    [['ls', '--db', join(dir, 'missing.db')], /missing\.db does not exist/],
+    [['count', 'nope', '--db', db], /collection "nope" does not exist/],
+    [['search', 'docs', '--vector', '[1, 0]', '--db', db], /vector: expected 4 numbers|vector.*4/],
+    [['count', 'docs', '--filter', '{"must":[{"key":"lang"}]}', '--db', db], /filter\.must\[0\]/],
+    [['ls', '--url', 'http://127.0.0.1:1'], /fetch failed|ECONNREFUSED/],
+    [['import', join(dir, 'absent.jsonl'), '--collection', 'docs', '--db', db], /absent\.jsonl: cannot read \(ENOENT\)/],
+    [['import', fixture(dir), '--collection', 'fresh', '--db', db], /collection "fresh" does not exist; give --dim/],
+    [['import', fixture(dir), '--collection', 'docs', '--dim', '8', '--db', db], /holds 4-dimensional vectors, not --dim 8/],
+  ];
+  for (const [args, message] of failures) {
+    const run = await kith(args);
+    assert.equal(run.code, 1, `kith ${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stderr, message);
+  }
+  for (const command of ['ls', 'info', 'count', 'search', 'get', 'delete', 'drop', 'import', 'export']) {
+    const run = await kith([command, '--help']);
+    assert.equal(run.code, 0, `kith ${command} --help`);
+    assert.match(run.stdout, new RegExp(`^Usage: kith ${command}`));
+  }
+  const top = await kith(['--help']);
+  assert.equal(top.code, 0);
+  assert.match(top.stdout, /Commands:/);
+  assert.match(top.stdout, /-shutdown-timeout/);
+  const serveHelp = await kith(['serve', '-help']);
+  assert.equal(serveHelp.code, 0);
+  assert.match(serveHelp.stdout, /-qdrant-port/);
+});
