@@ -8,7 +8,9 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import type { Database } from '../db/database.js';
 import { registerCommon } from './app-common.js';
 import { clientErrorHandler, frameworkErrors } from './error-handler.js';
+import { registerMetrics } from './metrics.js';
 import { collectionRoutes } from './routes/collections.js';
+import { opsRoutes } from './routes/ops.js';
 import { pointRoutes } from './routes/points.js';
 import { searchRoutes } from './routes/search.js';
 import { serviceRoutes } from './routes/service.js';
@@ -44,6 +46,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // Before the common hooks, so a request refused by one of them (the API key) is still timed.
+  const metrics = registerMetrics(app, options.db);
   registerCommon(app, { bodyLimit, apiKey: options.apiKey });
 
   app.addSchema(ErrorEnvelope);
@@ -64,7 +68,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(serviceRoutes, { version: SERVICE_VERSION });
   await app.register(collectionRoutes, { db: options.db });
   await app.register(pointRoutes, { db: options.db });
-  await app.register(searchRoutes, { db: options.db });
+  await app.register(searchRoutes, { db: options.db, metrics });
+  await app.register(opsRoutes, { db: options.db, metrics });
   await app.ready();
   return app;
 }

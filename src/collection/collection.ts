@@ -81,6 +81,11 @@ export class Collection {
     return this.segment.liveCount;
   }
 
+  /** Writes waiting in (or running from) this collection's write queue. */
+  get pendingWrites(): number {
+    return this.writes.pendingWrites;
+  }
+
   get distance(): Distance {
     return this.config.distance;
   }

@@ -5,14 +5,22 @@
  */
 export class WriteQueue {
   private tail: Promise<unknown> = Promise.resolve();
+  private pending = 0;
+  private readonly settled = (): void => {
+    this.pending--;
+  };
+
+  /** Writes queued or running, not yet settled (read at scrape time by /metrics). */
+  get pendingWrites(): number {
+    return this.pending;
+  }
 
   run<T>(task: () => Promise<T> | T): Promise<T> {
+    this.pending++;
     const result = this.tail.then(task);
     // The next write waits for this one to settle, not to succeed: a failed write is reported to
     // its own caller and must not block or fail the writes queued behind it.
-    this.tail = result.then(settled, settled);
+    this.tail = result.then(this.settled, this.settled);
     return result;
   }
 }
-
-function settled(): void {}

@@ -115,6 +115,16 @@ export class Database {
     }
   }
 
+  /**
+   * Writes a consistent copy of the database file to `toPath` (a new file) while reads and writes
+   * go on: it holds every write acknowledged before the call. The copy opens with `Database.open`.
+   */
+  async backup(toPath: string): Promise<void> {
+    if (typeof toPath !== 'string' || toPath === '') throw badInput('path', `expected a file path, got ${describeJson(toPath)}`);
+    this.assertOpen();
+    await this.store.backup(toPath);
+  }
+
   /** Finishes queued writes, saves changed graphs, makes everything durable, closes the file and gives up its lock. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {

@@ -6,6 +6,7 @@ import { badInput } from '../../core/errors.js';
 import type { Database } from '../../db/database.js';
 import { parseFilter } from '../../payload/filter-parse.js';
 import { ok } from '../envelope.js';
+import type { AppMetrics } from '../metrics.js';
 import { CollectionNameParams, errorResponses, okEnvelope } from '../schemas/common.js';
 import { ScoredPointSchema, SearchBody, SearchExplainSchema } from '../schemas/points.js';
 
@@ -24,7 +25,7 @@ function checkVectorVolume(limit: number, vectorSize: number): void {
   }
 }
 
-export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: AppMetrics }> = async (app, { db, metrics }) => {
   app.post(
     '/collections/:name/points/search',
     {
@@ -46,6 +47,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
       const body = request.body;
       if (body.with_vector === true) checkVectorVolume(body.limit ?? collection.describe().parameters.k, collection.describe().vector_size);
       const { points, explain } = collection.searchExplained({ ...body, filter });
+      metrics?.countSearch(explain.strategy);
       return body.params?.explain === true ? { ...ok(reply, points), explain } : ok(reply, points);
     },
   );
