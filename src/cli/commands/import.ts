@@ -13,6 +13,7 @@ import { isKithError, KithError } from '../../core/errors.js';
 import { addTargetOptions, type TargetOptions, withTarget } from '../context.js';
 import { parsePositiveInt, UsageError } from '../errors.js';
 import { startProgress } from '../progress.js';
+import { readFvecs, readNpy } from '../readers/binary.js';
 import { readJsonl } from '../readers/jsonl.js';
 import { InputFileError, type SourcePoint } from '../readers/source.js';
 import type { CollectionSummary, PointLine, Target } from '../target.js';
@@ -27,11 +28,19 @@ interface ImportOptions extends TargetOptions {
   readonly quiet?: boolean;
 }
 
-const FORMATS = ['jsonl'] as const;
+const FORMATS = ['jsonl', 'fvecs', 'npy'] as const;
 type Format = (typeof FORMATS)[number];
 
+const EXTENSIONS: Record<string, Format> = { '.jsonl': 'jsonl', '.ndjson': 'jsonl', '.json': 'jsonl', '.fvecs': 'fvecs', '.npy': 'npy' };
+
+const READERS: Record<Format, (path: string, label: string, dim: number) => AsyncIterable<SourcePoint>> = {
+  jsonl: readJsonl,
+  fvecs: readFvecs,
+  npy: readNpy,
+};
+
 function formatOf(file: string, given: string | undefined): Format {
-  const name = given ?? (['.jsonl', '.ndjson', '.json'].includes(extname(file).toLowerCase()) ? 'jsonl' : undefined);
+  const name = given ?? EXTENSIONS[extname(file).toLowerCase()];
   if (name === undefined) throw new UsageError(`${file}: cannot tell the format from the extension; give --format ${FORMATS.join('|')}`);
   if (!(FORMATS as readonly string[]).includes(name)) throw new UsageError(`--format: expected one of ${FORMATS.join(', ')}, got ${JSON.stringify(name)}`);
   return name as Format;
@@ -65,17 +74,18 @@ function locate(error: unknown, batch: readonly SourcePoint[]): unknown {
 }
 
 export function registerImportCommand(program: Command): void {
-  addTargetOptions(program.command('import').description('load points from a file (JSON Lines) into a collection, in durable batches').argument('<file>'))
+  addTargetOptions(program.command('import').description('load points from a file (JSON Lines, .fvecs, .npy) into a collection, in durable batches').argument('<file>'))
     .requiredOption('--collection <name>', 'the collection to load into')
     .option('--dim <n>', 'create the collection if it does not exist, with this vector size')
     .option('--distance <name>', 'distance of a created collection: cosine, dot or euclid', 'cosine')
     .option('--hnsw', 'give a created collection an HNSW index (default: exact, flat)')
     .option('--batch <n>', 'points per durable batch', '1000')
-    .option('--format <format>', 'file format (default: from the extension; .jsonl, .ndjson)')
+    .option('--format <format>', 'file format: jsonl, fvecs or npy (default: from the extension .jsonl/.ndjson/.json, .fvecs, .npy)')
     .option('--quiet', 'no progress on stderr')
     .addHelpText(
       'after',
-      '\nEach line: {"id": 1, "vector": [0.1, 0.2], "payload": {"lang": "en"}} (payload optional).\n' +
+      '\nJSON Lines, each line: {"id": 1, "vector": [0.1, 0.2], "payload": {"lang": "en"}} (payload optional).\n' +
+        '.fvecs and .npy (2-D float32/float64): the id of a vector is its index in the file (0, 1, …), no payload.\n' +
         'Upserts replace points by id: after an interruption, run the same command again; the result is\n' +
         'the same collection as one uninterrupted run, without duplicates.',
     )
@@ -94,7 +104,7 @@ export function registerImportCommand(program: Command): void {
         options,
         async (target) => {
           const info = await resolveCollection(target, options, dim);
-          const source = format === 'jsonl' ? readJsonl(file, basename(file), info.vector_size) : readJsonl(file, basename(file), info.vector_size);
+          const source = READERS[format](file, basename(file), info.vector_size);
           return importPoints(target, options, source, batchSize, size);
         },
         true,
