@@ -8,7 +8,9 @@ const COMMANDS = ['serve', 'ls', 'info', 'count', 'search', 'get', 'delete', 'dr
 
 const argv = process.argv.slice(2);
 const first = argv[0];
-const HELP = ['-h', '--help', '-help'];
+// `kith -help` (the service's Go-style spelling) keeps printing the service's flags, as before;
+// `kith --help`, `-h` and `help` print the commands and the service's flags.
+const HELP = ['-h', '--help'];
 
 if (first === 'serve') {
   // The service reads process.argv itself: drop the word "serve" and hand over.
@@ -16,7 +18,7 @@ if (first === 'serve') {
   await import('../main.js');
 } else if (first !== undefined && (COMMANDS.includes(first) || (HELP.includes(first) && argv.length === 1))) {
   const { runProgram } = await import('./program.js');
-  process.exitCode = await runProgram(first === '-help' ? ['--help'] : argv);
+  process.exitCode = await runProgram(argv);
 } else {
   await import('../main.js');
 }

@@ -198,6 +198,9 @@ test('usage errors exit 2, failures exit 1, --help exits 0 everywhere', async (t
   assert.equal(top.code, 0);
   assert.match(top.stdout, /Commands:/);
   assert.match(top.stdout, /-shutdown-timeout/);
+  const serviceHelp = await kith(['-help']);
+  assert.equal(serviceHelp.code, 0);
+  assert.match(serviceHelp.stdout, /^Usage: kith \[flags\]/);
   const serveHelp = await kith(['serve', '-help']);
   assert.equal(serveHelp.code, 0);
   assert.match(serveHelp.stdout, /-qdrant-port/);
