@@ -36,6 +36,11 @@ export function buildProgram(): Command {
 /** Runs the program on `argv` (without node and script) and returns the exit code; never throws. */
 export async function runProgram(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
+  // `kith export C | head`: the reader went away; stop quietly instead of a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT_OK);
+    throw error;
+  });
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return EXIT_OK;
