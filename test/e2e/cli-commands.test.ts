@@ -9,34 +9,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { KITH_JS, kith, ok } from '../helpers/kith-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const KITH_JS = fileURLToPath(new URL('../../src/cli/entry.js', import.meta.url));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-function kith(args: readonly string[], cwd?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [KITH_JS, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITH_API_KEY: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
-async function ok(args: readonly string[]): Promise<string> {
-  const run = await kith(args);
-  assert.equal(run.code, 0, `kith ${args.join(' ')} failed:\n${run.stderr}`);
-  return run.stdout;
-}
 
 /** The service through the CLI entry (`kith serve …` or `kith -port …`), on a random loopback port. */
 async function startService(t: { after(fn: () => Promise<unknown>): void }, args: readonly string[]): Promise<string> {

@@ -4,34 +4,16 @@
  * the import naming it, with nothing of its batch written.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { SeededRng } from '../../src/core/rng.js';
 import { testSeed } from '../helpers/data.js';
+import { kith, ok } from '../helpers/kith-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const KITH_JS = fileURLToPath(new URL('../../src/cli/entry.js', import.meta.url));
 
-function kith(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [KITH_JS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
-async function ok(args: readonly string[]): Promise<string> {
-  const run = await kith(args);
-  assert.equal(run.code, 0, `kith ${args.join(' ')} failed:\n${run.stderr}`);
-  return run.stdout;
-}
 
 /** Float32-exact vectors, so that what is read back equals what was written. */
 function vectors(seed: number, n: number, dim: number): number[][] {

@@ -9,18 +9,12 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { testSeed } from '../helpers/data.js';
+import { KITH_JS, kith, ok } from '../helpers/kith-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { SeededRng } from '../../src/core/rng.js';
 
-const KITH_JS = fileURLToPath(new URL('../../src/cli/entry.js', import.meta.url));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** Runs an async body with a seeded generator and names the seed when it fails (withSeed is synchronous). */
 async function seeded(seed: number, body: (rng: SeededRng) => Promise<void>): Promise<void> {
@@ -32,23 +26,7 @@ async function seeded(seed: number, body: (rng: SeededRng) => Promise<void>): Pr
   }
 }
 
-function kith(args: readonly string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [KITH_JS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
-async function ok(args: readonly string[]): Promise<string> {
-  const run = await kith(args);
-  assert.equal(run.code, 0, `kith ${args.join(' ')} failed:\n${run.stderr}`);
-  return run.stdout;
-}
 
 interface Line {
   id: string | number;
