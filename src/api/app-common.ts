@@ -3,11 +3,24 @@
  * envelope's `time`, `Connection: close` while shutting down, the JSON body parser, error
  * handling in the envelope, and the optional API key.
  */
-import type { FastifyInstance } from 'fastify';
+import { type FastifyInstance, LogController } from 'fastify';
 import { requireApiKey } from './api-key.js';
 import { trackRequestTime } from './envelope.js';
-import { registerErrorHandling } from './error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './error-handler.js';
 import { registerJsonParser } from './json-body.js';
+
+/** The Fastify server options both listeners share, for a body limit in bytes. */
+export function serverOptions(bodyLimit: number) {
+  return {
+    // Per-request log lines cost throughput; errors and lifecycle events are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit,
+    routerOptions: { maxParamLength: 4096 },
+    frameworkErrors: frameworkErrors(bodyLimit),
+    clientErrorHandler,
+    return503OnClosing: true,
+  };
+}
 
 export function registerCommon(app: FastifyInstance, options: { readonly bodyLimit: number; readonly apiKey?: string }): void {
   trackRequestTime(app);

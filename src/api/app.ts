@@ -4,10 +4,9 @@
 import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Database } from '../db/database.js';
-import { registerCommon } from './app-common.js';
-import { clientErrorHandler, frameworkErrors } from './error-handler.js';
+import { registerCommon, serverOptions } from './app-common.js';
 import { registerMetrics } from './metrics.js';
 import { collectionRoutes } from './routes/collections.js';
 import { opsRoutes } from './routes/ops.js';
@@ -36,13 +35,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const bodyLimit = Math.round((options.maxBodyMb ?? 64) * 1048576);
   const app = Fastify({
     logger: options.logger ?? false,
-    // Per-request log lines cost throughput; errors and lifecycle events are still logged.
-    logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit,
-    routerOptions: { maxParamLength: 4096 },
-    frameworkErrors: frameworkErrors(bodyLimit),
-    clientErrorHandler,
-    return503OnClosing: true,
+    ...serverOptions(bodyLimit),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { QdrantClient } from '@qdrant/js-client-rest';
-import { httpJson, startServer } from '../helpers/server-process.js';
+import { httpJson, qdrantUrlOf, startServer } from '../helpers/server-process.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 
 async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
@@ -23,12 +23,7 @@ async function call(base: string, method: string, path: string, headers: Record<
 test('-api-key: 401 without it on both listeners (probes open), everything with it', async (t) => {
   const server = await startServer(tempDbPath(t), ['-qdrant-port', '0', '-api-key', 's3cret-key']);
   t.after(() => server.stop());
-  let qdrant: string | undefined;
-  for (let i = 0; i < 200 && qdrant === undefined; i++) {
-    qdrant = /Qdrant API listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())?.[1];
-    if (qdrant === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  assert.ok(qdrant !== undefined, server.output());
+  const qdrant = await qdrantUrlOf(server);
   const create = { name: 'c', vector_size: 2, distance: 'dot' };
   for (const [base, headers] of [
     [server.url, {}],

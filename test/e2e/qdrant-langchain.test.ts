@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Document } from '@langchain/core/documents';
 import { Embeddings } from '@langchain/core/embeddings';
 import { QdrantVectorStore } from '@langchain/qdrant';
-import { startServer } from '../helpers/server-process.js';
+import { qdrantUrlOf, startServer } from '../helpers/server-process.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 import { http, startQdrant } from './qdrant-harness.js';
 
@@ -121,12 +121,7 @@ test('LangChain QdrantVectorStore works against the Qdrant port unchanged', asyn
 test('the README\'s LangChain example runs as written against the service process with -qdrant-port', async (t) => {
   const server = await startServer(tempDbPath(t), ['-qdrant-port', '0']);
   t.after(() => server.stop());
-  let qdrantUrl: string | undefined;
-  for (let i = 0; i < 200 && qdrantUrl === undefined; i++) {
-    qdrantUrl = /Qdrant API listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())?.[1];
-    if (qdrantUrl === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  assert.ok(qdrantUrl !== undefined, server.output());
+  const qdrantUrl = await qdrantUrlOf(server);
   const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Use it from LangChain\n'));
   const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];

@@ -8,25 +8,17 @@ import { test } from 'node:test';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { SeededRng } from '../../src/core/rng.js';
 import { randomVectors } from '../helpers/data.js';
-import { httpJson, type ServerProcess, startServer } from '../helpers/server-process.js';
+import { httpJson, qdrantUrlOf, startServer } from '../helpers/server-process.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 
 const UUID = '6f1c2a9e-3b7d-4c58-9e0a-1d2b3c4d5e6f';
 
-async function qdrantUrl(server: ServerProcess): Promise<string> {
-  for (let i = 0; i < 200; i++) {
-    const m = /Qdrant API listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output());
-    if (m !== null) return m[1] as string;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`no Qdrant listener line:\n${server.output()}`);
-}
 
 test('one collection seen through both ports: same ids, payloads and scores; durable across a restart', async (t) => {
   const dbPath = tempDbPath(t);
   let server = await startServer(dbPath, ['-qdrant-port', '0']);
   t.after(() => server.stop('SIGKILL'));
-  let url = await qdrantUrl(server);
+  let url = await qdrantUrlOf(server);
   assert.notEqual(url, server.url);
   let client = new QdrantClient({ url, checkCompatibility: false });
   await client.createCollection('both', { vectors: { size: 4, distance: 'Cosine' } });
@@ -50,7 +42,7 @@ test('one collection seen through both ports: same ids, payloads and scores; dur
 
   assert.equal(await server.stop('SIGTERM'), 0, 'SIGTERM closes both listeners and exits 0');
   server = await startServer(dbPath, ['-qdrant-port', '0']);
-  url = await qdrantUrl(server);
+  url = await qdrantUrlOf(server);
   client = new QdrantClient({ url, checkCompatibility: false });
   assert.equal((await client.count('both')).count, 41);
   assert.deepEqual((await client.retrieve('both', { ids: [UUID, 3] })).map((r) => [r.id, r.payload?.marked, r.payload?.i]), [

@@ -69,3 +69,13 @@ export async function httpJson(
   }
   return { status: response.status, body: parsed, headers: response.headers, raw };
 }
+
+/** The Qdrant-dialect listener's address of a process started with -qdrant-port (it logs it after kith's). */
+export async function qdrantUrlOf(server: ServerProcess): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const m = /Qdrant API listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output());
+    if (m !== null) return m[1] as string;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`no Qdrant listener line:\n${server.output()}`);
+}

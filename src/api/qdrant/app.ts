@@ -4,12 +4,11 @@
  * random loopback port. Errors keep the shared envelope `{status: {error}, time}`, which is also
  * Qdrant's; Qdrant-only statuses (422, refusals of unsupported features) come from errors.ts.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.js';
 import { SERVICE_VERSION } from '../app.js';
-import { registerCommon } from '../app-common.js';
+import { registerCommon, serverOptions } from '../app-common.js';
 import { errorBody } from '../envelope.js';
-import { clientErrorHandler, frameworkErrors } from '../error-handler.js';
 import { qdrantCollectionRoutes } from './collections.js';
 import { QdrantHttpError } from './errors.js';
 import { qdrantPayloadRoutes } from './payload.js';
@@ -31,12 +30,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
   const bodyLimit = Math.round((options.maxBodyMb ?? 64) * 1048576);
   const app = Fastify({
     ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger }),
-    logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit,
-    routerOptions: { maxParamLength: 4096 },
-    frameworkErrors: frameworkErrors(bodyLimit),
-    clientErrorHandler,
-    return503OnClosing: true,
+    ...serverOptions(bodyLimit),
   });
   registerCommon(app, { bodyLimit, apiKey: options.apiKey });
   // The routes live in a child scope whose error handler answers Qdrant's own statuses and hands
