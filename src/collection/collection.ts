@@ -168,6 +168,14 @@ export class Collection {
   }
 
   /**
+   * The service's search: the same answer as `searchExplained`, run where the collection's
+   * search threads can take it (docs/architecture.md, "Search threads").
+   */
+  async searchParallel(input: SearchRequest): Promise<SearchOutcome> {
+    return searchSegment(this.segment, this.config, checkSearchInput(input));
+  }
+
+  /**
    * Ids and payloads of the live points matching the filter (all points without one), in no
    * particular order. Payloads are the stored objects: callers must not change them.
    */

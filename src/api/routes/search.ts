@@ -2,13 +2,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { validateCollectionName } from '../../collection/collection-config.js';
-import { badInput } from '../../core/errors.js';
+import { badInput, isKithError, KithError } from '../../core/errors.js';
 import type { Database } from '../../db/database.js';
 import { parseFilter } from '../../payload/filter-parse.js';
 import { ok } from '../envelope.js';
 import type { AppMetrics } from '../metrics.js';
 import { CollectionNameParams, errorResponses, okEnvelope } from '../schemas/common.js';
-import { ScoredPointSchema, SearchBody, SearchExplainSchema } from '../schemas/points.js';
+import { ScoredPointSchema, SearchBatchBody, SearchBody, SearchExplainSchema } from '../schemas/points.js';
 
 /**
  * Vector components one search may return: serialising them costs about 1.7 µs each (10,000 hits
@@ -46,9 +46,67 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: A
       const collection = db.collection(request.params.name);
       const body = request.body;
       if (body.with_vector === true) checkVectorVolume(body.limit ?? collection.describe().parameters.k, collection.describe().vector_size);
-      const { points, explain } = collection.searchExplained({ ...body, filter });
+      const { points, explain } = await collection.searchParallel({ ...body, filter });
       metrics?.countSearch(explain.strategy);
       return body.params?.explain === true ? { ...ok(reply, points), explain } : ok(reply, points);
     },
   );
+
+  app.post(
+    '/collections/:name/points/search/batch',
+    {
+      schema: {
+        summary: 'Several searches in one request, answered in parallel',
+        tags: ['points'],
+        params: CollectionNameParams,
+        body: SearchBatchBody,
+        response: {
+          200: okEnvelope(Type.Array(Type.Array(ScoredPointSchema)), {
+            explain: Type.Optional(Type.Array(Type.Union([SearchExplainSchema, Type.Null()]), { description: 'Per search: its explain when it asked for one, else null.' })),
+          }),
+          ...errorResponses(400, 404, 500),
+        },
+      },
+    },
+    async (request, reply) => {
+      validateCollectionName(request.params.name);
+      const collection = db.collection(request.params.name);
+      const info = collection.describe();
+      // Every search is checked before any runs: a bad one fails the request with its index in the path.
+      const searches = request.body.searches.map((body, i) =>
+        inBatch(i, () => {
+          if (body.with_vector === true) checkVectorVolume(body.limit ?? info.parameters.k, info.vector_size);
+          return { ...body, filter: parseFilter(body.filter, 'filter') };
+        }),
+      );
+      const outcomes = await Promise.all(searches.map((search, i) => inBatchAsync(i, () => collection.searchParallel(search))));
+      for (const { explain } of outcomes) metrics?.countSearch(explain.strategy);
+      const results = outcomes.map((outcome) => outcome.points);
+      if (!searches.some((search) => search.params?.explain === true)) return ok(reply, results);
+      return { ...ok(reply, results), explain: outcomes.map((outcome, i) => (searches[i]?.params?.explain === true ? outcome.explain : null)) };
+    },
+  );
 };
+
+/** A 400-class error of search `i`, its field path prefixed with `searches[i]`. */
+function prefixed(i: number, error: unknown): unknown {
+  if (!isKithError(error) || error.statusCode !== 400) return error;
+  const path = /^[^\s:]+: /.test(error.message) ? `searches[${i}].${error.message}` : `searches[${i}]: ${error.message}`;
+  return new KithError(error.code, path, { cause: error });
+}
+
+function inBatch<T>(i: number, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw prefixed(i, error);
+  }
+}
+
+async function inBatchAsync<T>(i: number, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw prefixed(i, error);
+  }
+}

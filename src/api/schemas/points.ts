@@ -118,3 +118,17 @@ export const ScoredPointSchema = Type.Object(
   },
   { description: 'One search hit, best first.' },
 );
+
+/** Searches in one batch request: each is bounded like a single search, so the batch bounds their number. */
+export const MAX_BATCH_SEARCHES = 4096;
+
+export const SearchBatchBody = Type.Object(
+  {
+    searches: Type.Array(SearchBody, {
+      minItems: 1,
+      maxItems: MAX_BATCH_SEARCHES,
+      description: `Search bodies (at most ${MAX_BATCH_SEARCHES}), answered in parallel; one result list each, in order.`,
+    }),
+  },
+  { additionalProperties: false },
+);
