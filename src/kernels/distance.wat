@@ -25,7 +25,7 @@
 ;; - In memories of 16 MiB and more, lists by ids first touch their slots' cache lines, 64 slots
 ;;   at a time ($touch_slots).
 (module
-  (import "env" "memory" (memory 1 65536))
+  (import "env" "memory" (memory 1 65536 shared))
 
   ;; --------------------------------------------------------------------------------------------
   ;; f32: scores[i] = dot(query, slot)

@@ -11,7 +11,15 @@
  *
  * The memory is created on first use: V8 reserves address space for every wasm memory, so empty
  * collections must not hold one. It is created with maximum 65536 pages (4 GiB) because the
- * kernel module imports `(memory 1 65536)` and instantiation checks that the maximum matches.
+ * kernel module imports `(memory 1 65536 shared)` and instantiation checks that the maximum matches.
+ *
+ * The memory is shared (a SharedArrayBuffer underneath) so that search threads read the same
+ * vectors without a copy (docs/architecture.md, "Search threads"). Each thread needs its own
+ * query and score lists, so the front holds one scratch area per thread (`scratchAreas`); an
+ * arena built with `attachTo` is a search thread's view of another arena's memory, using scratch
+ * area `scratchIndex`, and never grows it: the owner grows, the views re-read the buffer.
+ *
+ *   [ scratch 0 | scratch 1 | … | slot data … ]
  */
 import { KithError } from '../core/errors.js';
 
@@ -35,9 +43,24 @@ export function alignUp(n: number, to: number): number {
   return Math.ceil(n / to) * to;
 }
 
+/** Where an arena's scratch areas are, and which one this view uses. */
+export interface ScratchLayout {
+  /** Scratch areas at the front of the memory: one per thread that scores against it. */
+  readonly scratchAreas: number;
+  /** The area this arena object scores with (0: the owner's). */
+  readonly scratchIndex: number;
+  /** Another arena's memory to read (a search thread's view); absent: the arena owns its memory. */
+  readonly memory?: WebAssembly.Memory;
+}
+
+/** Bytes of one scratch area: the query padded to a cache line, then the id and score lists. */
+function scratchBytesFor(dim: number): number {
+  return alignUp(alignUp(dim * 4, 64) + 2 * SCRATCH_BATCH * 4, 64);
+}
+
 export abstract class SlotArena {
-  /** Byte offset of the query vector in the memory. */
-  readonly queryByteOffset = 0;
+  /** Byte offset of this view's query vector in the memory. */
+  readonly queryByteOffset: number;
   readonly idsByteOffset: number;
   readonly scoresByteOffset: number;
   /** Byte offset of slot 0's data. */
@@ -52,6 +75,11 @@ export abstract class SlotArena {
   /** Bumped by every change of the scratch query (subclasses' setQueryFromSlot too). */
   protected queryChanges = 0;
 
+  /** Scratch areas at the front of the memory. */
+  readonly scratchAreas: number;
+  /** False for a search thread's view of another arena's memory. */
+  readonly ownsMemory: boolean;
+
   /**
    * @param slotBytes bytes of memory each slot needs
    * @param fixedBytes bytes after the scratch area that do not scale with slots (alignment slack)
@@ -60,11 +88,23 @@ export abstract class SlotArena {
     readonly dim: number,
     readonly slotBytes: number,
     private readonly fixedBytes = 0,
+    layout: ScratchLayout = { scratchAreas: 1, scratchIndex: 0 },
   ) {
+    if (!(layout.scratchIndex >= 0 && layout.scratchIndex < layout.scratchAreas)) {
+      throw new RangeError(`scratch area ${layout.scratchIndex} of ${layout.scratchAreas}`);
+    }
+    const scratchBytes = scratchBytesFor(dim);
+    this.scratchAreas = layout.scratchAreas;
     // The query area is padded to 16 floats so the scratch lists start on a cache line.
-    this.idsByteOffset = alignUp(dim * 4, 64);
+    this.queryByteOffset = layout.scratchIndex * scratchBytes;
+    this.idsByteOffset = this.queryByteOffset + alignUp(dim * 4, 64);
     this.scoresByteOffset = this.idsByteOffset + SCRATCH_BATCH * 4;
-    this.vectorsByteOffset = alignUp(this.scoresByteOffset + SCRATCH_BATCH * 4, 64);
+    this.vectorsByteOffset = layout.scratchAreas * scratchBytes;
+    this.ownsMemory = layout.memory === undefined;
+    if (layout.memory !== undefined) {
+      this.memory = layout.memory;
+      this.refreshViews(0);
+    }
   }
 
   /** Slots the memory holds without growing. */
@@ -106,6 +146,12 @@ export abstract class SlotArena {
   /** Makes room for slots `[0, slots)`; throws ERR_CAPACITY beyond 4 GiB. */
   reserve(slots: number): void {
     if (slots <= this.capacity && this.memory !== undefined) return;
+    if (!this.ownsMemory) {
+      // A view: the owner has grown the memory (or will never hold these slots).
+      this.refreshViews(this.capacity);
+      if (slots > this.capacity) throw new RangeError(`a view of ${this.capacity} slots cannot hold ${slots}`);
+      return;
+    }
     if (slots > this.maxSlots) {
       throw new KithError(
         'ERR_CAPACITY',
@@ -119,12 +165,23 @@ export abstract class SlotArena {
     const target = Math.min(this.maxSlots, Math.max(slots, Math.ceil(this.capacity * GROWTH), 1024));
     const pages = Math.ceil((this.vectorsByteOffset + this.fixedBytes + target * this.slotBytes) / PAGE_BYTES);
     if (this.memory === undefined) {
-      this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES });
+      this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
     } else {
       const current = this.memory.buffer.byteLength / PAGE_BYTES;
       if (pages > current) this.memory.grow(pages - current);
     }
-    const buffer = this.memory.buffer;
+    this.refreshViews(previous);
+  }
+
+  /**
+   * Re-reads the memory's buffer after growth (by this arena or, for a view, by its owner):
+   * capacity and views follow the buffer's length, so owner and views agree on the layout.
+   */
+  refreshViews(previousCapacity: number): void {
+    const memory = this.memory;
+    if (memory === undefined) return;
+    const buffer = memory.buffer;
+    if (buffer.byteLength === this.u8View.byteLength) return;
     this.capacity = Math.min(
       this.maxSlots,
       Math.floor((buffer.byteLength - this.vectorsByteOffset - this.fixedBytes) / this.slotBytes),
@@ -132,7 +189,7 @@ export abstract class SlotArena {
     this.f32View = new Float32Array(buffer);
     this.u32View = new Uint32Array(buffer);
     this.u8View = new Uint8Array(buffer);
-    this.relayout(previous);
+    this.relayout(previousCapacity);
     for (const listener of this.listeners) listener();
   }
 

@@ -16,7 +16,7 @@
 import type { Distance } from '../core/distance.js';
 import { dequantizeInto, type Sq8Codes } from '../core/sq8-codes.js';
 import { normalizeInPlace } from '../core/vector-math.js';
-import { alignUp, SlotArena } from './slot-arena.js';
+import { alignUp, type ScratchLayout, SlotArena } from './slot-arena.js';
 
 /** Bytes of one slot's parameter record. */
 const SQ8_PARAM_BYTES = 16;
@@ -36,8 +36,9 @@ export class Sq8Arena extends SlotArena {
     dim: number,
     /** Cosine re-normalises dequantized vectors in `read` and `setQueryFromSlot`, as collection/vector-input.ts does. */
     readonly distance: Distance,
+    layout?: ScratchLayout,
   ) {
-    super(dim, dim + SQ8_PARAM_BYTES, PARAMS_ALIGN);
+    super(dim, dim + SQ8_PARAM_BYTES, PARAMS_ALIGN, layout);
   }
 
   /** Bytes from one slot's codes to the next slot's. */
@@ -158,7 +159,8 @@ export class Sq8Arena extends SlotArena {
     const from = this.paramsOffset;
     const to = alignUp(this.vectorsByteOffset + this.slotCapacity * this.dim, PARAMS_ALIGN);
     this.paramsOffset = to;
-    if (previousCapacity === 0 || to === from) return;
+    // A search thread's view only follows: the owning arena has moved the records already.
+    if (previousCapacity === 0 || to === from || !this.ownsMemory) return;
     const end = from + previousCapacity * SQ8_PARAM_BYTES;
     // copyWithin is a memmove: the regions may overlap. The vacated bytes become codes of slots
     // not written yet; clear them so those slots read as zeros, not as stale parameters.

@@ -4,13 +4,13 @@
  * object per vector, and the distance kernels read the memory directly. The scratch area and
  * growth are SlotArena's.
  */
-import { SlotArena } from './slot-arena.js';
+import { type ScratchLayout, SlotArena } from './slot-arena.js';
 
 export { SCRATCH_BATCH } from './slot-arena.js';
 
 export class VectorArena extends SlotArena {
-  constructor(dim: number) {
-    super(dim, dim * 4);
+  constructor(dim: number, layout?: ScratchLayout) {
+    super(dim, dim * 4, 0, layout);
   }
 
   /** Bytes from one slot's first component to the next slot's. */
