@@ -18,6 +18,10 @@ export interface HnswParameters {
   readonly efSearch: number;
   /** Default search `limit`. */
   readonly k: number;
+  /** Whether `ef_search` was given at create: then it is used as given and never calibrated. */
+  readonly efSearchExplicit: boolean;
+  /** Mean recall@k that calibration picks the default ef for (collection/ef-calibration.ts). */
+  readonly targetRecall: number;
 }
 
 export interface CollectionConfig {
@@ -29,6 +33,12 @@ export interface CollectionConfig {
   readonly quantization: Quantization;
   /** Payload indexes built automatically (payload/payload-index.ts); false opts out. */
   readonly payloadIndex: boolean;
+  /**
+   * The calibrated default ef (element 0; 0 until calibrated), written by the collection's
+   * calibration and read by every search. Runtime state, not configuration: it is never stored
+   * here. Held in shared memory so that search threads given this config read the current value.
+   */
+  readonly calibratedEf: Int32Array;
 }
 
 /** Inclusive bounds of every numeric setting; the TypeBox schemas and docs/params.md use these. */
@@ -38,6 +48,7 @@ export const LIMITS = {
   efConstruction: { min: 4, max: 1000 },
   efSearch: { min: 1, max: 10000 },
   k: { min: 1, max: 10000 },
+  targetRecall: { min: 0.5, max: 0.999 },
   limit: { min: 1, max: 10000 },
   offset: { min: 0, max: 100000 },
   nameLength: { min: 1, max: 255 },
@@ -50,7 +61,7 @@ export const LIMITS = {
  */
 const STORED_LIMITS = { ...LIMITS, m: { min: 2, max: 128 }, efConstruction: { min: 4, max: 4096 } } as const;
 
-export const DEFAULT_PARAMETERS: HnswParameters = { m: 16, efConstruction: 200, efSearch: 64, k: 10 };
+export const DEFAULT_PARAMETERS = { m: 16, efConstruction: 200, efSearch: 64, k: 10, targetRecall: 0.95 } as const;
 
 const COLLECTION_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,255}$';
 const NAME = new RegExp(COLLECTION_NAME_PATTERN);
@@ -61,7 +72,7 @@ export interface CollectionConfigInput {
   vector_size: number;
   distance: string;
   hnsw?: boolean | null;
-  parameters?: { m?: number; ef_construction?: number; ef_search?: number; k?: number } | null;
+  parameters?: { m?: number; ef_construction?: number; ef_search?: number; k?: number; target_recall?: number } | null;
   quantization?: unknown;
   payload_index?: boolean | null;
 }
@@ -75,6 +86,14 @@ export function validateCollectionName(name: string, path = 'name'): void {
 
 function integerIn(value: unknown, bounds: { min: number; max: number }, path: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) throw badInput(path, `expected an integer, got ${describeJson(value)}`);
+  if (value < bounds.min || value > bounds.max) {
+    throw badInput(path, `must be between ${bounds.min} and ${bounds.max}, got ${value}`);
+  }
+  return value;
+}
+
+function numberIn(value: unknown, bounds: { min: number; max: number }, path: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw badInput(path, `expected a number, got ${describeJson(value)}`);
   if (value < bounds.min || value > bounds.max) {
     throw badInput(path, `must be between ${bounds.min} and ${bounds.max}, got ${value}`);
   }
@@ -113,6 +132,8 @@ export function parseCollectionConfig(input: CollectionConfigInput, limits: type
         : integerIn(p.ef_construction, limits.efConstruction, 'parameters.ef_construction'),
     efSearch: p.ef_search === undefined ? DEFAULT_PARAMETERS.efSearch : integerIn(p.ef_search, LIMITS.efSearch, 'parameters.ef_search'),
     k: p.k === undefined ? DEFAULT_PARAMETERS.k : integerIn(p.k, LIMITS.k, 'parameters.k'),
+    efSearchExplicit: p.ef_search !== undefined,
+    targetRecall: p.target_recall === undefined ? DEFAULT_PARAMETERS.targetRecall : numberIn(p.target_recall, LIMITS.targetRecall, 'parameters.target_recall'),
   };
   return {
     name: input.name,
@@ -122,21 +143,33 @@ export function parseCollectionConfig(input: CollectionConfigInput, limits: type
     parameters,
     quantization: parseQuantization(input.quantization, 'quantization'),
     payloadIndex: optionalBoolean(input.payload_index, true, 'payload_index'),
+    calibratedEf: new Int32Array(new SharedArrayBuffer(4)),
   };
 }
 
-/** The JSON kept in the database file and echoed to clients (snake_case, canonical spellings). */
+/** The JSON echoed to clients (snake_case, canonical spellings). */
 export interface CollectionConfigJson {
   name: string;
   vector_size: number;
   distance: Distance;
   hnsw: boolean;
-  parameters: { m: number; ef_construction: number; ef_search: number; k: number };
+  parameters: { m: number; ef_construction: number; ef_search: number; k: number; target_recall: number };
   quantization: Quantization;
   payload_index: boolean;
 }
 
-export function configToJson(config: CollectionConfig): CollectionConfigJson {
+/** The JSON kept in the database file: what clients see, plus whether ef_search was given. */
+export interface StoredConfigJson extends CollectionConfigJson {
+  parameters: CollectionConfigJson['parameters'] & { ef_search_explicit: boolean };
+}
+
+/** The stored form (database.ts writes it at create); `configToInfo` is what clients see. */
+export function configToJson(config: CollectionConfig): StoredConfigJson {
+  const info = configToInfo(config);
+  return { ...info, parameters: { ...info.parameters, ef_search_explicit: config.parameters.efSearchExplicit } };
+}
+
+export function configToInfo(config: CollectionConfig): CollectionConfigJson {
   return {
     name: config.name,
     vector_size: config.vectorSize,
@@ -147,6 +180,7 @@ export function configToJson(config: CollectionConfig): CollectionConfigJson {
       ef_construction: config.parameters.efConstruction,
       ef_search: config.parameters.efSearch,
       k: config.parameters.k,
+      target_recall: config.parameters.targetRecall,
     },
     quantization: config.quantization,
     payload_index: config.payloadIndex,
@@ -156,9 +190,12 @@ export function configToJson(config: CollectionConfig): CollectionConfigJson {
 /** Reads a stored configuration back; a stored entry that fails validation is corruption, not bad input. */
 export function configFromStored(stored: unknown, name: string): CollectionConfig {
   try {
-    const json = stored as CollectionConfigJson;
-    const config = parseCollectionConfig({ ...json, name }, STORED_LIMITS);
-    return config;
+    const json = stored as Partial<StoredConfigJson>;
+    const { ef_search_explicit: explicitFlag, ...parameters } = json.parameters ?? {};
+    const config = parseCollectionConfig({ ...(json as StoredConfigJson), parameters, name }, STORED_LIMITS);
+    // Stored before calibration existed: 64 was the default then, so only another value was chosen.
+    const efSearchExplicit = explicitFlag === undefined ? config.parameters.efSearch !== DEFAULT_PARAMETERS.efSearch : explicitFlag === true;
+    return { ...config, parameters: { ...config.parameters, efSearchExplicit } };
   } catch (error) {
     throw new KithError('ERR_STORAGE_CORRUPTED', `collection "${name}" has an unreadable configuration: ${String(error)}`, {
       cause: error,

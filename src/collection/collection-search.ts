@@ -18,6 +18,7 @@ import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import type { CollectionConfig } from './collection-config.js';
 import type { SegmentReader } from './segment.js';
 import type { Payload } from './point-table.js';
+import { type EfSource, searchEf } from './search-ef.js';
 import { prepareQuery } from './vector-input.js';
 
 export interface SearchInput {
@@ -65,6 +66,10 @@ export interface SearchExplain {
   exact: boolean;
   /** Payload keys whose indexes were consulted. */
   indexed_keys: string[];
+  /** The HNSW beam width a graph walk uses (at least offset + limit); null without a graph. */
+  ef: number | null;
+  /** Where `ef` came from (collection/search-ef.ts); null without a graph. */
+  ef_source: EfSource | null;
 }
 
 export interface SearchOutcome {
@@ -87,7 +92,8 @@ export function searchSegment(memory: SegmentReader, config: CollectionConfig, i
   const k = offset + limit;
   const params = input.params ?? {};
   const exact = params.exact === true;
-  const ef = Math.max(params.ef ?? config.parameters.efSearch, k);
+  const efChoice = searchEf(params.ef, config, k);
+  const ef = efChoice.ef;
   const stats: SearchStats = { scored: 0 };
   const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : input.filter;
   const n = memory.table.liveCount;
@@ -101,6 +107,8 @@ export function searchSegment(memory: SegmentReader, config: CollectionConfig, i
     scored: 0,
     exact: true,
     indexed_keys: [],
+    ef: m === undefined ? null : ef,
+    ef_source: m === undefined ? null : efChoice.source,
   };
   if (n === 0) return { points: [], explain };
 
