@@ -5,15 +5,21 @@
  *
  * Ids are compared only on exact similarity ties, through `idOf`, so the common path touches
  * typed arrays only.
+ *
+ * Without `idOf` (a search thread, which has no ids) the structure keeps, besides the best `k`,
+ * every entry tied with the k-th similarity: the caller, who has the ids, then picks among the
+ * ties exactly as a TopK with ids would have (collection/parallel-search.ts).
  */
 export class TopK {
   private readonly slots: Int32Array;
   private readonly sims: Float64Array;
   private count = 0;
+  /** Without ids: entries outside the heap whose similarity equals the heap's floor. */
+  private tied: number[] = [];
 
   constructor(
     readonly k: number,
-    private readonly idOf: (slot: number) => string,
+    private readonly idOf: ((slot: number) => string) | null,
   ) {
     this.slots = new Int32Array(Math.max(1, k));
     this.sims = new Float64Array(Math.max(1, k));
@@ -34,17 +40,42 @@ export class TopK {
     }
     const rootSim = this.sims[0] as number;
     if (sim < rootSim) return;
-    if (sim === rootSim && this.idOf(slot) >= this.idOf(this.slots[0] as number)) return;
+    const idOf = this.idOf;
+    if (idOf === null) {
+      if (sim === rootSim) {
+        this.tied.push(slot);
+        return;
+      }
+      const evicted = this.slots[0] as number;
+      this.slots[0] = slot;
+      this.sims[0] = sim;
+      this.siftDown(0);
+      // The evicted entry stays a candidate while it still ties with the (new) floor.
+      if (this.sims[0] === rootSim) this.tied.push(evicted);
+      else this.tied.length = 0;
+      return;
+    }
+    if (sim === rootSim && idOf(slot) >= idOf(this.slots[0] as number)) return;
     this.slots[0] = slot;
     this.sims[0] = sim;
     this.siftDown(0);
   }
 
-  /** Returns the kept entries best first and empties the structure. */
+  /**
+   * Returns the kept entries best first and empties the structure. Without ids, the entries tied
+   * with the last one follow it (more than `k` in all when there are such ties).
+   */
   drainSorted(): { slots: Int32Array; sims: Float64Array } {
     const n = this.count;
-    const slots = new Int32Array(n);
-    const sims = new Float64Array(n);
+    const ties = this.tied;
+    this.tied = [];
+    const floor = this.sims[0] as number;
+    const slots = new Int32Array(n + ties.length);
+    const sims = new Float64Array(n + ties.length);
+    for (let i = 0; i < ties.length; i++) {
+      slots[n + i] = ties[i] as number;
+      sims[n + i] = floor;
+    }
     for (let i = n - 1; i >= 0; i--) {
       slots[i] = this.slots[0] as number;
       sims[i] = this.sims[0] as number;
@@ -63,7 +94,9 @@ export class TopK {
     const si = this.sims[i] as number;
     const sj = this.sims[j] as number;
     if (si !== sj) return si < sj;
-    return this.idOf(this.slots[i] as number) > this.idOf(this.slots[j] as number);
+    const idOf = this.idOf;
+    if (idOf === null) return (this.slots[i] as number) > (this.slots[j] as number);
+    return idOf(this.slots[i] as number) > idOf(this.slots[j] as number);
   }
 
   private swap(i: number, j: number): void {

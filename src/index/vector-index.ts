@@ -43,6 +43,11 @@ export interface SearchOptions {
   readonly twoHop?: boolean;
   /** Receives how many distances the search computed. */
   readonly stats?: SearchStats;
+  /**
+   * A search thread has no ids to break ties with: return, besides the best `k`, every hit tied
+   * with the k-th, for the caller to pick among (core/top-k.ts).
+   */
+  readonly keepTies?: boolean;
 }
 
 export interface SearchStats {

@@ -22,7 +22,7 @@ export class FlatIndex implements VectorIndex {
   remove(_slot: number): void {}
 
   search(options: SearchOptions): SearchHits {
-    const top = new TopK(options.k, (slot) => this.table.idOf(slot));
+    const top = new TopK(options.k, options.keepTies === true ? null : (slot) => this.table.idOf(slot));
     if (options.k > 0 && this.table.liveCount > 0) {
       this.arena.setQuery(options.query);
       const scored = options.accept === undefined ? this.scanAll(top) : this.scanAccepted(top, options.accept);
@@ -31,10 +31,13 @@ export class FlatIndex implements VectorIndex {
     return top.drainSorted();
   }
 
-  /** Scores candidate slots `slots` (any order) exactly; used by planners for small candidate sets. */
-  scoreSlots(query: Float32Array, slots: ArrayLike<number>, k: number, stats?: SearchStats): SearchHits {
+  /**
+   * Scores candidate slots `slots` (any order) exactly; used by planners for small candidate sets.
+   * `keepTies`: as SearchOptions.keepTies.
+   */
+  scoreSlots(query: Float32Array, slots: ArrayLike<number>, k: number, stats?: SearchStats, keepTies = false): SearchHits {
     if (stats !== undefined) stats.scored += slots.length;
-    const top = new TopK(k, (slot) => this.table.idOf(slot));
+    const top = new TopK(k, keepTies ? null : (slot) => this.table.idOf(slot));
     const arena = this.arena;
     arena.setQuery(query);
     const idsBase = arena.idsByteOffset >> 2;

@@ -6,6 +6,12 @@
  * Tombstones: a deleted node stays in the graph (its vector and links still guide searches) until
  * compaction scrubs every link to it; it is never returned.
  *
+ * The upper layers of all nodes share one pool (`upperPool`, bump-allocated, grown by copying;
+ * `upperOffset[slot]` is where a node's lists start, -1 below layer 1), so that every array of
+ * the graph is a SharedArrayBuffer view: search threads attach to the same memory (`attach`) and
+ * walk the graph without a copy. A dropped node's pool space is left unused until the graph is
+ * rebuilt from a snapshot; nodes are dropped only by compaction, after deletions.
+ *
  * The graph owns its arrays: every change goes through a method here, so the derived layer-0
  * in-degrees stay exact. A node whose in-degree falls to 0 while it is live cannot be reached by
  * any search; such nodes are queued as orphans for the index to re-attach (`takeOrphans`).
@@ -27,15 +33,33 @@ export interface GraphParts {
   readonly maxLevel: number;
 }
 
+/** Every array of a graph, as search threads attach to it (views over SharedArrayBuffers). */
+export interface SharedGraphArrays {
+  readonly levels: Int8Array;
+  readonly tombstones: Uint8Array;
+  readonly layer0: Int32Array;
+  readonly upperOffset: Int32Array;
+  readonly upperPool: Int32Array;
+}
+
+function sharedInt32(length: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(length * 4));
+}
+
 export class HnswGraph {
   /** Links per node on layers ≥ 1. */
   readonly maxM: number;
   /** Links per node on layer 0. */
   readonly maxM0: number;
-  private levelOfSlot = new Int8Array(0);
-  private layer0 = new Int32Array(0);
-  private upperLists: Array<Int32Array | undefined> = [];
-  private tombstones = new Uint8Array(0);
+  private levelOfSlot: Int8Array<ArrayBufferLike> = new Int8Array(0);
+  private layer0: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  /** Start of each node's upper-layer lists in `upperPool`, or -1. */
+  private upperOffset: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private upperPool: Int32Array<ArrayBufferLike> = sharedInt32(0);
+  private upperUsed = 0;
+  private tombstones: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
+  /** Bumped whenever an array is replaced by a larger one (attached views must re-attach). */
+  private layoutChanges = 0;
   /** Layer-0 links pointing at each slot, from any node in the graph (tombstones included). */
   private inDegree0 = new Int32Array(0);
   private orphans: number[] = [];
@@ -67,7 +91,11 @@ export class HnswGraph {
       }
       const upper = parts.upper[slot];
       if ((upper?.length ?? 0) !== level * (1 + g.maxM)) return `slot ${slot}: upper-layer lists do not match level ${level}`;
-      g.upperLists[slot] = upper;
+      if (upper !== undefined) {
+        // Allocate first: allocation may replace the pool.
+        const start = g.allocateUpper(slot, level);
+        g.upperPool.set(upper, start);
+      }
       g.nodes++;
       if (parts.deleted[slot] === 1) g.deletedNodes++;
       for (let layer = 0; layer <= level; layer++) {
@@ -122,14 +150,56 @@ export class HnswGraph {
 
   /** The arrays as a snapshot stores them (views, not copies; read only). */
   parts(): GraphParts {
+    const upper: Array<Int32Array | undefined> = [];
+    const stride = 1 + this.maxM;
+    for (let slot = 0; slot < this.levelOfSlot.length; slot++) {
+      const level = this.levelOfSlot[slot] as number;
+      const start = this.upperOffset[slot] as number;
+      upper.push(level > 0 && start >= 0 ? this.upperPool.subarray(start, start + level * stride) : undefined);
+    }
     return {
       levels: this.levelOfSlot,
       deleted: this.tombstones,
       links0: this.layer0,
-      upper: this.upperLists,
+      upper,
       entryPoint: this.entry,
       maxLevel: this.topLevel,
     };
+  }
+
+  /** The arrays search threads attach to; replaced (and `layoutVersion` bumped) when they grow. */
+  sharedArrays(): SharedGraphArrays {
+    return {
+      levels: this.levelOfSlot,
+      tombstones: this.tombstones,
+      layer0: this.layer0,
+      upperOffset: this.upperOffset,
+      upperPool: this.upperPool,
+    };
+  }
+
+  get layoutVersion(): number {
+    return this.layoutChanges;
+  }
+
+  /**
+   * A search thread's read-only view of another graph's arrays. Entry point and top level travel
+   * with each search (`setEntry`); counts and in-degrees are the owner's business.
+   */
+  static attach(m: number, arrays: SharedGraphArrays): HnswGraph {
+    const g = new HnswGraph(m);
+    g.levelOfSlot = arrays.levels;
+    g.tombstones = arrays.tombstones;
+    g.layer0 = arrays.layer0;
+    g.upperOffset = arrays.upperOffset;
+    g.upperPool = arrays.upperPool;
+    return g;
+  }
+
+  /** A view's entry point and top level, as the owner had them when the search was sent. */
+  setEntry(entryPoint: number, maxLevel: number): void {
+    this.entry = entryPoint;
+    this.topLevel = maxLevel;
   }
 
   /** Grows the per-slot arrays to hold slots `[0, slots)`. */
@@ -137,25 +207,51 @@ export class HnswGraph {
     if (slots <= this.levelOfSlot.length) return;
     // 1.25×: the layer-0 links are a quarter of a float32 vector's size or more, so slack matters.
     const capacity = Math.max(slots, Math.ceil(this.levelOfSlot.length * 1.25), 1024);
-    const levels = new Int8Array(capacity).fill(-1);
+    const levels = new Int8Array(new SharedArrayBuffer(capacity)).fill(-1);
     levels.set(this.levelOfSlot);
     this.levelOfSlot = levels;
-    const links0 = new Int32Array(capacity * (1 + this.maxM0));
+    const links0 = sharedInt32(capacity * (1 + this.maxM0));
     links0.set(this.layer0);
     this.layer0 = links0;
-    const deleted = new Uint8Array(capacity);
+    const deleted = new Uint8Array(new SharedArrayBuffer(capacity));
     deleted.set(this.tombstones);
     this.tombstones = deleted;
+    const upperOffset = sharedInt32(capacity).fill(-1);
+    upperOffset.set(this.upperOffset);
+    this.upperOffset = upperOffset;
+    // Only the writer reads in-degrees: no need to share them.
     const inDegree = new Int32Array(capacity);
     inDegree.set(this.inDegree0);
     this.inDegree0 = inDegree;
+    this.layoutChanges++;
+  }
+
+  /** Room in the pool for `level` upper-layer lists of `slot`, zeroed; returns its start. */
+  private allocateUpper(slot: number, level: number): number {
+    const ints = level * (1 + this.maxM);
+    if (this.upperUsed + ints > this.upperPool.length) {
+      const pool = sharedInt32(Math.max(this.upperUsed + ints, Math.ceil(this.upperPool.length * 1.5), 4096));
+      pool.set(this.upperPool.subarray(0, this.upperUsed));
+      this.upperPool = pool;
+      this.layoutChanges++;
+    }
+    const start = this.upperUsed;
+    this.upperPool.fill(0, start, start + ints);
+    this.upperUsed += ints;
+    this.upperOffset[slot] = start;
+    return start;
   }
 
   /** Bytes held by the graph's arrays (allocated, not only used). */
   get allocatedBytes(): number {
-    let upper = 0;
-    for (const lists of this.upperLists) upper += lists?.byteLength ?? 0;
-    return this.levelOfSlot.byteLength + this.layer0.byteLength + this.tombstones.byteLength + this.inDegree0.byteLength + upper;
+    return (
+      this.levelOfSlot.byteLength +
+      this.layer0.byteLength +
+      this.tombstones.byteLength +
+      this.inDegree0.byteLength +
+      this.upperOffset.byteLength +
+      this.upperPool.byteLength
+    );
   }
 
   has(slot: number): boolean {
@@ -178,7 +274,7 @@ export class HnswGraph {
   /** Where the link list of `slot` at `layer` lives; `layer <= levelOf(slot)`. Read only: change lists through the methods below. */
   links(slot: number, layer: number): LinkList {
     if (layer === 0) return { array: this.layer0, offset: slot * (1 + this.maxM0) };
-    return { array: this.upperLists[slot] as Int32Array, offset: (layer - 1) * (1 + this.maxM) };
+    return { array: this.upperPool, offset: (this.upperOffset[slot] as number) + (layer - 1) * (1 + this.maxM) };
   }
 
   /** The neighbours of `slot` at `layer`, as a copy. */
@@ -235,7 +331,8 @@ export class HnswGraph {
     this.levelOfSlot[slot] = level;
     this.tombstones[slot] = 0;
     this.layer0[slot * (1 + this.maxM0)] = 0;
-    this.upperLists[slot] = level > 0 ? new Int32Array(level * (1 + this.maxM)) : undefined;
+    if (level > 0) this.allocateUpper(slot, level);
+    else this.upperOffset[slot] = -1;
     this.nodes++;
     if (level > this.topLevel || this.entry < 0) {
       this.entry = slot;
@@ -256,7 +353,7 @@ export class HnswGraph {
     if (this.tombstones[slot] === 1) this.deletedNodes--;
     this.levelOfSlot[slot] = -1;
     this.tombstones[slot] = 0;
-    this.upperLists[slot] = undefined;
+    this.upperOffset[slot] = -1;
     this.nodes--;
   }
 

@@ -310,7 +310,7 @@ export class HnswIndex implements VectorIndex {
 
   search(options: SearchOptions): SearchHits {
     const g = this.g;
-    const top = new TopK(options.k, (slot) => this.table.idOf(slot));
+    const top = new TopK(options.k, options.keepTies === true ? null : (slot) => this.table.idOf(slot));
     if (options.k <= 0 || g.entryPoint < 0) return top.drainSorted();
     const ef = Math.max(options.ef ?? this.params.efSearch, options.k);
     this.arena.setQuery(options.query);
