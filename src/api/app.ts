@@ -9,6 +9,7 @@ import type { Database } from '../db/database.js';
 import { registerCommon, serverOptions } from './app-common.js';
 import { registerMetrics } from './metrics.js';
 import { collectionRoutes } from './routes/collections.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { opsRoutes } from './routes/ops.js';
 import { pointRoutes } from './routes/points.js';
 import { searchRoutes } from './routes/search.js';
@@ -63,6 +64,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(pointRoutes, { db: options.db });
   await app.register(searchRoutes, { db: options.db, metrics });
   await app.register(opsRoutes, { db: options.db, metrics });
+  await app.register(dashboardRoutes);
   await app.ready();
   return app;
 }

@@ -1,0 +1,94 @@
+/**
+ * Calls to kith's API on the page's own origin, with the API key (if one was given) as the
+ * `api-key` header. Errors carry the status and the server's message (which names the field
+ * path on a 400).
+ */
+import { loadKey } from './key-store';
+import type { CollectionInfo, Explain, PointRecord, SearchAnswer, SearchRequest } from './types';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+type Listener = () => void;
+const unauthorizedListeners = new Set<Listener>();
+
+/** Called whenever the server answers 401, so the page can ask for the key. */
+export function onUnauthorized(listener: Listener): () => void {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
+function headers(json: boolean): Record<string, string> {
+  const result: Record<string, string> = {};
+  const key = loadKey();
+  if (key !== null) result['api-key'] = key;
+  if (json) result['content-type'] = 'application/json';
+  return result;
+}
+
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
+  const response = await fetch(path, {
+    method,
+    headers: headers(body !== undefined),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (response.status === 401) for (const listener of unauthorizedListeners) listener();
+  return response;
+}
+
+interface Envelope<T> {
+  status: 'ok' | { error: string };
+  result?: T;
+  time?: number;
+  explain?: Explain;
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<Envelope<T> & { result: T }> {
+  const response = await send(method, path, body);
+  const text = await response.text();
+  let parsed: Envelope<T> | undefined;
+  try {
+    parsed = JSON.parse(text) as Envelope<T>;
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok || parsed === undefined || parsed.status !== 'ok') {
+    const message =
+      parsed !== undefined && typeof parsed.status === 'object' ? parsed.status.error : `${response.status} ${response.statusText}`;
+    throw new ApiError(response.status, message);
+  }
+  return parsed as Envelope<T> & { result: T };
+}
+
+const collectionPath = (name: string): string => `/collections/${encodeURIComponent(name)}`;
+
+export async function listCollections(): Promise<CollectionInfo[]> {
+  return (await call<CollectionInfo[]>('GET', '/collections')).result;
+}
+
+export async function describeCollection(name: string): Promise<CollectionInfo> {
+  return (await call<CollectionInfo>('GET', collectionPath(name))).result;
+}
+
+export async function getPoint(name: string, id: string): Promise<PointRecord> {
+  return (await call<PointRecord>('GET', `${collectionPath(name)}/points/${encodeURIComponent(id)}`)).result;
+}
+
+export async function search(name: string, request: SearchRequest): Promise<SearchAnswer> {
+  const envelope = await call<SearchAnswer['points']>('POST', `${collectionPath(name)}/points/search`, request);
+  return { points: envelope.result, explain: envelope.explain, time: envelope.time ?? 0 };
+}
+
+/** The Prometheus text of GET /metrics. */
+export async function metricsText(): Promise<string> {
+  const response = await send('GET', '/metrics');
+  if (!response.ok) throw new ApiError(response.status, `GET /metrics: ${response.status} ${response.statusText}`);
+  return response.text();
+}

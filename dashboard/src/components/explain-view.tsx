@@ -1,0 +1,66 @@
+/**
+ * How kith answered a search (the `explain` of params.explain), drawn: the strategy, whether the
+ * answer is exact, and bars for the filter's estimated matches, the candidates the payload
+ * indexes named and the distances computed, against the collection's size.
+ */
+import type { Explain } from '../types';
+
+const STRATEGIES: Record<Explain['strategy'], string> = {
+  graph: 'HNSW graph walk',
+  'graph-filtered': 'HNSW walk returning only matches',
+  'candidates-exact': 'exact scoring of the candidates the payload indexes named',
+  'flat-scan': 'exact scan of every point',
+};
+
+const BAR_WIDTH = 320;
+
+function Bar({ label, value, low, high, of, testId }: { label: string; value: number; low?: number; high?: number; of: number; testId: string }) {
+  const scale = (n: number): number => (of > 0 ? Math.min(1, n / of) * BAR_WIDTH : 0);
+  return (
+    <div class="explain-bar">
+      <span class="explain-label">{label}</span>
+      <svg width={BAR_WIDTH} height={14} viewBox={`0 0 ${BAR_WIDTH} 14`} aria-hidden="true">
+        <rect x={0} y={2} width={BAR_WIDTH} height={10} class="bar-track" />
+        {low !== undefined && high !== undefined ? <rect x={scale(low)} y={2} width={Math.max(1, scale(high) - scale(low))} height={10} class="bar-range" /> : null}
+        <rect x={0} y={2} width={scale(value)} height={10} class="bar-value" />
+      </svg>
+      <span class="explain-number" data-testid={testId}>
+        {value.toLocaleString('en')}
+        {low !== undefined && high !== undefined ? ` (${low.toLocaleString('en')}–${high.toLocaleString('en')})` : ''}
+      </span>
+    </div>
+  );
+}
+
+export function ExplainView({ explain, pointsCount }: { explain: Explain; pointsCount: number }) {
+  return (
+    <section class="explain" data-testid="explain">
+      <h3>How it was answered</h3>
+      <p>
+        <span class={`badge strategy-${explain.strategy}`} data-testid="explain-strategy">
+          {explain.strategy}
+        </span>{' '}
+        {STRATEGIES[explain.strategy]}
+        {explain.fallback ? ' (the filtered walk came back short: the matches were scored exactly)' : ''}
+      </p>
+      <p>
+        <span class={`badge ${explain.exact ? 'exact' : 'approximate'}`} data-testid="explain-exact">
+          {explain.exact ? 'exact' : 'approximate'}
+        </span>{' '}
+        {explain.exact ? 'every matching point was scored' : 'approximate nearest neighbours (HNSW)'}
+      </p>
+      {explain.estimate !== null ? (
+        <Bar label="estimated matches" value={explain.estimate.expected} low={explain.estimate.min} high={explain.estimate.max} of={pointsCount} testId="explain-estimate" />
+      ) : (
+        <p class="muted">no filter: no estimate</p>
+      )}
+      {explain.candidates !== null ? <Bar label="index candidates" value={explain.candidates} of={pointsCount} testId="explain-candidates" /> : null}
+      <Bar label="distances computed" value={explain.scored} of={pointsCount} testId="explain-scored" />
+      <p class="muted">
+        of {pointsCount.toLocaleString('en')} points
+        {explain.sample !== null ? `; a sample of ${explain.sample.size} decided (${explain.sample.matched} matched)` : ''}
+        {explain.indexed_keys.length > 0 ? `; payload indexes consulted: ${explain.indexed_keys.join(', ')}` : ''}
+      </p>
+    </section>
+  );
+}

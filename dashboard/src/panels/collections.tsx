@@ -1,0 +1,78 @@
+/** Collections: every collection with its size and configuration; a row selects it for the other panels. */
+import type { CollectionInfo } from '../types';
+
+interface Props {
+  readonly collections: readonly CollectionInfo[];
+  readonly selected: string | null;
+  readonly onSelect: (name: string) => void;
+}
+
+function Details({ info }: { info: CollectionInfo }) {
+  const rows: [string, string][] = [
+    ['points', info.points_count.toLocaleString('en')],
+    ['vector size', String(info.vector_size)],
+    ['distance', info.distance],
+    ['index', info.hnsw ? 'HNSW' : 'flat (exact)'],
+    ['m', String(info.parameters.m)],
+    ['ef_construction', String(info.parameters.ef_construction)],
+    ['ef_search', String(info.parameters.ef_search)],
+    ['k (default limit)', String(info.parameters.k)],
+    ['quantization', info.quantization],
+    ['payload indexes', info.payload_index ? 'on' : 'off'],
+  ];
+  return (
+    <section class="card" data-testid="collection-details">
+      <h3>{info.name}</h3>
+      <dl class="details">
+        {rows.map(([term, value]) => (
+          <div key={term}>
+            <dt>{term}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+export function CollectionsPanel({ collections, selected, onSelect }: Props) {
+  if (collections.length === 0) {
+    return <p class="muted">No collections yet: create one with POST /collections or `kith import`.</p>;
+  }
+  const info = collections.find((c) => c.name === selected);
+  return (
+    <div class="panel">
+      <table class="grid" data-testid="collections-table">
+        <thead>
+          <tr>
+            <th>name</th>
+            <th class="num">points</th>
+            <th class="num">dim</th>
+            <th>distance</th>
+            <th>index</th>
+            <th>quantization</th>
+            <th>payload indexes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {collections.map((c) => (
+            <tr key={c.name} data-collection={c.name} class={c.name === selected ? 'selected' : ''} onClick={() => onSelect(c.name)}>
+              <td>
+                <button type="button" class="link">
+                  {c.name}
+                </button>
+              </td>
+              <td class="num">{c.points_count.toLocaleString('en')}</td>
+              <td class="num">{c.vector_size}</td>
+              <td>{c.distance}</td>
+              <td>{c.hnsw ? 'HNSW' : 'flat'}</td>
+              <td>{c.quantization}</td>
+              <td>{c.payload_index ? 'on' : 'off'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {info !== undefined ? <Details info={info} /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,57 @@
+/** The shapes of kith's API responses the dashboard reads (docs/api.md). */
+
+export interface CollectionInfo {
+  name: string;
+  vector_size: number;
+  distance: 'Cosine' | 'Euclid' | 'Dot';
+  hnsw: boolean;
+  parameters: { m: number; ef_construction: number; ef_search: number; k: number };
+  quantization: 'none' | 'sq8';
+  payload_index: boolean;
+  points_count: number;
+}
+
+export type Payload = Record<string, unknown>;
+
+export interface PointRecord {
+  id: string;
+  version: number | string;
+  payload: Payload;
+  vector: number[];
+}
+
+export interface ScoredPoint {
+  id: string;
+  version: number | string;
+  score: number;
+  payload?: Payload;
+  vector?: number[];
+}
+
+export interface Explain {
+  strategy: 'graph' | 'flat-scan' | 'candidates-exact' | 'graph-filtered';
+  fallback: boolean;
+  estimate: { min: number; expected: number; max: number } | null;
+  candidates: number | null;
+  sample: { size: number; matched: number } | null;
+  scored: number;
+  exact: boolean;
+  indexed_keys: string[];
+}
+
+export interface SearchRequest {
+  vector: number[];
+  limit?: number;
+  offset?: number;
+  filter?: unknown;
+  with_payload?: boolean;
+  with_vector?: boolean;
+  params?: { exact?: boolean; explain?: boolean; ef?: number };
+}
+
+export interface SearchAnswer {
+  points: ScoredPoint[];
+  explain?: Explain;
+  /** Seconds the server spent (the envelope's `time`). */
+  time: number;
+}

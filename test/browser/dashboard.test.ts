@@ -1,0 +1,282 @@
+/**
+ * The web dashboard in a real browser (Chromium through playwright-core) against a real server
+ * process with data: every page, checked against the API's own answers, with no console error and
+ * no failed request. With KITH_SCREENSHOTS=1 each page is also saved as docs/images/dashboard-*.png.
+ * Skips, saying why, only where no Chromium executable exists.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { findChromium, launchChromium, type PageWatch, watch } from '../helpers/browser.js';
+import { testSeed } from '../helpers/data.js';
+import { httpJson, type ServerProcess, startServer } from '../helpers/server-process.js';
+import { tempDbPath } from '../helpers/temp-dir.js';
+import { COLOURS, DEMO, DEMO_POINTS, DIM, loadDashboardData, SMALL } from './dashboard-data.js';
+
+const chromiumPath = findChromium();
+const SCREENSHOTS = process.env.KITH_SCREENSHOTS === '1';
+const IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
+const API_KEY = 'dashboard-test-key';
+const seed = testSeed(1101);
+if (chromiumPath === undefined) {
+  console.log('# dashboard browser tests skipped: no Chromium executable (install the chromium package, or set CHROMIUM_PATH)');
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
+  mkdirSync(IMAGES, { recursive: true });
+  await page.screenshot({ path: `${IMAGES}dashboard-${name}.png` });
+}
+
+/**
+ * Polls `condition` from the test's side (the page's CSP forbids the string evaluation
+ * waitForFunction would need) until it holds, or fails after `ms`.
+ */
+async function until(condition: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) assert.fail(`waited ${ms} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The texts of every element matching `selector`'s attribute `attribute`, in page order. */
+async function attributes(page: Page, selector: string, attribute: string): Promise<string[]> {
+  return page.locator(selector).evaluateAll((elements, name) => elements.map((e) => e.getAttribute(name) ?? ''), attribute);
+}
+
+describe('dashboard in Chromium', { skip: chromiumPath === undefined ? 'no Chromium executable (install chromium, or set CHROMIUM_PATH)' : false }, () => {
+  let browser: Browser;
+  let server: ServerProcess;
+  const cleanups: (() => Promise<unknown>)[] = [];
+
+  before(async () => {
+    const t = { after: (fn: () => void) => cleanups.push(async () => fn()) };
+    server = await startServer(tempDbPath(t));
+    cleanups.unshift(() => server.stop());
+    await loadDashboardData(server.url, {}, seed);
+    browser = await launchChromium(chromiumPath as string);
+    cleanups.unshift(() => browser.close());
+  });
+  after(async () => {
+    for (const cleanup of cleanups) await cleanup();
+  });
+
+  /** A fresh page at `hash` with `demo` selected, watched for problems (checked by `done`). */
+  async function open(hash: string): Promise<{ page: Page; watched: PageWatch; done: () => Promise<void> }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    const watched = watch(page);
+    await page.goto(`${server.url}/dashboard${hash}`);
+    await page.getByTestId('collection-select').selectOption(DEMO);
+    return {
+      page,
+      watched,
+      async done() {
+        await context.close();
+        assert.deepEqual(watched.problems(), [], `[seed ${seed}] the page had problems`);
+      },
+    };
+  }
+
+  it('lists the collections with their info, as GET /collections does', async () => {
+    const { page, done } = await open('');
+    const api = await httpJson(server.url, 'GET', '/collections');
+    const rows = page.getByTestId('collections-table').locator('tbody tr');
+    await rows.first().waitFor();
+    assert.deepEqual(await attributes(page, '[data-collection]', 'data-collection'), api.body.result.map((c: { name: string }) => c.name));
+    assert.deepEqual(await attributes(page, '[data-collection]', 'data-collection'), [DEMO, SMALL]);
+    await page.locator(`[data-collection="${SMALL}"] button`).click();
+    const details = page.getByTestId('collection-details');
+    await details.getByText('flat (exact)').waitFor();
+    assert.match(await details.innerText(), /points\s+12\b/);
+    await page.locator(`[data-collection="${DEMO}"] button`).click();
+    await details.getByText('HNSW').waitFor();
+    assert.match(await details.innerText(), new RegExp(`points\\s+${DEMO_POINTS}\\b`));
+    assert.match(await details.innerText(), /distance\s+Cosine/);
+    await screenshot(page, 'collections');
+    await done();
+  });
+
+  it('browses the points page by page, as the exact listing search returns them, with payload trees and vector previews', async () => {
+    const { page, done } = await open('#/points');
+    const listing = async (offset: number): Promise<string[]> => {
+      const vector = Array.from({ length: DIM }, (_, i) => (i === 0 ? 1 : 0));
+      const r = await httpJson(server.url, 'POST', `/collections/${DEMO}/points/search`, { vector, offset, limit: 20, params: { exact: true } });
+      return r.body.result.map((p: { id: string }) => p.id);
+    };
+    await page.getByTestId('points-range').getByText(`1–20 of ${DEMO_POINTS}`).waitFor();
+    const first = await attributes(page, '[data-point-id]', 'data-point-id');
+    assert.deepEqual(first, await listing(0));
+    // A payload is a tree: its nested object opens on a click.
+    const row = page.locator(`[data-point-id="${first[0]}"]`);
+    assert.equal(await row.locator('svg[aria-label="vector of 8 components"]').count(), 1);
+    await row.locator('details.json-node > summary').first().click();
+    await row.getByText('maker:').click();
+    await row.getByText('country:').waitFor();
+    await screenshot(page, 'points');
+    await page.getByTestId('points-next').click();
+    await page.getByTestId('points-range').getByText(`21–40 of ${DEMO_POINTS}`).waitFor();
+    const second = await attributes(page, '[data-point-id]', 'data-point-id');
+    assert.deepEqual(second, await listing(20));
+    assert.equal(new Set([...first, ...second]).size, 40);
+    await page.getByTestId('points-prev').click();
+    await page.getByTestId('points-range').getByText(`1–20 of ${DEMO_POINTS}`).waitFor();
+    await done();
+  });
+
+  it('runs a filtered search from the playground: the filter is checked as it is typed, the hits and the explain are the API’s', async () => {
+    const { page, watched, done } = await open('#/search');
+    const status = page.getByTestId('filter-status');
+    const filterBox = page.getByTestId('filter-text');
+    // Not JSON: refused in the page, before any request.
+    await filterBox.fill('{"must": [');
+    await page.locator('[data-testid="filter-status"][data-kind="json-error"]').waitFor();
+    assert.match(await status.innerText(), /^not JSON/);
+    // JSON the server refuses: its 400, naming the field's path.
+    const stopAllowing = watched.allow(400, '/points/search');
+    await filterBox.fill('{"must": [{"key": "colour", "type": "sounds-like", "match": {"value": "red"}}]}');
+    await page.locator('[data-testid="filter-status"][data-kind="server-error"]').waitFor();
+    assert.match(await status.innerText(), /400: filter\.must\[0\]/);
+    await page.waitForTimeout(200);
+    stopAllowing();
+    const filter = { must: [{ key: 'colour', type: 'exact', match: { value: 'green' } }], must_not: [{ key: 'size', type: 'range', range: { gte: 50 } }] };
+    await filterBox.fill(JSON.stringify(filter, null, 2));
+    await page.locator('[data-testid="filter-status"][data-kind="valid"]').waitFor();
+
+    const query = await httpJson(server.url, 'GET', `/collections/${DEMO}/points/p007`);
+    await page.getByTestId('query-id').fill('p007');
+    await page.getByTestId('limit').fill('15');
+    await page.getByTestId('run-search').click();
+    await page.getByTestId('search-results').locator('tbody tr').first().waitFor();
+
+    const api = await httpJson(server.url, 'POST', `/collections/${DEMO}/points/search`, {
+      vector: query.body.result.vector,
+      limit: 15,
+      filter,
+      params: { explain: true },
+    });
+    assert.equal(api.status, 200, api.raw);
+    const expected = api.body.result as { id: string; score: number; payload: { colour: string; size: number } }[];
+    assert.ok(expected.length > 0 && expected.every((p) => p.payload.colour === 'green' && p.payload.size < 50), 'the API honours the filter');
+    assert.deepEqual(await attributes(page, '[data-testid="search-results"] [data-point-id]', 'data-point-id'), expected.map((p) => p.id));
+    const scores = (await attributes(page, '[data-testid="search-results"] [data-point-id]', 'data-score')).map(Number);
+    for (const [i, score] of scores.entries()) assert.ok(Math.abs(score - (expected[i] as { score: number }).score) < 1e-6, `score ${i}`);
+    assert.equal(await page.getByTestId('explain-strategy').innerText(), api.body.explain.strategy);
+    assert.equal(await page.getByTestId('explain-exact').innerText(), api.body.explain.exact ? 'exact' : 'approximate');
+    assert.match(await page.getByTestId('explain-scored').innerText(), /^\d[\d,]*$/);
+    assert.ok((await page.getByTestId('explain-estimate').innerText()).startsWith(api.body.explain.estimate.expected.toLocaleString('en')));
+    await screenshot(page, 'search');
+    await done();
+  });
+
+  it('projects a sample of points on two principal components, coloured by a payload field', async () => {
+    const { page, done } = await open('#/projection');
+    const canvas = page.getByTestId('projection-canvas');
+    await canvas.waitFor();
+    assert.equal(await canvas.getAttribute('data-points'), String(DEMO_POINTS));
+    // The plot is drawn: many pixels differ from the white background, in more than one colour.
+    const drawn = await canvas.evaluate((element) => {
+      const c = element as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+      const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let painted = 0;
+      const colours = new Set<number>();
+      for (let i = 0; i < data.length; i += 4) {
+        const [r, g, b] = [data[i] as number, data[i + 1] as number, data[i + 2] as number];
+        if (r < 240 || g < 240 || b < 240) {
+          painted++;
+          colours.add(((r >> 5) << 6) | ((g >> 5) << 3) | (b >> 5));
+        }
+      }
+      return { painted, colours: colours.size };
+    });
+    assert.ok(drawn.painted > 2000, `painted pixels: ${drawn.painted}`);
+    assert.ok(drawn.colours >= COLOURS.length, `distinct colours: ${drawn.colours}`);
+    await page.getByTestId('colour-field').selectOption('colour');
+    const legend = page.getByTestId('projection-legend');
+    for (const colour of COLOURS) await legend.getByText(`${colour} (${DEMO_POINTS / COLOURS.length})`).waitFor();
+    await screenshot(page, 'projection');
+    await page.getByTestId('colour-field').selectOption('size');
+    await legend.getByText('blue = lowest').waitFor();
+    await done();
+  });
+
+  it('charts requests per second and latency from /metrics, live', async () => {
+    const { page, done } = await open('#/metrics');
+    const samples = async (): Promise<number> => Number(await page.getByTestId('chart-qps').getAttribute('data-samples'));
+    const peak = async (): Promise<number> => Number(await page.getByTestId('metrics-now').getAttribute('data-peak-search-qps'));
+    await until(async () => (await samples()) >= 1, 'a first point on the chart');
+    const before = await samples();
+    assert.equal(await peak(), 0, 'no search yet');
+    // Traffic while the page polls: the next scrape sees it, and the chart gains a point.
+    const vector = Array.from({ length: DIM }, () => 1);
+    for (let i = 0; i < 60; i++) await httpJson(server.url, 'POST', `/collections/${DEMO}/points/search`, { vector, limit: 5 });
+    await until(async () => (await samples()) > before && (await peak()) > 0, 'a point on the chart with the searches');
+    assert.equal(await page.locator('[data-testid="chart-qps"] canvas').count(), 1, 'uPlot drew its canvas');
+    assert.equal(await page.locator('[data-testid="chart-latency"] canvas').count(), 1, 'uPlot drew its canvas');
+    const text = await page.getByTestId('metrics-gauges').innerText();
+    assert.match(text, /collections\s+2/);
+    assert.match(text, new RegExp(`points\\s+${DEMO_POINTS + 12}`));
+    assert.match(text, /searches by strategy\s+.*graph: \d+/);
+    await screenshot(page, 'metrics');
+    await done();
+  });
+});
+
+describe('dashboard in Chromium, on a server with an API key', { skip: chromiumPath === undefined ? 'no Chromium executable (install chromium, or set CHROMIUM_PATH)' : false }, () => {
+  let browser: Browser;
+  let server: ServerProcess;
+  const cleanups: (() => Promise<unknown>)[] = [];
+
+  before(async () => {
+    const t = { after: (fn: () => void) => cleanups.push(async () => fn()) };
+    server = await startServer(tempDbPath(t), ['-api-key', API_KEY]);
+    cleanups.unshift(() => server.stop());
+    await loadDashboardData(server.url, { 'api-key': API_KEY }, seed);
+    browser = await launchChromium(chromiumPath as string);
+    cleanups.unshift(() => browser.close());
+  });
+  after(async () => {
+    for (const cleanup of cleanups) await cleanup();
+  });
+
+  it('loads without the key, asks for it, keeps it for the tab and sends it as the api-key header', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    const watched = watch(page);
+    const keysSent: (string | undefined)[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/collections') keysSent.push(request.headers()['api-key']);
+    });
+    const stopAllowing = watched.allow(401, '/collections');
+    await page.goto(`${server.url}/dashboard`);
+    const prompt = page.getByTestId('key-prompt');
+    await prompt.waitFor();
+    await screenshot(page, 'api-key');
+    await prompt.locator('input[type="password"]').fill('not-the-key');
+    await prompt.locator('button[type="submit"]').click();
+    await prompt.getByText('did not accept').waitFor();
+    await page.waitForTimeout(200);
+    stopAllowing();
+    await prompt.locator('input[type="password"]').fill(API_KEY);
+    await prompt.locator('button[type="submit"]').click();
+    await page.getByTestId('collections-table').waitFor();
+    assert.equal(await prompt.count(), 0);
+    assert.deepEqual(await attributes(page, '[data-collection]', 'data-collection'), [DEMO, SMALL]);
+    assert.deepEqual(keysSent, [undefined, 'not-the-key', API_KEY]);
+    const stored = await page.evaluate(() =>
+      (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem('kith.apiKey'),
+    );
+    assert.equal(stored, API_KEY);
+    // A reload keeps the key (same tab): no prompt, and searches (POST) carry it too.
+    await page.goto(`${server.url}/dashboard#/points`);
+    await page.getByTestId('points-range').getByText(`of ${DEMO_POINTS}`, { exact: false }).waitFor();
+    assert.equal(await page.getByTestId('key-prompt').count(), 0);
+    assert.equal(keysSent.at(-1), API_KEY);
+    await context.close();
+    assert.deepEqual(watched.problems(), [], `[seed ${seed}] the page had problems`);
+  });
+});
+
