@@ -1,53 +1,19 @@
 /**
  * The web dashboard in a real browser (Chromium through playwright-core) against a real server
  * process with data: every page, checked against the API's own answers, with no console error and
- * no failed request. With KITH_SCREENSHOTS=1 each page is also saved as docs/images/dashboard-*.png.
+ * no failed request (the API key's flow is in dashboard-api-key.test.ts). With KITH_SCREENSHOTS=1 each page is also saved as docs/images/dashboard-*.png.
  * Skips, saying why, only where no Chromium executable exists.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { findChromium, launchChromium, type PageWatch, watch } from '../helpers/browser.js';
-import { testSeed } from '../helpers/data.js';
+import { launchChromium, type PageWatch, watch } from '../helpers/browser.js';
 import { httpJson, type ServerProcess, startServer } from '../helpers/server-process.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 import { COLOURS, DEMO, DEMO_POINTS, DIM, loadDashboardData, SMALL } from './dashboard-data.js';
+import { attributes, chromiumPath, SKIP_WITHOUT_CHROMIUM, screenshot, seed, until } from './dashboard-page.js';
 
-const chromiumPath = findChromium();
-const SCREENSHOTS = process.env.KITH_SCREENSHOTS === '1';
-const IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
-const API_KEY = 'dashboard-test-key';
-const seed = testSeed(1101);
-if (chromiumPath === undefined) {
-  console.log('# dashboard browser tests skipped: no Chromium executable (install the chromium package, or set CHROMIUM_PATH)');
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  if (!SCREENSHOTS) return;
-  mkdirSync(IMAGES, { recursive: true });
-  await page.screenshot({ path: `${IMAGES}dashboard-${name}.png` });
-}
-
-/**
- * Polls `condition` from the test's side (the page's CSP forbids the string evaluation
- * waitForFunction would need) until it holds, or fails after `ms`.
- */
-async function until(condition: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`waited ${ms} ms for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** The texts of every element matching `selector`'s attribute `attribute`, in page order. */
-async function attributes(page: Page, selector: string, attribute: string): Promise<string[]> {
-  return page.locator(selector).evaluateAll((elements, name) => elements.map((e) => e.getAttribute(name) ?? ''), attribute);
-}
-
-describe('dashboard in Chromium', { skip: chromiumPath === undefined ? 'no Chromium executable (install chromium, or set CHROMIUM_PATH)' : false }, () => {
+describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
   let browser: Browser;
   let server: ServerProcess;
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -224,59 +190,3 @@ describe('dashboard in Chromium', { skip: chromiumPath === undefined ? 'no Chrom
     await done();
   });
 });
-
-describe('dashboard in Chromium, on a server with an API key', { skip: chromiumPath === undefined ? 'no Chromium executable (install chromium, or set CHROMIUM_PATH)' : false }, () => {
-  let browser: Browser;
-  let server: ServerProcess;
-  const cleanups: (() => Promise<unknown>)[] = [];
-
-  before(async () => {
-    const t = { after: (fn: () => void) => cleanups.push(async () => fn()) };
-    server = await startServer(tempDbPath(t), ['-api-key', API_KEY]);
-    cleanups.unshift(() => server.stop());
-    await loadDashboardData(server.url, { 'api-key': API_KEY }, seed);
-    browser = await launchChromium(chromiumPath as string);
-    cleanups.unshift(() => browser.close());
-  });
-  after(async () => {
-    for (const cleanup of cleanups) await cleanup();
-  });
-
-  it('loads without the key, asks for it, keeps it for the tab and sends it as the api-key header', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    const page = await context.newPage();
-    const watched = watch(page);
-    const keysSent: (string | undefined)[] = [];
-    page.on('request', (request) => {
-      if (new URL(request.url()).pathname === '/collections') keysSent.push(request.headers()['api-key']);
-    });
-    const stopAllowing = watched.allow(401, '/collections');
-    await page.goto(`${server.url}/dashboard`);
-    const prompt = page.getByTestId('key-prompt');
-    await prompt.waitFor();
-    await screenshot(page, 'api-key');
-    await prompt.locator('input[type="password"]').fill('not-the-key');
-    await prompt.locator('button[type="submit"]').click();
-    await prompt.getByText('did not accept').waitFor();
-    await page.waitForTimeout(200);
-    stopAllowing();
-    await prompt.locator('input[type="password"]').fill(API_KEY);
-    await prompt.locator('button[type="submit"]').click();
-    await page.getByTestId('collections-table').waitFor();
-    assert.equal(await prompt.count(), 0);
-    assert.deepEqual(await attributes(page, '[data-collection]', 'data-collection'), [DEMO, SMALL]);
-    assert.deepEqual(keysSent, [undefined, 'not-the-key', API_KEY]);
-    const stored = await page.evaluate(() =>
-      (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem('kith.apiKey'),
-    );
-    assert.equal(stored, API_KEY);
-    // A reload keeps the key (same tab): no prompt, and searches (POST) carry it too.
-    await page.goto(`${server.url}/dashboard#/points`);
-    await page.getByTestId('points-range').getByText(`of ${DEMO_POINTS}`, { exact: false }).waitFor();
-    assert.equal(await page.getByTestId('key-prompt').count(), 0);
-    assert.equal(keysSent.at(-1), API_KEY);
-    await context.close();
-    assert.deepEqual(watched.problems(), [], `[seed ${seed}] the page had problems`);
-  });
-});
-
