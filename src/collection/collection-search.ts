@@ -85,7 +85,56 @@ export const SAMPLE_SIZE = 256;
 
 const sampler = new SeededRng(7);
 
+/**
+ * The scoring a search asks for: the distance-heavy part, which a search thread can do over the
+ * shared memory (collection/parallel-search.ts) or this thread can (`scoreHere`). `accept` is a
+ * predicate only this thread can run; `acceptBits`, when present, is the same answer as a bitset.
+ */
+export type SearchWork =
+  | {
+      readonly kind: 'graph';
+      readonly query: Float32Array;
+      readonly k: number;
+      readonly ef: number;
+      readonly accept?: (slot: number) => boolean;
+      readonly acceptBits?: Uint32Array;
+      readonly twoHop?: boolean;
+    }
+  | { readonly kind: 'flat'; readonly query: Float32Array; readonly k: number; readonly accept?: (slot: number) => boolean; readonly acceptBits?: Uint32Array }
+  | { readonly kind: 'slots'; readonly query: Float32Array; readonly k: number; readonly slots: Int32Array };
+
+/** Runs one piece of search work on this thread. */
+export function scoreHere(memory: SegmentReader, work: SearchWork, stats: SearchStats): SearchHits {
+  switch (work.kind) {
+    case 'graph':
+      return memory.searchGraph({ query: work.query, k: work.k, ef: work.ef, accept: work.accept, acceptBits: work.acceptBits, twoHop: work.twoHop, stats });
+    case 'flat':
+      return memory.searchFlat({ query: work.query, k: work.k, accept: work.accept, stats });
+    case 'slots':
+      return memory.scoreSlots(work.query, work.slots, work.k, stats);
+  }
+}
+
+/** A search, all on this thread. */
 export function searchSegment(memory: SegmentReader, config: CollectionConfig, input: SearchInput): SearchOutcome {
+  const stats: SearchStats = { scored: 0 };
+  const steps = searchSteps(memory, config, input, stats);
+  let step = steps.next();
+  while (step.done !== true) step = steps.next(scoreHere(memory, step.value, stats));
+  return step.value;
+}
+
+/**
+ * A search as steps: plan and shape here, yield the scoring (`SearchWork`) to whoever drives it
+ * and continue with the hits it sends back, best first and at most `k` of them. The driver adds
+ * the distances it computed to `stats`.
+ */
+export function* searchSteps(
+  memory: SegmentReader,
+  config: CollectionConfig,
+  input: SearchInput,
+  stats: SearchStats,
+): Generator<SearchWork, SearchOutcome, SearchHits> {
   const query = prepareQuery(input.vector, config.vectorSize, config.distance);
   const limit = input.limit ?? config.parameters.k;
   const offset = input.offset ?? 0;
@@ -94,7 +143,6 @@ export function searchSegment(memory: SegmentReader, config: CollectionConfig, i
   const exact = params.exact === true;
   const efChoice = searchEf(params.ef, config, k);
   const ef = efChoice.ef;
-  const stats: SearchStats = { scored: 0 };
   const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : input.filter;
   const n = memory.table.liveCount;
   const m = memory.graphM;
@@ -115,7 +163,7 @@ export function searchSegment(memory: SegmentReader, config: CollectionConfig, i
   let hits: SearchHits;
   if (filter === undefined) {
     const strategy = choosePlan({ n, ef, m, exact, matches: undefined, candidates: undefined });
-    hits = strategy === 'graph' && m !== undefined ? memory.searchGraph({ query, k, ef, stats }) : memory.searchFlat({ query, k, stats });
+    hits = yield strategy === 'graph' && m !== undefined ? { kind: 'graph', query, k, ef } : { kind: 'flat', query, k };
     explain.strategy = strategy === 'graph' ? 'graph' : 'flat-scan';
     explain.exact = strategy !== 'graph';
   } else {
@@ -141,22 +189,22 @@ export function searchSegment(memory: SegmentReader, config: CollectionConfig, i
       strategy = choosePlan({ ...plan, matches: { min: expected, expected, max: expected }, sampled: true });
     }
     const exactWay = exactStrategy(candidates?.count, n);
-    const exactMatches = (): SearchHits =>
+    const exactMatches = (): SearchWork =>
       exactWay === 'candidates-exact' && candidates !== undefined
-        ? memory.scoreSlots(query, collectMatches(memory, candidates, accept), k, stats)
-        : memory.searchFlat({ query, k, accept, stats });
+        ? { kind: 'slots', query, k, slots: collectMatches(memory, candidates, accept) }
+        : { kind: 'flat', query, k, accept, acceptBits: testOf().bits };
     if (strategy === 'graph-filtered' && m !== undefined) {
       // Two hops pay where most neighbours fail the filter; with most passing, a plain walk is cheaper.
       const twoHop = params.filter_walk === undefined || params.filter_walk === null ? estimated.estimate.expected < TWO_HOP_BELOW * n : params.filter_walk === 'two-hop';
-      hits = memory.searchGraph({ query, k, ef, accept, acceptBits: testOf().bits, twoHop, stats });
+      hits = yield { kind: 'graph', query, k, ef, accept, acceptBits: testOf().bits, twoHop };
       explain.exact = false;
       if (hits.slots.length < k) {
-        hits = exactMatches();
+        hits = yield exactMatches();
         explain.fallback = true;
         explain.exact = true;
       }
     } else {
-      hits = exactMatches();
+      hits = yield exactMatches();
       strategy = exactWay;
     }
     explain.strategy = strategy;

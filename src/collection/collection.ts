@@ -16,7 +16,11 @@ import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
 import { type CollectionConfig, type CollectionConfigJson, configToJson } from './collection-config.js';
 import { type LoadReport, loadCollection } from './collection-load.js';
-import { type MemoryStats, Segment } from './segment.js';
+import { searchSegmentParallel } from './parallel-search.js';
+import { ReadWriteGate } from './read-write-gate.js';
+import type { SearchThreads } from './search-threads.js';
+import type { ThreadWork } from './search-thread-protocol.js';
+import { type MemoryStats, Segment, type SharedSegmentState } from './segment.js';
 import { collectMatches, type ScoredPoint, type SearchOutcome, searchSegment } from './collection-search.js';
 import type { Payload } from './point-table.js';
 import { checkPointShape, checkSearchInput, type FilterInput, type SearchRequest, toFilter } from './embedded-input.js';
@@ -61,6 +65,10 @@ interface PreparedPoint {
 export class Collection {
   private segment: Segment;
   private readonly writes = new WriteQueue();
+  /** Searches on threads read the segment's memory: changes to it wait for them, and they for changes. */
+  private readonly gate = new ReadWriteGate();
+  /** The segment the search threads have a view of, its key there, and the arrays they were given. */
+  private posted: { readonly segment: Segment; readonly key: number; readonly state: SharedSegmentState } | undefined;
   private dropped = false;
 
   constructor(
@@ -69,8 +77,10 @@ export class Collection {
     readonly config: CollectionConfig,
     private lastVersion: bigint,
     private readonly warn: WarningSink = () => {},
+    /** The database's search threads, when it has any (`-threads` above 1). */
+    private readonly threads?: SearchThreads,
   ) {
-    this.segment = new Segment(config);
+    this.segment = new Segment(config, threads?.scratchAreas ?? 1);
   }
 
   get name(): string {
@@ -172,7 +182,34 @@ export class Collection {
    * search threads can take it (docs/architecture.md, "Search threads").
    */
   async searchParallel(input: SearchRequest): Promise<SearchOutcome> {
-    return searchSegment(this.segment, this.config, checkSearchInput(input));
+    const checked = checkSearchInput(input);
+    const threads = this.threads;
+    if (threads === undefined || !threads.available || this.dropped) return searchSegment(this.segment, this.config, checked);
+    return this.gate.read(() => searchSegmentParallel(this.segment, this.config, checked, (work) => this.onThread(threads, work)));
+  }
+
+  /** Sends search work to a thread, attaching this segment (or its grown arrays) first. */
+  private onThread(threads: SearchThreads, work: ThreadWork): ReturnType<SearchThreads['run']> {
+    const segment = this.segment;
+    const state = segment.sharedState();
+    let posted = this.posted;
+    if (posted === undefined || posted.segment !== segment) {
+      if (posted !== undefined) threads.detach(posted.key);
+      const config = this.config;
+      const spec = {
+        dim: config.vectorSize,
+        distance: config.distance,
+        quantization: config.quantization,
+        m: config.hnsw ? config.parameters.m : null,
+        scratchAreas: threads.scratchAreas,
+      };
+      posted = { segment, key: threads.attach(spec, state), state };
+    } else if (posted.state.graph?.layer0 !== state.graph?.layer0 || posted.state.graph?.upperPool !== state.graph?.upperPool || posted.state.live !== state.live) {
+      threads.remap(posted.key, state);
+      posted = { ...posted, state };
+    }
+    this.posted = posted;
+    return threads.run(posted.key, segment.header(), work);
   }
 
   /**
@@ -281,6 +318,11 @@ export class Collection {
     await this.writes.run(() => {
       this.dropped = true;
     });
+    // Searches already on threads hold the gate; once it is free, the threads can let go.
+    await this.gate.write(() => {
+      if (this.posted !== undefined) this.threads?.detach(this.posted.key);
+      this.posted = undefined;
+    });
   }
 
   /** Finishes queued writes and saves the graph if it changed since its last snapshot. */
@@ -321,12 +363,14 @@ export class Collection {
       id: p.id,
       record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }),
     }));
-    this.segment.reserveFor(prepared.map((p) => ({ id: p.id, vector: p.stored })));
+    await this.gate.write(() => this.segment.reserveFor(prepared.map((p) => ({ id: p.id, vector: p.stored }))));
     await this.store.writePoints(this.uid, writes, [], version);
     this.lastVersion = version;
-    this.applyOrReload(() => {
-      for (const p of prepared) this.segment.upsert({ id: p.id, version, payload: p.payload, vector: p.stored });
-    });
+    await this.gate.write(() =>
+      this.applyOrReload(() => {
+        for (const p of prepared) this.segment.upsert({ id: p.id, version, payload: p.payload, vector: p.stored });
+      }),
+    );
   }
 
   private async deleteExisting(ids: readonly PointId[]): Promise<{ deleted: number }> {
@@ -334,9 +378,11 @@ export class Collection {
     const existing = [...new Set(ids)].filter((id) => this.segment.table.slotOf(id) !== undefined);
     if (existing.length === 0) return { deleted: 0 };
     await this.store.writePoints(this.uid, [], existing);
-    this.applyOrReload(() => {
-      for (const id of existing) this.segment.delete(id);
-    });
+    await this.gate.write(() =>
+      this.applyOrReload(() => {
+        for (const id of existing) this.segment.delete(id);
+      }),
+    );
     return { deleted: existing.length };
   }
 
@@ -350,7 +396,7 @@ export class Collection {
       apply();
       this.segment.maintain();
     } catch (error) {
-      this.segment = new Segment(this.config);
+      this.segment = new Segment(this.config, this.threads?.scratchAreas ?? 1);
       this.load();
       throw new KithError(
         'ERR_INDEX',

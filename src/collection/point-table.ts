@@ -18,7 +18,8 @@ export class PointTable implements SlotTable {
   private ids: Array<PointId | undefined> = [];
   private payloads: Array<Payload | undefined> = [];
   private versions = new BigUint64Array(0);
-  private live = new Uint8Array(0);
+  /** 1 where a slot holds a live point; shared with the search threads (their flat scans test it). */
+  private live: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
   private readonly freeSlots: number[] = [];
   private highWater = 0;
 
@@ -28,6 +29,11 @@ export class PointTable implements SlotTable {
 
   get liveCount(): number {
     return this.slotById.size;
+  }
+
+  /** The liveness flags as search threads read them; replaced when the table grows. */
+  get sharedLive(): Uint8Array<ArrayBufferLike> {
+    return this.live;
   }
 
   isLive(slot: number): boolean {
@@ -59,7 +65,7 @@ export class PointTable implements SlotTable {
   reserve(slots: number): void {
     if (slots <= this.live.length) return;
     const capacity = Math.max(slots, Math.ceil(this.live.length * 1.5), 1024);
-    const live = new Uint8Array(capacity);
+    const live = new Uint8Array(new SharedArrayBuffer(capacity));
     live.set(this.live);
     this.live = live;
     const versions = new BigUint64Array(capacity);

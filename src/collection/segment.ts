@@ -8,6 +8,7 @@
 import { checkIntegrity } from '../index/hnsw/check-integrity.js';
 import { decodeGraphInto, encodeGraph } from '../index/hnsw/graph-codec.js';
 import { ALWAYS_CHECK_EVERYTHING_BELOW, ALWAYS_CHECK_REACHABILITY_BELOW, CONNECTIVITY_CHECK_SHARE, HnswIndex } from '../index/hnsw/hnsw-index.js';
+import type { SharedGraphArrays } from '../index/hnsw/hnsw-graph.js';
 import { VisitedSet } from '../index/hnsw/visited-set.js';
 import { FlatIndex } from '../index/flat/flat-index.js';
 import type { SearchHits, SearchOptions, SearchStats } from '../index/vector-index.js';
@@ -59,6 +60,21 @@ export interface SegmentReader {
   readVector(slot: number): Float32Array;
 }
 
+/** What a search thread attaches to: the segment's shared memory (collection/search-threads.ts). */
+export interface SharedSegmentState {
+  readonly memory: WebAssembly.Memory;
+  readonly graph: SharedGraphArrays | null;
+  readonly live: Uint8Array<ArrayBufferLike>;
+}
+
+/** The scalars a search thread needs with each search: they change with every write. */
+export interface SegmentHeader {
+  readonly entryPoint: number;
+  readonly maxLevel: number;
+  readonly slotCount: number;
+  readonly liveCount: number;
+}
+
 /** Seed of every collection's HNSW level generator: builds are reproducible. */
 const HNSW_SEED = 100;
 
@@ -82,15 +98,23 @@ export class Segment implements SegmentReader {
   private pending: SegmentPoint[] = [];
   private restoredCount = 0;
 
-  constructor(private readonly config: CollectionConfig) {
+  /**
+   * @param scratchAreas scratch areas in the vector memory: one for this thread and one per search
+   *   thread that will attach to it
+   */
+  constructor(
+    private readonly config: CollectionConfig,
+    scratchAreas = 1,
+  ) {
     this.payloads = new PayloadIndex(config.payloadIndex);
+    const layout = { scratchAreas, scratchIndex: 0 };
     let kernel: DistanceKernel;
     if (config.quantization === 'sq8') {
-      this.sq8 = new Sq8Arena(config.vectorSize, config.distance);
+      this.sq8 = new Sq8Arena(config.vectorSize, config.distance, layout);
       this.arena = this.sq8;
       kernel = createSq8Kernel(this.sq8, config.distance);
     } else {
-      this.f32 = new VectorArena(config.vectorSize);
+      this.f32 = new VectorArena(config.vectorSize, layout);
       this.arena = this.f32;
       kernel = createKernel(this.f32, config.distance);
     }
@@ -132,6 +156,21 @@ export class Segment implements SegmentReader {
 
   readVector(slot: number): Float32Array {
     return this.arena.read(slot);
+  }
+
+  /** The memory search threads read; its arrays are replaced when they grow (compare them). */
+  sharedState(): SharedSegmentState {
+    return { memory: this.arena.wasmMemory, graph: this.hnsw?.graph.sharedArrays() ?? null, live: this.points.sharedLive };
+  }
+
+  header(): SegmentHeader {
+    const graph = this.hnsw?.graph;
+    return {
+      entryPoint: graph?.entryPoint ?? -1,
+      maxLevel: graph?.maxLevel ?? -1,
+      slotCount: this.points.slotCount,
+      liveCount: this.points.liveCount,
+    };
   }
 
   /** What the vectors and the graph occupy, allocated and in use, for benchmarks and diagnostics. */

@@ -14,11 +14,17 @@ import {
 } from '../collection/collection-config.js';
 import { Collection, type CollectionInfo, type WarningSink } from '../collection/collection.js';
 import type { LoadReport } from '../collection/collection-load.js';
+import { SearchThreads } from '../collection/search-threads.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
 
 export interface DatabaseOptions {
   /** Receives problems that fail no request, e.g. a graph snapshot that could not be used. */
   readonly onWarning?: WarningSink;
+  /**
+   * Search threads (worker threads sharing the collections' memory) that run the service's
+   * searches (`Collection.searchParallel`); 0 or absent: searches run on the calling thread.
+   */
+  readonly threads?: number;
 }
 
 export class Database {
@@ -31,6 +37,7 @@ export class Database {
   private constructor(
     private readonly store: LmdbStore,
     private readonly warn: WarningSink | undefined,
+    private readonly threads: SearchThreads | undefined,
   ) {}
 
   /**
@@ -39,20 +46,29 @@ export class Database {
    * ERR_DATABASE_LOCKED naming the file and the holder.
    */
   static open(path: string, options: DatabaseOptions = {}): Database {
+    const threadCount = options.threads ?? 0;
+    if (!Number.isInteger(threadCount) || threadCount < 0) throw badInput('threads', `expected a whole number ≥ 0, got ${describeJson(threadCount)}`);
     const store = LmdbStore.open(path);
-    const db = new Database(store, options.onWarning);
+    const threads = threadCount > 0 ? SearchThreads.start(threadCount) : undefined;
+    const db = new Database(store, options.onWarning, threads);
     try {
       for (const stored of store.loadCollections()) {
         const config = configFromStored(stored.config, stored.name);
-        const collection = new Collection(store, stored.uid, config, stored.lastVersion, db.warn);
+        const collection = new Collection(store, stored.uid, config, stored.lastVersion, db.warn, threads);
         db.reports.set(stored.name, collection.load());
         db.collections.set(stored.name, collection);
       }
     } catch (error) {
       void store.close();
+      void threads?.close();
       throw error;
     }
     return db;
+  }
+
+  /** Search threads running the service's searches (0: none, searches run on the calling thread). */
+  get searchThreads(): number {
+    return this.threads?.size ?? 0;
   }
 
   get path(): string {
@@ -89,7 +105,7 @@ export class Database {
     this.busyNames.add(config.name);
     try {
       const uid = await this.store.createCollection(config.name, configToJson(config));
-      const collection = new Collection(this.store, uid, config, 0n, this.warn);
+      const collection = new Collection(this.store, uid, config, 0n, this.warn, this.threads);
       this.collections.set(config.name, collection);
       return collection.describe();
     } finally {
@@ -131,6 +147,7 @@ export class Database {
       await Promise.all([...this.collections.values()].map((c) => c.close()));
       await this.store.flush();
       await this.store.close();
+      await this.threads?.close();
     })();
     return this.closing;
   }

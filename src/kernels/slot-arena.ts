@@ -101,10 +101,8 @@ export abstract class SlotArena {
     this.scoresByteOffset = this.idsByteOffset + SCRATCH_BATCH * 4;
     this.vectorsByteOffset = layout.scratchAreas * scratchBytes;
     this.ownsMemory = layout.memory === undefined;
-    if (layout.memory !== undefined) {
-      this.memory = layout.memory;
-      this.refreshViews(0);
-    }
+    // A view reads the buffer at its first `refreshViews` (subclass fields do not exist yet here).
+    this.memory = layout.memory;
   }
 
   /** Slots the memory holds without growing. */

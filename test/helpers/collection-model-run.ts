@@ -92,6 +92,8 @@ export interface SeqConfig {
   readonly efConstruction: number;
   readonly efSearch: number;
   readonly payloadIndex: boolean;
+  /** Search threads of the database: searches go through searchParallel when above 0. */
+  readonly threads: number;
   readonly family: VectorFamily;
   /** Scores exact in float32 (see collection-model.ts). */
   readonly exact: boolean;
@@ -109,6 +111,8 @@ export interface RunOptions {
   readonly steps: number;
   readonly poolMax: number;
   readonly maxBatch: number;
+  /** Search threads (KITH_MODEL_THREADS); undefined: 0, 1 or 2 by seed, so the suite runs all three. */
+  readonly threads?: number;
 }
 
 /** The configuration a seed stands for: index, metric and quantization from seed % 12, the vector family from seed % 5, the rest drawn. */
@@ -136,6 +140,7 @@ export function configFor(seed: number, options: RunOptions): SeqConfig {
     efConstruction: rng.pick([4, 8, 16, 64, 200]),
     efSearch: rng.pick([1, 2, 4, 16, 64]),
     payloadIndex: rng.next() < 0.8,
+    threads: options.threads ?? seed % 3,
     family,
     exact: EXACT_FAMILIES.has(family) && q === 'none' && metric !== 'cosine',
     steps: options.steps,
@@ -150,7 +155,7 @@ export function configFor(seed: number, options: RunOptions): SeqConfig {
 export function describeConfig(c: SeqConfig): string {
   const kinds = [...new Set(c.pool.map((p) => p.kind))].join('/');
   const index = c.hnsw ? `m ${c.m}, ef_construction ${c.efConstruction}, ef_search ${c.efSearch}, ` : '';
-  return `${c.name}, dim ${c.dim}, ${index}payload_index ${c.payloadIndex}, vectors ${c.family}${c.exact ? ' (exact scores)' : ''}, pool of ${c.pool.length} ids (${kinds})${c.off.size > 0 ? `, off: ${[...c.off].join(',')}` : ''}`;
+  return `${c.name}, dim ${c.dim}, ${index}payload_index ${c.payloadIndex}, threads ${c.threads}, vectors ${c.family}${c.exact ? ' (exact scores)' : ''}, pool of ${c.pool.length} ids (${kinds})${c.off.size > 0 ? `, off: ${[...c.off].join(',')}` : ''}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -390,7 +395,7 @@ const count = (stats: Map<string, number>, key: string): void => {
 const COLLECTION = 'model';
 
 async function createCollection(config: SeqConfig, path: string): Promise<Live> {
-  const db = Database.open(path);
+  const db = Database.open(path, { threads: config.threads });
   await db.createCollection({
     name: COLLECTION,
     vector_size: config.dim,
@@ -478,12 +483,12 @@ async function applyOp(live: Live, model: Model, config: SeqConfig, op: Op, wher
       return keys;
     }
     case 'search':
-      runSearch(live, model, config, op.search, where);
+      await runSearch(live, model, config, op.search, where);
       return [];
     case 'restart': {
       await live.db.close();
       try {
-        live.db = Database.open(live.path);
+        live.db = Database.open(live.path, { threads: config.threads });
         live.c = live.db.collection(COLLECTION);
       } catch (error) {
         fail('restart.open', `${where}: reopening threw ${String(error)}`);
@@ -494,11 +499,11 @@ async function applyOp(live: Live, model: Model, config: SeqConfig, op: Op, wher
   }
 }
 
-function runSearch(live: Live, model: Model, config: SeqConfig, spec: SearchSpec, where: string): void {
+async function runSearch(live: Live, model: Model, config: SeqConfig, spec: SearchSpec, where: string): Promise<void> {
   observeStored(live, model, `${where}: reading new vectors`);
   let outcome: ReturnType<Collection['searchExplained']>;
   try {
-    outcome = live.c.searchExplained(toRequest(spec));
+    outcome = config.threads > 0 ? await live.c.searchParallel(toRequest(spec)) : live.c.searchExplained(toRequest(spec));
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     fail('search.threw', `${where}: search ${showSearch(spec)} threw ${String(code ?? '')} ${String(error)}`);
@@ -518,7 +523,7 @@ function runSearch(live: Live, model: Model, config: SeqConfig, spec: SearchSpec
 }
 
 /** After every step: count, gets of a sample (and of every id the step touched), integrity, searches. */
-function checkState(live: Live, model: Model, config: SeqConfig, step: Step, touched: readonly RawId[], where: string): void {
+async function checkState(live: Live, model: Model, config: SeqConfig, step: Step, touched: readonly RawId[], where: string): Promise<void> {
   const c = live.c;
   if (c.pointsCount !== model.points.size) fail('count', `${where}: pointsCount ${c.pointsCount}, the model has ${model.points.size}`);
   const rng = new SeededRng(step.sampleSeed);
@@ -528,7 +533,7 @@ function checkState(live: Live, model: Model, config: SeqConfig, step: Step, tou
   checkGets(c, model, sample, `${where}: get`);
   const problems = c.checkIntegrity();
   if (problems.length > 0) fail('integrity', `${where}: checkIntegrity: ${problems.slice(0, 5).join('; ')}`);
-  for (const spec of step.checks) runSearch(live, model, config, spec, `${where}: check`);
+  for (const spec of step.checks) await runSearch(live, model, config, spec, `${where}: check`);
 }
 
 export interface RunResult {
@@ -558,7 +563,7 @@ export async function runSequence(config: SeqConfig, dir: string, replay?: reado
         // Checks are drawn for the state they check, so their thresholds and limits bite.
         if (replay === undefined) step = { ...step, checks: drawChecks(rng, config, model) };
         steps.push(step);
-        checkState(live, model, config, step, touched, where);
+        await checkState(live, model, config, step, touched, where);
         live.stats.set('most points', Math.max(live.stats.get('most points') ?? 0, model.points.size));
       } catch (error) {
         if (steps.length === i) steps.push(step);

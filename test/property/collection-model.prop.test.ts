@@ -30,6 +30,7 @@
  *   KITH_MODEL_OFF=control-ids,duplicates,…   switch generators/operations off; the names are
  *                                      SWITCHES in collection-model-run.ts
  *   KITH_MODEL_STEPS=n, KITH_MODEL_POOL=n, KITH_MODEL_BATCH=n   sequence length, id pool, batch size
+ *   KITH_MODEL_THREADS=n               search threads for every seed (default: seed % 3, so 0, 1 and 2 all run)
  *   KITH_MODEL_MINIMIZE=1              on failure, shrink the log by replaying subsets (slow) and
  *                                      print the smallest that fails the same way
  * A failure prints the seed, the configuration, the failing step and check, the operation log,
@@ -73,11 +74,12 @@ const options: RunOptions = {
   steps: positive('KITH_MODEL_STEPS', FUZZ ? 60 : 30),
   poolMax: positive('KITH_MODEL_POOL', FUZZ ? 240 : 96),
   maxBatch: positive('KITH_MODEL_BATCH', FUZZ ? 60 : 24),
+  threads: env.KITH_MODEL_THREADS === undefined ? undefined : Number(env.KITH_MODEL_THREADS),
 };
 
 /** The variables that shape a run, for the replay line. */
 const replayEnv = (seed: number): string =>
-  [`KITH_SEED=${seed}`, ...['KITH_MODEL_CONFIG', 'KITH_MODEL_OFF', 'KITH_MODEL_STEPS', 'KITH_MODEL_POOL', 'KITH_MODEL_BATCH', 'KITH_FUZZ']
+  [`KITH_SEED=${seed}`, ...['KITH_MODEL_CONFIG', 'KITH_MODEL_OFF', 'KITH_MODEL_STEPS', 'KITH_MODEL_POOL', 'KITH_MODEL_BATCH', 'KITH_MODEL_THREADS', 'KITH_FUZZ']
     .filter((k) => env[k] !== undefined)
     .map((k) => `${k}=${env[k]}`)].join(' ');
 

@@ -86,6 +86,7 @@ test('a view over another arena’s memory reads its vectors, follows its growth
   owner.write(0, Float32Array.of(1, 0, 0));
   owner.write(1, Float32Array.of(0, 2, 0));
   const view = new VectorArena(3, { scratchAreas: 3, scratchIndex: 2, memory: owner.wasmMemory });
+  view.refreshViews(0);
   assert.equal(view.vectorsByteOffset, owner.vectorsByteOffset);
   assert.notEqual(view.queryByteOffset, owner.queryByteOffset);
   assert.deepEqual(view.read(1), Float32Array.of(0, 2, 0));

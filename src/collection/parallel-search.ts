@@ -1,0 +1,56 @@
+/**
+ * A search whose scoring runs on a search thread (collection/search-threads.ts): the steps of
+ * collection-search.ts are driven here, each piece of work sent to a thread when it is plain
+ * data (a query, maybe a bitset or a slot list) and run here when it needs a predicate only this
+ * thread can evaluate (a filter no index answers exactly). Threads keep score ties (they have no
+ * ids); the hits are re-ranked here by (score, id), so the answer equals `searchSegment`'s.
+ */
+import { TopK } from '../core/top-k.js';
+import type { SearchHits, SearchStats } from '../index/vector-index.js';
+import type { CollectionConfig } from './collection-config.js';
+import { type SearchInput, type SearchOutcome, type SearchWork, scoreHere, searchSteps } from './collection-search.js';
+import type { ThreadWork } from './search-thread-protocol.js';
+import type { SegmentReader } from './segment.js';
+
+export type Dispatch = (work: ThreadWork) => Promise<{ hits: SearchHits; scored: number }>;
+
+export async function searchSegmentParallel(memory: SegmentReader, config: CollectionConfig, input: SearchInput, dispatch: Dispatch): Promise<SearchOutcome> {
+  const stats: SearchStats = { scored: 0 };
+  const steps = searchSteps(memory, config, input, stats);
+  let step = steps.next();
+  while (step.done !== true) {
+    const work = step.value;
+    const portable = threadWork(work);
+    let hits: SearchHits;
+    if (portable === undefined) {
+      hits = scoreHere(memory, work, stats);
+    } else {
+      const done = await dispatch(portable);
+      stats.scored += done.scored;
+      hits = rerank(done.hits, work.k, (slot) => memory.table.idOf(slot));
+    }
+    step = steps.next(hits);
+  }
+  return step.value;
+}
+
+/** The work as data a thread can take, or undefined when it needs this thread's predicate. */
+export function threadWork(work: SearchWork): ThreadWork | undefined {
+  switch (work.kind) {
+    case 'slots':
+      return { kind: 'slots', query: work.query, k: work.k, slots: work.slots };
+    case 'graph':
+      if (work.accept !== undefined && work.acceptBits === undefined) return undefined;
+      return { kind: 'graph', query: work.query, k: work.k, ef: work.ef, acceptBits: work.acceptBits, twoHop: work.twoHop };
+    case 'flat':
+      if (work.accept !== undefined && work.acceptBits === undefined) return undefined;
+      return { kind: 'flat', query: work.query, k: work.k, acceptBits: work.acceptBits };
+  }
+}
+
+/** The best `k` of a thread's hits by (similarity, id), as a TopK with ids over everything picks. */
+function rerank(hits: SearchHits, k: number, idOf: (slot: number) => string): SearchHits {
+  const top = new TopK(k, idOf);
+  for (let i = 0; i < hits.slots.length; i++) top.offer(hits.slots[i] as number, hits.sims[i] as number);
+  return top.drainSorted();
+}

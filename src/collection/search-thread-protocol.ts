@@ -1,0 +1,41 @@
+/**
+ * Messages between the service's thread and its search threads (collection/search-threads.ts and
+ * collection/search-thread.ts). Typed arrays over SharedArrayBuffers and the shared wasm memory
+ * travel by reference; query vectors and bitsets are copied; hits come back transferred.
+ */
+import type { Distance } from '../core/distance.js';
+import type { SharedGraphArrays } from '../index/hnsw/hnsw-graph.js';
+import type { SegmentHeader } from './segment.js';
+
+/** What a thread needs to build its read-only view of a segment. */
+export interface SegmentSpec {
+  readonly dim: number;
+  readonly distance: Distance;
+  readonly quantization: 'none' | 'sq8';
+  /** HNSW m, or null without a graph. */
+  readonly m: number | null;
+  readonly scratchAreas: number;
+}
+
+/** Search work a thread can do: no predicates, only data (collection-search.ts SearchWork). */
+export type ThreadWork =
+  | { readonly kind: 'graph'; readonly query: Float32Array; readonly k: number; readonly ef: number; readonly acceptBits?: Uint32Array; readonly twoHop?: boolean }
+  | { readonly kind: 'flat'; readonly query: Float32Array; readonly k: number; readonly acceptBits?: Uint32Array }
+  | { readonly kind: 'slots'; readonly query: Float32Array; readonly k: number; readonly slots: Int32Array };
+
+export type ToThread =
+  | {
+      readonly type: 'attach';
+      readonly key: number;
+      readonly spec: SegmentSpec;
+      readonly memory: WebAssembly.Memory;
+      readonly graph: SharedGraphArrays | null;
+      readonly live: Uint8Array<ArrayBufferLike>;
+    }
+  | { readonly type: 'remap'; readonly key: number; readonly graph: SharedGraphArrays | null; readonly live: Uint8Array<ArrayBufferLike> }
+  | { readonly type: 'detach'; readonly key: number }
+  | { readonly type: 'search'; readonly id: number; readonly key: number; readonly header: SegmentHeader; readonly work: ThreadWork };
+
+export type FromThread =
+  | { readonly id: number; readonly slots: Int32Array; readonly sims: Float64Array; readonly scored: number }
+  | { readonly id: number; readonly error: string };

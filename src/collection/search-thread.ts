@@ -1,0 +1,132 @@
+/**
+ * A search thread (worker_threads): holds a read-only view of each attached segment's shared
+ * memory (vectors, graph, liveness) and runs the scoring part of searches on it. It never writes
+ * that memory; the service's thread, the one writer, changes it only while no search is running
+ * (collection/read-write-gate.ts), so a view never sees half a batch or a torn list.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { SeededRng } from '../core/rng.js';
+import { FlatIndex } from '../index/flat/flat-index.js';
+import { HnswGraph } from '../index/hnsw/hnsw-graph.js';
+import { HnswIndex } from '../index/hnsw/hnsw-index.js';
+import type { SearchHits, SearchStats, SlotTable } from '../index/vector-index.js';
+import { createKernel, createSq8Kernel, type DistanceKernel } from '../kernels/distance-kernel.js';
+import type { SlotArena } from '../kernels/slot-arena.js';
+import { Sq8Arena } from '../kernels/sq8-arena.js';
+import { VectorArena } from '../kernels/vector-arena.js';
+import type { FromThread, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
+
+/** The slots as a thread sees them: liveness from the shared flags, counts from each search. */
+class SharedSlotTable implements SlotTable {
+  slotCount = 0;
+  liveCount = 0;
+
+  constructor(public live: Uint8Array<ArrayBufferLike>) {}
+
+  isLive(slot: number): boolean {
+    return this.live[slot] === 1;
+  }
+
+  idOf(): string {
+    throw new Error('a search thread has no ids: searches there keep ties for the caller');
+  }
+}
+
+interface SegmentView {
+  readonly spec: SegmentSpec;
+  readonly arena: SlotArena;
+  readonly table: SharedSlotTable;
+  readonly flat: FlatIndex;
+  readonly kernel: DistanceKernel;
+  hnsw: HnswIndex | undefined;
+}
+
+const scratchIndex = (workerData as { scratchIndex: number }).scratchIndex;
+const views = new Map<number, SegmentView>();
+
+function attach(spec: SegmentSpec, memory: WebAssembly.Memory, graph: ToThreadGraph, live: Uint8Array<ArrayBufferLike>): SegmentView {
+  const layout = { scratchAreas: spec.scratchAreas, scratchIndex, memory };
+  let arena: SlotArena;
+  let kernel: DistanceKernel;
+  if (spec.quantization === 'sq8') {
+    const sq8 = new Sq8Arena(spec.dim, spec.distance, layout);
+    arena = sq8;
+    kernel = createSq8Kernel(sq8, spec.distance);
+  } else {
+    const f32 = new VectorArena(spec.dim, layout);
+    arena = f32;
+    kernel = createKernel(f32, spec.distance);
+  }
+  const table = new SharedSlotTable(live);
+  const view: SegmentView = { spec, arena, table, kernel, flat: new FlatIndex(arena, kernel, table), hnsw: undefined };
+  view.hnsw = graphIndex(view, graph);
+  return view;
+}
+
+type ToThreadGraph = Extract<ToThread, { type: 'attach' }>['graph'];
+
+function graphIndex(view: SegmentView, graph: ToThreadGraph): HnswIndex | undefined {
+  const m = view.spec.m;
+  if (graph === null || m === null) return undefined;
+  // Build parameters do not matter here: a thread's index only searches.
+  const index = new HnswIndex(view.arena, view.kernel, view.kernel, view.table, { m, efConstruction: 1, efSearch: 1, seed: 1 });
+  index.restore(HnswGraph.attach(m, graph), new SeededRng(1));
+  return index;
+}
+
+function run(view: SegmentView, header: Extract<ToThread, { type: 'search' }>['header'], work: ThreadWork, stats: SearchStats): SearchHits {
+  // The writer may have grown the memory since the last search: follow it.
+  view.arena.refreshViews(view.arena.slotCapacity);
+  view.table.slotCount = header.slotCount;
+  view.table.liveCount = header.liveCount;
+  const bits = 'acceptBits' in work ? work.acceptBits : undefined;
+  const accept = bits === undefined ? undefined : (slot: number): boolean => ((bits[slot >>> 5] as number) & (1 << (slot & 31))) !== 0;
+  switch (work.kind) {
+    case 'graph': {
+      const hnsw = view.hnsw;
+      if (hnsw === undefined) throw new Error('graph search on a segment without a graph');
+      hnsw.graph.setEntry(header.entryPoint, header.maxLevel);
+      return hnsw.search({ query: work.query, k: work.k, ef: work.ef, acceptBits: bits, twoHop: work.twoHop, keepTies: true, stats });
+    }
+    case 'flat':
+      return view.flat.search({ query: work.query, k: work.k, accept, keepTies: true, stats });
+    case 'slots':
+      return view.flat.scoreSlots(work.query, work.slots, work.k, stats, true);
+  }
+}
+
+const port = parentPort;
+if (port === null) throw new Error('search-thread.js runs as a worker thread');
+port.on('message', (message: ToThread) => {
+  switch (message.type) {
+    case 'attach':
+      views.set(message.key, attach(message.spec, message.memory, message.graph, message.live));
+      return;
+    case 'remap': {
+      const view = views.get(message.key);
+      if (view === undefined) return;
+      view.table.live = message.live;
+      view.hnsw = graphIndex(view, message.graph);
+      return;
+    }
+    case 'detach':
+      views.delete(message.key);
+      return;
+    case 'search': {
+      let reply: FromThread;
+      const transfer: ArrayBuffer[] = [];
+      try {
+        const view = views.get(message.key);
+        if (view === undefined) throw new Error(`segment ${message.key} is not attached`);
+        const stats = { scored: 0 };
+        const hits = run(view, message.header, message.work, stats);
+        reply = { id: message.id, slots: hits.slots, sims: hits.sims, scored: stats.scored };
+        transfer.push(hits.slots.buffer as ArrayBuffer, hits.sims.buffer as ArrayBuffer);
+      } catch (error) {
+        reply = { id: message.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+      }
+      port.postMessage(reply, transfer);
+      return;
+    }
+  }
+});

@@ -1,0 +1,114 @@
+/**
+ * The pool of search threads (`-threads`, KITH_THREADS): one worker per thread, each with its own
+ * scratch area in every segment's vector memory (scratch area 0 is the service thread's). A
+ * search goes to the thread with the fewest searches in flight. Segments are attached once and
+ * re-mapped when their arrays grow; the messages to one thread arrive in order, so a search
+ * never reaches a thread before the arrays it needs.
+ */
+import { Worker } from 'node:worker_threads';
+import type { SearchHits } from '../index/vector-index.js';
+import type { FromThread, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
+import type { SegmentHeader, SharedSegmentState } from './segment.js';
+
+interface Pending {
+  readonly resolve: (result: { hits: SearchHits; scored: number }) => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface Thread {
+  readonly worker: Worker;
+  readonly pending: Map<number, Pending>;
+  alive: boolean;
+}
+
+export class SearchThreads {
+  private readonly threads: Thread[] = [];
+  private nextId = 1;
+  private nextKey = 1;
+  private closed = false;
+
+  private constructor(count: number) {
+    for (let i = 0; i < count; i++) this.threads.push(this.spawn(i + 1));
+  }
+
+  /** Starts `count` (≥ 1) search threads. */
+  static start(count: number): SearchThreads {
+    if (!Number.isInteger(count) || count < 1) throw new RangeError(`search threads: expected a positive integer, got ${count}`);
+    return new SearchThreads(count);
+  }
+
+  get size(): number {
+    return this.threads.length;
+  }
+
+  /** Scratch areas a segment's vector memory needs for this pool: one per thread and the service's. */
+  get scratchAreas(): number {
+    return this.threads.length + 1;
+  }
+
+  /** Whether any thread can take work (threads that crashed are left out). */
+  get available(): boolean {
+    return !this.closed && this.threads.some((t) => t.alive);
+  }
+
+  /** Gives every thread a view of a segment; returns the key later messages name it by. */
+  attach(spec: SegmentSpec, state: SharedSegmentState): number {
+    const key = this.nextKey++;
+    this.broadcast({ type: 'attach', key, spec, memory: state.memory, graph: state.graph, live: state.live });
+    return key;
+  }
+
+  /** The segment's arrays were replaced by larger ones. */
+  remap(key: number, state: SharedSegmentState): void {
+    this.broadcast({ type: 'remap', key, graph: state.graph, live: state.live });
+  }
+
+  detach(key: number): void {
+    this.broadcast({ type: 'detach', key });
+  }
+
+  /** Runs search work on the least busy thread; hits may hold more than `k` (ties kept). */
+  run(key: number, header: SegmentHeader, work: ThreadWork): Promise<{ hits: SearchHits; scored: number }> {
+    let best: Thread | undefined;
+    for (const thread of this.threads) if (thread.alive && (best === undefined || thread.pending.size < best.pending.size)) best = thread;
+    if (best === undefined || this.closed) return Promise.reject(new Error('no search thread is running'));
+    const id = this.nextId++;
+    const chosen = best;
+    return new Promise((resolve, reject) => {
+      chosen.pending.set(id, { resolve, reject });
+      chosen.worker.postMessage({ type: 'search', id, key, header, work } satisfies ToThread);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.threads.map((t) => t.worker.terminate()));
+  }
+
+  private broadcast(message: ToThread): void {
+    for (const thread of this.threads) if (thread.alive) thread.worker.postMessage(message);
+  }
+
+  private spawn(scratchIndex: number): Thread {
+    const worker = new Worker(new URL('./search-thread.js', import.meta.url), { workerData: { scratchIndex } });
+    // Idle search threads must not keep a process alive that is otherwise done.
+    worker.unref();
+    const thread: Thread = { worker, pending: new Map(), alive: true };
+    worker.on('message', (reply: FromThread) => {
+      const pending = thread.pending.get(reply.id);
+      if (pending === undefined) return;
+      thread.pending.delete(reply.id);
+      if ('error' in reply) pending.reject(new Error(`search thread: ${reply.error}`));
+      else pending.resolve({ hits: { slots: reply.slots, sims: reply.sims }, scored: reply.scored });
+    });
+    const fail = (error: Error): void => {
+      thread.alive = false;
+      for (const pending of thread.pending.values()) pending.reject(error);
+      thread.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`search thread ${scratchIndex} exited with code ${code}`)));
+    return thread;
+  }
+}
