@@ -14,8 +14,10 @@ import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
-import { type CollectionConfig, type CollectionConfigJson, configToJson } from './collection-config.js';
+import { type CollectionConfig, type CollectionConfigJson, configToInfo } from './collection-config.js';
 import { type LoadReport, loadCollection } from './collection-load.js';
+import { ANNOTATION_KEY, type CalibrationInfo, EfCalibration } from './ef-calibration.js';
+import type { CalibrationResult } from './recall-calibration.js';
 import { searchSegmentParallel } from './parallel-search.js';
 import { ReadWriteGate } from './read-write-gate.js';
 import type { SearchThreads } from './search-threads.js';
@@ -45,6 +47,8 @@ export interface StoredPoint {
 
 export interface CollectionInfo extends CollectionConfigJson {
   points_count: number;
+  /** The default ef searches use and how it was chosen (collection/ef-calibration.ts). */
+  calibration: CalibrationInfo;
 }
 
 /** Called with problems that do not fail a request (a snapshot that could not be written or used). */
@@ -70,6 +74,7 @@ export class Collection {
   /** The segment the search threads have a view of, its key there, and the arrays they were given. */
   private posted: { readonly segment: Segment; readonly key: number; readonly state: SharedSegmentState } | undefined;
   private dropped = false;
+  private readonly calibration: EfCalibration;
 
   constructor(
     private readonly store: LmdbStore,
@@ -81,6 +86,12 @@ export class Collection {
     private readonly threads?: SearchThreads,
   ) {
     this.segment = new Segment(config, threads?.scratchAreas ?? 1);
+    this.calibration = new EfCalibration(config, {
+      reader: () => this.segment,
+      readRecord: () => this.annotations()[ANNOTATION_KEY],
+      saveRecord: (record) => this.annotate(ANNOTATION_KEY, record),
+      warn: (message, error) => this.warn(message, error),
+    });
   }
 
   get name(): string {
@@ -101,7 +112,17 @@ export class Collection {
   }
 
   describe(): CollectionInfo {
-    return { ...configToJson(this.config), points_count: this.segment.liveCount };
+    this.calibration.touch();
+    return { ...configToInfo(this.config), points_count: this.segment.liveCount, calibration: this.calibration.info() };
+  }
+
+  /**
+   * Calibrates the default ef now, synchronously, whatever the collection's size (tests and
+   * benchmarks; the service calibrates in the background). Undefined for Flat collections and a
+   * fixed ef_search.
+   */
+  calibrateEf(): CalibrationResult | undefined {
+    return this.calibration.calibrateNow();
   }
 
   /** Loads every stored point (and the graph snapshot, when usable) into memory. Start-up only. */
@@ -124,6 +145,7 @@ export class Collection {
       await this.writePrepared(prepared);
       return { upserted: prepared.length };
     });
+    this.calibration.noteChanges(result.upserted);
     this.scheduleSnapshot();
     return result;
   }
@@ -133,6 +155,7 @@ export class Collection {
     if (!Array.isArray(rawIds)) throw badInput('points', `expected an array of ids, got ${typeof rawIds}`);
     const ids = rawIds.map((id: unknown, i) => normalizePointId(id, childPath('points', i)));
     const result = await this.writes.run(() => this.deleteExisting(ids));
+    this.calibration.noteChanges(result.deleted);
     this.scheduleSnapshot();
     return result;
   }
@@ -163,17 +186,20 @@ export class Collection {
       }
       return this.deleteExisting(ids);
     });
+    this.calibration.noteChanges(result.deleted);
     this.scheduleSnapshot();
     return result;
   }
 
   /** Checked as the REST API checks a search body; `filter` is parsed by `parseFilter` or the REST JSON. */
   search(input: SearchRequest): ScoredPoint[] {
+    this.calibration.touch();
     return searchSegment(this.segment, this.config, checkSearchInput(input)).points;
   }
 
   /** The search and how it was answered: strategy, estimate, distances computed, exactness. */
   searchExplained(input: SearchRequest): SearchOutcome {
+    this.calibration.touch();
     return searchSegment(this.segment, this.config, checkSearchInput(input));
   }
 
@@ -182,6 +208,7 @@ export class Collection {
    * search threads can take it (docs/architecture.md, "Search threads").
    */
   async searchParallel(input: SearchRequest): Promise<SearchOutcome> {
+    this.calibration.touch();
     const checked = checkSearchInput(input);
     const threads = this.threads;
     if (threads === undefined || !threads.available || this.dropped) return searchSegment(this.segment, this.config, checked);
@@ -315,6 +342,7 @@ export class Collection {
 
   /** Waits for queued writes, then refuses new ones with 404. */
   async retire(): Promise<void> {
+    this.calibration.stop();
     await this.writes.run(() => {
       this.dropped = true;
     });
@@ -327,6 +355,7 @@ export class Collection {
 
   /** Finishes queued writes and saves the graph if it changed since its last snapshot. */
   async close(): Promise<void> {
+    this.calibration.stop();
     await this.writes.run(() => (this.dropped ? undefined : this.writeSnapshot(1)));
   }
 

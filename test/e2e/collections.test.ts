@@ -3,7 +3,9 @@ import { test } from 'node:test';
 import { LmdbStore } from '../../src/storage/lmdb-store.js';
 import { openTestApp, openTestAppAt } from '../helpers/app.js';
 
-const DEFAULT_PARAMETERS = { m: 16, ef_construction: 200, ef_search: 64, k: 10 };
+const DEFAULT_PARAMETERS = { m: 16, ef_construction: 200, ef_search: 64, k: 10, target_recall: 0.95 };
+/** What a collection with nothing to calibrate reports. */
+const UNCALIBRATED = { running: false, recall: null, recall_lower_bound: null, reached: null, sample: null, points_when_calibrated: null, duration_ms: null };
 
 test('POST /collections creates, echoes canonical config, and 409s on a repeat', async (t) => {
   const { call } = await openTestApp(t);
@@ -22,6 +24,7 @@ test('POST /collections creates, echoes canonical config, and 409s on a repeat',
     quantization: 'none',
     payload_index: true,
     points_count: 0,
+    calibration: { ...UNCALIBRATED, state: 'flat', ef: 64, target_recall: 0.95 },
     operation: 'completed',
   });
   const again = await call('POST', '/collections', { name: 'docs', vector_size: 4, distance: 'dot' });
@@ -95,10 +98,11 @@ test('parameters, hnsw and quantization are stored and echoed', async (t) => {
     vector_size: 8,
     distance: 'Cosine',
     hnsw: true,
-    parameters: { m: 8, ef_construction: 64, ef_search: 32, k: 5 },
+    parameters: { m: 8, ef_construction: 64, ef_search: 32, k: 5, target_recall: 0.95 },
     quantization: 'sq8',
     payload_index: false,
     points_count: 0,
+    calibration: { ...UNCALIBRATED, state: 'fixed', ef: 32, target_recall: 0.95 },
   });
 });
 
@@ -173,7 +177,9 @@ test('HNSW build parameters are bounded at create (m â‰¤ 100, ef_construction â‰
   const reopened = await openTestAppAt(t, dbPath);
   const old = await reopened.call('GET', '/collections/old');
   assert.equal(old.status, 200, old.raw);
-  assert.deepEqual(old.body.result.parameters, { m: 128, ef_construction: 4096, ef_search: 64, k: 10 });
+  assert.deepEqual(old.body.result.parameters, { m: 128, ef_construction: 4096, ef_search: 64, k: 10, target_recall: 0.95 });
+  // Stored before target_recall existed, with the then default ef_search: calibrated like a new one.
+  assert.deepEqual(old.body.result.calibration, { ...UNCALIBRATED, state: 'uncalibrated', ef: 64, target_recall: 0.95 });
   const upsert = await reopened.call('PUT', '/collections/old/points', { points: [{ id: 1, vector: [1, 2, 3, 4] }] });
   assert.equal(upsert.status, 200, upsert.raw);
 });

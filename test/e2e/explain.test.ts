@@ -11,7 +11,7 @@ import { randomVectors } from '../helpers/data.js';
 
 type Call = TestApp['call'];
 
-const FIELDS = ['candidates', 'estimate', 'exact', 'fallback', 'indexed_keys', 'sample', 'scored', 'strategy'];
+const FIELDS = ['candidates', 'ef', 'ef_source', 'estimate', 'exact', 'fallback', 'indexed_keys', 'sample', 'scored', 'strategy'];
 const N = 1500;
 const DIM = 8;
 const RARE = 25;

@@ -27,6 +27,15 @@ const Parameters = Type.Object(
     k: Type.Optional(
       Type.Integer({ minimum: LIMITS.k.min, maximum: LIMITS.k.max, default: DEFAULT_PARAMETERS.k, description: 'Default search limit.' }),
     ),
+    target_recall: Type.Optional(
+      Type.Number({
+        minimum: LIMITS.targetRecall.min,
+        maximum: LIMITS.targetRecall.max,
+        default: DEFAULT_PARAMETERS.targetRecall,
+        description:
+          'HNSW without ef_search: searches without params.ef use the smallest ef whose recall@k, measured on the collection’s own points, reaches this (docs/params.md, "Calibrated ef").',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'HNSW parameters; echoed even when hnsw is false.' },
 );
@@ -54,16 +63,35 @@ export const CreateCollectionBody = Type.Object(
   { additionalProperties: false },
 );
 
+const CalibrationSchema = Type.Object(
+  {
+    state: Type.Union([Type.Literal('flat'), Type.Literal('fixed'), Type.Literal('uncalibrated'), Type.Literal('calibrated')], {
+      description: 'flat: exact, no ef; fixed: ef_search given at create; uncalibrated: the default ef_search applies; calibrated: the measured ef applies.',
+    }),
+    running: Type.Boolean({ description: 'A calibration is under way in the background; the current ef applies until it ends.' }),
+    ef: Type.Integer({ description: 'The ef a search without params.ef uses (at least offset + limit).' }),
+    target_recall: Type.Number(),
+    recall: Type.Union([Type.Number(), Type.Null()], { description: 'Mean recall@k measured at ef on the sampled points (k: the collection’s default limit).' }),
+    recall_lower_bound: Type.Union([Type.Number(), Type.Null()], { description: 'One-sided 95% lower confidence bound of that mean.' }),
+    reached: Type.Union([Type.Boolean(), Type.Null()], { description: 'Whether the target was reached (else ef is the highest tried, 2048).' }),
+    sample: Type.Union([Type.Integer(), Type.Null()], { description: 'Points used as queries.' }),
+    points_when_calibrated: Type.Union([Type.Integer(), Type.Null()]),
+    duration_ms: Type.Union([Type.Number(), Type.Null()], { description: 'How long the calibration took.' }),
+  },
+  { description: 'The default ef and how it was chosen (docs/params.md, "Calibrated ef").' },
+);
+
 export const CollectionInfoSchema = Type.Object(
   {
     name: Type.String(),
     vector_size: Type.Integer(),
     distance: Type.Union([Type.Literal('Cosine'), Type.Literal('Euclid'), Type.Literal('Dot')]),
     hnsw: Type.Boolean(),
-    parameters: Type.Object({ m: Type.Integer(), ef_construction: Type.Integer(), ef_search: Type.Integer(), k: Type.Integer() }),
+    parameters: Type.Object({ m: Type.Integer(), ef_construction: Type.Integer(), ef_search: Type.Integer(), k: Type.Integer(), target_recall: Type.Number() }),
     quantization: Type.Union([Type.Literal('none'), Type.Literal('sq8')]),
     payload_index: Type.Boolean(),
     points_count: Type.Integer(),
+    calibration: CalibrationSchema,
   },
   { description: 'A collection and its configuration.' },
 );

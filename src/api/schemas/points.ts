@@ -104,6 +104,10 @@ export const SearchExplainSchema = Type.Object(
     scored: Type.Integer({ description: 'Distances computed.' }),
     exact: Type.Boolean({ description: 'Whether the answer is exact.' }),
     indexed_keys: Type.Array(Type.String(), { description: 'Payload keys whose indexes were consulted.' }),
+    ef: Type.Union([Type.Integer(), Type.Null()], { description: 'HNSW beam width a graph walk uses (at least offset + limit); null for Flat collections.' }),
+    ef_source: Type.Union([Type.Literal('request'), Type.Literal('collection'), Type.Literal('calibrated'), Type.Literal('default'), Type.Null()], {
+      description: 'request: params.ef; collection: ef_search given at create; calibrated: measured for target_recall; default: ef_search 64, not calibrated yet.',
+    }),
   },
   { description: 'How the search was answered (params.explain).' },
 );

@@ -1,0 +1,242 @@
+/**
+ * Keeps an HNSW collection's default ef calibrated to its target recall (docs/params.md,
+ * "Calibrated ef"): when to calibrate, running the measurement (collection/recall-calibration.ts)
+ * in slices of a few milliseconds between other work, publishing the chosen ef to searches
+ * (config.calibratedEf) and keeping it in the collection's annotations so a restart starts
+ * calibrated.
+ *
+ * Nothing here blocks a write or a search for more than one slice, and nothing starts before the
+ * collection is used (searched, described or written): opening a file to check it does no work.
+ */
+import { LIMITS } from './collection-config.js';
+import type { CollectionConfig } from './collection-config.js';
+import { type CalibrationResult, calibrateEf, efLadder } from './recall-calibration.js';
+import type { SegmentReader } from './segment.js';
+
+/** Collections smaller than this keep the default ef: it reaches 0.95 there (docs/params.md). */
+export const MIN_POINTS = 2000;
+/** Recalibrate once this share of the points counted at the last calibration has changed. */
+export const RECALIBRATE_SHARE = 0.25;
+/** Sampled queries per calibration. */
+export const SAMPLE_SIZE = 300;
+/** The highest ef calibration chooses. */
+export const MAX_EF = 2048;
+/** Work per turn of the event loop. */
+const SLICE_MS = 4;
+/** Annotation key of the stored result. */
+export const ANNOTATION_KEY = 'ef_calibration';
+
+export interface CalibrationRecord {
+  readonly ef: number;
+  readonly recall: number;
+  readonly recall_lower_bound: number;
+  readonly reached: boolean;
+  readonly sample: number;
+  readonly points: number;
+  readonly k: number;
+  readonly target_recall: number;
+  readonly duration_ms: number;
+}
+
+/** What the collection info shows (`calibration`). */
+export interface CalibrationInfo {
+  /** flat: exact, nothing to calibrate; fixed: ef_search given at create; uncalibrated: the default ef applies. */
+  state: 'flat' | 'fixed' | 'uncalibrated' | 'calibrated';
+  /** A calibration is under way (the current ef stays in use until it ends). */
+  running: boolean;
+  /** The ef a search without params.ef uses (at least offset + limit). */
+  ef: number;
+  target_recall: number;
+  /** Mean recall@k measured at `ef` on the sample (k: the collection's default limit). */
+  recall: number | null;
+  /** One-sided 95% lower bound of that mean; calibration wants it at or above the target. */
+  recall_lower_bound: number | null;
+  /** Whether the target was reached (else `ef` is the highest tried). */
+  reached: boolean | null;
+  sample: number | null;
+  points_when_calibrated: number | null;
+  duration_ms: number | null;
+}
+
+/** What the calibration needs of its collection. */
+export interface CalibrationHost {
+  reader(): SegmentReader;
+  /** The stored record (the annotation), if any; may throw if the annotations are unreadable. */
+  readRecord(): unknown;
+  saveRecord(record: CalibrationRecord): Promise<void>;
+  warn(message: string, error?: unknown): void;
+}
+
+export class EfCalibration {
+  private restored = false;
+  private stopped = false;
+  private running = false;
+  private record: CalibrationRecord | undefined;
+  /** Points written or deleted since the last calibration began. */
+  private changes = 0;
+  private runs = 0;
+
+  constructor(
+    private readonly config: CollectionConfig,
+    private readonly host: CalibrationHost,
+  ) {}
+
+  private get enabled(): boolean {
+    return this.config.hnsw && !this.config.parameters.efSearchExplicit;
+  }
+
+  /** The collection is in use: adopt the stored result once, and calibrate if due. */
+  touch(): void {
+    if (!this.enabled || this.stopped) return;
+    if (!this.restored) {
+      this.restored = true;
+      this.restore();
+    }
+    this.startIfDue();
+  }
+
+  /** `count` points were written (new vectors) or deleted. */
+  noteChanges(count: number): void {
+    this.changes += count;
+    this.touch();
+  }
+
+  /** No more work, no more writes (the collection is closing or dropped). */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  info(): CalibrationInfo {
+    const p = this.config.parameters;
+    const state = !this.config.hnsw ? 'flat' : p.efSearchExplicit ? 'fixed' : this.record === undefined ? 'uncalibrated' : 'calibrated';
+    const r = state === 'calibrated' ? this.record : undefined;
+    return {
+      state,
+      running: this.running,
+      ef: r?.ef ?? p.efSearch,
+      target_recall: p.targetRecall,
+      recall: r?.recall ?? null,
+      recall_lower_bound: r?.recall_lower_bound ?? null,
+      reached: r?.reached ?? null,
+      sample: r?.sample ?? null,
+      points_when_calibrated: r?.points ?? null,
+      duration_ms: r?.duration_ms ?? null,
+    };
+  }
+
+  /** Runs a whole calibration now, synchronously (tests and benchmarks); undefined when not enabled or too small. */
+  calibrateNow(): CalibrationResult | undefined {
+    if (!this.enabled) return undefined;
+    this.restored = true;
+    const began = performance.now();
+    const job = this.job();
+    const changesAtStart = this.changes;
+    let step = job.next();
+    while (step.done !== true) step = job.next();
+    if (step.value !== undefined) this.adopt(step.value, performance.now() - began, changesAtStart);
+    return step.value;
+  }
+
+  private job(): Generator<void, CalibrationResult | undefined, void> {
+    const k = this.config.parameters.k;
+    // Calibration only raises ef above the default: searches never get worse than before it.
+    const floor = this.config.parameters.efSearch;
+    return calibrateEf(this.host.reader(), {
+      k,
+      target: this.config.parameters.targetRecall,
+      ladder: efLadder(Math.max(floor, k), Math.max(MAX_EF, floor, k)),
+      sampleSize: SAMPLE_SIZE,
+      seed: 0xca1b + this.runs++,
+      unitQueries: this.config.distance === 'Cosine',
+    });
+  }
+
+  private startIfDue(): void {
+    if (this.running) return;
+    const points = this.host.reader().table.liveCount;
+    if (points < MIN_POINTS) return;
+    if (this.record !== undefined && this.changes < RECALIBRATE_SHARE * this.record.points) return;
+    this.running = true;
+    const began = performance.now();
+    const changesAtStart = this.changes;
+    const job = this.job();
+    const slice = (): void => {
+      if (this.stopped) return;
+      const until = performance.now() + SLICE_MS;
+      try {
+        for (;;) {
+          const step = job.next();
+          if (step.done === true) {
+            this.running = false;
+            if (step.value !== undefined) {
+              this.adopt(step.value, performance.now() - began, changesAtStart);
+              this.persist();
+            }
+            this.startIfDue();
+            return;
+          }
+          if (performance.now() >= until) break;
+        }
+      } catch (error) {
+        this.running = false;
+        this.host.warn(`collection "${this.config.name}": ef calibration failed; the current ef stays in use`, error);
+        return;
+      }
+      setImmediate(slice);
+    };
+    setImmediate(slice);
+  }
+
+  private adopt(result: CalibrationResult, durationMs: number, changesAtStart: number): void {
+    // Changes made while it ran count towards the next calibration.
+    this.changes = Math.max(0, this.changes - changesAtStart);
+    this.record = {
+      ef: result.ef,
+      recall: result.recall,
+      recall_lower_bound: result.lowerBound,
+      reached: result.reached,
+      sample: result.sample,
+      points: result.points,
+      k: this.config.parameters.k,
+      target_recall: this.config.parameters.targetRecall,
+      duration_ms: Math.round(durationMs),
+    };
+    Atomics.store(this.config.calibratedEf, 0, result.ef);
+  }
+
+  private persist(): void {
+    const record = this.record;
+    if (record === undefined || this.stopped) return;
+    this.host.saveRecord(record).catch((error: unknown) => {
+      if (!this.stopped) this.host.warn(`collection "${this.config.name}": calibrated ef not stored; it is measured again after a restart`, error);
+    });
+  }
+
+  /** Adopts the stored result when it was measured for this collection's k and target. */
+  private restore(): void {
+    let stored: unknown;
+    try {
+      stored = this.host.readRecord();
+    } catch (error) {
+      this.host.warn(`collection "${this.config.name}": stored ef calibration not readable; calibrating again`, error);
+      return;
+    }
+    const record = validRecord(stored, this.config);
+    if (record === undefined) return;
+    this.record = record;
+    // What changed while it was not running is unknown; the difference in points is the least of it.
+    this.changes = Math.abs(this.host.reader().table.liveCount - record.points);
+    Atomics.store(this.config.calibratedEf, 0, record.ef);
+  }
+}
+
+function validRecord(value: unknown, config: CollectionConfig): CalibrationRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const r = value as Partial<CalibrationRecord>;
+  const isNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+  if (!Number.isInteger(r.ef) || (r.ef as number) < LIMITS.efSearch.min || (r.ef as number) > LIMITS.efSearch.max) return undefined;
+  if (r.k !== config.parameters.k || r.target_recall !== config.parameters.targetRecall) return undefined;
+  if (!isNumber(r.recall) || !isNumber(r.recall_lower_bound) || !isNumber(r.sample) || !isNumber(r.points) || !isNumber(r.duration_ms)) return undefined;
+  if (typeof r.reached !== 'boolean') return undefined;
+  return r as CalibrationRecord;
+}
