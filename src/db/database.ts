@@ -164,7 +164,7 @@ function checkName(name: unknown, path = 'name'): void {
 }
 
 const CREATE_KEYS = new Set(['name', 'vector_size', 'distance', 'hnsw', 'parameters', 'quantization', 'payload_index']);
-const PARAMETER_KEYS = new Set(['m', 'ef_construction', 'ef_search', 'k']);
+const PARAMETER_KEYS = new Set(['m', 'ef_construction', 'ef_search', 'k', 'target_recall']);
 
 /**
  * What the route schema checks before `parseCollectionConfig` (which checks every value): an
