@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     if (logger === undefined) early.push({ message, error });
     else logger.warn({ err: error }, message);
   };
-  const db = Database.open(config.dbPath, { onWarning });
+  const db = Database.open(config.dbPath, { onWarning, threads: config.threads });
   const app = await buildApp({
     db,
     maxBodyMb: config.maxBodyMb,

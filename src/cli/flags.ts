@@ -2,6 +2,7 @@
  * Command-line flags, Go style as the interface shows them (`-port 18080`, `-db=x.db`), also as
  * `--port`; environment variables are the fallback. Parsing is Node's own `util.parseArgs`.
  */
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 
 export interface ServiceConfig {
@@ -10,6 +11,8 @@ export interface ServiceConfig {
   readonly dbPath: string;
   readonly shutdownTimeoutMs: number;
   readonly maxBodyMb: number;
+  /** Search threads (0: searches run on the service thread). */
+  readonly threads: number;
   /** Port of the Qdrant-dialect listener (docs/qdrant.md); absent: no such listener. */
   readonly qdrantPort?: number;
   /** The API key every request but the probes must carry, on both listeners; absent: none. */
@@ -23,6 +26,8 @@ export const USAGE = `Usage: kith [flags]
   -db <path>              database file (env KITH_DB, default kith.db)
   -shutdown-timeout <d>   graceful shutdown limit: seconds or 500ms/5s/1m (env KITH_SHUTDOWN_TIMEOUT, default 5s)
   -max-body-mb <n>        request body limit in MiB (env KITH_MAX_BODY_MB, default 64)
+  -threads <n>            search threads sharing the collections' memory; 0 searches on the service
+                          thread (env KITH_THREADS, default: the cores, ${availableParallelism()} here)
   -qdrant-port <n>        also serve Qdrant's REST API on this port, e.g. 6333 (env KITH_QDRANT_PORT, default off)
   -api-key <key>          require this key (api-key header or Authorization: Bearer) on both listeners;
                           probes stay open (env KITH_API_KEY, default off)
@@ -32,7 +37,7 @@ Every flag may also be written with two dashes (--port) and as -flag=value.`;
 
 export class FlagError extends Error {}
 
-const LONG_FLAGS = ['port', 'host', 'db', 'shutdown-timeout', 'max-body-mb', 'qdrant-port', 'api-key', 'help'];
+const LONG_FLAGS = ['port', 'host', 'db', 'shutdown-timeout', 'max-body-mb', 'threads', 'qdrant-port', 'api-key', 'help'];
 
 /** `-port` → `--port` (Go-style single dash for long names). */
 function normalizeArgv(argv: readonly string[]): string[] {
@@ -57,6 +62,12 @@ function parsePort(text: string, flag = '-port'): number {
   return port;
 }
 
+function parseThreads(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n > 256) throw new FlagError(`-threads: expected a whole number from 0 to 256, got ${JSON.stringify(text)}`);
+  return n;
+}
+
 function parseMb(text: string): number {
   const mb = Number(text);
   if (!Number.isFinite(mb) || mb <= 0 || mb > 4096) throw new FlagError(`-max-body-mb: expected a number of MiB in (0, 4096], got ${JSON.stringify(text)}`);
@@ -75,6 +86,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
         db: { type: 'string' },
         'shutdown-timeout': { type: 'string' },
         'max-body-mb': { type: 'string' },
+        threads: { type: 'string' },
         'qdrant-port': { type: 'string' },
         'api-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -100,6 +112,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     dbPath,
     shutdownTimeoutMs: parseDuration(pick('shutdown-timeout', 'KITH_SHUTDOWN_TIMEOUT', '5s'), '-shutdown-timeout'),
     maxBodyMb: parseMb(pick('max-body-mb', 'KITH_MAX_BODY_MB', '64')),
+    threads: parseThreads(pick('threads', 'KITH_THREADS', String(availableParallelism()))),
     ...(qdrantPort === '' ? {} : { qdrantPort: parsePort(qdrantPort, '-qdrant-port') }),
     ...(apiKey === '' ? {} : { apiKey }),
   };

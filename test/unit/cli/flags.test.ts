@@ -1,18 +1,20 @@
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 import { FlagError, parseDuration, parseFlags } from '../../../src/cli/flags.js';
 
 test('defaults, Go-style and GNU-style flags, env fallback', () => {
-  assert.deepEqual(parseFlags([], {}), { port: 18080, host: '0.0.0.0', dbPath: 'kith.db', shutdownTimeoutMs: 5000, maxBodyMb: 64 });
+  assert.deepEqual(parseFlags([], {}), { port: 18080, host: '0.0.0.0', dbPath: 'kith.db', shutdownTimeoutMs: 5000, maxBodyMb: 64, threads: availableParallelism() });
   assert.deepEqual(parseFlags(['-port', '9000', '-db=/tmp/x.db', '--host', '127.0.0.1', '-shutdown-timeout', '250ms', '--max-body-mb=8'], {}), {
     port: 9000,
     host: '127.0.0.1',
     dbPath: '/tmp/x.db',
     shutdownTimeoutMs: 250,
     maxBodyMb: 8,
+    threads: availableParallelism(),
   });
   const env = { KITH_PORT: '7000', KITH_DB: 'env.db', KITH_HOST: '::1' };
-  assert.deepEqual(parseFlags([], env), { port: 7000, host: '::1', dbPath: 'env.db', shutdownTimeoutMs: 5000, maxBodyMb: 64 });
+  assert.deepEqual(parseFlags([], env), { port: 7000, host: '::1', dbPath: 'env.db', shutdownTimeoutMs: 5000, maxBodyMb: 64, threads: availableParallelism() });
   assert.equal((parseFlags(['-port', '1'], env) as { port: number }).port, 1);
   assert.equal(parseFlags(['-h'], {}), 'help');
   assert.equal(parseFlags(['--help'], {}), 'help');
@@ -23,6 +25,10 @@ test('bad flags are FlagErrors naming the flag', () => {
     [['-port', 'x'], /-port/],
     [['-port', '70000'], /-port/],
     [['-max-body-mb', '0'], /-max-body-mb/],
+    [['-threads', '-1'], /-threads/],
+    [['-threads', '1.5'], /-threads/],
+    [['-threads', 'many'], /-threads/],
+    [['-threads', '257'], /-threads/],
     [['-shutdown-timeout', 'soon'], /-shutdown-timeout/],
     [['-unknown'], /unknown/i],
     [['stray'], /positional|unexpected/i],
@@ -50,4 +56,11 @@ test('-api-key: off by default, from the flag (any spelling) or KITH_API_KEY', (
   assert.equal((parseFlags(['--api-key=k2'], {}) as { apiKey?: string }).apiKey, 'k2');
   assert.equal((parseFlags([], { KITH_API_KEY: 'k3' }) as { apiKey?: string }).apiKey, 'k3');
   assert.equal((parseFlags(['-api-key', 'k1'], { KITH_API_KEY: 'k3' }) as { apiKey?: string }).apiKey, 'k1', 'the flag wins');
+});
+
+test('-threads: the cores by default, from the flag or KITH_THREADS; 0 means searches on the service thread', () => {
+  assert.equal((parseFlags(['-threads', '0'], {}) as { threads: number }).threads, 0);
+  assert.equal((parseFlags(['--threads=3'], {}) as { threads: number }).threads, 3);
+  assert.equal((parseFlags([], { KITH_THREADS: '1' }) as { threads: number }).threads, 1);
+  assert.equal((parseFlags(['-threads', '2'], { KITH_THREADS: '1' }) as { threads: number }).threads, 2);
 });
