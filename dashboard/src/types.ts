@@ -5,10 +5,25 @@ export interface CollectionInfo {
   vector_size: number;
   distance: 'Cosine' | 'Euclid' | 'Dot';
   hnsw: boolean;
-  parameters: { m: number; ef_construction: number; ef_search: number; k: number };
+  parameters: { m: number; ef_construction: number; ef_search: number; k: number; target_recall?: number };
   quantization: 'none' | 'sq8';
   payload_index: boolean;
   points_count: number;
+  /** How the default ef was chosen (docs/params.md, "Calibrated ef"); absent from older servers. */
+  calibration?: Calibration;
+}
+
+export interface Calibration {
+  state: 'flat' | 'fixed' | 'uncalibrated' | 'calibrated';
+  running: boolean;
+  ef: number;
+  target_recall: number;
+  recall: number | null;
+  recall_lower_bound: number | null;
+  reached: boolean | null;
+  sample: number | null;
+  points_when_calibrated: number | null;
+  duration_ms: number | null;
 }
 
 export type Payload = Record<string, unknown>;

@@ -62,6 +62,8 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     await details.getByText('HNSW').waitFor();
     assert.match(await details.innerText(), new RegExp(`points\\s+${DEMO_POINTS}\\b`));
     assert.match(await details.innerText(), /distance\s+Cosine/);
+    // HNSW: the default ef and how it was chosen (the collection info's calibration).
+    assert.match(await details.innerText(), /default ef\s+\d+ \((uncalibrated|calibrated|fixed)/);
     await screenshot(page, 'collections');
     await done();
   });

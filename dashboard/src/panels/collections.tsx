@@ -1,10 +1,24 @@
 /** Collections: every collection with its size and configuration; a row selects it for the other panels. */
-import type { CollectionInfo } from '../types';
+import type { Calibration, CollectionInfo } from '../types';
 
 interface Props {
   readonly collections: readonly CollectionInfo[];
   readonly selected: string | null;
   readonly onSelect: (name: string) => void;
+}
+
+/** The default ef of an HNSW collection and how it was chosen. */
+function calibrationRows(calibration: Calibration | undefined): [string, string][] {
+  if (calibration === undefined || calibration.state === 'flat') return [];
+  const rows: [string, string][] = [
+    ['default ef', `${calibration.ef} (${calibration.state}${calibration.running ? ', calibrating now' : ''})`],
+    ['target recall', String(calibration.target_recall)],
+  ];
+  if (calibration.recall !== null) {
+    const bound = calibration.recall_lower_bound === null ? '' : ` (≥ ${calibration.recall_lower_bound.toFixed(3)} at 95%)`;
+    rows.push(['measured recall', `${calibration.recall.toFixed(3)}${bound}`]);
+  }
+  return rows;
 }
 
 function Details({ info }: { info: CollectionInfo }) {
@@ -19,6 +33,7 @@ function Details({ info }: { info: CollectionInfo }) {
     ['k (default limit)', String(info.parameters.k)],
     ['quantization', info.quantization],
     ['payload indexes', info.payload_index ? 'on' : 'off'],
+    ...calibrationRows(info.calibration),
   ];
   return (
     <section class="card" data-testid="collection-details">

@@ -29,6 +29,8 @@ export function SearchPanel({ info }: { info: CollectionInfo }) {
   const [filterText, setFilterText] = useState('');
   const [limit, setLimit] = useState(10);
   const [exact, setExact] = useState(false);
+  /** params.ef for this search; empty: the collection's default (calibrated or ef_search). */
+  const [efText, setEfText] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [answer, setAnswer] = useState<{ request: SearchRequest; result: SearchAnswer } | null>(null);
@@ -44,7 +46,7 @@ export function SearchPanel({ info }: { info: CollectionInfo }) {
         limit,
         ...(filter === undefined ? {} : { filter }),
         with_payload: true,
-        params: { explain: true, ...(exact ? { exact: true } : {}) },
+        params: { explain: true, ...(exact ? { exact: true } : {}), ...(efText.trim() === '' ? {} : { ef: Number(efText) }) },
       };
       setAnswer({ request, result: await search(info.name, request) });
     } catch (e) {
@@ -97,6 +99,20 @@ export function SearchPanel({ info }: { info: CollectionInfo }) {
               onInput={(e) => setLimit(Math.max(1, Math.min(1000, Number(e.currentTarget.value) || 1)))}
             />
           </label>
+          {info.hnsw ? (
+            <label>
+              ef{' '}
+              <input
+                type="number"
+                data-testid="ef"
+                min={1}
+                max={10000}
+                placeholder={String(info.calibration?.ef ?? info.parameters.ef_search)}
+                value={efText}
+                onInput={(e) => setEfText(e.currentTarget.value)}
+              />
+            </label>
+          ) : null}
           <label>
             <input type="checkbox" data-testid="exact" checked={exact} onChange={(e) => setExact(e.currentTarget.checked)} /> exact (full scan)
           </label>
