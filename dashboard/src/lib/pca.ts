@@ -12,8 +12,9 @@ export interface Projection {
   readonly explained: readonly [number, number];
 }
 
-const MAX_ITERATIONS = 200;
-const TOLERANCE = 1e-9;
+/** Enough for two well-separated components; close eigenvalues stop here with a good-enough plane. */
+const MAX_ITERATIONS = 100;
+const TOLERANCE = 1e-8;
 
 function dot(a: Float64Array, b: Float64Array): number {
   let s = 0;

@@ -10,9 +10,17 @@ import { samplePoints } from '../lib/sample';
 import type { CollectionInfo, ScoredPoint } from '../types';
 
 const SIZES = [200, 500, 1000, 2000];
+/**
+ * Vector components the page fetches and projects at most (points × dimension): two million keep
+ * the download to tens of megabytes of JSON and each power-iteration step to a few milliseconds,
+ * so high-dimensional collections get a smaller sample instead of a frozen tab.
+ */
+const COMPONENT_BUDGET = 2_000_000;
 
 export function ProjectionPanel({ info }: { info: CollectionInfo }) {
-  const [size, setSize] = useState(500);
+  const [chosenSize, setSize] = useState(500);
+  const cap = Math.max(50, Math.floor(COMPONENT_BUDGET / info.vector_size));
+  const size = Math.min(chosenSize, cap);
   const [points, setPoints] = useState<ScoredPoint[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [field, setField] = useState<string>('');
@@ -43,7 +51,7 @@ export function ProjectionPanel({ info }: { info: CollectionInfo }) {
       <div class="toolbar">
         <label>
           sample{' '}
-          <select data-testid="sample-size" value={String(size)} onChange={(e) => setSize(Number(e.currentTarget.value))}>
+          <select data-testid="sample-size" value={String(chosenSize)} onChange={(e) => setSize(Number(e.currentTarget.value))}>
             {SIZES.map((s) => (
               <option key={s} value={String(s)}>
                 {s}
@@ -63,6 +71,7 @@ export function ProjectionPanel({ info }: { info: CollectionInfo }) {
           </select>
         </label>
         {points !== null ? <span class="muted">{points.length} points</span> : <span class="muted">loading…</span>}
+        {chosenSize > cap ? <span class="muted">(at most {cap} points of {info.vector_size} dimensions)</span> : null}
       </div>
       {error !== null ? <p class="error">{error}</p> : null}
       {points !== null && projection === null ? <p class="muted">A projection needs at least two points.</p> : null}
