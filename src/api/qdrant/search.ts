@@ -180,7 +180,7 @@ function recommendPlan(collection: Collection, raw: unknown, path: string): Plan
   return { ...commonPlan(body, path, false), vector, exclude };
 }
 
-function run(collection: Collection, plan: Plan): QdrantScoredPoint[] {
+async function run(collection: Collection, plan: Plan): Promise<QdrantScoredPoint[]> {
   if (plan.withVector) checkVectorVolume(plan.limit, collection.describe().vector_size, 'limit');
   if (plan.vector === undefined) {
     const page = orderedMatches(collection, plan.filter).slice(plan.offset, plan.offset + plan.limit);
@@ -193,14 +193,15 @@ function run(collection: Collection, plan: Plan): QdrantScoredPoint[] {
       return out;
     });
   }
-  if (plan.mmr !== undefined) return runMmr(collection, plan, plan.mmr);
+  if (plan.mmr !== undefined) return await runMmr(collection, plan, plan.mmr);
   // Leaving points out: ask for that many more from the start, drop them, then apply the offset here.
   const extra = plan.exclude === undefined ? 0 : plan.exclude.size;
   const limit = plan.limit + (extra === 0 ? 0 : plan.offset) + extra;
   if (limit > LIMITS.limit.max) {
     throw new QdrantHttpError(422, `Validation error in JSON body: limit + offset + excluded examples: at most ${LIMITS.limit.max} for a query by id or a recommendation`);
   }
-  const hits = collection.search({
+  // searchParallel: the search threads score it, as on kith's own port.
+  const { points: hits } = await collection.searchParallel({
     vector: plan.vector,
     limit,
     offset: extra === 0 ? plan.offset : 0,
@@ -227,13 +228,12 @@ function run(collection: Collection, plan: Plan): QdrantScoredPoint[] {
  * already picked). Similarities are the collection's: cosine or dot product, and the negated
  * distance for Euclid. Hits keep their score against the query.
  */
-function runMmr(collection: Collection, plan: Plan, mmr: { diversity: number; candidates: number }): QdrantScoredPoint[] {
+async function runMmr(collection: Collection, plan: Plan, mmr: { diversity: number; candidates: number }): Promise<QdrantScoredPoint[]> {
   const distance = collection.distance;
   const excluded = plan.exclude ?? new Set<PointId>();
   const wanted = Math.max(mmr.candidates, plan.offset + plan.limit);
   if (wanted + excluded.size > LIMITS.limit.max) throw validationError('query.mmr.candidates_limit', `at most ${LIMITS.limit.max} candidates (with offset + limit)`);
-  const hits = collection
-    .search({
+  const { points: found } = await collection.searchParallel({
       vector: plan.vector,
       limit: wanted + excluded.size,
       ...(plan.filter === undefined ? {} : { filter: plan.filter }),
@@ -241,9 +241,8 @@ function runMmr(collection: Collection, plan: Plan, mmr: { diversity: number; ca
       with_payload: plan.withPayload.kind !== 'none',
       with_vector: true,
       params: { ...(plan.ef === undefined ? {} : { ef: plan.ef }), exact: plan.exact ?? false },
-    })
-    .filter((h) => !excluded.has(h.id))
-    .slice(0, wanted);
+  });
+  const hits = found.filter((h) => !excluded.has(h.id)).slice(0, wanted);
   const vectors = hits.map((h) => h.vector as number[]);
   const similarity = (a: readonly number[], b: readonly number[]): number => {
     let s = 0;
@@ -292,34 +291,34 @@ function searches(body: unknown): unknown[] {
 export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
   app.post<NameParams>('/collections/:name/points/search', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    return ok(reply, run(collection, searchPlan(request.body, '')));
+    return ok(reply, await run(collection, searchPlan(request.body, '')));
   });
 
   app.post<NameParams>('/collections/:name/points/search/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const plans = searches(request.body).map((s, i) => searchPlan(s, childPath('searches', i)));
-    return ok(reply, plans.map((plan) => run(collection, plan)));
+    return ok(reply, await Promise.all(plans.map((plan) => run(collection, plan))));
   });
 
   app.post<NameParams>('/collections/:name/points/query', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    return ok(reply, { points: run(collection, queryPlan(collection, request.body, '')) });
+    return ok(reply, { points: await run(collection, queryPlan(collection, request.body, '')) });
   });
 
   app.post<NameParams>('/collections/:name/points/recommend', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    return ok(reply, run(collection, recommendPlan(collection, request.body, '')));
+    return ok(reply, await run(collection, recommendPlan(collection, request.body, '')));
   });
 
   app.post<NameParams>('/collections/:name/points/recommend/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const plans = searches(request.body).map((s, i) => recommendPlan(collection, s, childPath('searches', i)));
-    return ok(reply, plans.map((plan) => run(collection, plan)));
+    return ok(reply, await Promise.all(plans.map((plan) => run(collection, plan))));
   });
 
   app.post<NameParams>('/collections/:name/points/query/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const plans = searches(request.body).map((s, i) => queryPlan(collection, s, childPath('searches', i)));
-    return ok(reply, plans.map((plan) => ({ points: run(collection, plan) })));
+    return ok(reply, await Promise.all(plans.map(async (plan) => ({ points: await run(collection, plan) }))));
   });
 }
