@@ -26,7 +26,8 @@ export function PointsPanel({ info }: { info: CollectionInfo }) {
     return () => {
       current = false;
     };
-  }, [info.name, info.vector_size, offset, pageSize]);
+    // points_count: after a refresh that saw the collection change, the page is read again.
+  }, [info.name, info.vector_size, info.points_count, offset, pageSize]);
 
   const last = Math.min(info.points_count, MAX_OFFSET + pageSize);
   const shown = page?.points ?? [];
