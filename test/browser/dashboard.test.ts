@@ -140,6 +140,30 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     await done();
   });
 
+  it('searches by a pasted vector, exactly: a wrong length is refused in the page, the hits are the API’s exact answer', async () => {
+    const { page, done } = await open('#/search');
+    await page.getByTestId('mode-vector').check();
+    const box = page.getByTestId('query-vector');
+    await box.fill('0.5, 1, 2');
+    await page.getByTestId('run-search').click();
+    await page.getByTestId('search-error').getByText(`the vector has 3 numbers; this collection's vectors have ${DIM}`).waitFor();
+    const vector = Array.from({ length: DIM }, (_, i) => (i % 2 === 0 ? 1.5 : -0.25) * (i + 1));
+    await box.fill(vector.join(' '));
+    await page.getByTestId('exact').check();
+    await page.getByTestId('run-search').click();
+    await page.getByTestId('search-results').locator('tbody tr').first().waitFor();
+    const api = await httpJson(server.url, 'POST', `/collections/${DEMO}/points/search`, { vector, limit: 10, params: { exact: true, explain: true } });
+    assert.equal(api.status, 200, api.raw);
+    assert.deepEqual(
+      await attributes(page, '[data-testid="search-results"] [data-point-id]', 'data-point-id'),
+      api.body.result.map((p: { id: string }) => p.id),
+    );
+    assert.equal(await page.getByTestId('explain-strategy').innerText(), api.body.explain.strategy);
+    assert.equal(await page.getByTestId('explain-exact').innerText(), 'exact');
+    assert.equal(await page.getByTestId('explain-scored').innerText(), String(DEMO_POINTS));
+    await done();
+  });
+
   it('projects a sample of points on two principal components, coloured by a payload field', async () => {
     const { page, done } = await open('#/projection');
     const canvas = page.getByTestId('projection-canvas');
