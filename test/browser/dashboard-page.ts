@@ -15,7 +15,7 @@ export const chromiumPath = findChromium();
 export const SKIP_WITHOUT_CHROMIUM: string | false =
   chromiumPath === undefined ? 'no Chromium executable (install the chromium package, or set CHROMIUM_PATH)' : false;
 export const seed = testSeed(1101);
-const SCREENSHOTS = process.env.KITH_SCREENSHOTS === '1';
+export const SCREENSHOTS = process.env.KITH_SCREENSHOTS === '1';
 const IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
 
 export async function screenshot(page: Page, name: string): Promise<void> {

@@ -11,7 +11,7 @@ import { launchChromium, type PageWatch, watch } from '../helpers/browser.js';
 import { httpJson, type ServerProcess, startServer } from '../helpers/server-process.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 import { COLOURS, DEMO, DEMO_POINTS, DIM, loadDashboardData, SMALL } from './dashboard-data.js';
-import { attributes, chromiumPath, SKIP_WITHOUT_CHROMIUM, screenshot, seed, until } from './dashboard-page.js';
+import { attributes, chromiumPath, SCREENSHOTS, SKIP_WITHOUT_CHROMIUM, screenshot, seed, until } from './dashboard-page.js';
 
 describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
   let browser: Browser;
@@ -212,6 +212,13 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     assert.match(text, /collections\s+2/);
     assert.match(text, new RegExp(`points\\s+${DEMO_POINTS + 12}`));
     assert.match(text, /searches by strategy\s+.*graph: \d+/);
+    if (SCREENSHOTS) {
+      // For the picture only: a few more scrapes under varying traffic, so the charts show a history.
+      for (let round = 1; round <= 5; round++) {
+        for (let i = 0; i < 15 * round; i++) await httpJson(server.url, 'POST', `/collections/${DEMO}/points/search`, { vector, limit: 5 });
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+    }
     await screenshot(page, 'metrics');
     await done();
   });
