@@ -125,7 +125,7 @@ test('without a build, /dashboard answers 503 saying to run npm run build', asyn
     const r = await app.inject({ url });
     assert.equal(r.statusCode, 503, url);
     assert.equal(r.headers['content-type'], 'application/json; charset=utf-8');
-    assert.match(JSON.parse(r.body).status.error, /the dashboard is not built .*run `npm run build`/);
+    assert.equal(JSON.parse(r.body).status.error, 'the dashboard is not built: run `npm run build` (it writes dist/dashboard/)');
   }
 });
 

@@ -84,7 +84,8 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app,
       return reply
         .code(503)
         .type('application/json; charset=utf-8')
-        .send(errorBody(reply, `the dashboard is not built (no ${resolve(root, 'index.html')}): run \`npm run build\``));
+        // No path in the message: this answer needs no API key, so it tells nothing about the host.
+        .send(errorBody(reply, 'the dashboard is not built: run `npm run build` (it writes dist/dashboard/)'));
     }
     const file = dashboardFile(root, relative);
     // lstat, not stat: only regular files of the build, never a link out of it, nor a folder.
