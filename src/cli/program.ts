@@ -1,15 +1,18 @@
 /**
  * The `kith` command line as a commander program: the data commands (ls, info, count, search,
- * get, delete, drop, import, export). `kith serve` and `kith` with service flags start the service
+ * get, delete, drop, import, export), backup, check and the interactive shell. `kith serve` and `kith` with service flags start the service
  * (entry.ts dispatches those before this program is built).
  */
 import { Command, CommanderError } from 'commander';
 import { KithClientError } from '../api/client/kith-client.js';
 import { isKithError } from '../core/errors.js';
+import { registerBackupCommand } from './commands/backup.js';
+import { registerCheckCommand } from './commands/check.js';
 import { registerCollectionCommands } from './commands/collections.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerImportCommand } from './commands/import.js';
 import { registerPointCommands } from './commands/points.js';
+import { registerShellCommand } from './commands/shell.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './errors.js';
 import { USAGE } from './flags.js';
 
@@ -29,6 +32,9 @@ export function buildProgram(): Command {
   registerPointCommands(program);
   registerImportCommand(program);
   registerExportCommand(program);
+  registerBackupCommand(program);
+  registerCheckCommand(program);
+  registerShellCommand(program);
   program.addHelpText('after', `\nThe service (kith serve, or kith with no command):\n\n${USAGE.replace(/^Usage: kith/, 'Usage: kith [serve]')}\n`);
   return program;
 }

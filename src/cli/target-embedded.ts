@@ -5,8 +5,11 @@
 import type { CollectionConfigInput } from '../collection/collection-config.js';
 import type { FilterInput, PointInput, SearchRequest } from '../collection/collection.js';
 import { isKithError, KithError } from '../core/errors.js';
+import { childPath } from '../core/field-path.js';
 import { Database } from '../db/database.js';
+import type { RestoreSession } from '../db/restore-session.js';
 import { parseFilter } from '../payload/filter-parse.js';
+import { checkJsonValue } from '../payload/json-value.js';
 import type { CollectionSummary, Hit, PointLine, PointRecord, SearchArgs, Target } from './target.js';
 
 export function openEmbedded(path: string): Target {
@@ -24,7 +27,11 @@ export function openEmbedded(path: string): Target {
 }
 
 class EmbeddedTarget implements Target {
-  constructor(private readonly db: Database) {}
+  readonly keepsVersions = true;
+  /** Collections being restored (points with their own versions), finished at close. */
+  private readonly restores = new Map<string, RestoreSession>();
+
+  constructor(readonly db: Database) {}
 
   get where(): string {
     return this.db.path;
@@ -70,7 +77,18 @@ class EmbeddedTarget implements Target {
   }
 
   async upsert(name: string, points: readonly PointLine[]): Promise<number> {
-    return (await this.db.collection(name).upsert(points as readonly PointInput[])).upserted;
+    if (points.length === 0 || points[0]?.version === undefined) return (await this.db.collection(name).upsert(points as readonly PointInput[])).upserted;
+    // Points that carry versions (an export read back) keep them: a restore, not an upsert.
+    let session = this.restores.get(name);
+    if (session === undefined) {
+      session = await this.db.beginRestore(name);
+      this.restores.set(name, session);
+    }
+    points.forEach((p, i) => {
+      if (p.version === undefined) throw new KithError('ERR_BAD_INPUT', `${childPath(childPath('points', i), 'version')}: required (every point of a restore carries its version)`);
+      if (p.payload !== undefined) checkJsonValue(p.payload, childPath(childPath('points', i), 'payload'));
+    });
+    return session.write(points.map((p) => ({ id: p.id, version: BigInt(p.version as string), vector: p.vector, payload: p.payload })));
   }
 
   async *scan(name: string, batchSize: number): AsyncIterable<PointLine[]> {
@@ -82,13 +100,21 @@ class EmbeddedTarget implements Target {
       const batch: PointLine[] = [];
       for (const id of ids.slice(start, start + batchSize)) {
         const point = collection.getPoint(id);
-        batch.push({ id: point.id, vector: point.vector, payload: point.payload });
+        batch.push({ id: point.id, version: point.version.toString(), vector: point.vector, payload: point.payload as Record<string, unknown> });
       }
       yield batch;
     }
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  backup(toPath: string): Promise<void> {
+    return this.db.backup(toPath);
+  }
+
+  async close(): Promise<void> {
+    try {
+      for (const session of this.restores.values()) await session.finish();
+    } finally {
+      await this.db.close();
+    }
   }
 }

@@ -12,6 +12,8 @@ export function openRemote(url: string, apiKey: string | undefined): Target {
 }
 
 class RemoteTarget implements Target {
+  readonly keepsVersions = false;
+
   constructor(
     readonly where: string,
     private readonly client: KithClient,
@@ -56,11 +58,17 @@ class RemoteTarget implements Target {
   }
 
   async upsert(name: string, points: readonly PointLine[]): Promise<number> {
-    return (await this.client.upsert(name, points as readonly PointStruct[])).upserted;
+    // The REST API assigns versions: those a file carries are left out (import warns once).
+    const structs = points.map(({ version: _version, ...point }) => point);
+    return (await this.client.upsert(name, structs as unknown as readonly PointStruct[])).upserted;
   }
 
   scan(): AsyncIterable<PointLine[]> {
     throw new NotAvailableError('export is not available over --url (the REST API cannot list points); use --db on the file');
+  }
+
+  async backup(): Promise<void> {
+    throw new NotAvailableError('a backup over --url is streamed by kith backup itself (POST /backup)');
   }
 
   async close(): Promise<void> {}

@@ -29,6 +29,8 @@ export interface PointRecord {
 
 export interface PointLine {
   readonly id: string | number;
+  /** The point's version as decimal digits, when the file carries it (an export does). */
+  readonly version?: string;
   readonly vector: readonly number[];
   readonly payload?: Record<string, unknown>;
 }
@@ -43,6 +45,8 @@ export interface SearchArgs {
 export interface Target {
   /** Where the commands go, for messages: the file path or the URL. */
   readonly where: string;
+  /** Whether `upsert` writes the versions points carry (a file: yes; the REST API assigns its own). */
+  readonly keepsVersions: boolean;
   list(): Promise<CollectionSummary[]>;
   info(name: string): Promise<CollectionSummary>;
   /** Points matching the filter (all without one). */
@@ -53,10 +57,12 @@ export interface Target {
   deleteByFilter(name: string, filter: unknown): Promise<number>;
   drop(name: string): Promise<void>;
   create(config: CollectionConfigInput): Promise<CollectionSummary>;
-  /** All or nothing; durable when it resolves. */
+  /** All or nothing; durable when it resolves. Points with versions keep them where `keepsVersions`. */
   upsert(name: string, points: readonly PointLine[]): Promise<number>;
-  /** Every point, in batches (for export). */
+  /** Every point with its version, in batches (for export). */
   scan(name: string, batchSize: number): AsyncIterable<PointLine[]>;
+  /** A consistent copy of the whole database to `toPath`, a new file (embedded only). */
+  backup(toPath: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -16,6 +16,7 @@ import { Collection, type CollectionInfo, type WarningSink } from '../collection
 import type { LoadReport } from '../collection/collection-load.js';
 import { SearchThreads } from '../collection/search-threads.js';
 import { LmdbStore } from '../storage/lmdb-store.js';
+import { RestoreSession } from './restore-session.js';
 
 export interface DatabaseOptions {
   /** Receives problems that fail no request, e.g. a graph snapshot that could not be used. */
@@ -129,6 +130,23 @@ export class Database {
     } finally {
       this.busyNames.delete(name);
     }
+  }
+
+  /**
+   * Starts a restore of the named collection (restore-session.ts): points written with their own
+   * versions. The collection is out of the registry until the session's `finish()`.
+   */
+  async beginRestore(name: string): Promise<RestoreSession> {
+    const collection = this.collection(name);
+    this.collections.delete(name);
+    this.busyNames.add(name);
+    await collection.retire();
+    const stored = this.store.loadCollections().find((c) => c.uid === collection.uid);
+    return new RestoreSession(this.store, collection.uid, collection.config, stored?.lastVersion ?? 0n, this.warn, (restored, report) => {
+      this.busyNames.delete(name);
+      this.collections.set(name, restored);
+      this.reports.set(name, report);
+    });
   }
 
   /**

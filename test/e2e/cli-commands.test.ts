@@ -144,7 +144,7 @@ test('usage errors exit 2, failures exit 1, --help exits 0 everywhere', async (t
     [['ls', '--url', 'localhost:18080'], /--url: expected http/],
     [['ls', '--frobnicate'], /unknown option '--frobnicate'/],
     [['info'], /missing required argument 'collection'/],
-    [['import', join(dir, 'x.csv'), '--collection', 'docs', '--db', db], /cannot tell the format/],
+    [['import', join(dir, 'x.parquet'), '--collection', 'docs', '--db', db], /cannot tell the format/],
     [['import', fixture(dir), '--collection', 'docs', '--batch', '0', '--db', db], /--batch: expected an integer/],
   ];
   for (const [args, message] of usage) {
@@ -167,7 +167,7 @@ test('usage errors exit 2, failures exit 1, --help exits 0 everywhere', async (t
     assert.equal(run.code, 1, `kith ${args.join(' ')}: ${run.stderr}`);
     assert.match(run.stderr, message);
   }
-  for (const command of ['ls', 'info', 'count', 'search', 'get', 'delete', 'drop', 'import', 'export']) {
+  for (const command of ['ls', 'info', 'count', 'search', 'get', 'delete', 'drop', 'import', 'export', 'backup', 'check', 'shell']) {
     const run = await kith([command, '--help']);
     assert.equal(run.code, 0, `kith ${command} --help`);
     assert.match(run.stdout, new RegExp(`^Usage: kith ${command}`));

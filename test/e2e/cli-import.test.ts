@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { testSeed } from '../helpers/data.js';
-import { KITH_JS, kith, ok } from '../helpers/kith-cli.js';
+import { KITH_JS, kith, ok, withoutVersions } from '../helpers/kith-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { SeededRng } from '../../src/core/rng.js';
 
@@ -71,7 +71,7 @@ test('a bad line stops the import naming the line; earlier batches stay, nothing
     assert.match(run.stderr, /kith: bad\.jsonl:1700: vector: expected 4 numbers, got 3\n/);
     assert.match(run.stderr, /durable through bad\.jsonl:1000 \(1000 points/);
     assert.equal(await ok(['count', 'c', '--db', db]), '1000\n');
-    assert.equal(await ok(['export', 'c', '--db', db]), expectedExport(good.slice(0, 1000)));
+    assert.equal(withoutVersions(await ok(['export', 'c', '--db', db])), expectedExport(good.slice(0, 1000)));
 
     const cases: [unknown, RegExp][] = [
       ['{"id": 1, "vector": [1,2,3,4]', /bad\.jsonl:3: not valid JSON/],
@@ -128,11 +128,11 @@ test('an import killed mid-way (SIGKILL) leaves whole batches; running it again 
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.match(resumed.stdout, new RegExp(`imported ${total} points into big`));
     assert.equal(await ok(['count', 'big', '--db', db]), `${total}\n`);
-    assert.equal(await ok(['export', 'big', '--db', db]), expectedExport(lines));
+    assert.equal(withoutVersions(await ok(['export', 'big', '--db', db])), expectedExport(lines));
   });
 });
 
-test('export → import gives the same collection (ids, vectors, payloads), and export over --url is refused', async (t) => {
+test('export → import gives the same collection (ids, versions, vectors, payloads), and export over --url is refused', async (t) => {
   await seeded(testSeed(13), async (rng) => {
     const dir = tempDir(t);
     const first = join(dir, 'first.db');
@@ -149,9 +149,16 @@ test('export → import gives the same collection (ids, vectors, payloads), and 
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /exported 1500 points of c/);
     const text = readFileSync(exported, 'utf8');
-    assert.equal(text, expectedExport(lines));
+    assert.equal(withoutVersions(text), expectedExport(lines));
+    // Batches of 400: four versions, each strictly greater than the last batch's.
+    const versions = [...new Set([...text.matchAll(/"version":"(\d+)"/g)].map((m) => BigInt(m[1] as string)))];
+    assert.equal(versions.length, 4, `versions ${versions.join(', ')}`);
 
+    // Imported into a file, the versions are kept: the export of the copy is the same bytes.
     await ok(['import', exported, '--collection', 'c', '--dim', '5', '--distance', 'dot', '--db', second, '--quiet']);
+    assert.equal(await ok(['export', 'c', '--db', second]), text);
+    // Re-running the restore (as after an interruption) changes nothing.
+    await ok(['import', exported, '--collection', 'c', '--db', second, '--batch', '333', '--quiet']);
     assert.equal(await ok(['export', 'c', '--db', second]), text);
     const a = JSON.parse(await ok(['info', 'c', '--db', first]));
     const b = JSON.parse(await ok(['info', 'c', '--db', second]));

@@ -21,8 +21,11 @@ export function kith(args: readonly string[], cwd?: string): Promise<CliRun> {
     const child = spawn(process.execPath, [KITH_JS, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITH_API_KEY: '' } });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Decoded as a stream: a multi-byte character split between two chunks stays one character.
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -33,4 +36,9 @@ export async function ok(args: readonly string[]): Promise<string> {
   const run = await kith(args);
   assert.equal(run.code, 0, `kith ${args.join(' ')} failed:\n${run.stderr}`);
   return run.stdout;
+}
+
+/** An export's JSON Lines without the versions (which an upsert sets to the time it ran), for comparing points only. */
+export function withoutVersions(jsonl: string): string {
+  return jsonl.replace(/^\{"id":("(?:[^"\\]|\\.)*"),"version":"\d+",/gm, '{"id":$1,');
 }

@@ -1,16 +1,25 @@
 /**
- * `kith export C`: every point of a collection as JSON Lines (`{"id", "vector", "payload"}`, ids
- * in sorted order), which `kith import` reads back into the same points. Versions are not carried:
- * an import assigns new ones. Needs the file (--db): the REST API cannot list points.
+ * `kith export C`: every point of a collection, ids in sorted order, as
+ *
+ * - JSON Lines (default): `{"id", "version", "vector", "payload"}` a line, which `kith import`
+ *   reads back into the same collection: ids, versions (kept when importing into a file, --db),
+ *   vectors and payloads;
+ * - NumPy (`--format npy --out FILE.npy`): a 2-D little-endian float32 array, one row a point, and
+ *   beside it `FILE.ids.jsonl`, row i's id as a JSON string on line i; `kith import FILE.npy
+ *   --ids FILE.ids.jsonl` gives the same ids and vectors back (the format has no versions or
+ *   payloads).
+ *
+ * Needs the file (--db): the REST API cannot list points.
  */
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { addTargetOptions, type TargetOptions, withTarget } from '../context.js';
 import { UsageError } from '../errors.js';
+import { npyHeader, npyIdsPath } from '../npy.js';
 import { toJson } from '../output.js';
 import { startProgress } from '../progress.js';
-import { NotAvailableError } from '../target.js';
+import { NotAvailableError, type PointLine } from '../target.js';
 
 interface ExportOptions extends TargetOptions {
   readonly out?: string;
@@ -20,8 +29,8 @@ interface ExportOptions extends TargetOptions {
 
 const BATCH = 1000;
 
-async function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
-  if (!stream.write(text)) await once(stream, 'drain');
+async function write(stream: NodeJS.WritableStream, data: string | Uint8Array): Promise<void> {
+  if (!stream.write(data)) await once(stream, 'drain');
 }
 
 /** The output file, opened now so that a path that cannot be written fails before any work. */
@@ -33,35 +42,68 @@ function openOut(path: string): WriteStream {
   }
 }
 
+async function end(file: WriteStream): Promise<void> {
+  file.end();
+  await once(file, 'finish');
+}
+
+function jsonLines(batch: readonly PointLine[]): string {
+  return batch.map((p) => `${toJson({ id: p.id, version: p.version, vector: p.vector, payload: p.payload ?? {} })}\n`).join('');
+}
+
+function float32Rows(batch: readonly PointLine[], dim: number): Uint8Array {
+  const rows = new Float32Array(batch.length * dim);
+  batch.forEach((p, i) => {
+    rows.set(p.vector, i * dim);
+  });
+  // Float32Array is in the platform's byte order; .npy says '<f4'. Every platform Node runs kith on is little-endian.
+  return new Uint8Array(rows.buffer);
+}
+
 export function registerExportCommand(program: Command): void {
-  addTargetOptions(program.command('export').description('write every point of a collection as JSON Lines (to stdout, or --out FILE)').argument('<collection>'))
-    .option('--out <file>', 'write to this file instead of stdout')
-    .option('--format <format>', 'output format: jsonl', 'jsonl')
+  addTargetOptions(program.command('export').description('write every point of a collection as JSON Lines (to stdout, or --out FILE) or as NumPy .npy').argument('<collection>'))
+    .option('--out <file>', 'write to this file instead of stdout (required for npy)')
+    .option('--format <format>', 'output format: jsonl, or npy (float32 vectors, ids in FILE.ids.jsonl)', 'jsonl')
     .option('--quiet', 'no progress on stderr')
     .action(async (name: string, options: ExportOptions) => {
       if (options.url !== undefined) throw new NotAvailableError('export is not available over --url (the REST API cannot list points); use --db on the file');
-      if (options.format !== 'jsonl') throw new UsageError(`--format: expected jsonl, got ${JSON.stringify(options.format)}`);
+      if (options.format !== 'jsonl' && options.format !== 'npy') throw new UsageError(`--format: expected jsonl or npy, got ${JSON.stringify(options.format)}`);
+      if (options.format === 'npy' && options.out === undefined) throw new UsageError('--format npy: give the file with --out FILE.npy (its ids go to FILE.ids.jsonl beside it)');
+      const npy = options.format === 'npy';
       const file: WriteStream | undefined = options.out === undefined ? undefined : openOut(options.out);
+      const idsFile = npy && options.out !== undefined ? openOut(npyIdsPath(options.out)) : undefined;
       const stream = file ?? process.stdout;
       let written = 0;
       await withTarget(options, async (target) => {
-        const total = (await target.info(name)).points_count;
+        const info = await target.info(name);
+        const total = info.points_count;
+        const dim = info.vector_size;
         // A bar only when the points go to a file: on stdout they would be mixed with it.
         const progress = startProgress(total, options.quiet === true || file === undefined);
         try {
+          if (npy) await write(stream, npyHeader(total, dim));
           for await (const batch of target.scan(name, BATCH)) {
-            await write(stream, batch.map((p) => `${toJson({ id: p.id, vector: p.vector, payload: p.payload ?? {} })}\n`).join(''));
+            if (npy) {
+              // The header promised `total` rows: the file is the one writer (locked), so this holds.
+              if (written + batch.length > total) throw new Error(`${name} grew during the export`);
+              await write(stream, float32Rows(batch, dim));
+              await write(idsFile as WriteStream, batch.map((p) => `${JSON.stringify(String(p.id))}\n`).join(''));
+            } else {
+              await write(stream, jsonLines(batch));
+            }
             written += batch.length;
             progress.update(written, written, `exported ${written} of ${total}`);
           }
+          if (npy && written !== total) throw new Error(`${name} has ${written} points, ${total} were counted when the export began`);
         } finally {
           progress.stop();
         }
       });
       if (file !== undefined) {
-        file.end();
-        await once(file, 'finish');
-        process.stderr.write(`kith: exported ${written} points of ${name} to ${options.out}\n`);
+        await end(file);
+        if (idsFile !== undefined) await end(idsFile);
+        const also = idsFile === undefined ? '' : ` (ids in ${npyIdsPath(options.out as string)})`;
+        process.stderr.write(`kith: exported ${written} points of ${name} to ${options.out}${also}\n`);
       }
     });
 }

@@ -13,7 +13,9 @@ import { isKithError, KithError } from '../../core/errors.js';
 import { addTargetOptions, type TargetOptions, withTarget } from '../context.js';
 import { parsePositiveInt, UsageError } from '../errors.js';
 import { startProgress } from '../progress.js';
-import { readFvecs, readNpy } from '../readers/binary.js';
+import { readBvecs, readFvecs, readNpy } from '../readers/binary.js';
+import { readCsv } from '../readers/csv.js';
+import { withIds } from '../readers/ids.js';
 import { readJsonl } from '../readers/jsonl.js';
 import { InputFileError, type SourcePoint } from '../readers/source.js';
 import type { CollectionSummary, PointLine, Target } from '../target.js';
@@ -25,17 +27,30 @@ interface ImportOptions extends TargetOptions {
   readonly hnsw?: boolean;
   readonly batch: string;
   readonly format?: string;
+  readonly idColumn: string;
+  readonly ids?: string;
+  readonly vectorColumn: string;
   readonly quiet?: boolean;
 }
 
-const FORMATS = ['jsonl', 'fvecs', 'npy'] as const;
+const FORMATS = ['jsonl', 'csv', 'fvecs', 'bvecs', 'npy'] as const;
 type Format = (typeof FORMATS)[number];
 
-const EXTENSIONS: Record<string, Format> = { '.jsonl': 'jsonl', '.ndjson': 'jsonl', '.json': 'jsonl', '.fvecs': 'fvecs', '.npy': 'npy' };
+const EXTENSIONS: Record<string, Format> = {
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+  '.json': 'jsonl',
+  '.csv': 'csv',
+  '.fvecs': 'fvecs',
+  '.bvecs': 'bvecs',
+  '.npy': 'npy',
+};
 
-const READERS: Record<Format, (path: string, label: string, dim: number) => AsyncIterable<SourcePoint>> = {
+const READERS: Record<Format, (path: string, label: string, dim: number, options: ImportOptions) => AsyncIterable<SourcePoint>> = {
   jsonl: readJsonl,
+  csv: (path, label, dim, options) => readCsv(path, label, dim, { idColumn: options.idColumn, vectorColumn: options.vectorColumn }),
   fvecs: readFvecs,
+  bvecs: readBvecs,
   npy: readNpy,
 };
 
@@ -74,23 +89,31 @@ function locate(error: unknown, batch: readonly SourcePoint[]): unknown {
 }
 
 export function registerImportCommand(program: Command): void {
-  addTargetOptions(program.command('import').description('load points from a file (JSON Lines, .fvecs, .npy) into a collection, in durable batches').argument('<file>'))
+  addTargetOptions(program.command('import').description('load points from a file (JSON Lines, CSV, .fvecs, .bvecs, .npy) into a collection, in durable batches').argument('<file>'))
     .requiredOption('--collection <name>', 'the collection to load into')
     .option('--dim <n>', 'create the collection if it does not exist, with this vector size')
     .option('--distance <name>', 'distance of a created collection: cosine, dot or euclid', 'cosine')
     .option('--hnsw', 'give a created collection an HNSW index (default: exact, flat)')
     .option('--batch <n>', 'points per durable batch', '1000')
-    .option('--format <format>', 'file format: jsonl, fvecs or npy (default: from the extension .jsonl/.ndjson/.json, .fvecs, .npy)')
+    .option('--format <format>', 'file format: jsonl, csv, fvecs, bvecs or npy (default: from the extension .jsonl/.ndjson/.json, .csv, .fvecs, .bvecs, .npy)')
+    .option('--ids <file>', '.fvecs/.bvecs/.npy: point ids from this file, one JSON id a line (as kith export --format npy writes FILE.ids.jsonl)')
+    .option('--id-column <name>', 'CSV: the column holding point ids (without one, ids are row positions 0, 1, …)', 'id')
+    .option('--vector-column <name>', 'CSV: the column holding vectors', 'vector')
     .option('--quiet', 'no progress on stderr')
     .addHelpText(
       'after',
-      '\nJSON Lines, each line: {"id": 1, "vector": [0.1, 0.2], "payload": {"lang": "en"}} (payload optional).\n' +
-        '.fvecs and .npy (2-D float32/float64): the id of a vector is its index in the file (0, 1, …), no payload.\n' +
+      '\nJSON Lines, each line: {"id": 1, "vector": [0.1, 0.2], "payload": {"lang": "en"}} (payload optional;\n' +
+        '"version": "…" as kith export writes it is kept with --db, left out over --url).\n' +
+        'CSV: a header row; a vector column (a JSON array, or numbers separated by spaces or semicolons),\n' +
+        'an id column, every other column a payload field (true/false, numbers and JSON typed; empty cells left out).\n' +
+        '.fvecs, .bvecs (u8 components) and .npy (2-D float32/float64): the id of a vector is its index in\n' +
+        'the file (0, 1, …), no payload.\n' +
         'Upserts replace points by id: after an interruption, run the same command again; the result is\n' +
         'the same collection as one uninterrupted run, without duplicates.',
     )
     .action(async (file: string, options: ImportOptions) => {
       const format = formatOf(file, options.format);
+      if (options.ids !== undefined && (format === 'jsonl' || format === 'csv')) throw new UsageError(`--ids: only for .fvecs, .bvecs and .npy; a ${format} file names its ids`);
       const batchSize = parsePositiveInt(options.batch, '--batch', 100000);
       const dim = options.dim === undefined ? undefined : parsePositiveInt(options.dim, '--dim', 65536);
       let size: number;
@@ -104,7 +127,8 @@ export function registerImportCommand(program: Command): void {
         options,
         async (target) => {
           const info = await resolveCollection(target, options, dim);
-          const source = READERS[format](file, basename(file), info.vector_size);
+          const read = READERS[format](file, basename(file), info.vector_size, options);
+          const source = options.ids === undefined ? read : withIds(read, options.ids);
           return importPoints(target, options, source, batchSize, size);
         },
         true,
@@ -127,6 +151,8 @@ async function importPoints(
   let points = 0;
   let batches = 0;
   let batch: SourcePoint[] = [];
+  /** Whether the file's points carry versions: decided by the first point, the same for every other. */
+  let versioned: boolean | undefined;
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     const lines: PointLine[] = batch.map((s) => s.point);
@@ -143,6 +169,13 @@ async function importPoints(
   };
   try {
     for await (const item of source) {
+      const hasVersion = item.point.version !== undefined;
+      if (versioned === undefined) {
+        versioned = hasVersion;
+        if (versioned && !target.keepsVersions) process.stderr.write(`kith: warning: the file's versions are not kept over --url (the server gives each batch a new one); import with --db to keep them\n`);
+      } else if (hasVersion !== versioned) {
+        throw new InputFileError(`${item.location}: version: ${versioned ? 'required: the first point has one, so every point must' : 'unexpected: the first point has none, so no point may'}`);
+      }
       batch.push(item);
       if (batch.length >= batchSize) await flush();
     }

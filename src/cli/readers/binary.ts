@@ -1,6 +1,7 @@
 /**
  * Binary vector files, read in blocks of whole records: `.fvecs` (each vector is an int32
- * dimension then that many float32, little-endian: the TEXMEX/ANN-benchmarks format) and NumPy
+ * dimension then that many float32, little-endian: the TEXMEX/ANN-benchmarks format), `.bvecs`
+ * (the same with one unsigned byte per component, 0–255, as in SIFT1B) and NumPy
  * `.npy` (a 2-D little-endian float32 or float64 array in C order). Neither carries ids nor
  * payloads: a point's id is its index in the file (0, 1, 2, …) and its payload is empty.
  */
@@ -61,6 +62,14 @@ export function readFvecs(path: string, label: string, dim: number): AsyncGenera
     const values = new Float32Array(dim);
     for (let i = 0; i < dim; i++) values[i] = buffer.readFloatLE(at + 4 + 4 * i);
     return finite(values, location);
+  });
+}
+
+export function readBvecs(path: string, label: string, dim: number): AsyncGenerator<SourcePoint> {
+  return records(path, label, 0, 4 + dim, undefined, 'vector', (buffer, at, location) => {
+    const d = buffer.readInt32LE(at);
+    if (d !== dim) throw new InputFileError(`${location}: dimension ${d}, expected ${dim}`);
+    return Array.from(buffer.subarray(at + 4, at + 4 + dim));
   });
 }
 

@@ -1,6 +1,7 @@
 /**
- * JSON Lines: one `{"id", "vector", "payload"}` object a line (payload optional; blank lines
- * skipped). Every line is checked here, against the collection's dimension, so that an error names
+ * JSON Lines: one `{"id", "version", "vector", "payload"}` object a line (version and payload
+ * optional; blank lines skipped). A version (what `kith export` writes) is a decimal string.
+ * Every line is checked here, against the collection's dimension, so that an error names
  * the line: `points.jsonl:17: vector: expected 4 numbers, got 3`.
  */
 import { createReadStream } from 'node:fs';
@@ -8,7 +9,10 @@ import { createInterface } from 'node:readline';
 import type { PointLine } from '../target.js';
 import { InputFileError, type SourcePoint } from './source.js';
 
-const KEYS = new Set(['id', 'vector', 'payload']);
+const KEYS = new Set(['id', 'version', 'vector', 'payload']);
+
+/** Versions are u64 (nanoseconds); 0 is never handed out. */
+const MAX_VERSION = (1n << 64n) - 1n;
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -21,11 +25,15 @@ function describe(value: unknown): string {
 export function checkLine(value: unknown, dim: number): PointLine | string {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return `expected an object {"id", "vector", "payload"}, got ${describe(value)}`;
   const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) if (!KEYS.has(key)) return `${key}: unknown field (expected id, vector, payload)`;
-  const { id, vector, payload } = record;
+  for (const key of Object.keys(record)) if (!KEYS.has(key)) return `${key}: unknown field (expected id, version, vector, payload)`;
+  const { id, version, vector, payload } = record;
   if (id === undefined) return 'id: required';
   if (typeof id === 'number' ? !Number.isSafeInteger(id) || id < 0 : typeof id !== 'string' || id === '') {
     return `id: expected a non-empty string or a non-negative integer, got ${describe(id)}`;
+  }
+  const versionText = typeof version === 'number' && Number.isSafeInteger(version) ? String(version) : version;
+  if (versionText !== undefined && (typeof versionText !== 'string' || !/^[1-9]\d{0,19}$/.test(versionText) || BigInt(versionText) > MAX_VERSION)) {
+    return `version: expected a positive integer below 2^64 as a decimal string, got ${describe(version)}`;
   }
   if (vector === undefined) return 'vector: required';
   if (!Array.isArray(vector)) return `vector: expected ${dim} numbers, got ${describe(vector)}`;
@@ -35,7 +43,12 @@ export function checkLine(value: unknown, dim: number): PointLine | string {
     if (typeof x !== 'number' || !Number.isFinite(x)) return `vector[${i}]: expected a finite number, got ${describe(x)}`;
   }
   if (payload !== undefined && payload !== null && (typeof payload !== 'object' || Array.isArray(payload))) return `payload: expected an object, got ${describe(payload)}`;
-  return { id: id as string | number, vector: vector as number[], ...(payload === undefined || payload === null ? {} : { payload: payload as Record<string, unknown> }) };
+  return {
+    id: id as string | number,
+    ...(versionText === undefined ? {} : { version: versionText }),
+    vector: vector as number[],
+    ...(payload === undefined || payload === null ? {} : { payload: payload as Record<string, unknown> }),
+  };
 }
 
 export async function* readJsonl(path: string, label: string, dim: number): AsyncGenerator<SourcePoint> {

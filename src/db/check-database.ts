@@ -1,0 +1,269 @@
+/**
+ * `kith check`: verifies a database file without changing it (storage/read-only-store.ts) and
+ * says what is wrong. In order:
+ *
+ * 1. the format entry (magic "kith", a known version), the uid counter;
+ * 2. every collection entry: its uid, its configuration (as start-up validates it), its last
+ *    version (decimal digits);
+ * 3. every point record: its key (uid + UTF-8 id) belongs to a collection, the record decodes
+ *    (magic, format, encoding, dimension = the collection's, length), its vector is finite, its
+ *    payload is a JSON object, its version is at most the collection's last version;
+ * 4. every graph snapshot: its chunks numbered 0, 1, … without gaps, the container's CRC-32 and
+ *    section lengths (collection/snapshot.ts); a snapshot of a collection without HNSW, or of no
+ *    collection, is reported;
+ * 5. annotations: JSON objects, of collections that exist;
+ * 6. each collection whose records all decode is loaded as start-up loads it (reusing the
+ *    snapshot where it matches) and must hold as many points as it has records; for HNSW, the
+ *    graph's invariants (index/hnsw/check-integrity.ts via Collection.checkIntegrity) must hold.
+ *
+ * A stale snapshot (points written after it) is not a problem: start-up repairs it; the report
+ * says how much of it is still used.
+ */
+import { KithError } from '../core/errors.js';
+import { Collection } from '../collection/collection.js';
+import { type CollectionConfig, configFromStored } from '../collection/collection-config.js';
+import { decodeSnapshot } from '../collection/snapshot.js';
+import type { LmdbStore } from '../storage/lmdb-store.js';
+import { decodePointKey } from '../storage/point-key.js';
+import { decodePointRecord } from '../storage/point-record.js';
+import { ReadOnlyStore } from '../storage/read-only-store.js';
+
+export interface CollectionCheck {
+  readonly name: string;
+  readonly uid: number;
+  readonly config?: CollectionConfig;
+  records: number;
+  lastVersion?: bigint;
+  /** Snapshot bytes and chunk count, when it has one. */
+  snapshot?: { bytes: number; chunks: number; sound: boolean };
+  /** After loading: points, and how many came from the snapshot's graph. */
+  loaded?: { points: number; fromSnapshot: number; graphChecked: boolean };
+}
+
+export interface CheckReport {
+  readonly path: string;
+  readonly formatVersion?: number;
+  readonly collections: CollectionCheck[];
+  /** Every problem found, each a sentence naming where; empty when the file is sound. */
+  readonly problems: string[];
+}
+
+const SUPPORTED_FORMAT = 2;
+/** Problems of one kind in one collection past this many are counted, not listed. */
+const MAX_LISTED = 20;
+
+export async function checkDatabase(path: string): Promise<CheckReport> {
+  const store = ReadOnlyStore.open(path);
+  try {
+    return runChecks(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function runChecks(store: ReadOnlyStore): CheckReport {
+  const problems: string[] = [];
+  const collections: CollectionCheck[] = [];
+  const report = (): CheckReport => ({ path: store.path, formatVersion, collections, problems });
+
+  const format = store.meta.get('format') as { magic?: unknown; version?: unknown } | undefined;
+  let formatVersion: number | undefined;
+  if (format === undefined) {
+    problems.push('meta: no format entry (an empty file, or not a kith database)');
+    return report();
+  }
+  if (format.magic !== 'kith') {
+    problems.push(`meta: format magic is ${JSON.stringify(format.magic)}, not "kith": not a kith database`);
+    return report();
+  }
+  formatVersion = typeof format.version === 'number' ? format.version : undefined;
+  if (formatVersion !== SUPPORTED_FORMAT) {
+    problems.push(
+      formatVersion === 1
+        ? 'meta: storage format 1; open the file once with this build (it migrates to format 2), then check it'
+        : `meta: storage format ${JSON.stringify(format.version)}; this build checks format ${SUPPORTED_FORMAT}`,
+    );
+    return report();
+  }
+  const nextUid = store.meta.get('next_uid');
+
+  // 2. Collection entries.
+  const byUid = new Map<number, CollectionCheck>();
+  for (const { key, value } of store.collections.getRange()) {
+    const entry = value as { uid?: unknown; config?: unknown } | undefined;
+    if (typeof key !== 'string' || typeof entry?.uid !== 'number' || !Number.isInteger(entry.uid)) {
+      problems.push(`collection entry ${JSON.stringify(key)}: does not decode to { uid, config }`);
+      continue;
+    }
+    const uid = entry.uid;
+    let config: CollectionConfig | undefined;
+    try {
+      config = configFromStored(entry.config, key);
+    } catch (error) {
+      problems.push(messageOf(error));
+    }
+    if (byUid.has(uid)) problems.push(`collection "${key}": uid ${uid} is also collection "${byUid.get(uid)?.name}"'s`);
+    if (typeof nextUid !== 'number' || uid >= nextUid) problems.push(`collection "${key}": uid ${uid} is not below the uid counter ${String(nextUid)}`);
+    const check: CollectionCheck = { name: key, uid, records: 0, ...(config === undefined ? {} : { config }) };
+    const last = store.lastVersions.get(uid);
+    if (typeof last === 'string' && /^\d+$/.test(last)) check.lastVersion = BigInt(last);
+    else if (last !== undefined) problems.push(`collection "${key}": last version ${JSON.stringify(last)} is not decimal digits`);
+    byUid.set(uid, check);
+    collections.push(check);
+  }
+  for (const key of store.lastVersions.getKeys()) {
+    if (typeof key !== 'number' || !byUid.has(key)) problems.push(`last_versions: an entry for uid ${JSON.stringify(key)}, which no collection has`);
+  }
+
+  // 3. Point records, in key order.
+  const recordProblems = new Map<number, string[]>();
+  const orphanUids = new Map<number, number>();
+  const note = (uid: number, problem: string): void => {
+    const list = recordProblems.get(uid) ?? [];
+    list.push(problem);
+    recordProblems.set(uid, list);
+  };
+  for (const { key, value } of store.points.getRange()) {
+    let uid: number;
+    let id: string;
+    try {
+      ({ uid, id } = decodePointKey(key));
+    } catch (error) {
+      problems.push(`point_records: ${messageOf(error)}`);
+      continue;
+    }
+    const check = byUid.get(uid);
+    if (check === undefined) {
+      orphanUids.set(uid, (orphanUids.get(uid) ?? 0) + 1);
+      continue;
+    }
+    check.records++;
+    if (check.config === undefined) continue;
+    const where = `${check.name}/${JSON.stringify(id)}`;
+    try {
+      const record = decodePointRecord(value, check.config.vectorSize, where);
+      const values = record.vector.encoding === 'f32' ? record.vector.values : [record.vector.min, record.vector.max];
+      const bad = Array.prototype.findIndex.call(values, (x: number) => !Number.isFinite(x));
+      if (bad >= 0) note(uid, `point record ${where}: vector component ${bad} is not finite`);
+      if (record.vector.encoding === 'sq8' && check.config.quantization !== 'sq8') note(uid, `point record ${where}: an sq8 vector in a collection without sq8`);
+      if (record.vector.encoding === 'f32' && check.config.quantization === 'sq8') note(uid, `point record ${where}: an f32 vector in an sq8 collection`);
+      if (check.lastVersion !== undefined && record.version > check.lastVersion) {
+        note(uid, `point record ${where}: version ${record.version} is above the collection's last version ${check.lastVersion}`);
+      }
+      let payload: unknown;
+      try {
+        payload = JSON.parse(record.payloadJson);
+      } catch {
+        note(uid, `point record ${where}: payload is not JSON`);
+        continue;
+      }
+      if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) note(uid, `point record ${where}: payload is not a JSON object`);
+    } catch (error) {
+      note(uid, messageOf(error));
+    }
+  }
+  for (const [uid, count] of orphanUids) problems.push(`point_records: ${count} record(s) under uid ${uid}, which no collection has`);
+  for (const check of collections) {
+    const list = recordProblems.get(check.uid) ?? [];
+    problems.push(...list.slice(0, MAX_LISTED));
+    if (list.length > MAX_LISTED) problems.push(`collection "${check.name}": ${list.length - MAX_LISTED} more bad point records`);
+    if (check.records > 0 && check.lastVersion === undefined) problems.push(`collection "${check.name}": ${check.records} points but no last version`);
+  }
+
+  // 4. Snapshots: chunks per uid.
+  const chunks = new Map<number, number[]>();
+  for (const key of store.snapshots.getKeys()) {
+    if (!Array.isArray(key) || key.length !== 2 || typeof key[0] !== 'number' || typeof key[1] !== 'number') {
+      problems.push(`snapshots: key ${JSON.stringify(key)} is not [uid, chunk]`);
+      continue;
+    }
+    const list = chunks.get(key[0]) ?? [];
+    list.push(key[1]);
+    chunks.set(key[0], list);
+  }
+  for (const [uid, numbers] of chunks) {
+    const check = byUid.get(uid);
+    if (check === undefined) {
+      problems.push(`snapshots: ${numbers.length} chunk(s) under uid ${uid}, which no collection has`);
+      continue;
+    }
+    if (check.config !== undefined && !check.config.hnsw) problems.push(`collection "${check.name}": a graph snapshot, but the collection has no HNSW index`);
+    const gap = numbers.findIndex((n, i) => n !== i);
+    if (gap >= 0) {
+      problems.push(`collection "${check.name}": snapshot chunk ${gap} is missing (chunks ${numbers.join(', ')})`);
+      check.snapshot = { bytes: 0, chunks: numbers.length, sound: false };
+      continue;
+    }
+    const bytes = store.readSnapshot(uid) as Buffer;
+    const decoded = decodeSnapshot(bytes);
+    const sound = typeof decoded !== 'string';
+    if (!sound) problems.push(`collection "${check.name}": graph snapshot (${bytes.length} bytes in ${numbers.length} chunk(s)): ${decoded}`);
+    check.snapshot = { bytes: bytes.length, chunks: numbers.length, sound };
+  }
+
+  // 5. Annotations.
+  for (const { key, value } of store.annotations.getRange()) {
+    const check = typeof key === 'number' ? byUid.get(key) : undefined;
+    if (check === undefined) {
+      problems.push(`annotations: an entry for uid ${JSON.stringify(key)}, which no collection has`);
+      continue;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(String(value));
+    } catch {
+      parsed = undefined;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) problems.push(`collection "${check.name}": its annotations are not a JSON object`);
+  }
+
+  // 6. Load each collection whose records all decode, and check what start-up would build.
+  for (const check of collections) {
+    if (check.config === undefined || recordProblems.has(check.uid)) continue;
+    try {
+      // The collection only reads (readSnapshot, countPoints, scanPoints) while loading.
+      const collection = new Collection(store as unknown as LmdbStore, check.uid, check.config, check.lastVersion ?? 0n);
+      const load = collection.load();
+      if (load.points !== check.records || collection.pointsCount !== check.records) {
+        problems.push(`collection "${check.name}": ${check.records} records but ${collection.pointsCount} points loaded`);
+      }
+      if (check.snapshot?.sound === true && load.snapshotRejected !== undefined) {
+        problems.push(`collection "${check.name}": the graph snapshot passes its checksum but cannot be used: ${load.snapshotRejected}`);
+      }
+      const graphProblems = check.config.hnsw ? collection.checkIntegrity() : [];
+      problems.push(...graphProblems.slice(0, MAX_LISTED).map((p) => `collection "${check.name}": graph: ${p}`));
+      if (graphProblems.length > MAX_LISTED) problems.push(`collection "${check.name}": graph: ${graphProblems.length - MAX_LISTED} more problems`);
+      check.loaded = { points: collection.pointsCount, fromSnapshot: load.fromSnapshot, graphChecked: check.config.hnsw };
+    } catch (error) {
+      problems.push(`collection "${check.name}": does not load: ${messageOf(error)}${error instanceof KithError ? ` [${error.code}]` : ''}`);
+    }
+  }
+  return report();
+}
+
+/** The report as text: one line per collection, then the problems, then the verdict. */
+export function formatCheckReport(report: CheckReport): string {
+  const lines = [`${report.path}: storage format ${report.formatVersion ?? '?'}, ${report.collections.length} collection(s)`];
+  for (const c of report.collections) {
+    const parts = [`collection "${c.name}" (uid ${c.uid}`];
+    if (c.config !== undefined) parts[0] += `, ${c.config.vectorSize}-d ${c.config.distance}, ${c.config.hnsw ? 'hnsw' : 'flat'}${c.config.quantization === 'sq8' ? ', sq8' : ''}`;
+    parts[0] += `): ${c.records} point record(s)`;
+    if (c.snapshot !== undefined) parts.push(`graph snapshot ${c.snapshot.sound ? 'checksum ok' : 'UNSOUND'} (${c.snapshot.bytes} bytes)`);
+    if (c.loaded !== undefined) {
+      parts.push(`${c.loaded.points} loaded`);
+      if (c.loaded.graphChecked) parts.push(`${c.loaded.fromSnapshot} from the snapshot's graph, graph invariants checked`);
+    }
+    lines.push(`  ${parts.join('; ')}`);
+  }
+  if (report.problems.length === 0) {
+    lines.push('sound: every record decodes, every checksum matches, every graph invariant holds');
+  } else {
+    lines.push(`${report.problems.length} problem(s):`);
+    for (const problem of report.problems) lines.push(`  ${problem}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
