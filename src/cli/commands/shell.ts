@@ -94,7 +94,8 @@ export function registerShellCommand(program: Command): void {
           input: process.stdin,
           output: process.stdout,
           terminal: interactive,
-          prompt: 'kith> ',
+          // Lines from a pipe or a file run without prompts, so their output is only the results.
+          prompt: interactive ? 'kith> ' : '',
           // readline keeps history newest first; the file keeps it oldest first, as shells do.
           history: loadHistory(path).reverse(),
           historySize: HISTORY_SIZE,
