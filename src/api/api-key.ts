@@ -30,15 +30,18 @@ function presentedKey(headers: Record<string, string | string[] | undefined>): s
 export function requireApiKey(app: FastifyInstance, key: string | undefined): void {
   if (key === undefined) return;
   const expected = digest(key);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style: it runs on every request (envelope.ts says why).
+  app.addHook('onRequest', (request, reply, done) => {
     const path = request.url.split('?')[0] ?? request.url;
-    if (OPEN_PATHS.has(path)) return;
+    if (OPEN_PATHS.has(path)) return done();
     const given = presentedKey(request.headers);
-    if (given !== undefined && timingSafeEqual(digest(given), expected)) return;
+    if (given !== undefined && timingSafeEqual(digest(given), expected)) return done();
     reply.header('www-authenticate', 'Bearer');
-    throw new KithError(
-      'ERR_UNAUTHORIZED',
-      given === undefined ? 'api key required: send it as the api-key header or as Authorization: Bearer' : 'api key is not valid',
+    done(
+      new KithError(
+        'ERR_UNAUTHORIZED',
+        given === undefined ? 'api key required: send it as the api-key header or as Authorization: Bearer' : 'api key is not valid',
+      ),
     );
   });
 }

@@ -30,8 +30,10 @@ export function registerCommon(app: FastifyInstance, options: { readonly bodyLim
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  // Callback-style (not async): it runs on every response (envelope.ts says why).
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   registerJsonParser(app);
   registerErrorHandling(app, options.bodyLimit);

@@ -11,6 +11,7 @@ import { isKithError, KithError } from '../core/errors.js';
 import { errorBody } from './envelope.js';
 
 const MAX_MESSAGE = 2000;
+const SLASH = 0x2f;
 const MAX_QUOTED_PATH = 200;
 
 /** The request's path without the query, cut to MAX_QUOTED_PATH characters for a message. */
@@ -106,11 +107,16 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: numb
   });
   // No route ends with a slash: `/collections/x/` and `/collections/` name no endpoint (a 404),
   // instead of matching a route with an empty parameter or counting as a wrong method.
-  app.addHook('onRequest', async (request) => {
-    const path = request.url.split('?')[0] ?? request.url;
-    if (path.length > 1 && path.endsWith('/')) {
-      throw new KithError('ERR_ROUTE_NOT_FOUND', `no endpoint ${request.method} ${quotedPath(request.url)} (no path ends with a slash)`);
+  // Callback-style and without splitting the URL: it runs on every request (envelope.ts says why).
+  app.addHook('onRequest', (request, _reply, done) => {
+    const url = request.url;
+    const query = url.indexOf('?');
+    const end = query === -1 ? url.length : query;
+    if (end > 1 && url.charCodeAt(end - 1) === SLASH) {
+      done(new KithError('ERR_ROUTE_NOT_FOUND', `no endpoint ${request.method} ${quotedPath(url)} (no path ends with a slash)`));
+      return;
     }
+    done();
   });
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {

@@ -23,7 +23,7 @@ const receivedAt = Symbol('kith.metrics.receivedAt');
 
 declare module 'fastify' {
   interface FastifyRequest {
-    [receivedAt]: bigint;
+    [receivedAt]: number;
   }
 }
 
@@ -99,23 +99,39 @@ export function registerMetrics(app: FastifyInstance, db: Database): AppMetrics 
     },
   });
 
-  app.decorateRequest(receivedAt, 0n);
-  app.addHook('onRequest', async (request) => {
-    request[receivedAt] = process.hrtime.bigint();
+  // Callback-style hooks, a number clock (no bigint per request) and the label objects made once
+  // per (method, route, status): these run on every request (envelope.ts says why).
+  app.decorateRequest(receivedAt, 0);
+  app.addHook('onRequest', (request, _reply, done) => {
+    request[receivedAt] = performance.now();
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  const labelCache = new Map<string, { method: string; route: string; status_code: string }>();
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
-    if (UNCOUNTED_ROUTES.has(route)) return;
-    const labels = { method: request.method, route, status_code: String(reply.statusCode) };
+    if (UNCOUNTED_ROUTES.has(route)) return done();
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let labels = labelCache.get(key);
+    if (labels === undefined) {
+      labels = { method: request.method, route, status_code: String(reply.statusCode) };
+      labelCache.set(key, labels);
+    }
     requests.inc(labels);
     const start = request[receivedAt];
-    if (start !== 0n) duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+    if (start !== 0) duration.observe(labels, (performance.now() - start) / 1000);
+    done();
   });
+  const strategyLabels = new Map<string, { strategy: string }>();
 
   return {
     registry: Registry.merge([processMetrics(), own]),
     countSearch(strategy) {
-      searches.inc({ strategy });
+      let labels = strategyLabels.get(strategy);
+      if (labels === undefined) {
+        labels = { strategy };
+        strategyLabels.set(strategy, labels);
+      }
+      searches.inc(labels);
     },
   };
 }

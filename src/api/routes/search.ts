@@ -5,10 +5,11 @@ import { validateCollectionName } from '../../collection/collection-config.js';
 import { badInput, isKithError, KithError } from '../../core/errors.js';
 import type { Database } from '../../db/database.js';
 import { parseFilter } from '../../payload/filter-parse.js';
-import { ok } from '../envelope.js';
+import { ok, okJson, sendJson } from '../envelope.js';
 import type { AppMetrics } from '../metrics.js';
 import { CollectionNameParams, errorResponses, okEnvelope } from '../schemas/common.js';
 import { ScoredPointSchema, SearchBatchBody, SearchBody, SearchExplainSchema } from '../schemas/points.js';
+import { scoredPointListsJson, scoredPointsJson } from '../search-json.js';
 
 /**
  * Vector components one search may return: serialising them costs about 1.7 µs each (10,000 hits
@@ -42,13 +43,18 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: A
     },
     async (request, reply) => {
       validateCollectionName(request.params.name);
-      const filter = parseFilter(request.body.filter, 'filter');
-      const collection = db.collection(request.params.name);
       const body = request.body;
-      if (body.with_vector === true) checkVectorVolume(body.limit ?? collection.describe().parameters.k, collection.describe().vector_size);
-      const { points, explain } = await collection.searchParallel({ ...body, filter });
+      // No filter (the common case): nothing to parse, and the body goes on as it is.
+      const filter = body.filter === undefined || body.filter === null ? undefined : parseFilter(body.filter, 'filter');
+      const collection = db.collection(request.params.name);
+      if (body.with_vector === true) {
+        const info = collection.describe();
+        checkVectorVolume(body.limit ?? info.parameters.k, info.vector_size);
+      }
+      const { points, explain } = await collection.searchParallel(filter === undefined ? (body as Omit<typeof body, 'filter'>) : { ...body, filter });
       metrics?.countSearch(explain.strategy);
-      return body.params?.explain === true ? { ...ok(reply, points), explain } : ok(reply, points);
+      if (body.params?.explain === true) return { ...ok(reply, points), explain };
+      return sendJson(reply, okJson(reply, scoredPointsJson(points)));
     },
   );
 
@@ -82,7 +88,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: A
       const outcomes = await Promise.all(searches.map((search, i) => inBatchAsync(i, () => collection.searchParallel(search))));
       for (const { explain } of outcomes) metrics?.countSearch(explain.strategy);
       const results = outcomes.map((outcome) => outcome.points);
-      if (!searches.some((search) => search.params?.explain === true)) return ok(reply, results);
+      if (!searches.some((search) => search.params?.explain === true)) return sendJson(reply, okJson(reply, scoredPointListsJson(results)));
       return { ...ok(reply, results), explain: outcomes.map((outcome, i) => (searches[i]?.params?.explain === true ? outcome.explain : null)) };
     },
   );
