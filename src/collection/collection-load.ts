@@ -6,6 +6,8 @@
  * snapshot node is tombstoned and compacted away, and stored points the snapshot did not cover
  * (written after it) are inserted. Correctness rests on the point records alone; the snapshot
  * only saves work.
+ *
+ * Once memory is complete, a short bounded burst of searches warms the search path (warm-up.ts).
  */
 import { KithError } from '../core/errors.js';
 import { isPlainObject } from '../payload/json-value.js';
@@ -13,6 +15,7 @@ import type { LmdbStore } from '../storage/lmdb-store.js';
 import { decodePointRecord } from '../storage/point-record.js';
 import type { CollectionConfig } from './collection-config.js';
 import type { Segment, SegmentPoint } from './segment.js';
+import { type WarmUpReport, warmUp } from './warm-up.js';
 
 export interface LoadReport {
   /** Highest point version found. */
@@ -24,6 +27,8 @@ export interface LoadReport {
   readonly fromSnapshot: number;
   /** Points inserted into the graph at load. */
   readonly inserted: number;
+  /** The searches run to warm the search path after the load (warm-up.ts). */
+  readonly warmUp: WarmUpReport;
 }
 
 export function loadCollection(store: LmdbStore, uid: number, config: CollectionConfig, segment: Segment): LoadReport {
@@ -40,7 +45,8 @@ export function loadCollection(store: LmdbStore, uid: number, config: Collection
     }
   });
   const { fromSnapshot, inserted } = segment.finishLoad();
-  return { lastVersion, points, fromSnapshot, inserted, ...(snapshotRejected === undefined ? {} : { snapshotRejected }) };
+  const warmed = warmUp(segment, config);
+  return { lastVersion, points, fromSnapshot, inserted, warmUp: warmed, ...(snapshotRejected === undefined ? {} : { snapshotRejected }) };
 }
 
 function* readPoints(store: LmdbStore, uid: number, config: CollectionConfig): IterableIterator<SegmentPoint> {
