@@ -2,10 +2,10 @@
  * Recall by default, with and without the calibrated ef (docs/params.md, "Calibrated ef";
  * docs/benchmarks.md, "Issue 10: recall by default"). In this process, no HTTP:
  *
- *   node dist/bench/calibration.js [--datasets sift5k,mnist10k,glove12k,synthetic] [--n 100000] [--queries 300]
+ *   node dist/bench/calibration.js [--datasets sift5k,mnist10k,glove12k,synthetic] [--n 100000] [--queries 300] [--target 0.95]
  *
  * For each set: an HNSW collection at the defaults (m 16, ef_construction 200, target_recall
- * 0.95), loaded in batches of 1,000 while the service's background calibration runs as it would;
+ * 0.95 unless --target), loaded in batches of 1,000 while the service's background calibration runs as it would;
  * then recall@10 of the set's own queries (not in the collection) against exact search, at ef 64
  * (the default before calibration), at the ef the background calibration left in use, and at the
  * ef of one more calibration run now on every point (timed). A hit counts when its distance
@@ -23,6 +23,7 @@ import { loadGlove12k, loadMnist10k, loadSift5k } from './datasets/real.js';
 
 interface Row {
   set: string;
+  target: number;
   points: number;
   dim: number;
   load_s: number;
@@ -63,12 +64,12 @@ function recallAt(collection: Collection, queries: readonly number[][], kth: rea
   return found / (10 * queries.length);
 }
 
-async function measure(dataset: AnnDataset, queryCount: number): Promise<Row> {
+async function measure(dataset: AnnDataset, queryCount: number, target: number): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'kith-calibration-'));
   const db = Database.open(join(dir, 'bench.kith'));
   try {
     const distance = dataset.metric === 'l2' ? 'euclid' : dataset.metric === 'cosine' ? 'cosine' : 'dot';
-    await db.createCollection({ name: 'c', vector_size: dataset.dim, distance, hnsw: true });
+    await db.createCollection({ name: 'c', vector_size: dataset.dim, distance, hnsw: true, parameters: { target_recall: target } });
     const collection = db.collection('c');
     const began = performance.now();
     for (let i = 0; i < dataset.base.count; i += 1000) {
@@ -95,6 +96,7 @@ async function measure(dataset: AnnDataset, queryCount: number): Promise<Row> {
     const recallCalibrated = recallAt(collection, queries, kth, ascending);
     return {
       set: dataset.label,
+      target,
       points: dataset.base.count,
       dim: dataset.dim,
       load_s: Math.round(loadSeconds),
@@ -118,7 +120,8 @@ async function measure(dataset: AnnDataset, queryCount: number): Promise<Row> {
 const names = option('datasets', 'sift5k,mnist10k,glove12k,synthetic').split(',');
 const n = Number(option('n', '100000'));
 const queryCount = Number(option('queries', '300'));
+const target = Number(option('target', '0.95'));
 for (const name of names) {
-  const row = await measure(load(name, n, queryCount), queryCount);
+  const row = await measure(load(name, n, queryCount), queryCount, target);
   console.log(JSON.stringify(row));
 }

@@ -124,7 +124,7 @@ export class EfCalibration {
     };
   }
 
-  /** Runs a whole calibration now, synchronously (tests and benchmarks); undefined when not enabled or too small. */
+  /** Runs a whole calibration now, synchronously, and stores it (tests and benchmarks); undefined when not enabled or too small. */
   calibrateNow(): CalibrationResult | undefined {
     if (!this.enabled) return undefined;
     this.restored = true;
@@ -133,7 +133,10 @@ export class EfCalibration {
     const changesAtStart = this.changes;
     let step = job.next();
     while (step.done !== true) step = job.next();
-    if (step.value !== undefined) this.adopt(step.value, performance.now() - began, changesAtStart);
+    if (step.value !== undefined) {
+      this.adopt(step.value, performance.now() - began, changesAtStart);
+      this.persist();
+    }
     return step.value;
   }
 
