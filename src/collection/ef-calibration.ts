@@ -79,7 +79,11 @@ export class EfCalibration {
   constructor(
     private readonly config: CollectionConfig,
     private readonly host: CalibrationHost,
-  ) {}
+  ) {
+    // A config handed on to a new Collection (a restore reloads the collection with it) must not
+    // keep the old one's ef: the stored result is adopted again on first use.
+    Atomics.store(config.calibratedEf, 0, 0);
+  }
 
   private get enabled(): boolean {
     return this.config.hnsw && !this.config.parameters.efSearchExplicit;

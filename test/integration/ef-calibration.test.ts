@@ -243,6 +243,17 @@ test('background: a collection reaching MIN_POINTS calibrates by itself, stores 
   assert.equal(collection.describe().calibration.running, false, 'ids 0..499 replaced: 500 changes < 25% of 2200');
   await collection.upsert(withSeed(seed + 2, (rng) => clustered(rng, 60, 10)).map((vector, i) => ({ id: `n${i}`, vector })));
   assert.equal(collection.describe().calibration.running, true, '560 changes ≥ 550');
+  // Writes and searches go on while it runs; it ends with the points it began with.
+  assert.deepEqual(await collection.deleteIds([1, 2, 3]), { deleted: 3 });
+  assert.equal(collection.search({ vector: q, limit: 3 }).length, 3);
+  while (collection.describe().calibration.running) {
+    assert.ok(Date.now() < deadline + 10_000, JSON.stringify(collection.describe().calibration));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const recalibrated = collection.describe().calibration;
+  assert.equal(recalibrated.state, 'calibrated');
+  assert.equal(recalibrated.points_when_calibrated, MIN_POINTS + 260);
+  assert.equal(recalibrated.reached, true);
 });
 
 test('stored configurations: ef_search is explicit when stored so, or (stored before the flag) when it is not 64', () => {
