@@ -252,7 +252,8 @@ test('background: a collection reaching MIN_POINTS calibrates by itself, stores 
   }
   const recalibrated = collection.describe().calibration;
   assert.equal(recalibrated.state, 'calibrated');
-  assert.equal(recalibrated.points_when_calibrated, MIN_POINTS + 260);
+  // Counted when its first slice runs: before the delete lands, or (a slow turn) after it.
+  assert.ok([MIN_POINTS + 260, MIN_POINTS + 257].includes(recalibrated.points_when_calibrated ?? 0), JSON.stringify(recalibrated));
   assert.equal(recalibrated.reached, true);
 });
 
