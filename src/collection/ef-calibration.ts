@@ -21,6 +21,7 @@ export const RECALIBRATE_SHARE = 0.25;
 export const SAMPLE_SIZE = 300;
 /** The highest ef calibration chooses. */
 export const MAX_EF = 2048;
+const MAX_FAILURES = 3;
 /** Work per turn of the event loop. */
 const SLICE_MS = 4;
 /** Annotation key of the stored result. */
@@ -75,6 +76,8 @@ export class EfCalibration {
   /** Points written or deleted since the last calibration began. */
   private changes = 0;
   private runs = 0;
+  /** Calibrations that threw (a bug): after MAX_FAILURES none starts by itself any more. */
+  private failures = 0;
 
   constructor(
     private readonly config: CollectionConfig,
@@ -99,7 +102,7 @@ export class EfCalibration {
     this.startIfDue();
   }
 
-  /** `count` points were written (new vectors) or deleted. */
+  /** `count` points were upserted or deleted. */
   noteChanges(count: number): void {
     this.changes += count;
     this.touch();
@@ -159,7 +162,7 @@ export class EfCalibration {
   }
 
   private startIfDue(): void {
-    if (this.running) return;
+    if (this.running || this.failures >= MAX_FAILURES) return;
     const points = this.host.reader().table.liveCount;
     if (points < MIN_POINTS) return;
     if (this.record !== undefined && this.changes < RECALIBRATE_SHARE * this.record.points) return;
@@ -186,6 +189,7 @@ export class EfCalibration {
         }
       } catch (error) {
         this.running = false;
+        this.failures++;
         this.host.warn(`collection "${this.config.name}": ef calibration failed; the current ef stays in use`, error);
         return;
       }
