@@ -14,6 +14,8 @@ const SCENARIOS: Record<string, { summary: string; load: () => Promise<Scenario>
   restart: { summary: 'HNSW restart time from the graph snapshot (in-process, service) vs rebuild; memory/vector', load: async () => (await import('./scenarios/restart.js')).restartScenario },
   qdrant: { summary: 'search QPS over the Qdrant port against kith’s port, same collection, same requests', load: async () => (await import('./scenarios/qdrant.js')).qdrantScenario },
   writes: { summary: 'single-point upsert latency per metric at 10k and 100k; reachability share on nasty data', load: async () => (await import('./scenarios/writes.js')).writesScenario },
+  import: { summary: 'kith import (--db, --url) vs HTTP upserts of the same .fvecs/JSONL file: points/s, HNSW', load: async () => (await import('./scenarios/import.js')).importScenario },
+  backup: { summary: 'kith backup --url of a 1M-point database under upserts: backup time, search p99 during it vs idle', load: async () => (await import('./scenarios/backup.js')).backupScenario },
   filtered: { summary: 'filtered HNSW search per selectivity: recall, QPS vs unfiltered, planner vs forced strategies, hnswlib-node', load: async () => (await import('./scenarios/filtered.js')).filteredScenario },
   serve: { summary: 'kith vs a Fastify + hnswlib-node service over HTTP: CPU/query, 16 clients, batch, under writes, RSS, restart, recall', load: async () => (await import('./scenarios/serve.js')).serveScenario },
 };

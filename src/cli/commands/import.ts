@@ -1,6 +1,6 @@
 /**
  * `kith import FILE --collection C`: points from a file into a collection, in batches that are
- * each durable before the next is read on. Upserts replace by id, so re-running the same file after
+ * each durable before the next is sent (the next is read while one is written). Upserts replace by id, so re-running the same file after
  * an interruption (or twice) gives the same collection: that is how an import resumes. Every point
  * of a batch is checked before the batch is written, so a bad line stops the import with nothing
  * of its batch written (earlier batches stay: re-run once the file is fixed).
@@ -153,19 +153,37 @@ async function importPoints(
   let batch: SourcePoint[] = [];
   /** Whether the file's points carry versions: decided by the first point, the same for every other. */
   let versioned: boolean | undefined;
+  /**
+   * One batch is written while the next is read and checked: at most one in flight, so batches
+   * still become durable in file order, and a later batch is sent only once the one before it is
+   * durable.
+   */
+  let inFlight: Promise<void> | undefined;
+  const write = async (current: SourcePoint[]): Promise<void> => {
+    try {
+      await target.upsert(options.collection, current.map((s): PointLine => s.point));
+    } catch (error) {
+      throw locate(error, current);
+    }
+    points += current.length;
+    batches++;
+    const last = current[current.length - 1] as SourcePoint;
+    progress.update(last.bytesRead, points, `durable through ${last.location}`);
+  };
+  const settle = async (): Promise<void> => {
+    const pending = inFlight;
+    inFlight = undefined;
+    if (pending !== undefined) await pending;
+  };
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    const lines: PointLine[] = batch.map((s) => s.point);
-    try {
-      await target.upsert(options.collection, lines);
-    } catch (error) {
-      throw locate(error, batch);
-    }
-    points += batch.length;
-    batches++;
-    const last = batch[batch.length - 1] as SourcePoint;
-    progress.update(last.bytesRead, points, `durable through ${last.location}`);
+    const current = batch;
     batch = [];
+    await settle();
+    const pending = write(current);
+    // Handled when settled; without this, a failure while the next batch is read counts as unhandled.
+    pending.catch(() => {});
+    inFlight = pending;
   };
   try {
     for await (const item of source) {
@@ -180,6 +198,12 @@ async function importPoints(
       if (batch.length >= batchSize) await flush();
     }
     await flush();
+    await settle();
+  } catch (error) {
+    // The batch already sent ends first (its failure, earlier in the file, is the one reported);
+    // then the error of the line read after it.
+    await settle();
+    throw error;
   } finally {
     progress.stop();
   }
