@@ -18,7 +18,7 @@ import { requireWasmKernels } from '../lib/kernels-check.js';
 import { loadAverage, machineInfo, QUIET_LOAD } from '../lib/machine.js';
 import { peerStatus } from '../lib/peers.js';
 import { REPO_DIR, writeResult } from '../lib/results.js';
-import { nameList, parseOptions, positiveInt, positiveIntList, type Scenario } from '../lib/scenario.js';
+import { nameList, parseOptions, positiveInt, type Scenario, UsageError } from '../lib/scenario.js';
 import { MAIN_JS } from '../lib/server.js';
 import { measureBatch, measureRestart, measureUnderWrites, servedLoad, warmupShape } from '../lib/serve-measure.js';
 import { spawnService } from '../lib/serve-process.js';
@@ -38,7 +38,7 @@ const OPTIONS = `  --n <n>              points (default 100000), the peers' Gaus
   --passes <p>         timed passes per load measurement (default 3)
   --warmup <w>         searches after the load, before anything is timed (default 2000)
   --clients <c>        concurrent keep-alive clients of the concurrent measurement (default 16)
-  --threads <t,t,…>    run kith once per value with -threads t (default: once, without the flag)
+  --threads <t,t,…>    run kith once per value with -threads t, 0 included (default: once, without the flag)
   --phases <list>      some of ${PHASES.join(',')} (default all)
   --no-reference       kith only
   --cpu-prof <dir>     start the services with node --cpu-prof --cpu-prof-dir <dir> (profiles on exit)
@@ -48,6 +48,12 @@ Needs the peers for the reference (npm ci --prefix bench/peers); without them ki
 
 function log(message: string): void {
   process.stderr.write(`[serve] ${message}\n`);
+}
+
+/** `--threads 0,1,2`: kith's -threads values (0: searches on the service thread). */
+function threadList(text: string | boolean): number[] {
+  if (typeof text !== 'string' || !/^\d+(,\d+)*$/.test(text.replace(/\s/g, ''))) throw new UsageError(`--threads: expected a comma-separated list of whole numbers, got ${JSON.stringify(text)}`);
+  return text.replace(/\s/g, '').split(',').map(Number);
 }
 
 interface Target {
@@ -81,7 +87,7 @@ export const serveScenario: Scenario = {
     const passes = positiveInt(values.passes, '--passes', 3);
     const warmup = positiveInt(values.warmup, '--warmup', 2000);
     const clients = positiveInt(values.clients, '--clients', 16);
-    const threads = values.threads === undefined ? [undefined] : positiveIntList(values.threads, '--threads', []);
+    const threads = values.threads === undefined ? [undefined] : threadList(values.threads);
     const phases = new Set<Phase>(nameList(values.phases, '--phases', PHASES));
     const profDir = typeof values['cpu-prof'] === 'string' ? values['cpu-prof'] : undefined;
     requireWasmKernels();
@@ -191,7 +197,8 @@ export const serveScenario: Scenario = {
           say(`batch of ${queryCount}: ${result.batch.queries_per_s} queries/s`);
         }
         if (phases.has('writes')) {
-          result.writes = await measureUnderWrites(client, service, COLLECTION, writerBatches, 100, { ...job, concurrency: 1 });
+          // One pass: a service that applies a batch in one event-loop turn makes every search wait for it.
+          result.writes = await measureUnderWrites(client, service, COLLECTION, writerBatches, 100, { ...job, concurrency: 1, passes: 1 });
           say(`under writes: p99 ${result.writes.search.latency.p99_ms} ms (${result.writes.upsert_batches} upserts of 100, ${result.writes.upsert_points_per_s} points/s)`);
         }
         if (phases.has('restart') && target.kind === 'kith' && result.one !== undefined) {
