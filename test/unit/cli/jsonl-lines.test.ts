@@ -7,6 +7,9 @@ test('checkLine accepts {id, vector, payload} and names the field of what it ref
   assert.deepEqual(checkLine({ id: 7, vector: [1, 2], payload: { a: 1 } }, 2), { id: 7, vector: [1, 2], payload: { a: 1 } });
   assert.deepEqual(checkLine({ id: 'x', vector: [0, -1.5] }, 2), { id: 'x', vector: [0, -1.5] });
   assert.deepEqual(checkLine({ id: 'x', vector: [0, 1], payload: null }, 2), { id: 'x', vector: [0, 1] });
+  // A version as kith export writes it (a decimal string up to 2^64 − 1), or a safe integer.
+  assert.deepEqual(checkLine({ id: 'x', version: '18446744073709551615', vector: [0, 1] }, 2), { id: 'x', version: '18446744073709551615', vector: [0, 1] });
+  assert.deepEqual(checkLine({ id: 'x', version: 42, vector: [0, 1] }, 2), { id: 'x', version: '42', vector: [0, 1] });
   const refused: [unknown, string][] = [
     [[1], 'expected an object {"id", "vector", "payload"}, got an array'],
     [{ vector: [1, 2] }, 'id: required'],
@@ -17,7 +20,10 @@ test('checkLine accepts {id, vector, payload} and names the field of what it ref
     [{ id: 1, vector: 'ab' }, 'vector: expected 2 numbers, got "ab"'],
     [{ id: 1, vector: [1, null] }, 'vector[1]: expected a finite number, got null'],
     [{ id: 1, vector: [1, 2], payload: 'p' }, 'payload: expected an object, got "p"'],
-    [{ id: 1, vector: [1, 2], score: 3 }, 'score: unknown field (expected id, vector, payload)'],
+    [{ id: 1, vector: [1, 2], score: 3 }, 'score: unknown field (expected id, version, vector, payload)'],
+    [{ id: 1, version: '0', vector: [1, 2] }, 'version: expected a positive integer below 2^64 as a decimal string, got "0"'],
+    [{ id: 1, version: '18446744073709551616', vector: [1, 2] }, 'version: expected a positive integer below 2^64 as a decimal string, got "18446744073709551616"'],
+    [{ id: 1, version: 1.5, vector: [1, 2] }, 'version: expected a positive integer below 2^64 as a decimal string, got 1.5'],
   ];
   for (const [value, message] of refused) assert.equal(checkLine(value, 2), message, JSON.stringify(value));
 });
