@@ -142,11 +142,12 @@ export class Database {
     this.busyNames.add(name);
     await collection.retire();
     const stored = this.store.loadCollections().find((c) => c.uid === collection.uid);
-    return new RestoreSession(this.store, collection.uid, collection.config, stored?.lastVersion ?? 0n, this.warn, (restored, report) => {
+    const reinstate = (restored: Collection, report: LoadReport): void => {
       this.busyNames.delete(name);
       this.collections.set(name, restored);
       this.reports.set(name, report);
-    });
+    };
+    return new RestoreSession(this.store, collection.uid, collection.config, stored?.lastVersion ?? 0n, this.warn, reinstate, this.threads);
   }
 
   /**

@@ -15,6 +15,7 @@ import { normalizePointId } from '../core/point-id.js';
 import { Collection, type WarningSink } from '../collection/collection.js';
 import type { CollectionConfig } from '../collection/collection-config.js';
 import type { LoadReport } from '../collection/collection-load.js';
+import type { SearchThreads } from '../collection/search-threads.js';
 import { parseVector, toStoredVector } from '../collection/vector-input.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
@@ -46,6 +47,8 @@ export class RestoreSession {
     private lastVersion: bigint,
     private readonly warn: WarningSink | undefined,
     private readonly reinstate: (collection: Collection, report: LoadReport) => void,
+    /** The database's search threads, handed to the collection loaded at the end. */
+    private readonly threads?: SearchThreads,
   ) {}
 
   /** Validates the whole batch, then writes it all or nothing; resolves once durable. */
@@ -74,7 +77,7 @@ export class RestoreSession {
   /** Loads the collection from the file and puts it back in the registry. Idempotent. */
   finish(): Promise<Collection> {
     this.finished ??= (async () => {
-      const collection = new Collection(this.store, this.uid, this.config, this.lastVersion, this.warn);
+      const collection = new Collection(this.store, this.uid, this.config, this.lastVersion, this.warn, this.threads);
       const report = collection.load();
       this.reinstate(collection, report);
       return collection;
