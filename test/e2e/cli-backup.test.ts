@@ -73,6 +73,12 @@ test('kith backup --url under write load: the copy passes kith check and holds e
     assert.deepEqual(c.getPoint(`b${batch}-${BATCH - 1}`).vector, expected.vector.map(Math.fround));
   }
   assert.deepEqual(c.checkIntegrity(), []);
+
+  // kith check reads the live file too, while the server holds it (read-only, no file lock).
+  const live = await kith(['check', join(dir, 'live.db')]);
+  assert.equal(live.code, 0, live.stdout + live.stderr);
+  assert.match(live.stdout, new RegExp(`collection "c" \\(uid 1, 8-d Euclid, hnsw\\): ${acked.length * BATCH} point record`));
+  assert.equal((await httpJson(server.url, 'GET', '/collections/c')).status, 200);
 });
 
 test('kith backup --db copies a file; an existing DEST, an unreachable server or a refused key fail and leave nothing', async (t) => {
