@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { KITH_JS, ok } from '../helpers/kith-cli.js';
@@ -30,6 +30,8 @@ function startShell(t: { after(fn: () => void): void }, args: readonly string[],
   run('new-session', '-d', '-x', '200', '-y', '50', command);
   t.after(() => {
     spawnSync(tmux, ['-L', socket, 'kill-server']);
+    // kill-server leaves the socket file behind: -L names it in tmux's folder for this user.
+    rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
   });
   const alive = (): boolean => spawnSync(tmux, ['-L', socket, 'has-session'], { stdio: 'ignore' }).status === 0;
   return {
