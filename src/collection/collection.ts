@@ -204,14 +204,19 @@ export class Collection {
   }
 
   /**
-   * The service's search: the same answer as `searchExplained`, run where the collection's
-   * search threads can take it (docs/architecture.md, "Search threads").
+   * The service's search: the same answer as `searchExplained`, its scoring run on a search thread
+   * when the database has them (docs/architecture.md, "Search threads"). A search that arrives
+   * while no thread has work runs here instead: a hand-off costs more than a whole small search,
+   * and a lone search gains nothing from another thread. `spread`: the caller sends several
+   * searches at once (a batch), so each goes to a thread even when they are idle.
    */
-  async searchParallel(input: SearchRequest): Promise<SearchOutcome> {
+  async searchParallel(input: SearchRequest, options: { readonly spread?: boolean } = {}): Promise<SearchOutcome> {
     this.calibration.touch();
     const checked = checkSearchInput(input);
     const threads = this.threads;
-    if (threads === undefined || !threads.available || this.dropped) return searchSegment(this.segment, this.config, checked);
+    if (threads === undefined || !threads.available || this.dropped || (options.spread !== true && threads.idle)) {
+      return searchSegment(this.segment, this.config, checked);
+    }
     return this.gate.read(() => searchSegmentParallel(this.segment, this.config, checked, (work) => this.onThread(threads, work)));
   }
 

@@ -46,6 +46,12 @@ export class SearchThreads {
     return this.threads.length + 1;
   }
 
+  /** Whether no thread has a search in flight. */
+  get idle(): boolean {
+    for (const thread of this.threads) if (thread.pending.size > 0) return false;
+    return true;
+  }
+
   /** Whether any thread can take work (threads that crashed are left out). */
   get available(): boolean {
     return !this.closed && this.threads.some((t) => t.alive);

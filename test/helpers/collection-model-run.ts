@@ -503,7 +503,8 @@ async function runSearch(live: Live, model: Model, config: SeqConfig, spec: Sear
   observeStored(live, model, `${where}: reading new vectors`);
   let outcome: ReturnType<Collection['searchExplained']>;
   try {
-    outcome = config.threads > 0 ? await live.c.searchParallel(toRequest(spec)) : live.c.searchExplained(toRequest(spec));
+    // spread: through a thread even though nothing else runs (a lone search would run here).
+    outcome = config.threads > 0 ? await live.c.searchParallel(toRequest(spec), { spread: true }) : live.c.searchExplained(toRequest(spec));
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     fail('search.threw', `${where}: search ${showSearch(spec)} threw ${String(code ?? '')} ${String(error)}`);

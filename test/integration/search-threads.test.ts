@@ -61,8 +61,8 @@ for (const [name, config] of [
       const before = groups.get(g);
       const filter = parseFilter({ must: [{ key: 'group', match: { value: g } }] }, 'filter');
       const [filtered, unfiltered] = await Promise.all([
-        c.searchParallel({ vector: vectorOf(rng), limit: 2 * GROUP, filter, params: { exact: rng.int(2) === 0 } }),
-        c.searchParallel({ vector: vectorOf(rng), limit: 10, with_vector: true }),
+        c.searchParallel({ vector: vectorOf(rng), limit: 2 * GROUP, filter, params: { exact: rng.int(2) === 0 } }, { spread: true }),
+        c.searchParallel({ vector: vectorOf(rng), limit: 10, with_vector: true }, { spread: true }),
       ]);
       searches += 2;
       const hits = filtered.points;
@@ -92,7 +92,7 @@ for (const [name, config] of [
     // At rest, the threads answer exactly as the service thread does.
     for (let i = 0; i < 30; i++) {
       const body = { vector: vectorOf(rng), limit: 1 + rng.int(20) };
-      assert.deepEqual((await c.searchParallel(body)).points, c.searchExplained(body).points, `seed ${seed}: query ${i}`);
+      assert.deepEqual((await c.searchParallel(body, { spread: true })).points, c.searchExplained(body).points, `seed ${seed}: query ${i}`);
     }
     assert.ok(searches >= 640, `${searches} searches ran`);
     assert.deepEqual(c.checkIntegrity(), []);
@@ -110,7 +110,7 @@ test('batch search through threads equals the same searches on the service threa
   const points = Array.from({ length: 300 }, (_, i) => ({ id: `p${i}`, vector: i % 10 === 0 ? [0, 0, 0] : i % 7 === 0 ? [1, 1, 1] : [rng.next(), rng.next(), rng.next()] }));
   await c.upsert(points);
   const bodies = Array.from({ length: 100 }, () => ({ vector: [rng.next(), rng.next(), rng.next()], limit: 1 + rng.int(30), params: { exact: rng.int(2) === 0 } }));
-  const parallel = await Promise.all(bodies.map((b) => c.searchParallel(b)));
+  const parallel = await Promise.all(bodies.map((b) => c.searchParallel(b, { spread: true })));
   bodies.forEach((b, i) => {
     assert.deepEqual(parallel[i]?.points, c.searchExplained(b).points, `query ${i}`);
   });
@@ -120,4 +120,33 @@ test('batch search through threads equals the same searches on the service threa
   assert.equal(reopened.searchThreads, 0);
   const again = await reopened.collection('c').searchParallel(bodies[0] as (typeof bodies)[0]);
   assert.deepEqual(again.points, parallel[0]?.points);
+});
+
+test('a lone search runs on the service thread; a spread one, or one while threads are busy, on a thread', async (t) => {
+  const db = Database.open(tempDbPath(t), { threads: 1 });
+  t.after(() => db.close());
+  await db.createCollection({ name: 'c', vector_size: 2, distance: 'euclid', hnsw: false });
+  const c = db.collection('c');
+  await c.upsert([{ id: 'a', vector: [0, 0] }, { id: 'b', vector: [1, 1] }]);
+  const body = { vector: [0.1, 0.1], limit: 1 };
+  const expected = c.searchExplained(body).points;
+  // A search that runs here completes within the call; one sent to a thread needs the thread's reply.
+  let settled = false;
+  const lone = c.searchParallel(body).then((o) => {
+    settled = true;
+    return o;
+  });
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.equal(settled, true, 'a lone search did not wait for a thread');
+  assert.deepEqual((await lone).points, expected);
+  settled = false;
+  const spread = c.searchParallel(body, { spread: true }).then((o) => {
+    settled = true;
+    return o;
+  });
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.equal(settled, false, 'a spread search waits for its thread');
+  assert.deepEqual((await spread).points, expected);
 });

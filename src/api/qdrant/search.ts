@@ -180,7 +180,8 @@ function recommendPlan(collection: Collection, raw: unknown, path: string): Plan
   return { ...commonPlan(body, path, false), vector, exclude };
 }
 
-async function run(collection: Collection, plan: Plan): Promise<QdrantScoredPoint[]> {
+/** `spread`: one of several searches sent at once (a batch): see Collection.searchParallel. */
+async function run(collection: Collection, plan: Plan, spread = false): Promise<QdrantScoredPoint[]> {
   if (plan.withVector) checkVectorVolume(plan.limit, collection.describe().vector_size, 'limit');
   if (plan.vector === undefined) {
     const page = orderedMatches(collection, plan.filter).slice(plan.offset, plan.offset + plan.limit);
@@ -193,7 +194,7 @@ async function run(collection: Collection, plan: Plan): Promise<QdrantScoredPoin
       return out;
     });
   }
-  if (plan.mmr !== undefined) return await runMmr(collection, plan, plan.mmr);
+  if (plan.mmr !== undefined) return await runMmr(collection, plan, plan.mmr, spread);
   // Leaving points out: ask for that many more from the start, drop them, then apply the offset here.
   const extra = plan.exclude === undefined ? 0 : plan.exclude.size;
   const limit = plan.limit + (extra === 0 ? 0 : plan.offset) + extra;
@@ -210,7 +211,9 @@ async function run(collection: Collection, plan: Plan): Promise<QdrantScoredPoin
     with_payload: plan.withPayload.kind !== 'none',
     with_vector: plan.withVector,
     params: { ...(plan.ef === undefined ? {} : { ef: plan.ef }), exact: plan.exact ?? false },
-  });
+    },
+    { spread },
+  );
   const excluded = plan.exclude;
   const kept = excluded === undefined ? hits : hits.filter((h) => !excluded.has(h.id)).slice(plan.offset, plan.offset + plan.limit);
   return kept.map((h) => {
@@ -228,7 +231,7 @@ async function run(collection: Collection, plan: Plan): Promise<QdrantScoredPoin
  * already picked). Similarities are the collection's: cosine or dot product, and the negated
  * distance for Euclid. Hits keep their score against the query.
  */
-async function runMmr(collection: Collection, plan: Plan, mmr: { diversity: number; candidates: number }): Promise<QdrantScoredPoint[]> {
+async function runMmr(collection: Collection, plan: Plan, mmr: { diversity: number; candidates: number }, spread: boolean): Promise<QdrantScoredPoint[]> {
   const distance = collection.distance;
   const excluded = plan.exclude ?? new Set<PointId>();
   const wanted = Math.max(mmr.candidates, plan.offset + plan.limit);
@@ -241,7 +244,9 @@ async function runMmr(collection: Collection, plan: Plan, mmr: { diversity: numb
       with_payload: plan.withPayload.kind !== 'none',
       with_vector: true,
       params: { ...(plan.ef === undefined ? {} : { ef: plan.ef }), exact: plan.exact ?? false },
-  });
+    },
+    { spread },
+  );
   const hits = found.filter((h) => !excluded.has(h.id)).slice(0, wanted);
   const vectors = hits.map((h) => h.vector as number[]);
   const similarity = (a: readonly number[], b: readonly number[]): number => {
@@ -297,7 +302,7 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Dat
   app.post<NameParams>('/collections/:name/points/search/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const plans = searches(request.body).map((s, i) => searchPlan(s, childPath('searches', i)));
-    return ok(reply, await Promise.all(plans.map((plan) => run(collection, plan))));
+    return ok(reply, await Promise.all(plans.map((plan) => run(collection, plan, true))));
   });
 
   app.post<NameParams>('/collections/:name/points/query', async (request, reply) => {
@@ -313,12 +318,12 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Dat
   app.post<NameParams>('/collections/:name/points/recommend/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const plans = searches(request.body).map((s, i) => recommendPlan(collection, s, childPath('searches', i)));
-    return ok(reply, await Promise.all(plans.map((plan) => run(collection, plan))));
+    return ok(reply, await Promise.all(plans.map((plan) => run(collection, plan, true))));
   });
 
   app.post<NameParams>('/collections/:name/points/query/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const plans = searches(request.body).map((s, i) => queryPlan(collection, s, childPath('searches', i)));
-    return ok(reply, await Promise.all(plans.map(async (plan) => ({ points: await run(collection, plan) }))));
+    return ok(reply, await Promise.all(plans.map(async (plan) => ({ points: await run(collection, plan, true) }))));
   });
 }

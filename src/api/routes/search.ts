@@ -85,7 +85,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: A
           return { ...body, filter: parseFilter(body.filter, 'filter') };
         }),
       );
-      const outcomes = await Promise.all(searches.map((search, i) => inBatchAsync(i, () => collection.searchParallel(search))));
+      const outcomes = await Promise.all(searches.map((search, i) => inBatchAsync(i, () => collection.searchParallel(search, { spread: true }))));
       for (const { explain } of outcomes) metrics?.countSearch(explain.strategy);
       const results = outcomes.map((outcome) => outcome.points);
       if (!searches.some((search) => search.params?.explain === true)) return sendJson(reply, okJson(reply, scoredPointListsJson(results)));
