@@ -132,7 +132,27 @@ export class Collection {
     if (report.snapshotRejected !== undefined) {
       this.warn(`collection "${this.name}": graph snapshot not used (${report.snapshotRejected}); the graph was rebuilt`);
     }
+    if (report.warmUp.searches > 0) void this.warmThreads(report.warmUp.searches);
     return report;
+  }
+
+  /**
+   * The load's warm-up (warm-up.ts) ran on this thread; the search threads get the same, in the
+   * background: `searches` spread searches on stored vectors, so the first busy moments after a
+   * start do not meet cold threads. Best effort: a failure here fails no request.
+   */
+  private async warmThreads(searches: number): Promise<void> {
+    const threads = this.threads;
+    if (threads === undefined) return;
+    const table = this.segment.table;
+    const slots = table.slotCount;
+    const burst: Promise<unknown>[] = [];
+    for (let i = 0; i < searches && slots > 0; i++) {
+      const slot = Math.floor(((i + 0.5) * slots) / searches);
+      if (!table.isLive(slot)) continue;
+      burst.push(this.searchParallel({ vector: Array.from(this.segment.readVector(slot)) }, { spread: true }).catch(() => undefined));
+    }
+    await Promise.all(burst);
   }
 
   /** Validates the whole batch, then writes it atomically; resolves once durable and searchable. */

@@ -150,3 +150,29 @@ test('a lone search runs on the service thread; a spread one, or one while threa
   assert.equal(settled, false, 'a spread search waits for its thread');
   assert.deepEqual((await spread).points, expected);
 });
+
+test('after a load, the search threads are warmed in the background with the load’s warm-up searches', async (t) => {
+  const path = tempDbPath(t);
+  const first = Database.open(path);
+  await first.createCollection({ name: 'c', vector_size: 4, distance: 'cosine', hnsw: true });
+  const rng = new SeededRng(5);
+  await first.collection('c').upsert(Array.from({ length: 1200 }, (_, i) => ({ id: `p${i}`, vector: [rng.next(), rng.next(), rng.next(), rng.next()] })));
+  await first.close();
+  const db = Database.open(path, { threads: 1 });
+  t.after(() => db.close());
+  const warmed = db.loadReports.get('c')?.warmUp.searches ?? 0;
+  assert.ok(warmed > 0, 'the load warmed the service thread');
+  let settled = false;
+  // The threads are busy with the warm-up, so even a lone search now goes to a thread.
+  const search = db
+    .collection('c')
+    .searchParallel({ vector: [1, 0, 0, 0], limit: 3 })
+    .then((o) => {
+      settled = true;
+      return o;
+    });
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.equal(settled, false, 'the threads had warm-up work in flight');
+  assert.equal((await search).points.length, 3);
+});
