@@ -76,6 +76,8 @@ export class EfCalibration {
   /** Points written or deleted since the last calibration began. */
   private changes = 0;
   private runs = 0;
+  /** The run that produced `record`: a run that began before it and ends after it is discarded. */
+  private adoptedRun = -1;
   /** Calibrations that threw (a bug): after MAX_FAILURES none starts by itself any more. */
   private failures = 0;
 
@@ -136,14 +138,12 @@ export class EfCalibration {
     if (!this.enabled) return undefined;
     this.restored = true;
     const began = performance.now();
+    const run = this.runs;
     const job = this.job();
     const changesAtStart = this.changes;
     let step = job.next();
     while (step.done !== true) step = job.next();
-    if (step.value !== undefined) {
-      this.adopt(step.value, performance.now() - began, changesAtStart);
-      this.persist();
-    }
+    if (step.value !== undefined && this.adopt(run, step.value, performance.now() - began, changesAtStart)) this.persist();
     return step.value;
   }
 
@@ -169,6 +169,7 @@ export class EfCalibration {
     this.running = true;
     const began = performance.now();
     const changesAtStart = this.changes;
+    const run = this.runs;
     const job = this.job();
     const slice = (): void => {
       if (this.stopped) return;
@@ -178,10 +179,7 @@ export class EfCalibration {
           const step = job.next();
           if (step.done === true) {
             this.running = false;
-            if (step.value !== undefined) {
-              this.adopt(step.value, performance.now() - began, changesAtStart);
-              this.persist();
-            }
+            if (step.value !== undefined && this.adopt(run, step.value, performance.now() - began, changesAtStart)) this.persist();
             this.startIfDue();
             return;
           }
@@ -198,7 +196,13 @@ export class EfCalibration {
     setImmediate(slice);
   }
 
-  private adopt(result: CalibrationResult, durationMs: number, changesAtStart: number): void {
+  /**
+   * Takes a finished run's result, unless a run that began later has already been adopted (a
+   * background run overtaken by `calibrateNow`): its older measurement must not replace the newer.
+   */
+  private adopt(run: number, result: CalibrationResult, durationMs: number, changesAtStart: number): boolean {
+    if (run < this.adoptedRun) return false;
+    this.adoptedRun = run;
     // Changes made while it ran count towards the next calibration.
     this.changes = Math.max(0, this.changes - changesAtStart);
     this.record = {
@@ -213,6 +217,7 @@ export class EfCalibration {
       duration_ms: Math.round(durationMs),
     };
     Atomics.store(this.config.calibratedEf, 0, result.ef);
+    return true;
   }
 
   private persist(): void {

@@ -268,3 +268,31 @@ test('stored configurations: ef_search is explicit when stored so, or (stored be
   assert.equal(stored.parameters.targetRecall, 0.9);
   assert.equal(configFromStored({ ...base, parameters: { ...p, ef_search: 64 } }, 'x').parameters.targetRecall, 0.95);
 });
+
+test('a background calibration overtaken by calibrateNow does not replace the newer result, in memory or on disk', async (t) => {
+  const seed = testSeed(0xef7);
+  const path = tempDbPath(t);
+  const db = Database.open(path);
+  await withSeed(seed, async (rng) => {
+    await db.createCollection({ name: 'c', vector_size: DIM, distance: 'euclid', hnsw: true, parameters: { m: 4, ef_construction: 8 } });
+    const c = db.collection('c');
+    await fill(c, clustered(rng, MIN_POINTS + 500, 30));
+    // describe() touches the calibration: a background run is scheduled (it starts at the next turn)…
+    assert.equal(c.describe().calibration.running, true, `seed ${seed}: a background calibration is due`);
+    // …and a synchronous one, begun after it, ends first.
+    const now = c.calibrateEf();
+    assert.ok(now !== undefined);
+    for (let waited = 0; c.describe().calibration.running && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(c.describe().calibration.running, false, `seed ${seed}: the background run ended`);
+    const kept = c.describe().calibration;
+    assert.equal(kept.recall, now.recall, `seed ${seed}: the newer measurement is kept`);
+    assert.equal(kept.ef, now.ef);
+    const duration = kept.duration_ms;
+    await db.close();
+    const reopened = Database.open(path);
+    t.after(() => reopened.close());
+    const stored = reopened.collection('c').describe().calibration;
+    assert.equal(stored.recall, now.recall, `seed ${seed}: the stored record is the newer one`);
+    assert.equal(stored.duration_ms, duration);
+  });
+});
