@@ -17,6 +17,10 @@ const SCENARIOS: Record<string, { summary: string; load: () => Promise<Scenario>
   import: { summary: 'kith import (--db, --url) vs HTTP upserts of the same .fvecs/JSONL file: points/s, HNSW', load: async () => (await import('./scenarios/import.js')).importScenario },
   backup: { summary: 'kith backup --url of a 1M-point database under upserts: backup time, search p99 during it vs idle', load: async () => (await import('./scenarios/backup.js')).backupScenario },
   filtered: { summary: 'filtered HNSW search per selectivity: recall, QPS vs unfiltered, planner vs forced strategies, hnswlib-node', load: async () => (await import('./scenarios/filtered.js')).filteredScenario },
+  calibration: {
+    summary: 'recall@10 at the defaults: at ef 64, at the background-calibrated ef, after a full calibration (timed)',
+    load: async () => (await import('./scenarios/calibration.js')).calibrationScenario,
+  },
   serve: { summary: 'kith vs a Fastify + hnswlib-node service over HTTP: CPU/query, 16 clients, batch, under writes, RSS, restart, recall', load: async () => (await import('./scenarios/serve.js')).serveScenario },
 };
 

@@ -2,7 +2,7 @@
  * Recall by default, with and without the calibrated ef (docs/params.md, "Calibrated ef";
  * docs/benchmarks.md, "Issue 10: recall by default"). In this process, no HTTP:
  *
- *   node dist/bench/calibration.js [--datasets sift5k,mnist10k,glove12k,synthetic] [--n 100000] [--queries 300] [--target 0.95]
+ *   npm run bench -- calibration [--datasets sift5k,mnist10k,glove12k,synthetic] [--n 100000] [--queries 300] [--target 0.95]
  *
  * For each set: an HNSW collection at the defaults (m 16, ef_construction 200, target_recall
  * 0.95 unless --target), loaded in batches of 1,000 while the service's background calibration runs as it would;
@@ -15,11 +15,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Collection } from '../src/collection/collection.js';
-import { Database } from '../src/db/database.js';
-import type { AnnDataset } from './datasets/dataset.js';
-import { syntheticDataset } from './datasets/dataset.js';
-import { loadGlove12k, loadMnist10k, loadSift5k } from './datasets/real.js';
+import type { Collection } from '../../src/collection/collection.js';
+import { Database } from '../../src/db/database.js';
+import type { AnnDataset } from '../datasets/dataset.js';
+import { syntheticDataset } from '../datasets/dataset.js';
+import { loadGlove12k, loadMnist10k, loadSift5k } from '../datasets/real.js';
+import { nameList, parseOptions, positiveInt, type Scenario, UsageError } from '../lib/scenario.js';
 
 interface Row {
   set: string;
@@ -39,10 +40,6 @@ interface Row {
   calibration_s: number;
 }
 
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && i + 1 < process.argv.length ? (process.argv[i + 1] as string) : fallback;
-}
 
 function load(name: string, n: number, queries: number): AnnDataset {
   if (name === 'sift5k') return loadSift5k();
@@ -117,11 +114,25 @@ async function measure(dataset: AnnDataset, queryCount: number, target: number):
   }
 }
 
-const names = option('datasets', 'sift5k,mnist10k,glove12k,synthetic').split(',');
-const n = Number(option('n', '100000'));
-const queryCount = Number(option('queries', '300'));
-const target = Number(option('target', '0.95'));
-for (const name of names) {
-  const row = await measure(load(name, n, queryCount), queryCount, target);
-  console.log(JSON.stringify(row));
-}
+const OPTIONS = `  --datasets <a,b,…>     sift5k, mnist10k, glove12k, synthetic (default all four)
+  --n <n>                points of the synthetic set (default 100000)
+  --queries <q>          queries per set (default 300)
+  --target <r>           target_recall of the collections (default 0.95)`;
+
+export const calibrationScenario: Scenario = {
+  name: 'calibration',
+  summary: 'recall@10 at the defaults: at ef 64, at the background-calibrated ef, after a full calibration (timed)',
+  options: OPTIONS,
+  async run(argv) {
+    const values = parseOptions(argv, { datasets: { type: 'string' }, n: { type: 'string' }, queries: { type: 'string' }, target: { type: 'string' } });
+    const names = nameList(values.datasets, '--datasets', ['sift5k', 'mnist10k', 'glove12k', 'synthetic']);
+    const n = positiveInt(values.n, '--n', 100000);
+    const queryCount = positiveInt(values.queries, '--queries', 300);
+    const target = values.target === undefined ? 0.95 : Number(values.target);
+    if (!(target >= 0.5 && target < 1)) throw new UsageError(`--target: expected a recall in [0.5, 1), got ${JSON.stringify(values.target)}`);
+    for (const name of names) {
+      const row = await measure(load(name, n, queryCount), queryCount, target);
+      console.log(JSON.stringify(row));
+    }
+  },
+};
