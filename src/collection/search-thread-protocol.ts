@@ -34,8 +34,21 @@ export type ToThread =
     }
   | { readonly type: 'remap'; readonly key: number; readonly graph: SharedGraphArrays | null; readonly live: Uint8Array<ArrayBufferLike> }
   | { readonly type: 'detach'; readonly key: number }
-  | { readonly type: 'search'; readonly id: number; readonly key: number; readonly header: SegmentHeader; readonly work: ThreadWork };
+  | { readonly type: 'searches'; readonly items: readonly SearchItem[] };
 
-export type FromThread =
+/** One search's work; the searches sent in one turn travel in one message. */
+export interface SearchItem {
+  readonly id: number;
+  readonly key: number;
+  readonly header: SegmentHeader;
+  readonly work: ThreadWork;
+}
+
+export type SearchReply =
   | { readonly id: number; readonly slots: Int32Array; readonly sims: Float64Array; readonly scored: number }
   | { readonly id: number; readonly error: string };
+
+/** The replies to one message's searches, in one message. */
+export interface FromThread {
+  readonly replies: readonly SearchReply[];
+}

@@ -10,11 +10,12 @@ import { FlatIndex } from '../index/flat/flat-index.js';
 import { HnswGraph } from '../index/hnsw/hnsw-graph.js';
 import { HnswIndex } from '../index/hnsw/hnsw-index.js';
 import type { SearchHits, SearchStats, SlotTable } from '../index/vector-index.js';
+import type { SegmentHeader } from './segment.js';
 import { createKernel, createSq8Kernel, type DistanceKernel } from '../kernels/distance-kernel.js';
 import type { SlotArena } from '../kernels/slot-arena.js';
 import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { VectorArena } from '../kernels/vector-arena.js';
-import type { FromThread, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
+import type { FromThread, SearchReply, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
 
 /** The slots as a thread sees them: liveness from the shared flags, counts from each search. */
 class SharedSlotTable implements SlotTable {
@@ -74,7 +75,7 @@ function graphIndex(view: SegmentView, graph: ToThreadGraph): HnswIndex | undefi
   return index;
 }
 
-function run(view: SegmentView, header: Extract<ToThread, { type: 'search' }>['header'], work: ThreadWork, stats: SearchStats): SearchHits {
+function run(view: SegmentView, header: SegmentHeader, work: ThreadWork, stats: SearchStats): SearchHits {
   // The writer may have grown the memory since the last search: follow it.
   view.arena.refreshViews(view.arena.slotCapacity);
   view.table.slotCount = header.slotCount;
@@ -112,20 +113,23 @@ port.on('message', (message: ToThread) => {
     case 'detach':
       views.delete(message.key);
       return;
-    case 'search': {
-      let reply: FromThread;
+    case 'searches': {
+      // One message carries every search sent in one turn; one reply carries their answers.
+      const replies: SearchReply[] = [];
       const transfer: ArrayBuffer[] = [];
-      try {
-        const view = views.get(message.key);
-        if (view === undefined) throw new Error(`segment ${message.key} is not attached`);
-        const stats = { scored: 0 };
-        const hits = run(view, message.header, message.work, stats);
-        reply = { id: message.id, slots: hits.slots, sims: hits.sims, scored: stats.scored };
-        transfer.push(hits.slots.buffer as ArrayBuffer, hits.sims.buffer as ArrayBuffer);
-      } catch (error) {
-        reply = { id: message.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+      for (const item of message.items) {
+        try {
+          const view = views.get(item.key);
+          if (view === undefined) throw new Error(`segment ${item.key} is not attached`);
+          const stats = { scored: 0 };
+          const hits = run(view, item.header, item.work, stats);
+          replies.push({ id: item.id, slots: hits.slots, sims: hits.sims, scored: stats.scored });
+          transfer.push(hits.slots.buffer as ArrayBuffer, hits.sims.buffer as ArrayBuffer);
+        } catch (error) {
+          replies.push({ id: item.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        }
       }
-      port.postMessage(reply, transfer);
+      port.postMessage({ replies } satisfies FromThread, transfer);
       return;
     }
   }

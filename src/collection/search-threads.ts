@@ -7,7 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { SearchHits } from '../index/vector-index.js';
-import type { FromThread, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
+import type { FromThread, SearchItem, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
 import type { SegmentHeader, SharedSegmentState } from './segment.js';
 
 interface Pending {
@@ -18,6 +18,8 @@ interface Pending {
 interface Thread {
   readonly worker: Worker;
   readonly pending: Map<number, Pending>;
+  /** Searches given to this thread in the current turn, sent together when it ends. */
+  outbox: SearchItem[];
   alive: boolean;
 }
 
@@ -26,6 +28,7 @@ export class SearchThreads {
   private nextId = 1;
   private nextKey = 1;
   private closed = false;
+  private flushQueued = false;
 
   private constructor(count: number) {
     for (let i = 0; i < count; i++) this.threads.push(this.spawn(i + 1));
@@ -82,8 +85,24 @@ export class SearchThreads {
     const chosen = best;
     return new Promise((resolve, reject) => {
       chosen.pending.set(id, { resolve, reject });
-      chosen.worker.postMessage({ type: 'search', id, key, header, work } satisfies ToThread);
+      // A message costs tens of µs each way, about a small search: the searches of one turn (a
+      // batch request, concurrent requests) share one.
+      chosen.outbox.push({ id, key, header, work });
+      if (!this.flushQueued) {
+        this.flushQueued = true;
+        queueMicrotask(() => this.flush());
+      }
     });
+  }
+
+  private flush(): void {
+    this.flushQueued = false;
+    for (const thread of this.threads) {
+      if (thread.outbox.length === 0) continue;
+      const items = thread.outbox;
+      thread.outbox = [];
+      if (thread.alive) thread.worker.postMessage({ type: 'searches', items } satisfies ToThread);
+    }
   }
 
   async close(): Promise<void> {
@@ -93,6 +112,8 @@ export class SearchThreads {
   }
 
   private broadcast(message: ToThread): void {
+    // Searches already queued this turn were planned against the state before this message.
+    this.flush();
     for (const thread of this.threads) if (thread.alive) thread.worker.postMessage(message);
   }
 
@@ -100,13 +121,15 @@ export class SearchThreads {
     const worker = new Worker(new URL('./search-thread.js', import.meta.url), { workerData: { scratchIndex } });
     // Idle search threads must not keep a process alive that is otherwise done.
     worker.unref();
-    const thread: Thread = { worker, pending: new Map(), alive: true };
-    worker.on('message', (reply: FromThread) => {
-      const pending = thread.pending.get(reply.id);
-      if (pending === undefined) return;
-      thread.pending.delete(reply.id);
-      if ('error' in reply) pending.reject(new Error(`search thread: ${reply.error}`));
-      else pending.resolve({ hits: { slots: reply.slots, sims: reply.sims }, scored: reply.scored });
+    const thread: Thread = { worker, pending: new Map(), outbox: [], alive: true };
+    worker.on('message', (message: FromThread) => {
+      for (const reply of message.replies) {
+        const pending = thread.pending.get(reply.id);
+        if (pending === undefined) continue;
+        thread.pending.delete(reply.id);
+        if ('error' in reply) pending.reject(new Error(`search thread: ${reply.error}`));
+        else pending.resolve({ hits: { slots: reply.slots, sims: reply.sims }, scored: reply.scored });
+      }
     });
     const fail = (error: Error): void => {
       thread.alive = false;
