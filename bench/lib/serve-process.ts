@@ -7,8 +7,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { procRss, type ProcRss } from './server.js';
+import { freePort, procRss, type ProcRss } from './server.js';
 
 const HOST = '127.0.0.1';
 
@@ -36,17 +35,6 @@ export function procCpuMs(pid: number): number {
   }
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, HOST, () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => (port > 0 ? resolve(port) : reject(new Error('could not reserve a port'))));
-    });
-  });
-}
 
 export interface ServiceProcess {
   readonly url: string;

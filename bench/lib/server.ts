@@ -39,7 +39,8 @@ export interface BenchServer {
   stop(): Promise<number | string>;
 }
 
-function freePort(): Promise<number> {
+/** A port free on the loopback address now (the OS picks it; released before it is returned). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
