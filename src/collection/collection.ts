@@ -23,6 +23,7 @@ import { ReadWriteGate } from './read-write-gate.js';
 import type { SearchThreads } from './search-threads.js';
 import type { ThreadWork } from './search-thread-protocol.js';
 import { type MemoryStats, Segment, type SharedSegmentState } from './segment.js';
+import { spreadLiveSlots } from './warm-up.js';
 import { collectMatches, type ScoredPoint, type SearchOutcome, searchSegment } from './collection-search.js';
 import type { Payload } from './point-table.js';
 import { checkPointShape, checkSearchInput, type FilterInput, type SearchRequest, toFilter } from './embedded-input.js';
@@ -144,12 +145,8 @@ export class Collection {
   private async warmThreads(searches: number): Promise<void> {
     const threads = this.threads;
     if (threads === undefined) return;
-    const table = this.segment.table;
-    const slots = table.slotCount;
     const burst: Promise<unknown>[] = [];
-    for (let i = 0; i < searches && slots > 0; i++) {
-      const slot = Math.floor(((i + 0.5) * slots) / searches);
-      if (!table.isLive(slot)) continue;
+    for (const slot of spreadLiveSlots(this.segment.table, searches)) {
       burst.push(this.searchParallel({ vector: Array.from(this.segment.readVector(slot)) }, { spread: true }).catch(() => undefined));
     }
     await Promise.all(burst);

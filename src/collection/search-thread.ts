@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SeededRng } from '../core/rng.js';
+import { hasBit } from '../core/slot-bits.js';
 import { FlatIndex } from '../index/flat/flat-index.js';
 import { HnswGraph } from '../index/hnsw/hnsw-graph.js';
 import { HnswIndex } from '../index/hnsw/hnsw-index.js';
@@ -81,7 +82,7 @@ function run(view: SegmentView, header: SegmentHeader, work: ThreadWork, stats: 
   view.table.slotCount = header.slotCount;
   view.table.liveCount = header.liveCount;
   const bits = 'acceptBits' in work ? work.acceptBits : undefined;
-  const accept = bits === undefined ? undefined : (slot: number): boolean => ((bits[slot >>> 5] as number) & (1 << (slot & 31))) !== 0;
+  const accept = bits === undefined ? undefined : (slot: number): boolean => hasBit(bits, slot);
   switch (work.kind) {
     case 'graph': {
       const hnsw = view.hnsw;

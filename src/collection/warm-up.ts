@@ -20,6 +20,7 @@
  */
 import type { CollectionConfig } from './collection-config.js';
 import { searchSegment } from './collection-search.js';
+import type { PointTableReader } from './point-table.js';
 import type { SegmentReader } from './segment.js';
 
 export interface WarmUpLimits {
@@ -41,16 +42,25 @@ export interface WarmUpReport {
 export function warmUp(segment: SegmentReader, config: CollectionConfig, limits: WarmUpLimits = WARM_UP_LIMITS): WarmUpReport {
   const table = segment.table;
   if (table.liveCount < limits.minPoints || limits.maxSearches < 1) return { searches: 0, ms: 0 };
-  const slots = table.slotCount;
   const started = performance.now();
   let searches = 0;
-  for (let i = 0; i < limits.maxSearches && performance.now() - started < limits.maxMs; i++) {
-    // Spread over the slots, so the burst touches the whole graph, not one corner of it.
-    let slot = Math.floor(((i + 0.5) * slots) / limits.maxSearches);
-    for (let tries = 0; !table.isLive(slot) && tries < 64; tries++) slot = (slot + 1) % slots;
-    if (!table.isLive(slot)) continue;
+  for (const slot of spreadLiveSlots(table, limits.maxSearches)) {
+    if (performance.now() - started >= limits.maxMs) break;
     searchSegment(segment, config, { vector: Array.from(segment.readVector(slot)), limit: config.parameters.k });
     searches++;
   }
   return { searches, ms: performance.now() - started };
+}
+
+/**
+ * Up to `count` live slots spread evenly over the table, so that a burst of searches from their
+ * vectors touches the whole graph, not one corner of it (also the search threads' warm-up).
+ */
+export function* spreadLiveSlots(table: PointTableReader, count: number): Generator<number> {
+  const slots = table.slotCount;
+  for (let i = 0; i < count && slots > 0; i++) {
+    let slot = Math.floor(((i + 0.5) * slots) / count);
+    for (let tries = 0; !table.isLive(slot) && tries < 64; tries++) slot = (slot + 1) % slots;
+    if (table.isLive(slot)) yield slot;
+  }
 }

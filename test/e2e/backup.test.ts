@@ -8,18 +8,15 @@ import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
-import { randomVectors, testSeed } from '../helpers/data.js';
+import { testSeed } from '../helpers/data.js';
+import { BatchWriter, pointsPerBatch } from '../helpers/batch-writer.js';
 import { httpJson, startServer } from '../helpers/server-process.js';
 import { tempDbPath, tempDir } from '../helpers/temp-dir.js';
 
 const DIM = 8;
 const BATCH = 250;
 
-function batchPoints(seed: number, batch: number): { id: string; vector: number[]; payload: { batch: number } }[] {
-  return randomVectors(new SeededRng(seed + batch), BATCH, DIM).map((vector, i) => ({ id: `b${batch}-${i}`, vector, payload: { batch } }));
-}
 
 test('POST /backup under write load streams a database with every batch acknowledged before it, whole', async (t) => {
   const seed = testSeed(2024);
@@ -30,29 +27,18 @@ test('POST /backup under write load streams a database with every batch acknowle
   assert.equal(created.status, 200, created.raw);
 
   // The writer: one batch at a time, each acknowledged (durable) before the next is sent.
-  const acked: number[] = [];
-  let stop = false;
-  let writerError: unknown;
-  const writer = (async () => {
-    for (let batch = 0; !stop; batch++) {
-      const r = await httpJson(server.url, 'PUT', '/collections/c/points', { points: batchPoints(seed, batch) });
-      if (r.status !== 200) throw new Error(`batch ${batch}: ${r.status} ${r.raw}`);
-      acked.push(batch);
-    }
-  })().catch((error: unknown) => {
-    writerError = error;
-  });
-  while (acked.length < 8 && writerError === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+  const writer = new BatchWriter(server.url, 'c', seed, BATCH, DIM);
+  const acked = writer.acked;
+  await writer.waitFor(8);
 
   const ackedBefore = [...acked];
   const response = await fetch(`${server.url}/backup`, { method: 'POST' });
   const bytes = Buffer.from(await response.arrayBuffer());
   const ackedWhenDone = acked.length;
   // Keep writing a little after the copy, then stop.
-  while (acked.length < ackedWhenDone + 2 && writerError === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
-  stop = true;
-  await writer;
-  assert.equal(writerError, undefined, `seed ${seed}: ${String(writerError)}`);
+  await writer.waitFor(ackedWhenDone + 2);
+  await writer.stop();
+  assert.equal(writer.error, undefined, `seed ${seed}: ${String(writer.error)}`);
 
   assert.equal(response.status, 200, bytes.toString('utf8', 0, 500));
   assert.equal(response.headers.get('content-type'), 'application/octet-stream');
@@ -68,12 +54,11 @@ test('POST /backup under write load streams a database with every batch acknowle
   t.after(() => copy.close());
   const c = copy.collection('c');
   // Which batches the copy holds, and how many points of each: every batch is whole or absent.
-  const perBatch = new Map<number, number>();
-  for (const { payload } of c.matchingPoints()) perBatch.set(payload.batch as number, (perBatch.get(payload.batch as number) ?? 0) + 1);
+  const perBatch = pointsPerBatch(c);
   for (const [batch, count] of perBatch) assert.equal(count, BATCH, `seed ${seed}: batch ${batch} has ${count} of ${BATCH} points`);
   for (const batch of ackedBefore) {
     assert.equal(perBatch.get(batch), BATCH, `seed ${seed}: batch ${batch} was acknowledged before the backup request`);
-    const expected = batchPoints(seed, batch);
+    const expected = writer.points(batch);
     for (const i of [0, BATCH >> 1, BATCH - 1]) {
       const point = c.getPoint(`b${batch}-${i}`);
       assert.deepEqual(point.vector, (expected[i] as { vector: number[] }).vector.map(Math.fround), `seed ${seed}: b${batch}-${i}`);

@@ -8,19 +8,16 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
-import { randomVectors, testSeed } from '../helpers/data.js';
+import { testSeed } from '../helpers/data.js';
 import { kith, ok } from '../helpers/kith-cli.js';
+import { BatchWriter, pointsPerBatch } from '../helpers/batch-writer.js';
 import { httpJson, startServer } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const DIM = 8;
 const BATCH = 200;
 
-function batchPoints(seed: number, batch: number): { id: string; vector: number[]; payload: { batch: number } }[] {
-  return randomVectors(new SeededRng(seed + batch), BATCH, DIM).map((vector, i) => ({ id: `b${batch}-${i}`, vector, payload: { batch } }));
-}
 
 test('kith backup --url under write load: the copy passes kith check and holds every batch acknowledged before it, whole', async (t) => {
   const seed = testSeed(41);
@@ -30,27 +27,16 @@ test('kith backup --url under write load: the copy passes kith check and holds e
   const created = await httpJson(server.url, 'POST', '/collections', { name: 'c', vector_size: DIM, distance: 'l2', hnsw: true });
   assert.equal(created.status, 200, created.raw);
 
-  const acked: number[] = [];
-  let stop = false;
-  let writerError: unknown;
-  const writer = (async () => {
-    for (let batch = 0; !stop; batch++) {
-      const r = await httpJson(server.url, 'PUT', '/collections/c/points', { points: batchPoints(seed, batch) });
-      if (r.status !== 200) throw new Error(`batch ${batch}: ${r.status} ${r.raw}`);
-      acked.push(batch);
-    }
-  })().catch((error: unknown) => {
-    writerError = error;
-  });
-  while (acked.length < 10 && writerError === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+  const writer = new BatchWriter(server.url, 'c', seed, BATCH, DIM);
+  const acked = writer.acked;
+  await writer.waitFor(10);
 
   const dest = join(dir, 'copy.db');
   const ackedBefore = [...acked];
   const run = await kith(['backup', dest, '--url', server.url]);
   const ackedAfter = acked.length;
-  stop = true;
-  await writer;
-  assert.equal(writerError, undefined, `seed ${seed}: ${String(writerError)}`);
+  await writer.stop();
+  assert.equal(writer.error, undefined, `seed ${seed}: ${String(writer.error)}`);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /backed up http:\/\/127\.0\.0\.1:\d+ to .*copy\.db: [\d.]+ MiB in [\d.]+ s/);
   assert.ok(ackedAfter > ackedBefore.length, 'no batch was written while the backup ran: it was not under load');
@@ -64,12 +50,11 @@ test('kith backup --url under write load: the copy passes kith check and holds e
   const copy = Database.open(dest);
   t.after(() => copy.close());
   const c = copy.collection('c');
-  const perBatch = new Map<number, number>();
-  for (const { payload } of c.matchingPoints()) perBatch.set(payload.batch as number, (perBatch.get(payload.batch as number) ?? 0) + 1);
+  const perBatch = pointsPerBatch(c);
   for (const [batch, count] of perBatch) assert.equal(count, BATCH, `seed ${seed}: batch ${batch} has ${count} of ${BATCH} points`);
   for (const batch of ackedBefore) {
     assert.equal(perBatch.get(batch), BATCH, `seed ${seed}: batch ${batch} was acknowledged before the backup started`);
-    const expected = batchPoints(seed, batch)[BATCH - 1] as { vector: number[] };
+    const expected = writer.points(batch)[BATCH - 1] as { vector: number[] };
     assert.deepEqual(c.getPoint(`b${batch}-${BATCH - 1}`).vector, expected.vector.map(Math.fround));
   }
   assert.deepEqual(c.checkIntegrity(), []);

@@ -58,8 +58,6 @@ export class HnswGraph {
   private upperPool: Int32Array<ArrayBufferLike> = sharedInt32(0);
   private upperUsed = 0;
   private tombstones: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
-  /** Bumped whenever an array is replaced by a larger one (attached views must re-attach). */
-  private layoutChanges = 0;
   /** Layer-0 links pointing at each slot, from any node in the graph (tombstones included). */
   private inDegree0 = new Int32Array(0);
   private orphans: number[] = [];
@@ -167,7 +165,7 @@ export class HnswGraph {
     };
   }
 
-  /** The arrays search threads attach to; replaced (and `layoutVersion` bumped) when they grow. */
+  /** The arrays search threads attach to; replaced by larger ones when they grow (compare them). */
   sharedArrays(): SharedGraphArrays {
     return {
       levels: this.levelOfSlot,
@@ -176,10 +174,6 @@ export class HnswGraph {
       upperOffset: this.upperOffset,
       upperPool: this.upperPool,
     };
-  }
-
-  get layoutVersion(): number {
-    return this.layoutChanges;
   }
 
   /**
@@ -223,7 +217,6 @@ export class HnswGraph {
     const inDegree = new Int32Array(capacity);
     inDegree.set(this.inDegree0);
     this.inDegree0 = inDegree;
-    this.layoutChanges++;
   }
 
   /** Room in the pool for `level` upper-layer lists of `slot`, zeroed; returns its start. */
@@ -233,7 +226,6 @@ export class HnswGraph {
       const pool = sharedInt32(Math.max(this.upperUsed + ints, Math.ceil(this.upperPool.length * 1.5), 4096));
       pool.set(this.upperPool.subarray(0, this.upperUsed));
       this.upperPool = pool;
-      this.layoutChanges++;
     }
     const start = this.upperUsed;
     this.upperPool.fill(0, start, start + ints);
