@@ -11,6 +11,7 @@
 import { fileURLToPath } from 'node:url';
 import { createClient } from './http-client.js';
 import { median, round, type LatencySummary, summarizeLatencies } from './stats.js';
+import { closedLoop } from './closed-loop.js';
 
 export interface LoadJob {
   readonly url: string;
@@ -51,28 +52,19 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
   const qps: number[] = [];
   const k = job.keepIds ?? 0;
   const ids = k > 0 ? new Array<number>(bodies.length * k).fill(-1) : undefined;
-  const pass = async (count: number, record: boolean, keep: boolean): Promise<number> => {
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      for (;;) {
-        const i = next++;
-        if (i >= count) return;
-        const body = bodies[i % bodies.length] as Buffer;
-        const s = performance.now();
-        const { status, text } = await client.request('POST', job.path, body);
-        const elapsed = performance.now() - s;
-        if (status !== 200) throw new Error(`POST ${job.path}: HTTP ${status}: ${text.slice(0, 300)}`);
-        if (record) latencies.push(elapsed);
-        if (keep && ids !== undefined) {
-          const hits = (JSON.parse(text) as Envelope).result;
-          for (let j = 0; j < Math.min(k, hits.length); j++) ids[i * k + j] = Number(hits[j]?.id);
-        }
+  const pass = (count: number, record: boolean, keep: boolean): Promise<number> =>
+    closedLoop(count, job.concurrency, async (i) => {
+      const body = bodies[i % bodies.length] as Buffer;
+      const s = performance.now();
+      const { status, text } = await client.request('POST', job.path, body);
+      const elapsed = performance.now() - s;
+      if (status !== 200) throw new Error(`POST ${job.path}: HTTP ${status}: ${text.slice(0, 300)}`);
+      if (record) latencies.push(elapsed);
+      if (keep && ids !== undefined) {
+        const hits = (JSON.parse(text) as Envelope).result;
+        for (let j = 0; j < Math.min(k, hits.length); j++) ids[i * k + j] = Number(hits[j]?.id);
       }
-    };
-    const t0 = performance.now();
-    await Promise.all(Array.from({ length: job.concurrency }, worker));
-    return (performance.now() - t0) / 1000;
-  };
+    });
   try {
     await pass(job.warmup, false, false);
     const cpu0 = process.cpuUsage();

@@ -5,6 +5,7 @@
 import type { VectorSet } from '../datasets/synthetic.js';
 import { type HttpClient, requestJson } from './http-client.js';
 import { median, round, type LatencySummary, summarizeLatencies } from './stats.js';
+import { closedLoop } from './closed-loop.js';
 
 /**
  * A float32 value as the shortest decimal that parses back to the same float32 (9 significant
@@ -125,32 +126,23 @@ export async function measureSearch(
   const qps: number[] = [];
   let hits: Hit[][] = [];
 
-  const pass = async (count: number, record: boolean, keep: Hit[][] | null): Promise<number> => {
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      for (;;) {
-        const i = next++;
-        if (i >= count) return;
-        const body = bodies[i % bodies.length] as Buffer;
-        const s = performance.now();
-        const { status, text } = await client.request('POST', path, body);
-        const envelope = JSON.parse(text) as SearchEnvelope;
-        const elapsed = performance.now() - s;
-        if (status !== 200) throw new Error(`POST ${path}: HTTP ${status}: ${text.slice(0, 500)}`);
-        if (options.expectHits !== undefined && envelope.result.length !== options.expectHits) {
-          throw new Error(`query ${i}: ${envelope.result.length} hits, expected ${options.expectHits}`);
-        }
-        if (record) {
-          latencies.push(elapsed);
-          serverMs.push(envelope.time * 1000);
-        }
-        if (keep !== null) keep[i] = envelope.result.map((h) => ({ id: String(h.id), score: h.score }));
+  const pass = (count: number, record: boolean, keep: Hit[][] | null): Promise<number> =>
+    closedLoop(count, options.concurrency, async (i) => {
+      const body = bodies[i % bodies.length] as Buffer;
+      const s = performance.now();
+      const { status, text } = await client.request('POST', path, body);
+      const envelope = JSON.parse(text) as SearchEnvelope;
+      const elapsed = performance.now() - s;
+      if (status !== 200) throw new Error(`POST ${path}: HTTP ${status}: ${text.slice(0, 500)}`);
+      if (options.expectHits !== undefined && envelope.result.length !== options.expectHits) {
+        throw new Error(`query ${i}: ${envelope.result.length} hits, expected ${options.expectHits}`);
       }
-    };
-    const t0 = performance.now();
-    await Promise.all(Array.from({ length: options.concurrency }, worker));
-    return (performance.now() - t0) / 1000;
-  };
+      if (record) {
+        latencies.push(elapsed);
+        serverMs.push(envelope.time * 1000);
+      }
+      if (keep !== null) keep[i] = envelope.result.map((h) => ({ id: String(h.id), score: h.score }));
+    });
 
   await pass(options.warmup, false, null);
   for (let run = 0; run < options.runs; run++) {
