@@ -14,6 +14,9 @@
  * a true distance that this kernel scores as the similarity v·w + a(v)·a(w). A query q is
  * extended with 0, so |q' − v'|² ranks like −q·v: searches keep the plain Dot kernel. M only
  * grows; vectors placed before it grew keep the links they got, which stay good links.
+ *
+ * The norms live in a SharedArrayBuffer: a thread inserting alongside the owner (index/hnsw/
+ * insert-job.ts) builds its own kernel over them (`follow`), with the owner's extremes.
  */
 import type { DistanceKernel } from './distance-kernel.js';
 import type { SlotArena } from './slot-arena.js';
@@ -24,10 +27,17 @@ import type { SlotArena } from './slot-arena.js';
  */
 const EQUAL_LENGTH_SPREAD = 1e-5;
 
+/** What a kernel on another thread needs to score as this one does. */
+export interface MipsNorms {
+  readonly normsSq: Float64Array<ArrayBufferLike>;
+  readonly maxNormSq: number;
+  readonly minNormSq: number;
+}
+
 export class MipsGraphKernel implements DistanceKernel {
   readonly distance = 'Dot' as const;
   /** |v|² per slot, kept by `noteVector`. */
-  private normsSq = new Float64Array(0);
+  private normsSq: Float64Array<ArrayBufferLike> = new Float64Array(new SharedArrayBuffer(0));
   private maxNormSq = 0;
   private minNormSq = Number.POSITIVE_INFINITY;
   /** a(q) of the scratch query, for the arena's query version `liftVersion`. */
@@ -40,10 +50,22 @@ export class MipsGraphKernel implements DistanceKernel {
     private readonly dot: DistanceKernel,
   ) {}
 
+  /** The norms and extremes another thread's kernel follows; the array is replaced when it grows (compare it). */
+  get shared(): MipsNorms {
+    return { normsSq: this.normsSq, maxNormSq: this.maxNormSq, minNormSq: this.minNormSq };
+  }
+
+  /** Scores with the owner's norms and extremes, as they are now (on another thread). */
+  follow(norms: MipsNorms): void {
+    this.normsSq = norms.normsSq;
+    this.maxNormSq = norms.maxNormSq;
+    this.minNormSq = norms.minNormSq;
+  }
+
   /** Records the vector just written to `slot` (its norm, and the largest norm). */
   noteVector(slot: number): void {
     if (slot >= this.normsSq.length) {
-      const grown = new Float64Array(Math.max(slot + 1, this.normsSq.length * 2, 1024));
+      const grown = new Float64Array(new SharedArrayBuffer(8 * Math.max(slot + 1, this.normsSq.length * 2, 1024)));
       grown.set(this.normsSq);
       this.normsSq = grown;
     }

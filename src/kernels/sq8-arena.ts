@@ -28,7 +28,8 @@ export class Sq8Arena extends SlotArena {
    * max per slot, outside the wasm memory: the kernels need only the float32 step, but
    * dequantizing exactly as the reference does takes the float64 (max − min) / 255.
    */
-  private maxes = new Float32Array(0);
+  /** Each slot's max, as its record stores it; shared so another thread's view can read slots too (`followMaxes`). */
+  private maxes: Float32Array<ArrayBufferLike> = new Float32Array(new SharedArrayBuffer(0));
   private qSum = 0;
   private qNormSq = 0;
 
@@ -152,10 +153,22 @@ export class Sq8Arena extends SlotArena {
     this.qNormSq = Math.fround(normSq);
   }
 
-  protected override relayout(previousCapacity: number): void {
-    const maxes = new Float32Array(this.slotCapacity);
-    maxes.set(this.maxes.subarray(0, previousCapacity));
+  /** The maxes another thread's view reads slots with; replaced when the arena grows. */
+  get sharedMaxes(): Float32Array<ArrayBufferLike> {
+    return this.maxes;
+  }
+
+  /** A view takes the owner's maxes, to read stored slots (`read`, `setQueryFromSlot`, `sameVector`) as it does. */
+  followMaxes(maxes: Float32Array<ArrayBufferLike>): void {
     this.maxes = maxes;
+  }
+
+  protected override relayout(previousCapacity: number): void {
+    if (this.ownsMemory) {
+      const maxes = new Float32Array(new SharedArrayBuffer(4 * this.slotCapacity));
+      maxes.set(this.maxes.subarray(0, previousCapacity));
+      this.maxes = maxes;
+    }
     const from = this.paramsOffset;
     const to = alignUp(this.vectorsByteOffset + this.slotCapacity * this.dim, PARAMS_ALIGN);
     this.paramsOffset = to;
