@@ -15,7 +15,13 @@
  * The graph owns its arrays: every change goes through a method here, so the derived layer-0
  * in-degrees stay exact. A node whose in-degree falls to 0 while it is live cannot be reached by
  * any search; such nodes are queued as orphans for the index to re-attach (`takeOrphans`).
+ *
+ * Inserts may run on several threads at once (index/hnsw/insert-job.ts): each thread then has
+ * its own `HnswGraph` over the same arrays (`attach`), changes a list only under its lock
+ * (`locks`, index/hnsw/link-locks.ts), counts in-degrees with atomic adds, and logs orphans to the
+ * job's shared log (`logOrphansTo`) instead of its own queue.
  */
+import { newLockTable } from './link-locks.js';
 
 export interface LinkList {
   /** The array holding the list: `array[offset]` is the count, the neighbours follow. */
@@ -40,9 +46,12 @@ export interface SharedGraphArrays {
   readonly layer0: Int32Array;
   readonly upperOffset: Int32Array;
   readonly upperPool: Int32Array;
+  readonly inDegree: Int32Array;
+  readonly locks: Int32Array;
 }
 
-function sharedInt32(length: number): Int32Array {
+/** A zeroed Int32Array over a SharedArrayBuffer, for arrays other threads read or write. */
+export function sharedInt32(length: number): Int32Array {
   return new Int32Array(new SharedArrayBuffer(length * 4));
 }
 
@@ -58,9 +67,13 @@ export class HnswGraph {
   private upperPool: Int32Array<ArrayBufferLike> = sharedInt32(0);
   private upperUsed = 0;
   private tombstones: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
-  /** Layer-0 links pointing at each slot, from any node in the graph (tombstones included). */
-  private inDegree0 = new Int32Array(0);
+  /** Layer-0 links pointing at each slot, from any node in the graph (tombstones included); changed atomically. */
+  private inDegree0: Int32Array<ArrayBufferLike> = sharedInt32(0);
+  /** Lock words of the link lists, for inserts on several threads. */
+  private linkLocks: Int32Array<ArrayBufferLike> = newLockTable();
   private orphans: number[] = [];
+  /** While inserts run on several threads: `[count, slot…]`, shared by all of them. */
+  private orphanLog: Int32Array | null = null;
   private entry = -1;
   private topLevel = -1;
   private nodes = 0;
@@ -146,6 +159,11 @@ export class HnswGraph {
     return this.tombstones;
   }
 
+  /** Lock words of the link lists (index/hnsw/link-locks.ts); only concurrent inserts take them. */
+  get locks(): Int32Array {
+    return this.linkLocks;
+  }
+
   /** The arrays as a snapshot stores them (views, not copies; read only). */
   parts(): GraphParts {
     const upper: Array<Int32Array | undefined> = [];
@@ -173,12 +191,15 @@ export class HnswGraph {
       layer0: this.layer0,
       upperOffset: this.upperOffset,
       upperPool: this.upperPool,
+      inDegree: this.inDegree0,
+      locks: this.linkLocks,
     };
   }
 
   /**
-   * A search thread's read-only view of another graph's arrays. Entry point and top level travel
-   * with each search (`setEntry`); counts and in-degrees are the owner's business.
+   * Another thread's view of a graph's arrays: read-only for searches, or for inserting nodes the
+   * owner has added (`addNode`) under the locks. Entry point and top level travel with each
+   * search or insert job (`setEntry`); node counts and the pool are the owner's business.
    */
   static attach(m: number, arrays: SharedGraphArrays): HnswGraph {
     const g = new HnswGraph(m);
@@ -187,7 +208,17 @@ export class HnswGraph {
     g.layer0 = arrays.layer0;
     g.upperOffset = arrays.upperOffset;
     g.upperPool = arrays.upperPool;
+    g.inDegree0 = arrays.inDegree;
+    g.linkLocks = arrays.locks;
     return g;
+  }
+
+  /**
+   * While inserts run on several threads, orphans go to a log they all share (`[count, slot…]`,
+   * count may exceed the room: the owner then looks at every node); null ends it.
+   */
+  logOrphansTo(log: Int32Array | null): void {
+    this.orphanLog = log;
   }
 
   /** A view's entry point and top level, as the owner had them when the search was sent. */
@@ -213,8 +244,8 @@ export class HnswGraph {
     const upperOffset = sharedInt32(capacity).fill(-1);
     upperOffset.set(this.upperOffset);
     this.upperOffset = upperOffset;
-    // Only the writer reads in-degrees: no need to share them.
-    const inDegree = new Int32Array(capacity);
+    // Shared for inserts on several threads (search threads never read them).
+    const inDegree = sharedInt32(capacity);
     inDegree.set(this.inDegree0);
     this.inDegree0 = inDegree;
   }
@@ -291,7 +322,7 @@ export class HnswGraph {
     if (layer === 0) {
       const old = array[offset] as number;
       for (let i = 1; i <= old; i++) this.loseInLink(array[offset + i] as number);
-      for (let i = 0; i < count; i++) this.inDegree0[neighbors[i] as number]++;
+      for (let i = 0; i < count; i++) Atomics.add(this.inDegree0, neighbors[i] as number, 1);
     }
     array[offset] = count;
     for (let i = 0; i < count; i++) array[offset + 1 + i] = neighbors[i] as number;
@@ -304,7 +335,7 @@ export class HnswGraph {
     if (count >= this.capacityAt(layer)) throw new Error(`slot ${slot} layer ${layer}: list is full`);
     array[offset + 1 + count] = target;
     array[offset] = count + 1;
-    if (layer === 0) this.inDegree0[target]++;
+    if (layer === 0) Atomics.add(this.inDegree0, target, 1);
   }
 
   /** Replaces the link at list position `index` (0-based) with `target`. */
@@ -314,7 +345,7 @@ export class HnswGraph {
     array[offset + 1 + index] = target;
     if (layer === 0) {
       this.loseInLink(old);
-      this.inDegree0[target]++;
+      Atomics.add(this.inDegree0, target, 1);
     }
   }
 
@@ -381,8 +412,14 @@ export class HnswGraph {
   }
 
   private loseInLink(target: number): void {
-    const degree = (this.inDegree0[target] as number) - 1;
-    this.inDegree0[target] = degree;
-    if (degree === 0 && this.isLive(target)) this.orphans.push(target);
+    const degree = Atomics.sub(this.inDegree0, target, 1) - 1;
+    if (degree !== 0 || !this.isLive(target)) return;
+    const log = this.orphanLog;
+    if (log === null) {
+      this.orphans.push(target);
+      return;
+    }
+    const at = Atomics.add(log, 0, 1) + 1;
+    if (at < log.length) log[at] = target;
   }
 }

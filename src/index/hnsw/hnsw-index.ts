@@ -23,6 +23,8 @@ import type { SearchHits, SearchOptions, SlotTable, VectorIndex } from '../vecto
 import { CandidateHeap } from './candidate-heap.js';
 import { GraphMender } from './graph-mender.js';
 import { HnswGraph } from './hnsw-graph.js';
+import { awaitInsertJob, forEachClaim, type InsertHelpers, type InsertJob, newInsertJob, PARALLEL_INSERT_MIN, takeJobOrphans } from './insert-job.js';
+import { lockSlot, unlockSlot } from './link-locks.js';
 import { strandedStarts, unreachableNodes } from './reachability.js';
 import { VisitedSet } from './visited-set.js';
 
@@ -99,6 +101,10 @@ export class HnswIndex implements VectorIndex {
 
   /** The kernel of the operation under way: `buildKernel` while the graph changes, `kernel` in searches. */
   private scorer: DistanceKernel;
+  /** Inserting alongside other threads (`runInsertJob`): lists are read and written under their locks. */
+  private concurrent = false;
+  /** Nodes inserted by this index's owner alone, and through jobs shared with other threads (`addMany`). */
+  readonly inserts = { alone: 0, shared: 0 };
 
   /**
    * @param kernel scores searches (the collection's metric)
@@ -149,15 +155,94 @@ export class HnswIndex implements VectorIndex {
 
   /** Inserts a slot whose vector is already in the arena. Changes the arena's query. */
   add(slot: number): void {
+    this.checkNew(slot);
+    this.insertAt(slot, this.drawLevel());
+  }
+
+  /** Adds the node at `level` and links it in, then mends what its links orphaned. */
+  private insertAt(slot: number, level: number): void {
     const g = this.g;
-    g.reserve(slot + 1);
-    if (g.has(slot)) throw new Error(`slot ${slot} is already in the graph`);
-    const level = Math.min(63, Math.floor(-Math.log(1 - this.rng.next()) * this.mL));
+    this.inserts.alone++;
     const entry = g.entryPoint;
     const topLevel = g.maxLevel;
     g.addNode(slot, level);
     if (entry < 0) return;
+    this.link(slot, level, entry, topLevel);
+    const orphans = g.takeOrphans();
+    if (g.inDegreeOf(slot) === 0) orphans.push(slot);
+    this.mendOrphans(orphans);
+  }
 
+  /**
+   * Inserts many slots whose vectors are already in the arena. With `helpers`, and enough slots to
+   * be worth a hand-off, other threads insert alongside this one (index/hnsw/insert-job.ts):
+   * levels are drawn here in slot order, exactly as one by one; a slot that raises the top level
+   * is inserted first on its own, so the entry point holds still while the threads work; the rest
+   * are claimed one at a time by whichever thread is free, under per-list locks. Orphans are
+   * mended here afterwards. Without helpers this is `add` in order, and as reproducible.
+   */
+  addMany(slots: readonly number[], helpers?: InsertHelpers): void {
+    if (helpers === undefined || slots.length < PARALLEL_INSERT_MIN) {
+      for (const slot of slots) this.add(slot);
+      return;
+    }
+    const g = this.g;
+    const shared: number[] = [];
+    for (const slot of slots) {
+      this.checkNew(slot);
+      const level = this.drawLevel();
+      if (g.entryPoint >= 0 && level <= g.maxLevel) {
+        // Below the top level, adding the node leaves the entry point where it is.
+        g.addNode(slot, level);
+        shared.push(slot);
+      } else {
+        this.insertAt(slot, level);
+      }
+    }
+    if (shared.length === 0) return;
+    this.inserts.shared += shared.length;
+    const job = newInsertJob(shared, g.entryPoint, g.maxLevel);
+    helpers.join(job);
+    this.runInsertJob(job);
+    awaitInsertJob(job);
+    const orphans = takeJobOrphans(job, g);
+    for (const slot of shared) if (g.inDegreeOf(slot) === 0) orphans.push(slot);
+    this.mendOrphans(orphans);
+  }
+
+  /**
+   * Takes slots from a job and inserts them (their nodes added, at their levels, by the owner)
+   * until none are left; runs on the owner's thread and on each helper at once.
+   */
+  runInsertJob(job: InsertJob): void {
+    const g = this.g;
+    g.setEntry(job.entryPoint, job.maxLevel);
+    g.logOrphansTo(job.orphanLog);
+    this.concurrent = true;
+    try {
+      forEachClaim(job, (slot) => this.link(slot, g.levelOf(slot), job.entryPoint, job.maxLevel));
+    } finally {
+      this.concurrent = false;
+      g.logOrphansTo(null);
+    }
+  }
+
+  private checkNew(slot: number): void {
+    this.g.reserve(slot + 1);
+    if (this.g.has(slot)) throw new Error(`slot ${slot} is already in the graph`);
+  }
+
+  private drawLevel(): number {
+    return Math.min(63, Math.floor(-Math.log(1 - this.rng.next()) * this.mL));
+  }
+
+  /**
+   * Links a node already added at `level` into the graph below `entry` (Alg. 1 after the level is
+   * drawn). Changes the arena's query. With `concurrent`, every list it reads or writes is read or
+   * written under that list's lock.
+   */
+  private link(slot: number, level: number, entry: number, topLevel: number): void {
+    const g = this.g;
     this.scorer = this.buildKernel;
     this.arena.setQueryFromSlot(slot);
     const selfSim = this.scoreOne(slot);
@@ -176,27 +261,34 @@ export class HnswIndex implements VectorIndex {
       // m links on every layer for the new node, as hnswlib; on layer 0 its list grows to 2m through
       // links back from later nodes.
       const count = this.selectNeighbors(slot, selfSim, n, this.params.m);
-      g.setLinks(slot, layer, this.selected, count);
+      if (this.concurrent) lockSlot(g.locks, slot);
+      try {
+        g.setLinks(slot, layer, this.selected, count);
+      } finally {
+        if (this.concurrent) unlockSlot(g.locks, slot);
+      }
       const chosen = this.selected.slice(0, count);
       for (const neighbor of chosen) this.connect(neighbor, slot, layer);
     }
-    const orphans = g.takeOrphans();
-    if (g.inDegreeOf(slot) === 0) orphans.push(slot);
-    this.mendOrphans(orphans);
   }
 
   /** Adds `target` to `node`'s links at `layer`, re-selecting them if the list is full. */
   private connect(node: number, target: number, layer: number): void {
     const g = this.g;
-    if (g.linksTo(node, layer, target)) return;
-    const { array, offset } = g.links(node, layer);
-    if ((array[offset] as number) < g.capacityAt(layer)) {
-      g.appendLink(node, layer, target);
-      return;
+    if (this.concurrent) lockSlot(g.locks, node);
+    try {
+      if (g.linksTo(node, layer, target)) return;
+      const { array, offset } = g.links(node, layer);
+      if ((array[offset] as number) < g.capacityAt(layer)) {
+        g.appendLink(node, layer, target);
+        return;
+      }
+      const candidates = g.neighbors(node, layer);
+      candidates.push(target);
+      this.reselect(node, layer, candidates);
+    } finally {
+      if (this.concurrent) unlockSlot(g.locks, node);
     }
-    const candidates = g.neighbors(node, layer);
-    candidates.push(target);
-    this.reselect(node, layer, candidates);
   }
 
   /** Sets `node`'s links at `layer` to the heuristic's choice among `candidates` (≠ node). */
@@ -366,6 +458,8 @@ export class HnswIndex implements VectorIndex {
     const ids = arena.uint32s;
     const scores = arena.floats;
     const visited = this.visited;
+    // Inserts on other threads may be rewriting a list: read each under its lock.
+    const locks = this.concurrent ? g.locks : null;
     while (queue.size > 0) {
       const current = queue.topSlot;
       if (found.size >= ef && queue.topSim < found.topSim) break;
@@ -380,15 +474,17 @@ export class HnswIndex implements VectorIndex {
         array = list.array;
         offset = list.offset;
       }
-      const count = array[offset] as number;
       let n = 0;
       if (twoHop && accept != null) {
-        n = this.gatherTwoHop(array, offset, count, layer, accept, bits, ids, idsBase);
+        n = this.gatherTwoHop(array, offset, array[offset] as number, layer, accept, bits, ids, idsBase);
       } else {
+        if (locks !== null) lockSlot(locks, current);
+        const count = array[offset] as number;
         for (let i = 1; i <= count; i++) {
           const neighbor = array[offset + i] as number;
           if (!visited.visit(neighbor)) ids[idsBase + n++] = neighbor;
         }
+        if (locks !== null) unlockSlot(locks, current);
       }
       if (n === 0) continue;
       this.scorer.scoreIds(n);
@@ -465,19 +561,29 @@ export class HnswIndex implements VectorIndex {
 
   /** Greedy search with ef = 1 on an upper layer. */
   private greedy(entry: number, entrySim: number, layer: number): [number, number] {
+    const g = this.g;
+    const ids = this.arena.uint32s;
+    const idsBase = this.arena.idsByteOffset >> 2;
     let current = entry;
     let currentSim = entrySim;
     for (let improved = true; improved; ) {
       improved = false;
-      const { array, offset } = this.g.links(current, layer);
+      const { array, offset } = g.links(current, layer);
+      // The list is copied to the kernel's id list (under its lock when others insert) and scored there.
+      if (this.concurrent) lockSlot(g.locks, current);
       const count = array[offset] as number;
+      for (let i = 0; i < count; i++) ids[idsBase + i] = array[offset + 1 + i] as number;
+      if (this.concurrent) unlockSlot(g.locks, current);
       if (count === 0) break;
-      const scores = this.scoreSlots(array.subarray(offset + 1, offset + 1 + count), count);
+      this.scorer.scoreIds(count);
+      this.scored += count;
+      const scores = this.arena.floats;
+      const scoresBase = this.arena.scoresByteOffset >> 2;
       let best = current;
       for (let i = 0; i < count; i++) {
-        if ((scores[i] as number) > currentSim) {
-          currentSim = scores[i] as number;
-          best = array[offset + 1 + i] as number;
+        if ((scores[scoresBase + i] as number) > currentSim) {
+          currentSim = scores[scoresBase + i] as number;
+          best = ids[idsBase + i] as number;
         }
       }
       if (best !== current) {
