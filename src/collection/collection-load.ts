@@ -14,7 +14,7 @@ import { isPlainObject } from '../payload/json-value.js';
 import type { LmdbStore } from '../storage/lmdb-store.js';
 import { decodePointRecord } from '../storage/point-record.js';
 import type { CollectionConfig } from './collection-config.js';
-import type { Segment, SegmentPoint } from './segment.js';
+import type { Segment, SegmentInserters, SegmentPoint } from './segment.js';
 import { type WarmUpReport, warmUp } from './warm-up.js';
 
 export interface LoadReport {
@@ -31,10 +31,11 @@ export interface LoadReport {
   readonly warmUp: WarmUpReport;
 }
 
-export function loadCollection(store: LmdbStore, uid: number, config: CollectionConfig, segment: Segment): LoadReport {
+/** `inserters`: threads that share the graph inserts the load makes (index/hnsw/insert-job.ts). */
+export function loadCollection(store: LmdbStore, uid: number, config: CollectionConfig, segment: Segment, inserters?: SegmentInserters): LoadReport {
   const bytes = config.hnsw ? store.readSnapshot(uid) : undefined;
   const snapshotRejected = bytes === undefined ? undefined : segment.restoreSnapshot(bytes);
-  segment.beginLoad(store.countPoints(uid));
+  segment.beginLoad(store.countPoints(uid), inserters);
   let lastVersion = 0n;
   let points = 0;
   segment.bulkLoad(() => {

@@ -22,7 +22,7 @@ import { searchSegmentParallel } from './parallel-search.js';
 import { ReadWriteGate } from './read-write-gate.js';
 import type { SearchThreads } from './search-threads.js';
 import type { ThreadWork } from './search-thread-protocol.js';
-import { type MemoryStats, Segment, type SharedSegmentState } from './segment.js';
+import { type MemoryStats, Segment, type SegmentInserters, type SharedSegmentState } from './segment.js';
 import { spreadLiveSlots } from './warm-up.js';
 import { collectMatches, type ScoredPoint, type SearchOutcome, searchSegment } from './collection-search.js';
 import type { Payload } from './point-table.js';
@@ -128,7 +128,7 @@ export class Collection {
 
   /** Loads every stored point (and the graph snapshot, when usable) into memory. Start-up only. */
   load(): LoadReport {
-    const report = loadCollection(this.store, this.uid, this.config, this.segment);
+    const report = loadCollection(this.store, this.uid, this.config, this.segment, this.inserters());
     if (report.lastVersion > this.lastVersion) this.lastVersion = report.lastVersion;
     if (report.snapshotRejected !== undefined) {
       this.warn(`collection "${this.name}": graph snapshot not used (${report.snapshotRejected}); the graph was rebuilt`);
@@ -239,6 +239,21 @@ export class Collection {
 
   /** Sends search work to a thread, attaching this segment (or its grown arrays) first. */
   private onThread(threads: SearchThreads, work: ThreadWork): ReturnType<SearchThreads['run']> {
+    return threads.run(this.postSegment(threads), this.segment.header(), work);
+  }
+
+  /**
+   * The threads that can insert into this segment's graph alongside a write's apply, when the
+   * database has threads (index/hnsw/insert-job.ts); undefined otherwise.
+   */
+  private inserters(): SegmentInserters | undefined {
+    const threads = this.threads;
+    if (threads === undefined || !threads.available || !this.config.hnsw) return undefined;
+    return { join: (job, context) => threads.insert(this.postSegment(threads), job, context) };
+  }
+
+  /** Gives the threads a view of the current segment, or its grown arrays; returns its key there. */
+  private postSegment(threads: SearchThreads): number {
     const segment = this.segment;
     const state = segment.sharedState();
     let posted = this.posted;
@@ -250,6 +265,7 @@ export class Collection {
         distance: config.distance,
         quantization: config.quantization,
         m: config.hnsw ? config.parameters.m : null,
+        efConstruction: config.hnsw ? config.parameters.efConstruction : null,
         scratchAreas: threads.scratchAreas,
       };
       posted = { segment, key: threads.attach(spec, state), state };
@@ -258,7 +274,7 @@ export class Collection {
       posted = { ...posted, state };
     }
     this.posted = posted;
-    return threads.run(posted.key, segment.header(), work);
+    return posted.key;
   }
 
   /**
@@ -328,6 +344,11 @@ export class Collection {
   /** Memory taken by vectors and graph. */
   memoryStats(): MemoryStats {
     return this.segment.memoryStats();
+  }
+
+  /** Graph inserts since start-up, by the writer alone and shared with insert threads. For tests and benchmarks. */
+  graphInserts(): { readonly alone: number; readonly shared: number } {
+    return this.segment.graphInserts();
   }
 
   /** Structural problems of the in-memory index; empty when sound. For tests and diagnostics. */
@@ -418,9 +439,12 @@ export class Collection {
     await this.store.writePoints(this.uid, writes, [], version);
     this.lastVersion = version;
     await this.gate.write(() =>
-      this.applyOrReload(() => {
-        for (const p of prepared) this.segment.upsert({ id: p.id, version, payload: p.payload, vector: p.stored });
-      }),
+      this.applyOrReload(() =>
+        this.segment.upsertMany(
+          prepared.map((p) => ({ id: p.id, version, payload: p.payload, vector: p.stored })),
+          this.inserters(),
+        ),
+      ),
     );
   }
 

@@ -5,7 +5,8 @@
  */
 import type { Distance } from '../core/distance.js';
 import type { SharedGraphArrays } from '../index/hnsw/hnsw-graph.js';
-import type { SegmentHeader } from './segment.js';
+import type { InsertJob } from '../index/hnsw/insert-job.js';
+import type { InsertContext, SegmentHeader } from './segment.js';
 
 /** What a thread needs to build its read-only view of a segment. */
 export interface SegmentSpec {
@@ -14,6 +15,8 @@ export interface SegmentSpec {
   readonly quantization: 'none' | 'sq8';
   /** HNSW m, or null without a graph. */
   readonly m: number | null;
+  /** HNSW ef_construction, for inserting alongside the owner (null without a graph). */
+  readonly efConstruction: number | null;
   readonly scratchAreas: number;
 }
 
@@ -34,6 +37,8 @@ export type ToThread =
     }
   | { readonly type: 'remap'; readonly key: number; readonly graph: SharedGraphArrays | null; readonly live: Uint8Array<ArrayBufferLike> }
   | { readonly type: 'detach'; readonly key: number }
+  /** Join a batch of graph inserts (index/hnsw/insert-job.ts). */
+  | { readonly type: 'insert'; readonly key: number; readonly job: InsertJob; readonly context: InsertContext }
   | { readonly type: 'searches'; readonly items: readonly SearchItem[] };
 
 /** One search's work; the searches sent in one turn travel in one message. */
@@ -48,7 +53,5 @@ export type SearchReply =
   | { readonly id: number; readonly slots: Int32Array; readonly sims: Float64Array; readonly scored: number }
   | { readonly id: number; readonly error: string };
 
-/** The replies to one message's searches, in one message. */
-export interface FromThread {
-  readonly replies: readonly SearchReply[];
-}
+/** The replies to one message's searches, in one message; or why a thread's part of an insert job failed. */
+export type FromThread = { readonly replies: readonly SearchReply[] } | { readonly insertFailed: string };

@@ -1,8 +1,10 @@
 /**
- * A search thread (worker_threads): holds a read-only view of each attached segment's shared
- * memory (vectors, graph, liveness) and runs the scoring part of searches on it. It never writes
+ * A search thread (worker_threads): holds a view of each attached segment's shared memory
+ * (vectors, graph, liveness) and runs the scoring part of searches on it. Searches never write
  * that memory; the service's thread, the one writer, changes it only while no search is running
- * (collection/read-write-gate.ts), so a view never sees half a batch or a torn list.
+ * (collection/read-write-gate.ts), so a view never sees half a batch or a torn list. The one
+ * exception is an insert job the writer shares out while it applies a batch (index/hnsw/
+ * insert-job.ts): the thread then links graph nodes alongside it, under the lists' locks.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SeededRng } from '../core/rng.js';
@@ -15,6 +17,7 @@ import type { SegmentHeader } from './segment.js';
 import { createKernel, createSq8Kernel, type DistanceKernel } from '../kernels/distance-kernel.js';
 import type { SlotArena } from '../kernels/slot-arena.js';
 import { Sq8Arena } from '../kernels/sq8-arena.js';
+import { MipsGraphKernel } from '../kernels/mips-graph-kernel.js';
 import { VectorArena } from '../kernels/vector-arena.js';
 import type { FromThread, SearchReply, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
 
@@ -40,6 +43,8 @@ interface SegmentView {
   readonly table: SharedSlotTable;
   readonly flat: FlatIndex;
   readonly kernel: DistanceKernel;
+  /** The kernel a Dot graph is built with (kernels/mips-graph-kernel.ts), following the owner's norms. */
+  readonly mips: MipsGraphKernel | undefined;
   hnsw: HnswIndex | undefined;
 }
 
@@ -60,7 +65,8 @@ function attach(spec: SegmentSpec, memory: WebAssembly.Memory, graph: ToThreadGr
     kernel = createKernel(f32, spec.distance);
   }
   const table = new SharedSlotTable(live);
-  const view: SegmentView = { spec, arena, table, kernel, flat: new FlatIndex(arena, kernel, table), hnsw: undefined };
+  const mips = spec.distance === 'Dot' && spec.m !== null ? new MipsGraphKernel(arena, kernel) : undefined;
+  const view: SegmentView = { spec, arena, table, kernel, mips, flat: new FlatIndex(arena, kernel, table), hnsw: undefined };
   view.hnsw = graphIndex(view, graph);
   return view;
 }
@@ -68,10 +74,10 @@ function attach(spec: SegmentSpec, memory: WebAssembly.Memory, graph: ToThreadGr
 type ToThreadGraph = Extract<ToThread, { type: 'attach' }>['graph'];
 
 function graphIndex(view: SegmentView, graph: ToThreadGraph): HnswIndex | undefined {
-  const m = view.spec.m;
-  if (graph === null || m === null) return undefined;
-  // Build parameters do not matter here: a thread's index only searches.
-  const index = new HnswIndex(view.arena, view.kernel, view.kernel, view.table, { m, efConstruction: 1, efSearch: 1, seed: 1 });
+  const { m, efConstruction } = view.spec;
+  if (graph === null || m === null || efConstruction === null) return undefined;
+  // The level generator and ef_search do not matter here: levels are drawn by the owner, and every search names its ef.
+  const index = new HnswIndex(view.arena, view.kernel, view.mips ?? view.kernel, view.table, { m, efConstruction, efSearch: 1, seed: 1 });
   index.restore(HnswGraph.attach(m, graph), new SeededRng(1));
   return index;
 }
@@ -114,6 +120,21 @@ port.on('message', (message: ToThread) => {
     case 'detach':
       views.delete(message.key);
       return;
+    case 'insert': {
+      const view = views.get(message.key);
+      // Without a view (detached since) this thread cannot help; the others finish the job.
+      if (view?.hnsw === undefined) return;
+      view.arena.refreshViews(view.arena.slotCapacity);
+      const { mips, sq8Maxes } = message.context;
+      if (mips !== null) view.mips?.follow(mips);
+      if (sq8Maxes !== null && view.arena instanceof Sq8Arena) view.arena.followMaxes(sq8Maxes);
+      try {
+        view.hnsw.runInsertJob(message.job);
+      } catch (error) {
+        port.postMessage({ insertFailed: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies FromThread);
+      }
+      return;
+    }
     case 'searches': {
       // One message carries every search sent in one turn; one reply carries their answers.
       const replies: SearchReply[] = [];

@@ -5,10 +5,12 @@
  * re-mapped when their arrays grow; the messages to one thread arrive in order, so a search
  * never reaches a thread before the arrays it needs.
  */
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { InsertJob } from '../index/hnsw/insert-job.js';
 import type { SearchHits } from '../index/vector-index.js';
 import type { FromThread, SearchItem, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
-import type { SegmentHeader, SharedSegmentState } from './segment.js';
+import type { InsertContext, SegmentHeader, SharedSegmentState } from './segment.js';
 
 interface Pending {
   readonly resolve: (result: { hits: SearchHits; scored: number }) => void;
@@ -30,14 +32,17 @@ export class SearchThreads {
   private closed = false;
   private flushQueued = false;
 
-  private constructor(count: number) {
+  private constructor(
+    count: number,
+    private readonly warn: (message: string) => void,
+  ) {
     for (let i = 0; i < count; i++) this.threads.push(this.spawn(i + 1));
   }
 
-  /** Starts `count` (≥ 1) search threads. */
-  static start(count: number): SearchThreads {
+  /** Starts `count` (≥ 1) search threads; `warn` hears of failures no request is waiting for. */
+  static start(count: number, warn: (message: string) => void = () => {}): SearchThreads {
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`search threads: expected a positive integer, got ${count}`);
-    return new SearchThreads(count);
+    return new SearchThreads(count, warn);
   }
 
   get size(): number {
@@ -74,6 +79,21 @@ export class SearchThreads {
 
   detach(key: number): void {
     this.broadcast({ type: 'detach', key });
+  }
+
+  /**
+   * Asks threads to join an insert job on a segment (index/hnsw/insert-job.ts); the caller inserts
+   * too, so one core is left to it: at most cores − 1 threads, the least busy first. Returns how
+   * many were asked.
+   */
+  insert(key: number, job: InsertJob, context: InsertContext): number {
+    this.flush();
+    const helpers = this.threads
+      .filter((t) => t.alive)
+      .sort((a, b) => a.pending.size - b.pending.size)
+      .slice(0, Math.max(1, availableParallelism() - 1));
+    for (const thread of helpers) thread.worker.postMessage({ type: 'insert', key, job, context } satisfies ToThread);
+    return helpers.length;
   }
 
   /** Runs search work on the least busy thread; hits may hold more than `k` (ties kept). */
@@ -123,6 +143,10 @@ export class SearchThreads {
     worker.unref();
     const thread: Thread = { worker, pending: new Map(), outbox: [], alive: true };
     worker.on('message', (message: FromThread) => {
+      if ('insertFailed' in message) {
+        this.warn(`search thread ${scratchIndex}: its part of a parallel insert failed: ${message.insertFailed}`);
+        return;
+      }
       for (const reply of message.replies) {
         const pending = thread.pending.get(reply.id);
         if (pending === undefined) continue;

@@ -9,11 +9,12 @@ import { checkIntegrity } from '../index/hnsw/check-integrity.js';
 import { decodeGraphInto, encodeGraph } from '../index/hnsw/graph-codec.js';
 import { ALWAYS_CHECK_EVERYTHING_BELOW, ALWAYS_CHECK_REACHABILITY_BELOW, CONNECTIVITY_CHECK_SHARE, HnswIndex } from '../index/hnsw/hnsw-index.js';
 import type { SharedGraphArrays } from '../index/hnsw/hnsw-graph.js';
+import type { InsertJob } from '../index/hnsw/insert-job.js';
 import { VisitedSet } from '../index/hnsw/visited-set.js';
 import { FlatIndex } from '../index/flat/flat-index.js';
 import type { SearchHits, SearchOptions, SearchStats } from '../index/vector-index.js';
 import { createKernel, createSq8Kernel, type DistanceKernel } from '../kernels/distance-kernel.js';
-import { MipsGraphKernel } from '../kernels/mips-graph-kernel.js';
+import { MipsGraphKernel, type MipsNorms } from '../kernels/mips-graph-kernel.js';
 import type { SlotArena } from '../kernels/slot-arena.js';
 import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { VectorArena } from '../kernels/vector-arena.js';
@@ -67,6 +68,21 @@ export interface SharedSegmentState {
   readonly live: Uint8Array<ArrayBufferLike>;
 }
 
+/**
+ * What a thread inserting alongside the owner needs besides the shared memory, to score stored
+ * vectors as the owner does: the norms a Dot graph is built with, the maxes of sq8 codes.
+ */
+export interface InsertContext {
+  readonly mips: MipsNorms | null;
+  readonly sq8Maxes: Float32Array<ArrayBufferLike> | null;
+}
+
+/** Threads that can insert into this segment's graph alongside its owner (collection/search-threads.ts). */
+export interface SegmentInserters {
+  /** Sends the job and its context to the threads that will help. */
+  join(job: InsertJob, context: InsertContext): void;
+}
+
 /** The scalars a search thread needs with each search: they change with every write. */
 export interface SegmentHeader {
   readonly entryPoint: number;
@@ -74,6 +90,9 @@ export interface SegmentHeader {
   readonly slotCount: number;
   readonly liveCount: number;
 }
+
+/** Points a load inserts at once, without a usable snapshot: enough to share between threads. */
+const LOAD_CHUNK = 2048;
 
 /** Seed of every collection's HNSW level generator: builds are reproducible. */
 const HNSW_SEED = 100;
@@ -97,6 +116,7 @@ export class Segment implements SegmentReader {
   private restored: Map<string, { readonly slot: number; readonly version: bigint }> | undefined;
   private pending: SegmentPoint[] = [];
   private restoredCount = 0;
+  private loadInserters: SegmentInserters | undefined;
 
   /**
    * @param scratchAreas scratch areas in the vector memory: one for this thread and one per search
@@ -185,6 +205,11 @@ export class Segment implements SegmentReader {
     };
   }
 
+  /** Graph inserts since start-up: by the writer alone, and shared with other threads (index/hnsw/insert-job.ts). */
+  graphInserts(): { readonly alone: number; readonly shared: number } {
+    return { ...(this.hnsw?.inserts ?? { alone: 0, shared: 0 }) };
+  }
+
   /** Structural problems of the graph (empty when sound, and always for Flat). */
   checkIntegrity(): string[] {
     return this.hnsw === undefined ? [] : checkIntegrity(this.hnsw, (slot) => this.points.isLive(slot));
@@ -200,6 +225,31 @@ export class Segment implements SegmentReader {
   }
 
   upsert(point: SegmentPoint): void {
+    const slot = this.place(point);
+    if (slot !== undefined) this.hnsw?.add(slot);
+  }
+
+  /**
+   * Upserts a batch (each id at most once). With `inserters`, the graph inserts are shared with
+   * other threads (index/hnsw/insert-job.ts); without, this is `upsert` point by point.
+   */
+  upsertMany(points: readonly SegmentPoint[], inserters?: SegmentInserters): void {
+    const hnsw = this.hnsw;
+    if (hnsw === undefined || inserters === undefined) {
+      for (const point of points) this.upsert(point);
+      return;
+    }
+    const slots: number[] = [];
+    for (const point of points) {
+      const slot = this.place(point);
+      if (slot !== undefined) slots.push(slot);
+    }
+    const context = (): InsertContext => ({ mips: this.mipsKernel?.shared ?? null, sq8Maxes: this.sq8?.sharedMaxes ?? null });
+    hnsw.addMany(slots, { join: (job) => inserters.join(job, context()) });
+  }
+
+  /** Everything of an upsert but the graph insert; returns the slot to insert, if any. */
+  private place(point: SegmentPoint): number | undefined {
     const { id, version, payload, vector } = point;
     const hnsw = this.hnsw;
     const old = this.points.slotOf(id);
@@ -212,7 +262,7 @@ export class Segment implements SegmentReader {
         if (hnsw === undefined) this.writeVector(old, vector);
         // The snapshot keys each node by (id, version): a new version is a change to save.
         else this.changesSinceSnapshot++;
-        return;
+        return undefined;
       }
       // A graph node's vector cannot change in place: the old node becomes a tombstone.
       (hnsw as HnswIndex).remove(old);
@@ -221,11 +271,10 @@ export class Segment implements SegmentReader {
     const slot = this.points.upsert(id, version, payload);
     this.payloads.add(slot, payload);
     this.writeVector(slot, vector);
-    if (hnsw !== undefined) {
-      hnsw.add(slot);
-      this.changesSinceSnapshot++;
-      this.changesSinceConnectivityCheck++;
-    }
+    if (hnsw === undefined) return undefined;
+    this.changesSinceSnapshot++;
+    this.changesSinceConnectivityCheck++;
+    return slot;
   }
 
   /** Removes a point; returns whether it existed. */
@@ -316,9 +365,13 @@ export class Segment implements SegmentReader {
     return undefined;
   }
 
-  /** Sizes memory once for `storedPoints` (growing point by point costs many copies), before `loadPoint`s. */
-  beginLoad(storedPoints: number): void {
+  /**
+   * Sizes memory once for `storedPoints` (growing point by point costs many copies), before
+   * `loadPoint`s; graph inserts during the load are shared with `inserters` when given.
+   */
+  beginLoad(storedPoints: number, inserters?: SegmentInserters): void {
     this.reserve(Math.max(storedPoints, this.hnsw?.graph.capacity ?? 0));
+    this.loadInserters = inserters;
   }
 
   /** Runs `load` (many `loadPoint`s) with the payload indexes' sorting deferred to the end. */
@@ -333,8 +386,9 @@ export class Segment implements SegmentReader {
   loadPoint(point: SegmentPoint): void {
     const restored = this.restored;
     if (restored === undefined) {
-      this.reserve(1);
-      this.upsert(point);
+      // Inserted in chunks, so that insert threads can share each one.
+      this.pending.push(point);
+      if (this.pending.length >= LOAD_CHUNK) this.insertPending();
       return;
     }
     const placed = restored.get(point.id);
@@ -363,21 +417,29 @@ export class Segment implements SegmentReader {
       for (let slot = 0; slot < graph.capacity; slot++) if (graph.isLive(slot) && !this.points.isLive(slot)) unclaimed.push(slot);
       hnsw.dropNodes(unclaimed);
       this.points.rebuildFreeSlots((slot) => graph.has(slot));
-      this.reserve(this.pending.length);
-      for (const point of this.pending) this.upsert(point);
       inserted = this.pending.length;
+      this.insertPending();
     } else {
+      this.insertPending();
       inserted = this.points.liveCount;
     }
     const fromSnapshot = this.restoredCount;
     this.restored = undefined;
-    this.pending = [];
     this.restoredCount = 0;
+    this.loadInserters = undefined;
     this.maintain();
     return { fromSnapshot, inserted };
   }
 
   // ---- internals -----------------------------------------------------------------------------
+
+  /** Inserts the points held back during a load, LOAD_CHUNK at a time. */
+  private insertPending(): void {
+    const pending = this.pending;
+    this.pending = [];
+    this.reserve(pending.length);
+    for (let start = 0; start < pending.length; start += LOAD_CHUNK) this.upsertMany(pending.slice(start, start + LOAD_CHUNK), this.loadInserters);
+  }
 
   private newHnsw(kernel: DistanceKernel): HnswIndex {
     const p = this.config.parameters;

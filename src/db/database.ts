@@ -50,7 +50,7 @@ export class Database {
     const threadCount = options.threads ?? 0;
     if (!Number.isInteger(threadCount) || threadCount < 0) throw badInput('threads', `expected a whole number ≥ 0, got ${describeJson(threadCount)}`);
     const store = LmdbStore.open(path);
-    const threads = threadCount > 0 ? SearchThreads.start(threadCount) : undefined;
+    const threads = threadCount > 0 ? SearchThreads.start(threadCount, (message) => options.onWarning?.(message)) : undefined;
     const db = new Database(store, options.onWarning, threads);
     try {
       for (const stored of store.loadCollections()) {

@@ -13,7 +13,7 @@ import { tempDbPath } from '../helpers/temp-dir.js';
  */
 
 const DIM = 8;
-const GROUP = 12;
+const GROUP = 20;
 
 function vectorOf(rng: SeededRng): number[] {
   return Array.from({ length: DIM }, () => rng.next() * 2 - 1);
