@@ -16,8 +16,8 @@ import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
 import { type CollectionConfig, type CollectionConfigJson, configToInfo } from './collection-config.js';
 import { type LoadReport, loadCollection } from './collection-load.js';
-import { ANNOTATION_KEY, type CalibrationInfo, EfCalibration } from './ef-calibration.js';
-import type { CalibrationResult } from './recall-calibration.js';
+import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from './ef-calibration.js';
+import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
 import { searchSegmentParallel } from './parallel-search.js';
 import { ReadWriteGate } from './read-write-gate.js';
 import type { SearchThreads } from './search-threads.js';
@@ -89,6 +89,7 @@ export class Collection {
     this.segment = new Segment(config, threads?.scratchAreas ?? 1);
     this.calibration = new EfCalibration(config, {
       reader: () => this.segment,
+      offload: (options) => this.calibrationOnThread(options),
       readRecord: () => this.annotations()[ANNOTATION_KEY],
       saveRecord: (record) => this.annotate(ANNOTATION_KEY, record),
       warn: (message, error) => this.warn(message, error),
@@ -243,6 +244,29 @@ export class Collection {
   }
 
   /**
+   * A background calibration's slices on a search thread, each one holding off writes' applies
+   * as a search does (the gate); undefined without threads.
+   */
+  private calibrationOnThread(options: CalibrationOptions): CalibrationSlices | undefined {
+    const threads = this.threads;
+    if (threads === undefined || !threads.available) return undefined;
+    const job = threads.newCalibrationJob();
+    let started = false;
+    let key = -1;
+    return {
+      next: (sliceMs) =>
+        this.gate.read(() => {
+          key = this.postSegment(threads);
+          const segment = this.segment;
+          const first = started ? undefined : options;
+          started = true;
+          return threads.calibrate(key, job, segment.header(), segment.storedVectorContext(), sliceMs, first);
+        }),
+      cancel: () => threads.cancelCalibration(key, job),
+    };
+  }
+
+  /**
    * The threads that can insert into this segment's graph alongside a write's apply, when the
    * database has threads (index/hnsw/insert-job.ts); undefined otherwise.
    */
@@ -344,6 +368,11 @@ export class Collection {
   /** Memory taken by vectors and graph. */
   memoryStats(): MemoryStats {
     return this.segment.memoryStats();
+  }
+
+  /** Background calibrations started on a search thread and on the service thread. For tests and benchmarks. */
+  calibrationsStarted(): { readonly onThread: number; readonly here: number } {
+    return { ...this.calibration.started };
   }
 
   /** Graph inserts since start-up, by the writer alone and shared with insert threads. For tests and benchmarks. */
@@ -492,7 +521,8 @@ export class Collection {
   private async writeSnapshot(minChanges: number): Promise<void> {
     const segment = this.segment;
     if (segment.unsavedChanges < minChanges) return;
-    const parts = segment.snapshotParts();
+    // Mending connectivity before the encode may rewrite lists: not while threads search them.
+    const parts = await this.gate.write(() => segment.snapshotParts());
     if (parts === undefined) return;
     try {
       await this.store.writeSnapshot(this.uid, parts);

@@ -7,10 +7,12 @@
  *
  * Nothing here blocks a write or a search for more than one slice, and nothing starts before the
  * collection is used (searched, described or written): opening a file to check it does no work.
+ * With search threads, the slices run on one of them (`CalibrationHost.offload`), each while no
+ * write is applied, and this thread only waits for them.
  */
 import { LIMITS } from './collection-config.js';
 import type { CollectionConfig } from './collection-config.js';
-import { type CalibrationResult, calibrateEf, efLadder } from './recall-calibration.js';
+import { type CalibrationOptions, type CalibrationResult, calibrateEf, efLadder } from './recall-calibration.js';
 import type { SegmentReader } from './segment.js';
 
 /** Collections smaller than this keep the default ef: it reaches 0.95 there (docs/params.md). */
@@ -59,9 +61,19 @@ export interface CalibrationInfo {
   duration_ms: number | null;
 }
 
+/** A calibration run elsewhere (on a search thread), one slice per call. */
+export interface CalibrationSlices {
+  /** Runs the next slice of about `sliceMs`: the first call starts the job. */
+  next(sliceMs: number): Promise<{ readonly done: false } | { readonly done: true; readonly result: CalibrationResult | undefined }>;
+  /** The job will not be continued. */
+  cancel(): void;
+}
+
 /** What the calibration needs of its collection. */
 export interface CalibrationHost {
   reader(): SegmentReader;
+  /** Where a background calibration can run off this thread, when the collection has search threads. */
+  offload?(options: CalibrationOptions): CalibrationSlices | undefined;
   /** The stored record (the annotation), if any; may throw if the annotations are unreadable. */
   readRecord(): unknown;
   saveRecord(record: CalibrationRecord): Promise<void>;
@@ -80,6 +92,8 @@ export class EfCalibration {
   private adoptedRun = -1;
   /** Calibrations that threw (a bug): after MAX_FAILURES none starts by itself any more. */
   private failures = 0;
+  /** Background calibrations started, on a search thread and on this one (tests and benchmarks). */
+  readonly started = { onThread: 0, here: 0 };
 
   constructor(
     private readonly config: CollectionConfig,
@@ -148,17 +162,21 @@ export class EfCalibration {
   }
 
   private job(): Generator<void, CalibrationResult | undefined, void> {
+    return calibrateEf(this.host.reader(), this.nextOptions());
+  }
+
+  private nextOptions(): CalibrationOptions {
     const k = this.config.parameters.k;
     // Calibration only raises ef above the default: searches never get worse than before it.
     const floor = this.config.parameters.efSearch;
-    return calibrateEf(this.host.reader(), {
+    return {
       k,
       target: this.config.parameters.targetRecall,
       ladder: efLadder(Math.max(floor, k), Math.max(MAX_EF, floor, k)),
       sampleSize: SAMPLE_SIZE,
       seed: 0xca1b + this.runs++,
       unitQueries: this.config.distance === 'Cosine',
-    });
+    };
   }
 
   private startIfDue(): void {
@@ -170,7 +188,25 @@ export class EfCalibration {
     const began = performance.now();
     const changesAtStart = this.changes;
     const run = this.runs;
-    const job = this.job();
+    const finish = (result: CalibrationResult | undefined): void => {
+      this.running = false;
+      if (result !== undefined && this.adopt(run, result, performance.now() - began, changesAtStart)) this.persist();
+      this.startIfDue();
+    };
+    const fail = (error: unknown): void => {
+      this.running = false;
+      this.failures++;
+      this.host.warn(`collection "${this.config.name}": ef calibration failed; the current ef stays in use`, error);
+    };
+    const options = this.nextOptions();
+    const remote = this.host.offload?.(options);
+    if (remote !== undefined) {
+      this.started.onThread++;
+      void this.runRemote(remote, finish, fail);
+      return;
+    }
+    this.started.here++;
+    const job = calibrateEf(this.host.reader(), options);
     const slice = (): void => {
       if (this.stopped) return;
       const until = performance.now() + SLICE_MS;
@@ -178,22 +214,38 @@ export class EfCalibration {
         for (;;) {
           const step = job.next();
           if (step.done === true) {
-            this.running = false;
-            if (step.value !== undefined && this.adopt(run, step.value, performance.now() - began, changesAtStart)) this.persist();
-            this.startIfDue();
+            finish(step.value);
             return;
           }
           if (performance.now() >= until) break;
         }
       } catch (error) {
-        this.running = false;
-        this.failures++;
-        this.host.warn(`collection "${this.config.name}": ef calibration failed; the current ef stays in use`, error);
+        fail(error);
         return;
       }
       setImmediate(slice);
     };
     setImmediate(slice);
+  }
+
+  /** Drives a calibration on a search thread, slice after slice, until it ends or the collection stops. */
+  private async runRemote(remote: CalibrationSlices, finish: (result: CalibrationResult | undefined) => void, fail: (error: unknown) => void): Promise<void> {
+    try {
+      for (;;) {
+        if (this.stopped) {
+          remote.cancel();
+          return;
+        }
+        const step = await remote.next(SLICE_MS);
+        if (step.done) {
+          finish(step.result);
+          return;
+        }
+      }
+    } catch (error) {
+      remote.cancel();
+      fail(error);
+    }
   }
 
   /**

@@ -12,7 +12,16 @@
  * correct).
  */
 import { SeededRng } from '../core/rng.js';
+import type { PointTableReader } from './point-table.js';
 import type { SegmentReader } from './segment.js';
+
+/**
+ * What a calibration reads: a segment on the service thread, or a search thread's view of one
+ * (collection/search-thread.ts), whose graph searches keep ties.
+ */
+export interface CalibrationReader extends Pick<SegmentReader, 'readVector' | 'scoreSlots' | 'searchGraph'> {
+  readonly table: Pick<PointTableReader, 'liveCount' | 'slotCount' | 'isLive'>;
+}
 
 export interface CalibrationOptions {
   /** recall@k is measured for this k (the collection's default limit). */
@@ -95,7 +104,7 @@ export function meanWithLowerBound(values: Float64Array): { mean: number; lowerB
   return { mean, lowerBound: mean - (Z_95 * sd) / Math.sqrt(n) };
 }
 
-export function* calibrateEf(reader: SegmentReader, options: CalibrationOptions): Generator<void, CalibrationResult | undefined, void> {
+export function* calibrateEf(reader: CalibrationReader, options: CalibrationOptions): Generator<void, CalibrationResult | undefined, void> {
   const { k, target, ladder } = options;
   const table = reader.table;
   const points = table.liveCount;
@@ -164,7 +173,7 @@ export function* calibrateEf(reader: SegmentReader, options: CalibrationOptions)
 }
 
 /** A query near `x` that is not a stored point (QueryMode); `x` itself when all its neighbours are copies of it. */
-function moveAway(reader: SegmentReader, x: Float32Array, self: number, mode: 'between' | 'noise', k: number, rng: SeededRng, unit: boolean): Float32Array {
+function moveAway(reader: CalibrationReader, x: Float32Array, self: number, mode: 'between' | 'noise', k: number, rng: SeededRng, unit: boolean): Float32Array {
   const hits = reader.searchGraph({ query: x, k: k + 1, ef: Math.max(64, 2 * k + 2) });
   const distinct: Array<{ y: Float32Array; d2: number }> = [];
   for (const slot of hits.slots) {
@@ -207,13 +216,13 @@ function insertDescending(best: Float64Array, value: number): void {
   best[i] = value;
 }
 
-function firstLiveSlot(reader: SegmentReader): number {
+function firstLiveSlot(reader: CalibrationReader): number {
   for (let slot = 0; slot < reader.table.slotCount; slot++) if (reader.table.isLive(slot)) return slot;
   throw new Error('no live point');
 }
 
 /** `wanted` distinct live slots, drawn uniformly (all of them when there are not more). */
-function sampleLiveSlots(reader: SegmentReader, wanted: number, rng: SeededRng): number[] {
+function sampleLiveSlots(reader: CalibrationReader, wanted: number, rng: SeededRng): number[] {
   const table = reader.table;
   if (wanted * 2 >= table.liveCount) {
     const live: number[] = [];

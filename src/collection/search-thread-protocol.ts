@@ -6,7 +6,8 @@
 import type { Distance } from '../core/distance.js';
 import type { SharedGraphArrays } from '../index/hnsw/hnsw-graph.js';
 import type { InsertJob } from '../index/hnsw/insert-job.js';
-import type { InsertContext, SegmentHeader } from './segment.js';
+import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
+import type { SegmentHeader, StoredVectorContext } from './segment.js';
 
 /** What a thread needs to build its read-only view of a segment. */
 export interface SegmentSpec {
@@ -37,8 +38,23 @@ export type ToThread =
     }
   | { readonly type: 'remap'; readonly key: number; readonly graph: SharedGraphArrays | null; readonly live: Uint8Array<ArrayBufferLike> }
   | { readonly type: 'detach'; readonly key: number }
+  /**
+   * Run one slice (about `sliceMs`) of calibration `job` on a segment (collection/recall-calibration.ts);
+   * `options` start it, and only the first message of a job has them.
+   */
+  | {
+      readonly type: 'calibrate';
+      readonly key: number;
+      readonly job: number;
+      readonly header: SegmentHeader;
+      readonly context: StoredVectorContext;
+      readonly sliceMs: number;
+      readonly options?: CalibrationOptions;
+    }
+  /** Calibration `job` will not be continued. */
+  | { readonly type: 'calibrate-cancel'; readonly key: number; readonly job: number }
   /** Join a batch of graph inserts (index/hnsw/insert-job.ts). */
-  | { readonly type: 'insert'; readonly key: number; readonly job: InsertJob; readonly context: InsertContext }
+  | { readonly type: 'insert'; readonly key: number; readonly job: InsertJob; readonly context: StoredVectorContext }
   | { readonly type: 'searches'; readonly items: readonly SearchItem[] };
 
 /** One search's work; the searches sent in one turn travel in one message. */
@@ -53,5 +69,11 @@ export type SearchReply =
   | { readonly id: number; readonly slots: Int32Array; readonly sims: Float64Array; readonly scored: number }
   | { readonly id: number; readonly error: string };
 
-/** The replies to one message's searches, in one message; or why a thread's part of an insert job failed. */
-export type FromThread = { readonly replies: readonly SearchReply[] } | { readonly insertFailed: string };
+/** How a calibration slice ended: not yet, done (with its result, if it had enough points), or failed. */
+export type CalibrationReply =
+  | { readonly job: number; readonly done: false }
+  | { readonly job: number; readonly done: true; readonly result: CalibrationResult | undefined }
+  | { readonly job: number; readonly error: string };
+
+/** The replies to one message's searches, in one message; a calibration slice's end; or why a thread's part of an insert job failed. */
+export type FromThread = { readonly replies: readonly SearchReply[] } | { readonly calibration: CalibrationReply } | { readonly insertFailed: string };

@@ -19,7 +19,9 @@ import type { SlotArena } from '../kernels/slot-arena.js';
 import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { MipsGraphKernel } from '../kernels/mips-graph-kernel.js';
 import { VectorArena } from '../kernels/vector-arena.js';
+import { type CalibrationReader, type CalibrationResult, calibrateEf } from './recall-calibration.js';
 import type { FromThread, SearchReply, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
+import type { StoredVectorContext } from './segment.js';
 
 /** The slots as a thread sees them: liveness from the shared flags, counts from each search. */
 class SharedSlotTable implements SlotTable {
@@ -46,6 +48,8 @@ interface SegmentView {
   /** The kernel a Dot graph is built with (kernels/mips-graph-kernel.ts), following the owner's norms. */
   readonly mips: MipsGraphKernel | undefined;
   hnsw: HnswIndex | undefined;
+  /** Calibrations under way on this segment, by job (collection/ef-calibration.ts sends their slices). */
+  readonly calibrations: Map<number, Generator<void, CalibrationResult | undefined, void>>;
 }
 
 const scratchIndex = (workerData as { scratchIndex: number }).scratchIndex;
@@ -66,7 +70,7 @@ function attach(spec: SegmentSpec, memory: WebAssembly.Memory, graph: ToThreadGr
   }
   const table = new SharedSlotTable(live);
   const mips = spec.distance === 'Dot' && spec.m !== null ? new MipsGraphKernel(arena, kernel) : undefined;
-  const view: SegmentView = { spec, arena, table, kernel, mips, flat: new FlatIndex(arena, kernel, table), hnsw: undefined };
+  const view: SegmentView = { spec, arena, table, kernel, mips, flat: new FlatIndex(arena, kernel, table), hnsw: undefined, calibrations: new Map() };
   view.hnsw = graphIndex(view, graph);
   return view;
 }
@@ -82,18 +86,68 @@ function graphIndex(view: SegmentView, graph: ToThreadGraph): HnswIndex | undefi
   return index;
 }
 
-function run(view: SegmentView, header: SegmentHeader, work: ThreadWork, stats: SearchStats): SearchHits {
-  // The writer may have grown the memory since the last search: follow it.
+/** Brings a view up to the owner's state as a message describes it: grown memory, counts, entry point. */
+function follow(view: SegmentView, header: SegmentHeader): void {
   view.arena.refreshViews(view.arena.slotCapacity);
   view.table.slotCount = header.slotCount;
   view.table.liveCount = header.liveCount;
+  view.hnsw?.graph.setEntry(header.entryPoint, header.maxLevel);
+}
+
+/** Also reads and scores stored vectors as the owner does (the Dot graph's norms, sq8 maxes). */
+function followStored(view: SegmentView, context: StoredVectorContext): void {
+  const { mips, sq8Maxes } = context;
+  if (mips !== null) view.mips?.follow(mips);
+  if (sq8Maxes !== null && view.arena instanceof Sq8Arena) view.arena.followMaxes(sq8Maxes);
+}
+
+/** A view as a calibration reads it: graph searches keep ties, since the thread has no ids to break them. */
+function calibrationReader(view: SegmentView): CalibrationReader {
+  return {
+    table: view.table,
+    readVector: (slot) => view.arena.read(slot),
+    scoreSlots: (query, slots, k, stats) => view.flat.scoreSlots(query, slots, k, stats, true),
+    searchGraph: (options) => {
+      if (view.hnsw === undefined) throw new Error('calibration of a segment without a graph');
+      return view.hnsw.search({ ...options, keepTies: true });
+    },
+  };
+}
+
+/** Runs a calibration's steps for about `sliceMs`; whether it ended, and how. */
+function calibrationSlice(view: SegmentView, message: Extract<ToThread, { type: 'calibrate' }>): FromThread {
+  const { job, options } = message;
+  try {
+    let steps = view.calibrations.get(job);
+    if (steps === undefined) {
+      if (options === undefined) throw new Error(`calibration ${job} is not running here`);
+      steps = calibrateEf(calibrationReader(view), options);
+      view.calibrations.set(job, steps);
+    }
+    const until = performance.now() + message.sliceMs;
+    for (;;) {
+      const step = steps.next();
+      if (step.done === true) {
+        view.calibrations.delete(job);
+        return { calibration: { job, done: true, result: step.value } };
+      }
+      if (performance.now() >= until) return { calibration: { job, done: false } };
+    }
+  } catch (error) {
+    view.calibrations.delete(job);
+    return { calibration: { job, error: error instanceof Error ? (error.stack ?? error.message) : String(error) } };
+  }
+}
+
+function run(view: SegmentView, header: SegmentHeader, work: ThreadWork, stats: SearchStats): SearchHits {
+  // The writer may have grown the memory since the last search: follow it.
+  follow(view, header);
   const bits = 'acceptBits' in work ? work.acceptBits : undefined;
   const accept = bits === undefined ? undefined : (slot: number): boolean => hasBit(bits, slot);
   switch (work.kind) {
     case 'graph': {
       const hnsw = view.hnsw;
       if (hnsw === undefined) throw new Error('graph search on a segment without a graph');
-      hnsw.graph.setEntry(header.entryPoint, header.maxLevel);
       return hnsw.search({ query: work.query, k: work.k, ef: work.ef, acceptBits: bits, twoHop: work.twoHop, keepTies: true, stats });
     }
     case 'flat':
@@ -120,14 +174,26 @@ port.on('message', (message: ToThread) => {
     case 'detach':
       views.delete(message.key);
       return;
+    case 'calibrate': {
+      const view = views.get(message.key);
+      if (view === undefined) {
+        port.postMessage({ calibration: { job: message.job, error: `segment ${message.key} is not attached` } } satisfies FromThread);
+        return;
+      }
+      follow(view, message.header);
+      followStored(view, message.context);
+      port.postMessage(calibrationSlice(view, message));
+      return;
+    }
+    case 'calibrate-cancel':
+      views.get(message.key)?.calibrations.delete(message.job);
+      return;
     case 'insert': {
       const view = views.get(message.key);
       // Without a view (detached since) this thread cannot help; the others finish the job.
       if (view?.hnsw === undefined) return;
       view.arena.refreshViews(view.arena.slotCapacity);
-      const { mips, sq8Maxes } = message.context;
-      if (mips !== null) view.mips?.follow(mips);
-      if (sq8Maxes !== null && view.arena instanceof Sq8Arena) view.arena.followMaxes(sq8Maxes);
+      followStored(view, message.context);
       try {
         view.hnsw.runInsertJob(message.job);
       } catch (error) {

@@ -9,17 +9,28 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { InsertJob } from '../index/hnsw/insert-job.js';
 import type { SearchHits } from '../index/vector-index.js';
+import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
 import type { FromThread, SearchItem, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
-import type { InsertContext, SegmentHeader, SharedSegmentState } from './segment.js';
+import type { StoredVectorContext, SegmentHeader, SharedSegmentState } from './segment.js';
 
 interface Pending {
   readonly resolve: (result: { hits: SearchHits; scored: number }) => void;
   readonly reject: (error: Error) => void;
 }
 
+interface PendingSlice {
+  readonly resolve: (outcome: CalibrationSliceOutcome) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** How a calibration slice ended: not yet, or done with the calibration's result. */
+export type CalibrationSliceOutcome = { readonly done: false } | { readonly done: true; readonly result: CalibrationResult | undefined };
+
 interface Thread {
   readonly worker: Worker;
   readonly pending: Map<number, Pending>;
+  /** Calibration slices sent, by job (one at a time per job). */
+  readonly slices: Map<number, PendingSlice>;
   /** Searches given to this thread in the current turn, sent together when it ends. */
   outbox: SearchItem[];
   alive: boolean;
@@ -29,6 +40,9 @@ export class SearchThreads {
   private readonly threads: Thread[] = [];
   private nextId = 1;
   private nextKey = 1;
+  private nextJob = 1;
+  /** The thread each calibration job runs on: its state lives there. */
+  private readonly jobThreads = new Map<number, Thread>();
   private closed = false;
   private flushQueued = false;
 
@@ -81,12 +95,50 @@ export class SearchThreads {
     this.broadcast({ type: 'detach', key });
   }
 
+  /** A new calibration job's number, for `calibrate`. */
+  newCalibrationJob(): number {
+    return this.nextJob++;
+  }
+
+  /**
+   * Runs a slice (about `sliceMs`) of calibration `job` on a segment: the first call (with
+   * `options`) starts the job on the least busy thread, and the job stays there.
+   */
+  calibrate(
+    key: number,
+    job: number,
+    header: SegmentHeader,
+    context: StoredVectorContext,
+    sliceMs: number,
+    options?: CalibrationOptions,
+  ): Promise<CalibrationSliceOutcome> {
+    let thread = this.jobThreads.get(job);
+    if (thread === undefined && options !== undefined) {
+      thread = this.leastBusy();
+      if (thread !== undefined) this.jobThreads.set(job, thread);
+    }
+    if (thread === undefined || !thread.alive || this.closed) return Promise.reject(new Error('no search thread is running the calibration'));
+    const chosen = thread;
+    return new Promise((resolve, reject) => {
+      chosen.slices.set(job, { resolve, reject });
+      this.flush();
+      chosen.worker.postMessage({ type: 'calibrate', key, job, header, context, sliceMs, ...(options === undefined ? {} : { options }) } satisfies ToThread);
+    });
+  }
+
+  /** Drops a calibration job that will not be continued. */
+  cancelCalibration(key: number, job: number): void {
+    const thread = this.jobThreads.get(job);
+    this.jobThreads.delete(job);
+    if (thread?.alive === true) thread.worker.postMessage({ type: 'calibrate-cancel', key, job } satisfies ToThread);
+  }
+
   /**
    * Asks threads to join an insert job on a segment (index/hnsw/insert-job.ts); the caller inserts
    * too, so one core is left to it: at most cores − 1 threads, the least busy first. Returns how
    * many were asked.
    */
-  insert(key: number, job: InsertJob, context: InsertContext): number {
+  insert(key: number, job: InsertJob, context: StoredVectorContext): number {
     this.flush();
     const helpers = this.threads
       .filter((t) => t.alive)
@@ -98,8 +150,7 @@ export class SearchThreads {
 
   /** Runs search work on the least busy thread; hits may hold more than `k` (ties kept). */
   run(key: number, header: SegmentHeader, work: ThreadWork): Promise<{ hits: SearchHits; scored: number }> {
-    let best: Thread | undefined;
-    for (const thread of this.threads) if (thread.alive && (best === undefined || thread.pending.size < best.pending.size)) best = thread;
+    const best = this.leastBusy();
     if (best === undefined || this.closed) return Promise.reject(new Error('no search thread is running'));
     const id = this.nextId++;
     const chosen = best;
@@ -113,6 +164,12 @@ export class SearchThreads {
         queueMicrotask(() => this.flush());
       }
     });
+  }
+
+  private leastBusy(): Thread | undefined {
+    let best: Thread | undefined;
+    for (const thread of this.threads) if (thread.alive && (best === undefined || thread.pending.size < best.pending.size)) best = thread;
+    return best;
   }
 
   private flush(): void {
@@ -141,10 +198,26 @@ export class SearchThreads {
     const worker = new Worker(new URL('./search-thread.js', import.meta.url), { workerData: { scratchIndex } });
     // Idle search threads must not keep a process alive that is otherwise done.
     worker.unref();
-    const thread: Thread = { worker, pending: new Map(), outbox: [], alive: true };
+    const thread: Thread = { worker, pending: new Map(), slices: new Map(), outbox: [], alive: true };
     worker.on('message', (message: FromThread) => {
       if ('insertFailed' in message) {
         this.warn(`search thread ${scratchIndex}: its part of a parallel insert failed: ${message.insertFailed}`);
+        return;
+      }
+      if ('calibration' in message) {
+        const reply = message.calibration;
+        const slice = thread.slices.get(reply.job);
+        if (slice === undefined) return;
+        thread.slices.delete(reply.job);
+        if ('error' in reply) {
+          this.jobThreads.delete(reply.job);
+          slice.reject(new Error(`search thread: ${reply.error}`));
+        } else if (reply.done) {
+          this.jobThreads.delete(reply.job);
+          slice.resolve({ done: true, result: reply.result });
+        } else {
+          slice.resolve({ done: false });
+        }
         return;
       }
       for (const reply of message.replies) {
@@ -159,6 +232,8 @@ export class SearchThreads {
       thread.alive = false;
       for (const pending of thread.pending.values()) pending.reject(error);
       thread.pending.clear();
+      for (const slice of thread.slices.values()) slice.reject(error);
+      thread.slices.clear();
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`search thread ${scratchIndex} exited with code ${code}`)));

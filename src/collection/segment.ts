@@ -69,10 +69,11 @@ export interface SharedSegmentState {
 }
 
 /**
- * What a thread inserting alongside the owner needs besides the shared memory, to score stored
- * vectors as the owner does: the norms a Dot graph is built with, the maxes of sq8 codes.
+ * What another thread needs besides the shared memory to read and score stored vectors as the
+ * owner does (inserting alongside it, calibrating): the norms a Dot graph is built with, the
+ * maxes of sq8 codes.
  */
-export interface InsertContext {
+export interface StoredVectorContext {
   readonly mips: MipsNorms | null;
   readonly sq8Maxes: Float32Array<ArrayBufferLike> | null;
 }
@@ -80,7 +81,7 @@ export interface InsertContext {
 /** Threads that can insert into this segment's graph alongside its owner (collection/search-threads.ts). */
 export interface SegmentInserters {
   /** Sends the job and its context to the threads that will help. */
-  join(job: InsertJob, context: InsertContext): void;
+  join(job: InsertJob, context: StoredVectorContext): void;
 }
 
 /** The scalars a search thread needs with each search: they change with every write. */
@@ -193,6 +194,11 @@ export class Segment implements SegmentReader {
     };
   }
 
+  /** See StoredVectorContext; its arrays are replaced when they grow, so ask again before each use. */
+  storedVectorContext(): StoredVectorContext {
+    return { mips: this.mipsKernel?.shared ?? null, sq8Maxes: this.sq8?.sharedMaxes ?? null };
+  }
+
   /** What the vectors and the graph occupy, allocated and in use, for benchmarks and diagnostics. */
   memoryStats(): MemoryStats {
     const graph = this.hnsw?.graph;
@@ -244,8 +250,7 @@ export class Segment implements SegmentReader {
       const slot = this.place(point);
       if (slot !== undefined) slots.push(slot);
     }
-    const context = (): InsertContext => ({ mips: this.mipsKernel?.shared ?? null, sq8Maxes: this.sq8?.sharedMaxes ?? null });
-    hnsw.addMany(slots, { join: (job) => inserters.join(job, context()) });
+    hnsw.addMany(slots, { join: (job) => inserters.join(job, this.storedVectorContext()) });
   }
 
   /** Everything of an upsert but the graph insert; returns the slot to insert, if any. */

@@ -205,10 +205,11 @@ test('precedence: params.ef, then an ef_search given at create, then the calibra
   });
 });
 
-test('background: a collection reaching MIN_POINTS calibrates by itself, stores the result, and a restart starts calibrated', async (t) => {
+for (const threads of [0, 1]) {
+test(`background (threads ${threads}): a collection reaching MIN_POINTS calibrates by itself, on a search thread when there is one, stores the result, and a restart starts calibrated`, async (t) => {
   const seed = testSeed(0xef5);
   const path = tempDbPath(t);
-  let db = Database.open(path);
+  let db = Database.open(path, { threads });
   t.after(() => db.close());
   const vectors = withSeed(seed, (rng) => clustered(rng, MIN_POINTS + 200, 10));
   await db.createCollection({ name: 'bg', vector_size: DIM, distance: 'euclid', hnsw: true, parameters: { m: 4, ef_construction: 8, target_recall: 0.99 } });
@@ -221,6 +222,8 @@ test('background: a collection reaching MIN_POINTS calibrates by itself, stores 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const calibrated = collection.describe().calibration;
+  // With a search thread the background work runs there, never on the service thread.
+  assert.deepEqual(collection.calibrationsStarted(), threads > 0 ? { onThread: 1, here: 0 } : { onThread: 0, here: 1 });
   assert.equal(calibrated.points_when_calibrated, MIN_POINTS + 200);
   assert.ok(calibrated.ef > 64 && calibrated.reached === true, JSON.stringify(calibrated));
   // The annotation is written through the write queue: wait for it, then restart.
@@ -228,7 +231,7 @@ test('background: a collection reaching MIN_POINTS calibrates by itself, stores 
   assert.deepEqual(Object.keys(collection.annotations()).sort(), ['ef_calibration', 'other']);
   await db.close();
 
-  db = Database.open(path);
+  db = Database.open(path, { threads });
   collection = db.collection('bg');
   const q = vectors[0] as number[];
   assert.deepEqual(efSourceOf(collection, q), { ef: calibrated.ef, ef_source: 'calibrated' });
@@ -255,7 +258,9 @@ test('background: a collection reaching MIN_POINTS calibrates by itself, stores 
   // Counted when its first slice runs: before the delete lands, or (a slow turn) after it.
   assert.ok([MIN_POINTS + 260, MIN_POINTS + 257].includes(recalibrated.points_when_calibrated ?? 0), JSON.stringify(recalibrated));
   assert.equal(recalibrated.reached, true);
+  assert.equal(collection.calibrationsStarted().here, threads > 0 ? 0 : 1);
 });
+}
 
 test('stored configurations: ef_search is explicit when stored so, or (stored before the flag) when it is not 64', () => {
   const base = { name: 'x', vector_size: 4, distance: 'Cosine', hnsw: true, quantization: 'none', payload_index: true };
