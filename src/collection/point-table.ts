@@ -5,6 +5,7 @@
  *
  * Invariant: `ids[s] !== undefined` exactly when `live[s] === 1` and `slotOf(ids[s]) === s`.
  */
+import { grownArray } from '../core/shared-array.js';
 import type { PointId } from '../core/point-id.js';
 import type { SlotTable } from '../index/vector-index.js';
 
@@ -65,9 +66,8 @@ export class PointTable implements SlotTable {
   reserve(slots: number): void {
     if (slots <= this.live.length) return;
     const capacity = Math.max(slots, Math.ceil(this.live.length * 1.5), 1024);
-    const live = new Uint8Array(new SharedArrayBuffer(capacity));
-    live.set(this.live);
-    this.live = live;
+    // Grown in place (core/shared-array.ts): search threads holding the old view hold no copy.
+    this.live = grownArray(Uint8Array, this.live, capacity);
     const versions = new BigUint64Array(capacity);
     versions.set(this.versions);
     this.versions = versions;

@@ -18,6 +18,7 @@
  * The norms live in a SharedArrayBuffer: a thread inserting alongside the owner (index/hnsw/
  * insert-job.ts) builds its own kernel over them (`follow`), with the owner's extremes.
  */
+import { grownArray, sharedArray } from '../core/shared-array.js';
 import type { DistanceKernel } from './distance-kernel.js';
 import type { SlotArena } from './slot-arena.js';
 
@@ -37,7 +38,7 @@ export interface MipsNorms {
 export class MipsGraphKernel implements DistanceKernel {
   readonly distance = 'Dot' as const;
   /** |v|² per slot, kept by `noteVector`. */
-  private normsSq: Float64Array<ArrayBufferLike> = new Float64Array(new SharedArrayBuffer(0));
+  private normsSq: Float64Array<ArrayBufferLike> = sharedArray(Float64Array, 0);
   private maxNormSq = 0;
   private minNormSq = Number.POSITIVE_INFINITY;
   /** a(q) of the scratch query, for the arena's query version `liftVersion`. */
@@ -65,9 +66,7 @@ export class MipsGraphKernel implements DistanceKernel {
   /** Records the vector just written to `slot` (its norm, and the largest norm). */
   noteVector(slot: number): void {
     if (slot >= this.normsSq.length) {
-      const grown = new Float64Array(new SharedArrayBuffer(8 * Math.max(slot + 1, this.normsSq.length * 2, 1024)));
-      grown.set(this.normsSq);
-      this.normsSq = grown;
+      this.normsSq = grownArray(Float64Array, this.normsSq, Math.max(slot + 1, this.normsSq.length * 2, 1024));
     }
     const v = this.arena.read(slot);
     let normSq = 0;

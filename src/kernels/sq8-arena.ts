@@ -16,6 +16,7 @@
 import type { Distance } from '../core/distance.js';
 import { dequantizeInto, type Sq8Codes } from '../core/sq8-codes.js';
 import { normalizeInPlace } from '../core/vector-math.js';
+import { grownArray, sharedArray } from '../core/shared-array.js';
 import { alignUp, type ScratchLayout, SlotArena } from './slot-arena.js';
 
 /** Bytes of one slot's parameter record. */
@@ -29,7 +30,7 @@ export class Sq8Arena extends SlotArena {
    * dequantizing exactly as the reference does takes the float64 (max − min) / 255.
    */
   /** Each slot's max, as its record stores it; shared so another thread's view can read slots too (`followMaxes`). */
-  private maxes: Float32Array<ArrayBufferLike> = new Float32Array(new SharedArrayBuffer(0));
+  private maxes: Float32Array<ArrayBufferLike> = sharedArray(Float32Array, 0);
   private qSum = 0;
   private qNormSq = 0;
 
@@ -165,9 +166,7 @@ export class Sq8Arena extends SlotArena {
 
   protected override relayout(previousCapacity: number): void {
     if (this.ownsMemory) {
-      const maxes = new Float32Array(new SharedArrayBuffer(4 * this.slotCapacity));
-      maxes.set(this.maxes.subarray(0, previousCapacity));
-      this.maxes = maxes;
+      this.maxes = grownArray(Float32Array, this.maxes, Math.max(this.slotCapacity, this.maxes.length));
     }
     const from = this.paramsOffset;
     const to = alignUp(this.vectorsByteOffset + this.slotCapacity * this.dim, PARAMS_ALIGN);

@@ -21,6 +21,7 @@
  * (`locks`, index/hnsw/link-locks.ts), counts in-degrees with atomic adds, and logs orphans to the
  * job's shared log (`logOrphansTo`) instead of its own queue.
  */
+import { grownArray, sharedArray } from '../../core/shared-array.js';
 import { newLockTable } from './link-locks.js';
 
 export interface LinkList {
@@ -52,7 +53,7 @@ export interface SharedGraphArrays {
 
 /** A zeroed Int32Array over a SharedArrayBuffer, for arrays other threads read or write. */
 export function sharedInt32(length: number): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(length * 4));
+  return sharedArray(Int32Array, length);
 }
 
 export class HnswGraph {
@@ -231,32 +232,24 @@ export class HnswGraph {
   reserve(slots: number): void {
     if (slots <= this.levelOfSlot.length) return;
     // 1.25×: the layer-0 links are a quarter of a float32 vector's size or more, so slack matters.
+    // The arrays grow in place (core/shared-array.ts): threads holding the old views hold no copy.
     const capacity = Math.max(slots, Math.ceil(this.levelOfSlot.length * 1.25), 1024);
-    const levels = new Int8Array(new SharedArrayBuffer(capacity)).fill(-1);
-    levels.set(this.levelOfSlot);
-    this.levelOfSlot = levels;
-    const links0 = sharedInt32(capacity * (1 + this.maxM0));
-    links0.set(this.layer0);
-    this.layer0 = links0;
-    const deleted = new Uint8Array(new SharedArrayBuffer(capacity));
-    deleted.set(this.tombstones);
-    this.tombstones = deleted;
-    const upperOffset = sharedInt32(capacity).fill(-1);
-    upperOffset.set(this.upperOffset);
-    this.upperOffset = upperOffset;
+    const previous = this.levelOfSlot.length;
+    this.levelOfSlot = grownArray(Int8Array, this.levelOfSlot, capacity);
+    this.levelOfSlot.fill(-1, previous);
+    this.layer0 = grownArray(Int32Array, this.layer0, capacity * (1 + this.maxM0));
+    this.tombstones = grownArray(Uint8Array, this.tombstones, capacity);
+    this.upperOffset = grownArray(Int32Array, this.upperOffset, capacity);
+    this.upperOffset.fill(-1, previous);
     // Shared for inserts on several threads (search threads never read them).
-    const inDegree = sharedInt32(capacity);
-    inDegree.set(this.inDegree0);
-    this.inDegree0 = inDegree;
+    this.inDegree0 = grownArray(Int32Array, this.inDegree0, capacity);
   }
 
   /** Room in the pool for `level` upper-layer lists of `slot`, zeroed; returns its start. */
   private allocateUpper(slot: number, level: number): number {
     const ints = level * (1 + this.maxM);
     if (this.upperUsed + ints > this.upperPool.length) {
-      const pool = sharedInt32(Math.max(this.upperUsed + ints, Math.ceil(this.upperPool.length * 1.5), 4096));
-      pool.set(this.upperPool.subarray(0, this.upperUsed));
-      this.upperPool = pool;
+      this.upperPool = grownArray(Int32Array, this.upperPool, Math.max(this.upperUsed + ints, Math.ceil(this.upperPool.length * 1.5), 4096));
     }
     const start = this.upperUsed;
     this.upperPool.fill(0, start, start + ints);
