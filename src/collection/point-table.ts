@@ -91,6 +91,24 @@ export class PointTable implements SlotTable {
   }
 
   /**
+   * A free or new slot for a point that is not stored yet (`bind` stores it): not live, mapped to
+   * no id, so searches pass it by meanwhile. Call `reserve(slotsNeededFor(n))` first.
+   */
+  takeSlot(): number {
+    return this.freeSlots.pop() ?? this.highWater++;
+  }
+
+  /** Stores `id`, which must be absent, at a slot from `takeSlot`. */
+  bind(slot: number, id: PointId, version: bigint, payload: Payload): void {
+    if (this.slotById.has(id)) throw new Error(`point ${JSON.stringify(id)} is stored already`);
+    this.slotById.set(id, slot);
+    this.live[slot] = 1;
+    this.ids[slot] = id;
+    this.versions[slot] = version;
+    this.payloads[slot] = payload;
+  }
+
+  /**
    * Removes `id`; returns its slot, or undefined if the id is absent. The slot is free at once
    * when `reusable`, else held until `release`.
    */

@@ -84,6 +84,19 @@ export interface SegmentInserters {
   join(job: InsertJob, context: StoredVectorContext): void;
 }
 
+/** A graph collection's write applied in steps (Segment "writes in steps"); the steps consume it. */
+export interface StagedWrite {
+  readonly points: readonly SegmentPoint[];
+  /** Per point: the slot of its new node, or undefined when it keeps its node (same vector). */
+  readonly slots: ReadonlyArray<number | undefined>;
+  /** Every new node's slot. */
+  readonly fresh: readonly number[];
+  /** New nodes not linked yet, in order. */
+  readonly toLink: number[];
+  /** Tombstones whose neighbours are not repaired yet. */
+  readonly toRepair: number[];
+}
+
 /** The scalars a search thread needs with each search: they change with every write. */
 export interface SegmentHeader {
   readonly entryPoint: number;
@@ -152,6 +165,11 @@ export class Segment implements SegmentReader {
 
   get payloadIndex(): Pick<PayloadIndex, 'field'> {
     return this.payloads;
+  }
+
+  /** Whether this segment has a graph: its writes are applied in steps ("writes in steps"). */
+  get hasGraph(): boolean {
+    return this.hnsw !== undefined;
   }
 
   get graphM(): number | undefined {
@@ -251,6 +269,99 @@ export class Segment implements SegmentReader {
       if (slot !== undefined) slots.push(slot);
     }
     hnsw.addMany(slots, { join: (job) => inserters.join(job, this.storedVectorContext()) });
+  }
+
+  // ---- writes in steps -------------------------------------------------------------------------
+  //
+  // A graph collection's batch is applied in steps (collection.ts runs each under the read-write
+  // gate, searches run between them), so that no search waits for a whole batch's inserts:
+  // `stageUpserts` writes the new vectors into free slots and adds their graph nodes as pending
+  // (linked and walked, returned by no search); `linkStaged` links them a few at a time;
+  // `publishStaged` makes the whole batch visible in one step (ids, versions, payloads, payload
+  // indexes, liveness, the old nodes of replaced vectors tombstoned); `repairStaged` then repairs
+  // the tombstones' neighbours a few at a time. Searches between steps see the batch wholly
+  // (after publishing) or not at all (before).
+
+  /** Stage 1 of a batch of upserts (each id at most once): see above. `linkNow`: links will be shared with threads. */
+  stageUpserts(points: readonly SegmentPoint[], linkNow: boolean): StagedWrite {
+    const hnsw = this.hnsw;
+    if (hnsw === undefined) throw new Error('only a graph collection stages its writes');
+    const slots: Array<number | undefined> = [];
+    const fresh: number[] = [];
+    for (const point of points) {
+      if (!this.needsNewSlot(point.id, point.vector)) {
+        slots.push(undefined);
+        continue;
+      }
+      const slot = this.points.takeSlot();
+      this.writeVector(slot, point.vector);
+      slots.push(slot);
+      fresh.push(slot);
+    }
+    return { points, slots, fresh, toLink: hnsw.addPending(fresh, linkNow), toRepair: [] };
+  }
+
+  /** Links up to `count` staged nodes (shared with `inserters` when given); returns whether some are left. */
+  linkStaged(staged: StagedWrite, count: number, inserters?: SegmentInserters): boolean {
+    const hnsw = this.hnsw as HnswIndex;
+    const now = staged.toLink.splice(0, count);
+    hnsw.linkPending(now, inserters === undefined ? undefined : { join: (job) => inserters.join(job, this.storedVectorContext()) });
+    return staged.toLink.length > 0;
+  }
+
+  /** Makes a staged batch visible, all in this one step. */
+  publishStaged(staged: StagedWrite): void {
+    const hnsw = this.hnsw as HnswIndex;
+    // First: a replaced entry point is re-chosen among the new nodes too.
+    hnsw.publish(staged.fresh);
+    staged.points.forEach((point, i) => {
+      const { id, version, payload } = point;
+      const slot = staged.slots[i];
+      const old = this.points.slotOf(id);
+      if (old !== undefined) this.payloads.remove(old, this.points.payloadOf(old));
+      if (slot === undefined) {
+        // Same vector: the node stays; a new version is a change for the snapshot.
+        this.points.upsert(id, version, payload);
+        this.payloads.add(old as number, payload);
+        this.changesSinceSnapshot++;
+        return;
+      }
+      if (old !== undefined) {
+        hnsw.hide(old);
+        this.points.delete(id, false);
+        staged.toRepair.push(old);
+      }
+      this.points.bind(slot, id, version, payload);
+      this.payloads.add(slot, payload);
+      this.changesSinceSnapshot++;
+      this.changesSinceConnectivityCheck++;
+    });
+  }
+
+  /** Stage 1 of deleting ids (each at most once): gone from searches at once, their neighbours repaired by `repairStaged`. */
+  stageDeletes(ids: readonly string[]): StagedWrite {
+    const hnsw = this.hnsw;
+    if (hnsw === undefined) throw new Error('only a graph collection stages its writes');
+    const toRepair: number[] = [];
+    for (const id of ids) {
+      const slot = this.points.slotOf(id);
+      if (slot === undefined) continue;
+      this.payloads.remove(slot, this.points.payloadOf(slot));
+      hnsw.hide(slot);
+      this.points.delete(id, false);
+      toRepair.push(slot);
+      this.changesSinceSnapshot++;
+      this.changesSinceConnectivityCheck++;
+    }
+    return { points: [], slots: [], fresh: [], toLink: [], toRepair };
+  }
+
+  /** Repairs the neighbours of up to `count` tombstones of a staged write; returns whether some are left. */
+  repairStaged(staged: StagedWrite, count: number): boolean {
+    const hnsw = this.hnsw as HnswIndex;
+    for (const slot of staged.toRepair.splice(0, count)) hnsw.repairAround(slot);
+    hnsw.mendNow();
+    return staged.toRepair.length > 0;
   }
 
   /** Everything of an upsert but the graph insert; returns the slot to insert, if any. */

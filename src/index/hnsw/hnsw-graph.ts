@@ -4,7 +4,10 @@
  * them) keep their upper layers in one `Int32Array` each, stride `1 + maxM` per layer.
  *
  * Tombstones: a deleted node stays in the graph (its vector and links still guide searches) until
- * compaction scrubs every link to it; it is never returned.
+ * compaction scrubs every link to it; it is never returned. Pending nodes: a node being inserted
+ * while searches go on (a batch linked in steps, HnswIndex.addPending) is walked and linked like
+ * any node but returned by no search until it is published. Both are flags in one byte per slot
+ * (`deleted`: 0 live, TOMBSTONE, PENDING), which searches test for 0.
  *
  * The upper layers of all nodes share one pool (`upperPool`, bump-allocated, grown by copying;
  * `upperOffset[slot]` is where a node's lists start, -1 below layer 1), so that every array of
@@ -23,6 +26,11 @@
  */
 import { grownArray, sharedArray } from '../../core/shared-array.js';
 import { newLockTable } from './link-locks.js';
+
+/** `deleted[slot]` of a tombstone. */
+export const TOMBSTONE = 1;
+/** `deleted[slot]` of a node not yet published: a live node to the graph, not to searches. */
+export const PENDING = 2;
 
 export interface LinkList {
   /** The array holding the list: `array[offset]` is the count, the neighbours follow. */
@@ -101,6 +109,7 @@ export class HnswGraph {
         if (parts.deleted[slot] !== 0 || parts.links0[slot * stride0] !== 0) return `slot ${slot} is not in the graph but has links`;
         continue;
       }
+      if ((parts.deleted[slot] as number) > TOMBSTONE) return `slot ${slot}: unknown node state ${parts.deleted[slot]}`;
       const upper = parts.upper[slot];
       if ((upper?.length ?? 0) !== level * (1 + g.maxM)) return `slot ${slot}: upper-layer lists do not match level ${level}`;
       if (upper !== undefined) {
@@ -274,8 +283,9 @@ export class HnswGraph {
     return slot < this.levelOfSlot.length && (this.levelOfSlot[slot] as number) >= 0;
   }
 
+  /** In the graph and not a tombstone (pending nodes included: to the graph they are live). */
   isLive(slot: number): boolean {
-    return this.has(slot) && this.tombstones[slot] === 0;
+    return this.has(slot) && this.tombstones[slot] !== TOMBSTONE;
   }
 
   levelOf(slot: number): number {
@@ -342,23 +352,28 @@ export class HnswGraph {
     }
   }
 
-  /** Adds a node with empty link lists up to `level`. */
-  addNode(slot: number, level: number): void {
+  /**
+   * Adds a node with empty link lists up to `level`. A pending node is left out of searches until
+   * `publish`, and does not become the entry point (its inserter sets that once it is linked).
+   */
+  addNode(slot: number, level: number, pending = false): void {
     this.levelOfSlot[slot] = level;
-    this.tombstones[slot] = 0;
+    this.tombstones[slot] = pending ? PENDING : 0;
     this.layer0[slot * (1 + this.maxM0)] = 0;
     if (level > 0) this.allocateUpper(slot, level);
     else this.upperOffset[slot] = -1;
     this.nodes++;
-    if (level > this.topLevel || this.entry < 0) {
-      this.entry = slot;
-      this.topLevel = level;
-    }
+    if (!pending && (level > this.topLevel || this.entry < 0)) this.setEntry(slot, level);
+  }
+
+  /** A pending node becomes searchable. */
+  publish(slot: number): void {
+    if (this.tombstones[slot] === PENDING) this.tombstones[slot] = 0;
   }
 
   markDeleted(slot: number): void {
-    if (this.tombstones[slot] === 1) return;
-    this.tombstones[slot] = 1;
+    if (this.tombstones[slot] === TOMBSTONE) return;
+    this.tombstones[slot] = TOMBSTONE;
     this.deletedNodes++;
   }
 
@@ -366,7 +381,7 @@ export class HnswGraph {
   dropNode(slot: number): void {
     if (!this.has(slot)) return;
     this.setLinks(slot, 0, [], 0);
-    if (this.tombstones[slot] === 1) this.deletedNodes--;
+    if (this.tombstones[slot] === TOMBSTONE) this.deletedNodes--;
     this.levelOfSlot[slot] = -1;
     this.tombstones[slot] = 0;
     this.upperOffset[slot] = -1;

@@ -22,7 +22,7 @@ import type { DistanceKernel } from '../../kernels/distance-kernel.js';
 import type { SearchHits, SearchOptions, SlotTable, VectorIndex } from '../vector-index.js';
 import { CandidateHeap } from './candidate-heap.js';
 import { GraphMender } from './graph-mender.js';
-import { HnswGraph } from './hnsw-graph.js';
+import { HnswGraph, PENDING, TOMBSTONE } from './hnsw-graph.js';
 import { awaitInsertJob, forEachClaim, type InsertHelpers, type InsertJob, newInsertJob, PARALLEL_INSERT_MIN, takeJobOrphans } from './insert-job.js';
 import { lockSlot, unlockSlot } from './link-locks.js';
 import { strandedStarts, unreachableNodes } from './reachability.js';
@@ -174,39 +174,84 @@ export class HnswIndex implements VectorIndex {
   }
 
   /**
-   * Inserts many slots whose vectors are already in the arena. With `helpers`, and enough slots to
-   * be worth a hand-off, other threads insert alongside this one (index/hnsw/insert-job.ts):
-   * levels are drawn here in slot order, exactly as one by one; a slot that raises the top level
-   * is inserted first on its own, so the entry point holds still while the threads work; the rest
-   * are claimed one at a time by whichever thread is free, under per-list locks. Orphans are
-   * mended here afterwards. Without helpers this is `add` in order, and as reproducible.
+   * Inserts many slots whose vectors are already in the arena, searchable at once: `addPending`,
+   * `linkPending` and `publish` in one step. Without helpers this builds exactly what `add` in
+   * order builds.
    */
   addMany(slots: readonly number[], helpers?: InsertHelpers): void {
-    if (helpers === undefined || slots.length < PARALLEL_INSERT_MIN) {
-      for (const slot of slots) this.add(slot);
-      return;
-    }
+    const shared = helpers !== undefined && slots.length >= PARALLEL_INSERT_MIN;
+    this.linkPending(this.addPending(slots, shared), shared ? helpers : undefined);
+    this.publish(slots);
+  }
+
+  /**
+   * The first step of an insert that searches may watch (a batch linked in steps, searches
+   * between them): adds a pending node for each slot (HnswGraph PENDING: linked and walked like
+   * any node, returned by no search until `publish`), levels drawn in slot order exactly as `add`
+   * draws them. Returns the slots to link, in order. With `linkNow` (inserts shared with other
+   * threads), a slot that raises the top level is linked here at once, so that the entry point
+   * holds still while the threads work; without, each is linked at its turn, as `add` does.
+   */
+  addPending(slots: readonly number[], linkNow = false): number[] {
     const g = this.g;
-    const shared: number[] = [];
+    const toLink: number[] = [];
     for (const slot of slots) {
       this.checkNew(slot);
       const level = this.drawLevel();
-      if (g.entryPoint >= 0 && level <= g.maxLevel) {
-        // Below the top level, adding the node leaves the entry point where it is.
-        g.addNode(slot, level);
-        shared.push(slot);
-      } else {
-        this.insertAt(slot, level);
+      if (g.entryPoint < 0) {
+        // The first node: nothing to link it to.
+        g.addNode(slot, level, true);
+        g.setEntry(slot, level);
+        this.inserts.alone++;
+        continue;
       }
+      const promotes = level > g.maxLevel;
+      g.addNode(slot, level, true);
+      if (promotes && linkNow) this.linkOne(slot);
+      else toLink.push(slot);
     }
-    if (shared.length === 0) return;
-    this.inserts.shared += shared.length;
-    const job = newInsertJob(shared, g.entryPoint, g.maxLevel);
+    return toLink;
+  }
+
+  /**
+   * Links pending nodes (`addPending`). With `helpers` and enough slots, other threads link
+   * alongside this one (index/hnsw/insert-job.ts): each claims the next slot through a shared
+   * counter and reads and writes lists under their locks; orphans are mended here afterwards.
+   * Otherwise each is linked in order, and its orphans mended, as `add` does.
+   */
+  linkPending(slots: readonly number[], helpers?: InsertHelpers): void {
+    const g = this.g;
+    const entryMoves = slots.some((slot) => g.levelOf(slot) > g.maxLevel);
+    if (helpers === undefined || slots.length < PARALLEL_INSERT_MIN || entryMoves) {
+      for (const slot of slots) this.linkOne(slot);
+      return;
+    }
+    this.inserts.shared += slots.length;
+    const job = newInsertJob(slots, g.entryPoint, g.maxLevel);
     helpers.join(job);
     this.runInsertJob(job);
     awaitInsertJob(job);
     const orphans = takeJobOrphans(job, g);
-    for (const slot of shared) if (g.inDegreeOf(slot) === 0) orphans.push(slot);
+    for (const slot of slots) if (g.inDegreeOf(slot) === 0) orphans.push(slot);
+    this.mendOrphans(orphans);
+  }
+
+  /** Pending nodes become searchable. */
+  publish(slots: readonly number[]): void {
+    for (const slot of slots) this.g.publish(slot);
+  }
+
+  /** Links one pending node below the current entry point (which it becomes, if it is higher), then mends its orphans. */
+  private linkOne(slot: number): void {
+    const g = this.g;
+    const level = g.levelOf(slot);
+    const entry = g.entryPoint;
+    const topLevel = g.maxLevel;
+    this.inserts.alone++;
+    this.link(slot, level, entry, topLevel);
+    if (level > topLevel) g.setEntry(slot, level);
+    const orphans = g.takeOrphans();
+    if (g.inDegreeOf(slot) === 0) orphans.push(slot);
     this.mendOrphans(orphans);
   }
 
@@ -449,7 +494,9 @@ export class HnswIndex implements VectorIndex {
     this.visited.reset(g.capacity);
     this.visited.visit(entry);
     queue.push(entry, entrySim);
-    if (deleted[entry] === 0 && entry !== exclude && (accept == null || accept(entry))) found.push(entry, entrySim);
+    // Searches return only live nodes (0); construction and mending (accept undefined) also take pending ones.
+    const hidden = accept === undefined ? TOMBSTONE : TOMBSTONE | PENDING;
+    if ((deleted[entry] & hidden) === 0 && entry !== exclude && (accept == null || accept(entry))) found.push(entry, entrySim);
 
     // Hot loop: layer 0 is read straight from the flat link array (no per-node allocation), and
     // the visited marks are tested inline.
@@ -496,7 +543,7 @@ export class HnswIndex implements VectorIndex {
           queue.push(neighbor, sim);
           // Two-hop gathering only lists slots that passed `accept` already. A tombstone is never
           // a result, whatever the filter says of it.
-          if (deleted[neighbor] === 0 && neighbor !== exclude && (accept == null || twoHop || (bits !== null ? hasBit(bits, neighbor) : accept(neighbor)))) {
+          if (((deleted[neighbor] as number) & hidden) === 0 && neighbor !== exclude && (accept == null || twoHop || (bits !== null ? hasBit(bits, neighbor) : accept(neighbor)))) {
             found.push(neighbor, sim);
             if (found.size > ef) found.pop();
           }
@@ -598,15 +645,35 @@ export class HnswIndex implements VectorIndex {
 
   /** Tombstones the slot and repairs its neighbours. The slot is not reusable until compaction. */
   remove(slot: number): void {
+    if (!this.hide(slot)) return;
+    this.repairAround(slot);
+    this.mendOrphans(this.g.takeOrphans());
+  }
+
+  /**
+   * Tombstones the slot (searches stop returning it at once) without repairing its neighbours:
+   * `repairAround` does that later, in a step of its own. Returns whether the node was live.
+   */
+  hide(slot: number): boolean {
     const g = this.g;
-    if (!g.isLive(slot)) return;
-    this.scorer = this.buildKernel;
+    if (!g.isLive(slot)) return false;
     g.markDeleted(slot);
+    if (g.entryPoint === slot) g.chooseEntryPoint();
+    return true;
+  }
+
+  /** Re-selects the links of every live node that links to tombstone `slot` (Qdrant and hnswlib repair the same way). */
+  repairAround(slot: number): void {
+    const g = this.g;
+    this.scorer = this.buildKernel;
     for (let layer = 0; layer <= g.levelOf(slot); layer++) {
       for (const neighbor of g.neighbors(slot, layer)) if (g.isLive(neighbor) && g.linksTo(neighbor, layer, slot)) this.repair(neighbor, layer);
     }
-    if (g.entryPoint === slot) g.chooseEntryPoint();
-    this.mendOrphans(g.takeOrphans());
+  }
+
+  /** Mends the nodes that lost their last layer-0 in-link since the last mending (after `repairAround`s). */
+  mendNow(): void {
+    this.mendOrphans(this.g.takeOrphans());
   }
 
   /** Tombstones many nodes at once (no repair each) and compacts, if any were live. */
@@ -657,7 +724,7 @@ export class HnswIndex implements VectorIndex {
     const g = this.g;
     const candidates = new Set<number>();
     for (const neighbor of g.neighbors(node, layer)) {
-      if (g.deleted[neighbor] === 0) {
+      if (g.deleted[neighbor] !== TOMBSTONE) {
         candidates.add(neighbor);
         continue;
       }
