@@ -99,6 +99,7 @@ export class Collection {
     this.calibration = new EfCalibration(config, {
       reader: () => this.segment,
       offload: (options) => this.calibrationOnThread(options),
+      writesIdle: () => this.writes.idle(),
       readRecord: () => this.annotations()[ANNOTATION_KEY],
       saveRecord: (record) => this.annotate(ANNOTATION_KEY, record),
       warn: (message, error) => this.warn(message, error),

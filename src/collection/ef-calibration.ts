@@ -74,6 +74,12 @@ export interface CalibrationHost {
   reader(): SegmentReader;
   /** Where a background calibration can run off this thread, when the collection has search threads. */
   offload?(options: CalibrationOptions): CalibrationSlices | undefined;
+  /**
+   * Resolves when no write is queued or running. A background calibration pauses for writes: a
+   * slice holds off a write's next step (searches and the calibration share the gate), and the
+   * points it measures are changing anyway.
+   */
+  writesIdle?(): Promise<void>;
   /** The stored record (the annotation), if any; may throw if the annotations are unreadable. */
   readRecord(): unknown;
   saveRecord(record: CalibrationRecord): Promise<void>;
@@ -223,15 +229,23 @@ export class EfCalibration {
         fail(error);
         return;
       }
-      setImmediate(slice);
+      this.afterWrites(() => setImmediate(slice));
     };
-    setImmediate(slice);
+    this.afterWrites(() => setImmediate(slice));
+  }
+
+  /** Runs `next` once no write is under way. */
+  private afterWrites(next: () => void): void {
+    const idle = this.host.writesIdle?.();
+    if (idle === undefined) next();
+    else void idle.then(next);
   }
 
   /** Drives a calibration on a search thread, slice after slice, until it ends or the collection stops. */
   private async runRemote(remote: CalibrationSlices, finish: (result: CalibrationResult | undefined) => void, fail: (error: unknown) => void): Promise<void> {
     try {
       for (;;) {
+        await this.host.writesIdle?.();
         if (this.stopped) {
           remote.cancel();
           return;

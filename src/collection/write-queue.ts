@@ -6,9 +6,20 @@
 export class WriteQueue {
   private tail: Promise<unknown> = Promise.resolve();
   private pending = 0;
+  private idleWaiters: Array<() => void> = [];
   private readonly settled = (): void => {
     this.pending--;
+    if (this.pending > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resume of waiters) resume();
   };
+
+  /** Resolves once no write is queued or running (at once when none is). */
+  idle(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
 
   /** Writes queued or running, not yet settled (read at scrape time by /metrics). */
   get pendingWrites(): number {
