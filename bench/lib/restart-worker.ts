@@ -21,6 +21,8 @@ export interface RestartJob {
   readonly queries: readonly (readonly number[])[];
   readonly k: number;
   readonly ef: number;
+  /** Search threads of the open (`Database.open` option; 0: none). */
+  readonly threads: number;
 }
 
 export interface OpenReport {
@@ -53,7 +55,7 @@ async function timedOpen(job: RestartJob): Promise<OpenReport> {
   collectGarbage();
   const rssBefore = process.memoryUsage().rss;
   const t0 = performance.now();
-  const db = Database.open(job.path, { onWarning: (message) => warnings.push(message) });
+  const db = Database.open(job.path, { threads: job.threads, onWarning: (message) => warnings.push(message) });
   const openMs = performance.now() - t0;
   try {
     const report = db.loadReports.get(job.collection);

@@ -99,6 +99,8 @@ export interface StartOptions {
   readonly pollMs?: number;
   /** Also serve Qdrant's dialect (-qdrant-port) on a free port of its own. */
   readonly qdrant?: boolean;
+  /** More flags for the service (e.g. `-threads 2`). */
+  readonly args?: readonly string[];
 }
 
 export async function startServer(options: StartOptions = {}): Promise<BenchServer> {
@@ -106,7 +108,7 @@ export async function startServer(options: StartOptions = {}): Promise<BenchServ
   const dbPath = options.dbPath ?? join(dir as string, 'bench.db');
   const port = await freePort();
   const qdrantPort = options.qdrant === true ? await freePort() : undefined;
-  const extra = qdrantPort === undefined ? [] : ['-qdrant-port', String(qdrantPort)];
+  const extra = [...(qdrantPort === undefined ? [] : ['-qdrant-port', String(qdrantPort)]), ...(options.args ?? [])];
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, [MAIN_JS, '-port', String(port), '-host', HOST, '-db', dbPath, ...extra], {
     env: { ...process.env, KITH_LOG_LEVEL: options.logLevel ?? 'warn' },

@@ -54,6 +54,8 @@ const OPTIONS = `  --sizes <n,n,…>        collection sizes (default 100000,100
   --dim <d>              vector dimension (default 128)
   --batch <b>            points per upsert while building (default 1000)
   --seed <s>             dataset seed (default 42, as the peers)
+  --threads <t>          search threads of the build, the opens and the service (-threads t; default 0:
+                         none, so inserts run on the writer alone)
   --no-write             do not write bench/results/<date>-restart.json
 
 Needs a build with the WASM kernels (npm run build, or node scripts/build.mjs --out dist-<name>).
@@ -81,11 +83,11 @@ async function build(
   base: VectorSet,
   categories: Uint8Array,
   queries: VectorSet,
-  params: { m: number; efConstruction: number; ef: number; batch: number },
+  params: { m: number; efConstruction: number; ef: number; batch: number; threads: number },
 ): Promise<{ report: BuildReport; hits: Hit[][]; load1m: number }> {
   const n = base.rows.length;
   const load1m = loadAverage()[0];
-  const db = Database.open(path);
+  const db = Database.open(path, { threads: params.threads });
   await db.createCollection({
     name: COLLECTION,
     vector_size: base.dim,
@@ -143,9 +145,9 @@ async function build(
 }
 
 /** The service on the file: spawn → /healthz 200; its own "database loaded" time from its log; RSS. */
-async function serviceRun(dbPath: string, recallBodies: readonly Buffer[] | null): Promise<{ run: ServiceRun; hits: Hit[][] | null }> {
+async function serviceRun(dbPath: string, recallBodies: readonly Buffer[] | null, threads: number): Promise<{ run: ServiceRun; hits: Hit[][] | null }> {
   // info level: the service logs `loadMs` (Database.open + buildApp) once, before it listens.
-  const server = await startServer({ dbPath, logLevel: 'info', pollMs: 5, timeoutMs: 600_000 });
+  const server = await startServer({ dbPath, logLevel: 'info', pollMs: 5, timeoutMs: 600_000, args: ['-threads', String(threads)] });
   let hits: Hit[][] | null = null;
   let exit: number | string = 'not stopped';
   try {
@@ -184,7 +186,7 @@ function sameHits(a: readonly (readonly Hit[])[], b: readonly (readonly Hit[])[]
 async function runSize(
   mixture: GaussianMixture,
   n: number,
-  p: { runs: number; m: number; efConstruction: number; ef: number; queries: number; batch: number; noSnapshotAt: number; emptyRss: number | null },
+  p: { runs: number; m: number; efConstruction: number; ef: number; queries: number; batch: number; noSnapshotAt: number; emptyRss: number | null; threads: number },
 ): Promise<RestartSizeResult> {
   const base = mixture.base(n);
   const categories = mixture.categories(n);
@@ -202,7 +204,7 @@ async function runSize(
     log(`n=${int(n)}: ground truth for ${p.queries} queries in ${((performance.now() - g0) / 1000).toFixed(1)} s`);
     const recall = (hits: readonly (readonly Hit[])[]): RecallReport => recallAtK(truth, hits, base, queries);
 
-    const job = { path, collection: COLLECTION, queries: queryRows, k: K, ef: p.ef };
+    const job = { path, collection: COLLECTION, queries: queryRows, k: K, ef: p.ef, threads: p.threads };
     const opens: OpenReport[] = [];
     const services: ServiceRun[] = [];
     let serviceHits: Hit[][] | null = null;
@@ -213,7 +215,7 @@ async function runSize(
       const open = await openInWorker(job);
       opens.push(open);
       const last = run === p.runs - 1;
-      const service = await serviceRun(path, last ? bodies : null);
+      const service = await serviceRun(path, last ? bodies : null, p.threads);
       services.push(service.run);
       if (last) serviceHits = service.hits;
       log(
@@ -302,6 +304,7 @@ async function run(argv: readonly string[]): Promise<void> {
     dim: { type: 'string' },
     batch: { type: 'string' },
     seed: { type: 'string' },
+    threads: { type: 'string' },
     'no-write': { type: 'boolean' },
   });
   const sizes = positiveIntList(values.sizes, '--sizes', [100_000, 1_000_000]);
@@ -314,6 +317,7 @@ async function run(argv: readonly string[]): Promise<void> {
   const dim = positiveInt(values.dim, '--dim', 128);
   const batch = positiveInt(values.batch, '--batch', 1000);
   const seed = positiveInt(values.seed, '--seed', PEER_MIXTURE.seed);
+  const threads = values.threads === '0' ? 0 : positiveInt(values.threads, '--threads', 0);
   requireWasmKernels();
 
   const machine = machineInfo(REPO_DIR);
@@ -325,7 +329,7 @@ async function run(argv: readonly string[]): Promise<void> {
   // The floor: the same service on an empty file (process start, imports, Fastify, listen).
   const floorRuns: ServiceRun[] = [];
   for (let i = 0; i < runs; i++) {
-    const server = await startServer({ logLevel: 'info', pollMs: 5 });
+    const server = await startServer({ logLevel: 'info', pollMs: 5, args: ['-threads', String(threads)] });
     const rss = server.rss();
     floorRuns.push({
       ready_ms: round(server.readyMs, 1),
@@ -343,7 +347,7 @@ async function run(argv: readonly string[]): Promise<void> {
 
   const mixture = new GaussianMixture({ ...PEER_MIXTURE, dim, seed });
   const results: RestartSizeResult[] = [];
-  for (const n of sizes) results.push(await runSize(mixture, n, { runs, m, efConstruction, ef, queries, batch, noSnapshotAt, emptyRss }));
+  for (const n of sizes) results.push(await runSize(mixture, n, { runs, m, efConstruction, ef, queries, batch, noSnapshotAt, emptyRss, threads }));
   const loadAfter = loadAverage();
 
   const params = { dim, distance: 'Cosine', m, ef_construction: efConstruction, ef, k: K, queries, batch, runs, no_snapshot_at: noSnapshotAt };

@@ -60,12 +60,15 @@ const SNAPSHOT_MIN_CHANGES = 20000;
 const SNAPSHOT_SHARE = 0.1;
 
 /**
- * Graph inserts per step of a write applied in steps (applyInSteps): about 5 ms of work shared by
- * two threads, about 4 ms alone (0.3–0.5 ms per insert at d128 and 100k–1M points); the
- * tombstones whose neighbours one step repairs.
+ * A link step of a write applied in steps (applyInSteps) links as many nodes as take about this
+ * long, by the collection's recent cost per node (0.15–0.5 ms at d128 from 100k to 1M points,
+ * shared or not); a search arriving meanwhile waits for at most one step.
  */
-const LINKS_PER_STEP_SHARED = 32;
-const LINKS_PER_STEP_ALONE = 12;
+const LINK_STEP_MS = 4;
+/** The fewest nodes a link step takes: alone, and shared with threads (a hand-off is worth about a dozen inserts). */
+const LINKS_PER_STEP_MIN = { alone: 8, shared: 32 };
+const LINKS_PER_STEP_MAX = 512;
+/** Tombstones whose neighbours one step repairs. */
 const REPAIRS_PER_STEP = 8;
 
 /** A point validated and converted, ready to be written. */
@@ -85,6 +88,8 @@ export class Collection {
   private posted: { readonly segment: Segment; readonly key: number; readonly state: SharedSegmentState } | undefined;
   private dropped = false;
   private readonly calibration: EfCalibration;
+  /** Recent wall time per node of a link step, in ms, alone and shared with threads (applyInSteps sizes its steps by it). */
+  private readonly msPerLink = { alone: 0.3, shared: 0.15 };
 
   constructor(
     private readonly store: LmdbStore,
@@ -523,7 +528,14 @@ export class Collection {
     while (staged.toLink.length > 0) {
       await step(() => {
         const inserters = this.inserters();
-        return this.segment.linkStaged(staged, inserters === undefined ? LINKS_PER_STEP_ALONE : LINKS_PER_STEP_SHARED, inserters);
+        const mode = inserters === undefined ? 'alone' : 'shared';
+        const count = Math.min(LINKS_PER_STEP_MAX, Math.max(LINKS_PER_STEP_MIN[mode], Math.floor(LINK_STEP_MS / this.msPerLink[mode])));
+        const linked = Math.min(count, staged.toLink.length);
+        const began = performance.now();
+        const more = this.segment.linkStaged(staged, count, inserters);
+        // A moving average: the cost per node grows with the graph and changes with the threads' load.
+        this.msPerLink[mode] = 0.8 * this.msPerLink[mode] + (0.2 * (performance.now() - began)) / linked;
+        return more;
       });
     }
     await step(() => this.segment.publishStaged(staged));
