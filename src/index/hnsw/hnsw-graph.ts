@@ -353,17 +353,16 @@ export class HnswGraph {
   }
 
   /**
-   * Adds a node with empty link lists up to `level`. A pending node is left out of searches until
-   * `publish`, and does not become the entry point (its inserter sets that once it is linked).
+   * Adds a pending node with empty link lists up to `level`: left out of searches until `publish`,
+   * and not the entry point (its inserter sets that once it is linked).
    */
-  addNode(slot: number, level: number, pending = false): void {
+  addNode(slot: number, level: number): void {
     this.levelOfSlot[slot] = level;
-    this.tombstones[slot] = pending ? PENDING : 0;
+    this.tombstones[slot] = PENDING;
     this.layer0[slot * (1 + this.maxM0)] = 0;
     if (level > 0) this.allocateUpper(slot, level);
     else this.upperOffset[slot] = -1;
     this.nodes++;
-    if (!pending && (level > this.topLevel || this.entry < 0)) this.setEntry(slot, level);
   }
 
   /** A pending node becomes searchable. */

@@ -155,22 +155,7 @@ export class HnswIndex implements VectorIndex {
 
   /** Inserts a slot whose vector is already in the arena. Changes the arena's query. */
   add(slot: number): void {
-    this.checkNew(slot);
-    this.insertAt(slot, this.drawLevel());
-  }
-
-  /** Adds the node at `level` and links it in, then mends what its links orphaned. */
-  private insertAt(slot: number, level: number): void {
-    const g = this.g;
-    this.inserts.alone++;
-    const entry = g.entryPoint;
-    const topLevel = g.maxLevel;
-    g.addNode(slot, level);
-    if (entry < 0) return;
-    this.link(slot, level, entry, topLevel);
-    const orphans = g.takeOrphans();
-    if (g.inDegreeOf(slot) === 0) orphans.push(slot);
-    this.mendOrphans(orphans);
+    this.addMany([slot]);
   }
 
   /**
@@ -200,13 +185,13 @@ export class HnswIndex implements VectorIndex {
       const level = this.drawLevel();
       if (g.entryPoint < 0) {
         // The first node: nothing to link it to.
-        g.addNode(slot, level, true);
+        g.addNode(slot, level);
         g.setEntry(slot, level);
         this.inserts.alone++;
         continue;
       }
       const promotes = level > g.maxLevel;
-      g.addNode(slot, level, true);
+      g.addNode(slot, level);
       if (promotes && linkNow) this.linkOne(slot);
       else toLink.push(slot);
     }
