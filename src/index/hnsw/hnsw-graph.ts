@@ -59,10 +59,6 @@ export interface SharedGraphArrays {
   readonly locks: Int32Array;
 }
 
-/** A zeroed Int32Array over a SharedArrayBuffer, for arrays other threads read or write. */
-export function sharedInt32(length: number): Int32Array {
-  return sharedArray(Int32Array, length);
-}
 
 export class HnswGraph {
   /** Links per node on layers ≥ 1. */
@@ -73,11 +69,11 @@ export class HnswGraph {
   private layer0: Int32Array<ArrayBufferLike> = new Int32Array(0);
   /** Start of each node's upper-layer lists in `upperPool`, or -1. */
   private upperOffset: Int32Array<ArrayBufferLike> = new Int32Array(0);
-  private upperPool: Int32Array<ArrayBufferLike> = sharedInt32(0);
+  private upperPool: Int32Array<ArrayBufferLike> = sharedArray(Int32Array, 0);
   private upperUsed = 0;
   private tombstones: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
   /** Layer-0 links pointing at each slot, from any node in the graph (tombstones included); changed atomically. */
-  private inDegree0: Int32Array<ArrayBufferLike> = sharedInt32(0);
+  private inDegree0: Int32Array<ArrayBufferLike> = sharedArray(Int32Array, 0);
   /** Lock words of the link lists, for inserts on several threads. */
   private linkLocks: Int32Array<ArrayBufferLike> = newLockTable();
   private orphans: number[] = [];

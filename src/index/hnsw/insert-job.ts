@@ -11,7 +11,7 @@
  * linked when it searched, and so on timing: graphs built by several threads differ from run to
  * run; their recall does not, within noise (test/integration/parallel-build.test.ts).
  */
-import { type HnswGraph, sharedInt32 } from './hnsw-graph.js';
+import type { HnswGraph } from './hnsw-graph.js';
 
 /** Below this many slots a batch is inserted by the owner alone: waking a thread costs about one insert. */
 export const PARALLEL_INSERT_MIN = 16;
@@ -44,10 +44,15 @@ export interface InsertHelpers {
   join(job: InsertJob): void;
 }
 
+/** A job's arrays never grow: plain SharedArrayBuffers (a growable one reserves 4 GiB of address space). */
+function fixedInt32(length: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(length * 4));
+}
+
 export function newInsertJob(slots: readonly number[], entryPoint: number, maxLevel: number): InsertJob {
-  const shared = sharedInt32(slots.length);
+  const shared = fixedInt32(slots.length);
   shared.set(slots);
-  return { slots: shared, control: sharedInt32(3), orphanLog: sharedInt32(1 + ORPHAN_LOG_ROOM), entryPoint, maxLevel };
+  return { slots: shared, control: fixedInt32(3), orphanLog: fixedInt32(1 + ORPHAN_LOG_ROOM), entryPoint, maxLevel };
 }
 
 /** Claims the job's slots one by one and inserts each, until none are left. */
