@@ -506,7 +506,7 @@ export class Collection {
     }
     await this.gate.write(() =>
       this.applyOrReload(() => {
-        for (const id of existing) this.segment.delete(id);
+        this.segment.deleteMany(existing);
         this.segment.maintain();
       }),
     );

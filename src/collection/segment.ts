@@ -248,27 +248,20 @@ export class Segment implements SegmentReader {
     this.reserve(slots);
   }
 
-  upsert(point: SegmentPoint): void {
-    const slot = this.place(point);
-    if (slot !== undefined) this.hnsw?.add(slot);
-  }
-
   /**
-   * Upserts a batch (each id at most once). With `inserters`, the graph inserts are shared with
-   * other threads (index/hnsw/insert-job.ts); without, this is `upsert` point by point.
+   * Upserts a batch (each id at most once), searchable at once. A graph's changes take the steps
+   * of a write in steps (below), run back to back; with `inserters`, links are shared with other
+   * threads (index/hnsw/insert-job.ts).
    */
   upsertMany(points: readonly SegmentPoint[], inserters?: SegmentInserters): void {
-    const hnsw = this.hnsw;
-    if (hnsw === undefined || inserters === undefined) {
-      for (const point of points) this.upsert(point);
+    if (this.hnsw === undefined) {
+      for (const point of points) this.upsertFlat(point);
       return;
     }
-    const slots: number[] = [];
-    for (const point of points) {
-      const slot = this.place(point);
-      if (slot !== undefined) slots.push(slot);
-    }
-    hnsw.addMany(slots, { join: (job) => inserters.join(job, this.storedVectorContext()) });
+    const staged = this.stageUpserts(points, inserters !== undefined);
+    this.linkStaged(staged, staged.toLink.length, inserters);
+    this.publishStaged(staged);
+    this.repairStaged(staged, staged.toRepair.length);
   }
 
   // ---- writes in steps -------------------------------------------------------------------------
@@ -364,49 +357,29 @@ export class Segment implements SegmentReader {
     return staged.toRepair.length > 0;
   }
 
-  /** Everything of an upsert but the graph insert; returns the slot to insert, if any. */
-  private place(point: SegmentPoint): number | undefined {
+  /** An upsert into a collection without a graph: the vector is overwritten in place. */
+  private upsertFlat(point: SegmentPoint): void {
     const { id, version, payload, vector } = point;
-    const hnsw = this.hnsw;
     const old = this.points.slotOf(id);
-    if (old !== undefined) {
-      this.payloads.remove(old, this.points.payloadOf(old));
-      if (!this.needsNewSlot(id, vector)) {
-        // Flat overwrites the vector in place; a graph node keeps its (unchanged) vector.
-        this.points.upsert(id, version, payload);
-        this.payloads.add(old, payload);
-        if (hnsw === undefined) this.writeVector(old, vector);
-        // The snapshot keys each node by (id, version): a new version is a change to save.
-        else this.changesSinceSnapshot++;
-        return undefined;
-      }
-      // A graph node's vector cannot change in place: the old node becomes a tombstone.
-      (hnsw as HnswIndex).remove(old);
-      this.points.delete(id, false);
-    }
+    if (old !== undefined) this.payloads.remove(old, this.points.payloadOf(old));
     const slot = this.points.upsert(id, version, payload);
     this.payloads.add(slot, payload);
     this.writeVector(slot, vector);
-    if (hnsw === undefined) return undefined;
-    this.changesSinceSnapshot++;
-    this.changesSinceConnectivityCheck++;
-    return slot;
   }
 
-  /** Removes a point; returns whether it existed. */
-  delete(id: string): boolean {
-    const slot = this.points.slotOf(id);
-    if (slot === undefined) return false;
-    this.payloads.remove(slot, this.points.payloadOf(slot));
-    if (this.hnsw === undefined) {
-      this.points.delete(id, true);
-    } else {
-      this.hnsw.remove(slot);
-      this.points.delete(id, false);
-      this.changesSinceSnapshot++;
-      this.changesSinceConnectivityCheck++;
+  /** Removes the points of these ids that exist. A graph's deletes take the steps of a delete in steps, back to back. */
+  deleteMany(ids: readonly string[]): void {
+    if (this.hnsw !== undefined) {
+      const staged = this.stageDeletes(ids);
+      this.repairStaged(staged, staged.toRepair.length);
+      return;
     }
-    return true;
+    for (const id of ids) {
+      const slot = this.points.slotOf(id);
+      if (slot === undefined) continue;
+      this.payloads.remove(slot, this.points.payloadOf(slot));
+      this.points.delete(id, true);
+    }
   }
 
   /**
