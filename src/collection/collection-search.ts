@@ -12,13 +12,13 @@ import { SeededRng } from '../core/rng.js';
 import { bitsWords, hasBit, setBit } from '../core/slot-bits.js';
 import { choosePlan, exactStrategy, type Strategy } from '../index/planner.js';
 import type { SearchHits, SearchStats } from '../index/vector-index.js';
-import { type ConditionCounts, compileFilter } from '../payload/filter-compile.js';
+import { type ConditionCounts, compileFilter, orderFilter } from '../payload/filter-compile.js';
 import { type Candidates, type Estimate, estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import type { CollectionConfig } from './collection-config.js';
-import type { SegmentReader } from './segment.js';
 import type { Payload } from './point-table.js';
 import { type EfSource, searchEf } from './search-ef.js';
+import type { SegmentReader } from './segment.js';
 import { prepareQuery } from './vector-input.js';
 
 export interface SearchInput {
@@ -87,8 +87,10 @@ const sampler = new SeededRng(7);
 
 /**
  * The scoring a search asks for: the distance-heavy part, which a search thread can do over the
- * shared memory (collection/parallel-search.ts) or this thread can (`scoreHere`). `accept` is a
- * predicate only this thread can run; `acceptBits`, when present, is the same answer as a bitset.
+ * shared memory (collection/parallel-search.ts) or this thread can (`scoreHere`). `accept` is the
+ * test a slot must pass, as a function of this thread; `acceptBits`, when present, is the same
+ * answer as a bitset, and otherwise `filter` is (the filter the test runs, its checks in order),
+ * which a thread runs on the shared payload records.
  */
 export type SearchWork =
   | {
@@ -98,10 +100,19 @@ export type SearchWork =
       readonly ef: number;
       readonly accept?: (slot: number) => boolean;
       readonly acceptBits?: Uint32Array;
+      readonly filter?: Filter;
       readonly twoHop?: boolean;
     }
-  | { readonly kind: 'flat'; readonly query: Float32Array; readonly k: number; readonly accept?: (slot: number) => boolean; readonly acceptBits?: Uint32Array }
-  | { readonly kind: 'slots'; readonly query: Float32Array; readonly k: number; readonly slots: Int32Array };
+  | {
+      readonly kind: 'flat';
+      readonly query: Float32Array;
+      readonly k: number;
+      readonly accept?: (slot: number) => boolean;
+      readonly acceptBits?: Uint32Array;
+      readonly filter?: Filter;
+    }
+  /** The live `slots` (distinct) that pass `accept`, when given. */
+  | { readonly kind: 'slots'; readonly query: Float32Array; readonly k: number; readonly slots: Int32Array; readonly accept?: (slot: number) => boolean; readonly filter?: Filter };
 
 /** Runs one piece of search work on this thread. */
 export function scoreHere(memory: SegmentReader, work: SearchWork, stats: SearchStats): SearchHits {
@@ -110,8 +121,10 @@ export function scoreHere(memory: SegmentReader, work: SearchWork, stats: Search
       return memory.searchGraph({ query: work.query, k: work.k, ef: work.ef, accept: work.accept, acceptBits: work.acceptBits, twoHop: work.twoHop, stats });
     case 'flat':
       return memory.searchFlat({ query: work.query, k: work.k, accept: work.accept, stats });
-    case 'slots':
-      return memory.scoreSlots(work.query, work.slots, work.k, stats);
+    case 'slots': {
+      const accept = work.accept;
+      return memory.scoreSlots(work.query, accept === undefined ? work.slots : work.slots.filter(accept), work.k, stats);
+    }
   }
 }
 
@@ -189,14 +202,18 @@ export function* searchSteps(
       strategy = choosePlan({ ...plan, matches: { min: expected, expected, max: expected }, sampled: true });
     }
     const exactWay = exactStrategy(candidates?.count, n);
-    const exactMatches = (): SearchWork =>
-      exactWay === 'candidates-exact' && candidates !== undefined
-        ? { kind: 'slots', query, k, slots: collectMatches(memory, candidates, accept) }
-        : { kind: 'flat', query, k, accept, acceptBits: testOf().bits };
+    const exactMatches = (): SearchWork => {
+      if (exactWay === 'candidates-exact' && candidates !== undefined) {
+        // Exact candidates are the matches; others are tested where they are scored.
+        if (candidates.exact === true) return { kind: 'slots', query, k, slots: collectMatches(memory, candidates) };
+        return { kind: 'slots', query, k, slots: collectMatches(memory, candidates), accept, filter: testOf().filter };
+      }
+      return { kind: 'flat', query, k, accept, acceptBits: testOf().bits, filter: testOf().filter };
+    };
     if (strategy === 'graph-filtered' && m !== undefined) {
       // Two hops pay where most neighbours fail the filter; with most passing, a plain walk is cheaper.
       const twoHop = params.filter_walk === undefined || params.filter_walk === null ? estimated.estimate.expected < TWO_HOP_BELOW * n : params.filter_walk === 'two-hop';
-      hits = yield { kind: 'graph', query, k, ef, accept, acceptBits: testOf().bits, twoHop };
+      hits = yield { kind: 'graph', query, k, ef, accept, acceptBits: testOf().bits, filter: testOf().filter, twoHop };
       explain.exact = false;
       if (hits.slots.length < k) {
         hits = yield exactMatches();
@@ -213,10 +230,14 @@ export function* searchSteps(
   return { points: shapeHits(memory, config, hits, input, offset, limit), explain };
 }
 
-/** A slot's test against the filter; `bits` holds the same answer as a bitset when there is one. */
+/**
+ * A slot's test against the filter; `bits` holds the same answer as a bitset when there is one,
+ * else `filter` is what the test runs (its checks in the order they run here).
+ */
 interface FilterTest {
   readonly accept: (slot: number) => boolean;
   readonly bits?: Uint32Array;
+  readonly filter?: Filter;
 }
 
 /**
@@ -239,13 +260,16 @@ function acceptor(memory: SegmentReader, filter: Filter, counts: ConditionCounts
       const found = bits;
       return { accept: (slot) => hasBit(found, slot), bits: found };
     }
-    if (candidates.has !== undefined) return { accept: candidates.has };
+    // The indexes' answer equals the predicate's: a thread, which has no indexes, runs the filter.
+    if (candidates.has !== undefined) return { accept: candidates.has, filter: orderFilter(filter, counts) };
   }
-  const predicate = compileFilter(filter, counts);
+  const ordered = orderFilter(filter, counts);
+  const predicate = compileFilter(ordered);
   const table = memory.table;
   const memo = memory.filterMemo;
   memo.reset(table.slotCount);
   return {
+    filter: ordered,
     // A slot that holds no live point (an HNSW tombstone, a freed slot) has no payload and never matches.
     accept: (slot) => {
       const known = memo.get(slot);
@@ -257,8 +281,8 @@ function acceptor(memory: SegmentReader, filter: Filter, counts: ConditionCounts
   };
 }
 
-/** The distinct live slots among `candidates` that pass `accept`. */
-export function collectMatches(memory: SegmentReader, candidates: Candidates, accept: (slot: number) => boolean): Int32Array {
+/** The distinct live slots among `candidates` that pass `accept` (all of them without it). */
+export function collectMatches(memory: SegmentReader, candidates: Candidates, accept?: (slot: number) => boolean): Int32Array {
   const table = memory.table;
   if (candidates.exact === true) {
     // Exactly the matches, each once: no check needed.
@@ -276,7 +300,7 @@ export function collectMatches(memory: SegmentReader, candidates: Candidates, ac
   const out: number[] = [];
   candidates.forEach((slot) => {
     if (marks.visit(slot)) return;
-    if (table.isLive(slot) && accept(slot)) out.push(slot);
+    if (table.isLive(slot) && (accept === undefined || accept(slot))) out.push(slot);
   });
   return Int32Array.from(out);
 }

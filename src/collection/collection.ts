@@ -16,18 +16,18 @@ import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
 import { type CollectionConfig, type CollectionConfigJson, configToInfo } from './collection-config.js';
 import { type LoadReport, loadCollection } from './collection-load.js';
-import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from './ef-calibration.js';
-import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
-import { searchSegmentParallel } from './parallel-search.js';
-import { ReadWriteGate } from './read-write-gate.js';
-import type { SearchThreads } from './search-threads.js';
-import type { ThreadWork } from './search-thread-protocol.js';
-import { type MemoryStats, Segment, type SegmentInserters, type SharedSegmentState, type StagedWrite } from './segment.js';
-import { spreadLiveSlots } from './warm-up.js';
 import { collectMatches, type ScoredPoint, type SearchOutcome, searchSegment } from './collection-search.js';
-import type { Payload } from './point-table.js';
+import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from './ef-calibration.js';
 import { checkPointShape, checkSearchInput, type FilterInput, type SearchRequest, toFilter } from './embedded-input.js';
+import { searchSegmentParallel } from './parallel-search.js';
+import type { Payload } from './point-table.js';
+import { ReadWriteGate } from './read-write-gate.js';
+import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
+import type { ThreadWork } from './search-thread-protocol.js';
+import type { SearchThreads } from './search-threads.js';
+import { type MemoryStats, Segment, type SegmentInserters, type SharedSegmentState, type StagedWrite } from './segment.js';
 import { parseVector, toStoredVector } from './vector-input.js';
+import { spreadLiveSlots } from './warm-up.js';
 import { WriteQueue } from './write-queue.js';
 
 export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from './collection-search.js';
@@ -70,6 +70,10 @@ const LINKS_PER_STEP_MIN = { alone: 8, shared: 32 };
 const LINKS_PER_STEP_MAX = 512;
 /** Tombstones whose neighbours one step repairs. */
 const REPAIRS_PER_STEP = 8;
+/** Payloads are copied into shared memory in slices of about this long (sharePayloadsInBackground). */
+const SHARE_SLICE_MS = 4;
+/** Points copied between two looks at the clock. */
+const SHARED_PER_CHECK = 256;
 
 /** A point validated and converted, ready to be written. */
 interface PreparedPoint {
@@ -90,6 +94,10 @@ export class Collection {
   private readonly calibration: EfCalibration;
   /** Recent wall time per node of a link step, in ms, alone and shared with threads (applyInSteps sizes its steps by it). */
   private readonly msPerLink = { alone: 0.3, shared: 0.15 };
+  /** The segment whose payloads are being copied into shared memory, slice by slice. */
+  private sharingPayloadsOf: Segment | undefined;
+  /** Pieces of search work sent to threads: in all, and those with a filter run on the payload records. */
+  private readonly threadWork = { all: 0, filtered: 0 };
 
   constructor(
     private readonly store: LmdbStore,
@@ -250,12 +258,47 @@ export class Collection {
     if (threads === undefined || !threads.available || this.dropped || (options.spread !== true && threads.idle)) {
       return searchSegment(this.segment, this.config, checked);
     }
-    return this.gate.read(() => searchSegmentParallel(this.segment, this.config, checked, (work) => this.onThread(threads, work)));
+    return this.gate.read(() => {
+      const segment = this.segment;
+      const payloads = { shared: segment.payloadsShared, want: () => this.sharePayloadsInBackground() };
+      return searchSegmentParallel(segment, this.config, checked, (work) => this.onThread(threads, work), payloads);
+    });
+  }
+
+  /** Pieces of search work sent to threads since start-up: in all, and those whose filter ran on the shared payload records. */
+  threadWorkCounts(): { readonly all: number; readonly filtered: number } {
+    return { ...this.threadWork };
   }
 
   /** Sends search work to a thread, attaching this segment (or its grown arrays) first. */
   private onThread(threads: SearchThreads, work: ThreadWork): ReturnType<SearchThreads['run']> {
+    this.threadWork.all++;
+    if (work.filter !== undefined) this.threadWork.filtered++;
     return threads.run(this.postSegment(threads), this.segment.header(), work);
+  }
+
+  /**
+   * Copies the payloads into shared memory, in slices between other work, the first time a search
+   * needs them on a thread (a filter no index answers); such searches run here meanwhile. Once
+   * copied, every write keeps them in step. A collection whose filters the indexes answer never
+   * pays for the copy.
+   */
+  private sharePayloadsInBackground(): void {
+    const segment = this.segment;
+    if (this.sharingPayloadsOf === segment || segment.payloadsShared) return;
+    this.sharingPayloadsOf = segment;
+    const slice = (): void => {
+      if (this.dropped || this.segment !== segment) {
+        this.sharingPayloadsOf = undefined;
+        return;
+      }
+      const until = performance.now() + SHARE_SLICE_MS;
+      let done = segment.sharePayloads(SHARED_PER_CHECK);
+      while (!done && performance.now() < until) done = segment.sharePayloads(SHARED_PER_CHECK);
+      if (done) this.sharingPayloadsOf = undefined;
+      else setImmediate(slice);
+    };
+    setImmediate(slice);
   }
 
   /**
@@ -308,7 +351,12 @@ export class Collection {
         scratchAreas: threads.scratchAreas,
       };
       posted = { segment, key: threads.attach(spec, state), state };
-    } else if (posted.state.graph?.layer0 !== state.graph?.layer0 || posted.state.graph?.upperPool !== state.graph?.upperPool || posted.state.live !== state.live) {
+    } else if (
+      posted.state.graph?.layer0 !== state.graph?.layer0 ||
+      posted.state.graph?.upperPool !== state.graph?.upperPool ||
+      posted.state.live !== state.live ||
+      posted.state.payloads !== state.payloads
+    ) {
       threads.remap(posted.key, state);
       posted = { ...posted, state };
     }

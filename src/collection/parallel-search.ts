@@ -1,12 +1,14 @@
 /**
  * A search whose scoring runs on a search thread (collection/search-threads.ts): the steps of
- * collection-search.ts are driven here, each piece of work sent to a thread when it is plain
- * data (a query, maybe a bitset or a slot list) and run here when it needs a predicate only this
- * thread can evaluate (a filter no index answers exactly). Threads keep score ties (they have no
- * ids); the hits are re-ranked here by (score, id), so the answer equals `searchSegment`'s.
+ * collection-search.ts are driven here, each piece of work sent to a thread as data (a query,
+ * maybe a bitset, a slot list, or a filter the thread runs on the shared payload records). Work
+ * whose filter needs the payloads runs here while they are not shared yet (`payloads`). Threads
+ * keep score ties (they have no ids); the hits are re-ranked here by (score, id), so the answer
+ * equals `searchSegment`'s.
  */
 import { TopK } from '../core/top-k.js';
 import type { SearchHits, SearchStats } from '../index/vector-index.js';
+import { portableFilter } from '../payload/thread-filter.js';
 import type { CollectionConfig } from './collection-config.js';
 import { type SearchInput, type SearchOutcome, type SearchWork, scoreHere, searchSteps } from './collection-search.js';
 import type { ThreadWork } from './search-thread-protocol.js';
@@ -14,13 +16,25 @@ import type { SegmentReader } from './segment.js';
 
 export type Dispatch = (work: ThreadWork) => Promise<{ hits: SearchHits; scored: number }>;
 
-export async function searchSegmentParallel(memory: SegmentReader, config: CollectionConfig, input: SearchInput, dispatch: Dispatch): Promise<SearchOutcome> {
+/** Whether threads can read the payloads now; `want` asks for them to be shared (work that needs them runs here meanwhile). */
+export interface PayloadAccess {
+  readonly shared: boolean;
+  want(): void;
+}
+
+export async function searchSegmentParallel(
+  memory: SegmentReader,
+  config: CollectionConfig,
+  input: SearchInput,
+  dispatch: Dispatch,
+  payloads: PayloadAccess,
+): Promise<SearchOutcome> {
   const stats: SearchStats = { scored: 0 };
   const steps = searchSteps(memory, config, input, stats);
   let step = steps.next();
   while (step.done !== true) {
     const work = step.value;
-    const portable = threadWork(work);
+    const portable = threadWork(work, payloads);
     let hits: SearchHits;
     if (portable === undefined) {
       hits = scoreHere(memory, work, stats);
@@ -34,17 +48,22 @@ export async function searchSegmentParallel(memory: SegmentReader, config: Colle
   return step.value;
 }
 
-/** The work as data a thread can take, or undefined when it needs this thread's predicate. */
-export function threadWork(work: SearchWork): ThreadWork | undefined {
+/** The work as data a thread can take, or undefined when it needs payloads threads cannot read yet. */
+export function threadWork(work: SearchWork, payloads: PayloadAccess): ThreadWork | undefined {
+  const byFilter = work.accept !== undefined && (work.kind === 'slots' || work.acceptBits === undefined);
+  if (byFilter && work.filter === undefined) return undefined;
+  if (byFilter && !payloads.shared) {
+    payloads.want();
+    return undefined;
+  }
+  const filter = byFilter && work.filter !== undefined ? portableFilter(work.filter) : undefined;
   switch (work.kind) {
     case 'slots':
-      return { kind: 'slots', query: work.query, k: work.k, slots: work.slots };
+      return { kind: 'slots', query: work.query, k: work.k, slots: work.slots, filter };
     case 'graph':
-      if (work.accept !== undefined && work.acceptBits === undefined) return undefined;
-      return { kind: 'graph', query: work.query, k: work.k, ef: work.ef, acceptBits: work.acceptBits, twoHop: work.twoHop };
+      return { kind: 'graph', query: work.query, k: work.k, ef: work.ef, acceptBits: work.acceptBits, filter, twoHop: work.twoHop };
     case 'flat':
-      if (work.accept !== undefined && work.acceptBits === undefined) return undefined;
-      return { kind: 'flat', query: work.query, k: work.k, acceptBits: work.acceptBits };
+      return { kind: 'flat', query: work.query, k: work.k, acceptBits: work.acceptBits, filter };
   }
 }
 

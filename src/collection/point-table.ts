@@ -5,9 +5,11 @@
  *
  * Invariant: `ids[s] !== undefined` exactly when `live[s] === 1` and `slotOf(ids[s]) === s`.
  */
-import { grownArray } from '../core/shared-array.js';
+
 import type { PointId } from '../core/point-id.js';
+import { grownArray } from '../core/shared-array.js';
 import type { SlotTable } from '../index/vector-index.js';
+import { type SharedPayloadArrays, SharedPayloadWriter } from '../payload/shared-payloads.js';
 
 export type Payload = Record<string, unknown>;
 
@@ -23,6 +25,14 @@ export class PointTable implements SlotTable {
   private live: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
   private readonly freeSlots: number[] = [];
   private highWater = 0;
+  /**
+   * The payloads (and ids) as records in shared memory, for search threads' filter predicates;
+   * made on first need (`startSharingPayloads`), then kept in step with every change. While it is
+   * being filled, slots below `sharedUpTo` are kept in step and the rest are copied as it goes.
+   */
+  private shared: SharedPayloadWriter | undefined;
+  private sharedUpTo = 0;
+  private sharedReady = false;
 
   get slotCount(): number {
     return this.highWater;
@@ -87,6 +97,7 @@ export class PointTable implements SlotTable {
     }
     this.versions[slot] = version;
     this.payloads[slot] = payload;
+    this.mirror(slot);
     return slot;
   }
 
@@ -106,6 +117,7 @@ export class PointTable implements SlotTable {
     this.ids[slot] = id;
     this.versions[slot] = version;
     this.payloads[slot] = payload;
+    this.mirror(slot);
   }
 
   /**
@@ -119,6 +131,7 @@ export class PointTable implements SlotTable {
     this.live[slot] = 0;
     this.ids[slot] = undefined;
     this.payloads[slot] = undefined;
+    this.mirror(slot);
     if (reusable) this.freeSlots.push(slot);
     return slot;
   }
@@ -137,12 +150,59 @@ export class PointTable implements SlotTable {
     this.ids[slot] = id;
     this.versions[slot] = version;
     this.payloads[slot] = payload;
+    this.mirror(slot);
   }
 
   /** Recomputes the free list: every slot below the high-water mark that is neither live nor held. */
   rebuildFreeSlots(isHeld: (slot: number) => boolean): void {
     this.freeSlots.length = 0;
     for (let slot = this.highWater - 1; slot >= 0; slot--) if (this.live[slot] !== 1 && !isHeld(slot)) this.freeSlots.push(slot);
+  }
+
+  // ---- payloads in shared memory ---------------------------------------------------------------
+
+  /** Starts keeping the payloads in shared memory; `sharePayloads` fills it. */
+  startSharingPayloads(): void {
+    this.shared ??= new SharedPayloadWriter();
+  }
+
+  /** Whether `startSharingPayloads` was called. */
+  get sharingPayloads(): boolean {
+    return this.shared !== undefined;
+  }
+
+  /** Copies up to `count` more slots' payloads into shared memory; returns whether all are there. */
+  sharePayloads(count: number): boolean {
+    const shared = this.shared;
+    if (shared === undefined) throw new Error('startSharingPayloads first');
+    const end = Math.min(this.highWater, this.sharedUpTo + count);
+    for (let slot = this.sharedUpTo; slot < end; slot++) {
+      const id = this.ids[slot];
+      if (id !== undefined) shared.set(slot, id, this.payloads[slot] as Payload);
+    }
+    this.sharedUpTo = end;
+    this.sharedReady = end === this.highWater;
+    return this.sharedReady;
+  }
+
+  /** The shared payload records once every slot is there (undefined before); replaced when they grow or are compacted. */
+  get sharedPayloads(): SharedPayloadArrays | undefined {
+    return this.sharedReady ? this.shared?.arrays() : undefined;
+  }
+
+  /** Bytes the shared payload records reserve (0 when not shared). */
+  get sharedPayloadBytes(): number {
+    return this.shared?.allocatedBytes ?? 0;
+  }
+
+  /** Keeps the shared record of `slot` in step with the table (the caller holds off readers: a write step). */
+  private mirror(slot: number): void {
+    const shared = this.shared;
+    if (shared === undefined || (!this.sharedReady && slot >= this.sharedUpTo)) return;
+    const id = this.ids[slot];
+    if (id === undefined) shared.clear(slot);
+    else shared.set(slot, id, this.payloads[slot] as Payload);
+    if (shared.wantsCompaction) shared.compact();
   }
 
   /** Live slots in slot order. */

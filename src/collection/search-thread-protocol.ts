@@ -6,6 +6,8 @@
 import type { Distance } from '../core/distance.js';
 import type { SharedGraphArrays } from '../index/hnsw/hnsw-graph.js';
 import type { InsertJob } from '../index/hnsw/insert-job.js';
+import type { SharedPayloadArrays } from '../payload/shared-payloads.js';
+import type { PortableFilter } from '../payload/thread-filter.js';
 import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
 import type { SegmentHeader, StoredVectorContext } from './segment.js';
 
@@ -21,11 +23,22 @@ export interface SegmentSpec {
   readonly scratchAreas: number;
 }
 
-/** Search work a thread can do: no predicates, only data (collection-search.ts SearchWork). */
+/**
+ * Search work a thread can do, as data (collection-search.ts SearchWork): a slot passes when it is
+ * in `acceptBits`, or else when it passes `filter`, run on the shared payload records.
+ */
 export type ThreadWork =
-  | { readonly kind: 'graph'; readonly query: Float32Array; readonly k: number; readonly ef: number; readonly acceptBits?: Uint32Array; readonly twoHop?: boolean }
-  | { readonly kind: 'flat'; readonly query: Float32Array; readonly k: number; readonly acceptBits?: Uint32Array }
-  | { readonly kind: 'slots'; readonly query: Float32Array; readonly k: number; readonly slots: Int32Array };
+  | {
+      readonly kind: 'graph';
+      readonly query: Float32Array;
+      readonly k: number;
+      readonly ef: number;
+      readonly acceptBits?: Uint32Array;
+      readonly filter?: PortableFilter;
+      readonly twoHop?: boolean;
+    }
+  | { readonly kind: 'flat'; readonly query: Float32Array; readonly k: number; readonly acceptBits?: Uint32Array; readonly filter?: PortableFilter }
+  | { readonly kind: 'slots'; readonly query: Float32Array; readonly k: number; readonly slots: Int32Array; readonly filter?: PortableFilter };
 
 export type ToThread =
   | {
@@ -35,8 +48,15 @@ export type ToThread =
       readonly memory: WebAssembly.Memory;
       readonly graph: SharedGraphArrays | null;
       readonly live: Uint8Array<ArrayBufferLike>;
+      readonly payloads: SharedPayloadArrays | null;
     }
-  | { readonly type: 'remap'; readonly key: number; readonly graph: SharedGraphArrays | null; readonly live: Uint8Array<ArrayBufferLike> }
+  | {
+      readonly type: 'remap';
+      readonly key: number;
+      readonly graph: SharedGraphArrays | null;
+      readonly live: Uint8Array<ArrayBufferLike>;
+      readonly payloads: SharedPayloadArrays | null;
+    }
   | { readonly type: 'detach'; readonly key: number }
   /**
    * Run one slice (about `sliceMs`) of calibration `job` on a segment (collection/recall-calibration.ts);

@@ -13,15 +13,17 @@ import { FlatIndex } from '../index/flat/flat-index.js';
 import { HnswGraph } from '../index/hnsw/hnsw-graph.js';
 import { HnswIndex } from '../index/hnsw/hnsw-index.js';
 import type { SearchHits, SearchStats, SlotTable } from '../index/vector-index.js';
-import type { SegmentHeader } from './segment.js';
 import { createKernel, createSq8Kernel, type DistanceKernel } from '../kernels/distance-kernel.js';
+import { MipsGraphKernel } from '../kernels/mips-graph-kernel.js';
 import type { SlotArena } from '../kernels/slot-arena.js';
 import { Sq8Arena } from '../kernels/sq8-arena.js';
-import { MipsGraphKernel } from '../kernels/mips-graph-kernel.js';
 import { VectorArena } from '../kernels/vector-arena.js';
+import { type SharedPayloadArrays, SharedPayloadReader } from '../payload/shared-payloads.js';
+import { recordPredicate } from '../payload/thread-filter.js';
 import { type CalibrationReader, type CalibrationResult, calibrateEf } from './recall-calibration.js';
 import type { FromThread, SearchReply, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
-import type { StoredVectorContext } from './segment.js';
+import type { SegmentHeader, StoredVectorContext } from './segment.js';
+import { SlotMemo } from './slot-memo.js';
 
 /** The slots as a thread sees them: liveness from the shared flags, counts from each search. */
 class SharedSlotTable implements SlotTable {
@@ -48,6 +50,10 @@ interface SegmentView {
   /** The kernel a Dot graph is built with (kernels/mips-graph-kernel.ts), following the owner's norms. */
   readonly mips: MipsGraphKernel | undefined;
   hnsw: HnswIndex | undefined;
+  /** The payload records, once the owner shares them (filters no index answers run on them). */
+  payloads: SharedPayloadReader | undefined;
+  /** A filter's answers per slot during one search (a filtered walk meets rejected nodes again and again). */
+  readonly filterMemo: SlotMemo;
   /** Calibrations under way on this segment, by job (collection/ef-calibration.ts sends their slices). */
   readonly calibrations: Map<number, Generator<void, CalibrationResult | undefined, void>>;
 }
@@ -55,7 +61,7 @@ interface SegmentView {
 const scratchIndex = (workerData as { scratchIndex: number }).scratchIndex;
 const views = new Map<number, SegmentView>();
 
-function attach(spec: SegmentSpec, memory: WebAssembly.Memory, graph: ToThreadGraph, live: Uint8Array<ArrayBufferLike>): SegmentView {
+function attach(spec: SegmentSpec, memory: WebAssembly.Memory, graph: ToThreadGraph, live: Uint8Array<ArrayBufferLike>, payloads: SharedPayloadArrays | null): SegmentView {
   const layout = { scratchAreas: spec.scratchAreas, scratchIndex, memory };
   let arena: SlotArena;
   let kernel: DistanceKernel;
@@ -70,9 +76,46 @@ function attach(spec: SegmentSpec, memory: WebAssembly.Memory, graph: ToThreadGr
   }
   const table = new SharedSlotTable(live);
   const mips = spec.distance === 'Dot' && spec.m !== null ? new MipsGraphKernel(arena, kernel) : undefined;
-  const view: SegmentView = { spec, arena, table, kernel, mips, flat: new FlatIndex(arena, kernel, table), hnsw: undefined, calibrations: new Map() };
+  const view: SegmentView = {
+    spec,
+    arena,
+    table,
+    kernel,
+    mips,
+    flat: new FlatIndex(arena, kernel, table),
+    hnsw: undefined,
+    payloads: undefined,
+    filterMemo: new SlotMemo(),
+    calibrations: new Map(),
+  };
   view.hnsw = graphIndex(view, graph);
+  followPayloads(view, payloads);
   return view;
+}
+
+function followPayloads(view: SegmentView, payloads: SharedPayloadArrays | null): void {
+  if (payloads === null) view.payloads = undefined;
+  else if (view.payloads === undefined) view.payloads = new SharedPayloadReader(payloads);
+  else view.payloads.follow(payloads);
+}
+
+/** The test a slot must pass, if the work has one: its bitset, or its filter run on the payload records. */
+function acceptorOf(view: SegmentView, work: ThreadWork): ((slot: number) => boolean) | undefined {
+  const bits = 'acceptBits' in work ? work.acceptBits : undefined;
+  if (bits !== undefined) return (slot) => hasBit(bits, slot);
+  if (work.filter === undefined) return undefined;
+  const payloads = view.payloads;
+  if (payloads === undefined) throw new Error('a filter sent before the payloads it reads');
+  const predicate = recordPredicate(payloads, work.filter);
+  const { table, filterMemo: memo } = view;
+  memo.reset(table.slotCount);
+  return (slot) => {
+    const known = memo.get(slot);
+    if (known !== undefined) return known;
+    const result = table.isLive(slot) && predicate(slot);
+    memo.set(slot, result);
+    return result;
+  };
 }
 
 type ToThreadGraph = Extract<ToThread, { type: 'attach' }>['graph'];
@@ -142,18 +185,17 @@ function calibrationSlice(view: SegmentView, message: Extract<ToThread, { type: 
 function run(view: SegmentView, header: SegmentHeader, work: ThreadWork, stats: SearchStats): SearchHits {
   // The writer may have grown the memory since the last search: follow it.
   follow(view, header);
-  const bits = 'acceptBits' in work ? work.acceptBits : undefined;
-  const accept = bits === undefined ? undefined : (slot: number): boolean => hasBit(bits, slot);
+  const accept = acceptorOf(view, work);
   switch (work.kind) {
     case 'graph': {
       const hnsw = view.hnsw;
       if (hnsw === undefined) throw new Error('graph search on a segment without a graph');
-      return hnsw.search({ query: work.query, k: work.k, ef: work.ef, acceptBits: bits, twoHop: work.twoHop, keepTies: true, stats });
+      return hnsw.search({ query: work.query, k: work.k, ef: work.ef, accept, acceptBits: work.acceptBits, twoHop: work.twoHop, keepTies: true, stats });
     }
     case 'flat':
       return view.flat.search({ query: work.query, k: work.k, accept, keepTies: true, stats });
     case 'slots':
-      return view.flat.scoreSlots(work.query, work.slots, work.k, stats, true);
+      return view.flat.scoreSlots(work.query, accept === undefined ? work.slots : work.slots.filter(accept), work.k, stats, true);
   }
 }
 
@@ -162,13 +204,14 @@ if (port === null) throw new Error('search-thread.js runs as a worker thread');
 port.on('message', (message: ToThread) => {
   switch (message.type) {
     case 'attach':
-      views.set(message.key, attach(message.spec, message.memory, message.graph, message.live));
+      views.set(message.key, attach(message.spec, message.memory, message.graph, message.live, message.payloads));
       return;
     case 'remap': {
       const view = views.get(message.key);
       if (view === undefined) return;
       view.table.live = message.live;
       view.hnsw = graphIndex(view, message.graph);
+      followPayloads(view, message.payloads);
       return;
     }
     case 'detach':

@@ -11,7 +11,7 @@ import type { InsertJob } from '../index/hnsw/insert-job.js';
 import type { SearchHits } from '../index/vector-index.js';
 import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
 import type { FromThread, SearchItem, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
-import type { StoredVectorContext, SegmentHeader, SharedSegmentState } from './segment.js';
+import type { SegmentHeader, SharedSegmentState, StoredVectorContext } from './segment.js';
 
 interface Pending {
   readonly resolve: (result: { hits: SearchHits; scored: number }) => void;
@@ -82,13 +82,13 @@ export class SearchThreads {
   /** Gives every thread a view of a segment; returns the key later messages name it by. */
   attach(spec: SegmentSpec, state: SharedSegmentState): number {
     const key = this.nextKey++;
-    this.broadcast({ type: 'attach', key, spec, memory: state.memory, graph: state.graph, live: state.live });
+    this.broadcast({ type: 'attach', key, spec, memory: state.memory, graph: state.graph, live: state.live, payloads: state.payloads });
     return key;
   }
 
   /** The segment's arrays were replaced by larger ones. */
   remap(key: number, state: SharedSegmentState): void {
-    this.broadcast({ type: 'remap', key, graph: state.graph, live: state.live });
+    this.broadcast({ type: 'remap', key, graph: state.graph, live: state.live, payloads: state.payloads });
   }
 
   detach(key: number): void {

@@ -5,13 +5,14 @@
  * through the read-only `SegmentReader`. Everything here is synchronous: a caller applies a whole
  * batch in one event-loop turn, so searches see it wholly or not at all.
  */
+
+import { FlatIndex } from '../index/flat/flat-index.js';
 import { checkIntegrity } from '../index/hnsw/check-integrity.js';
 import { decodeGraphInto, encodeGraph } from '../index/hnsw/graph-codec.js';
-import { ALWAYS_CHECK_EVERYTHING_BELOW, ALWAYS_CHECK_REACHABILITY_BELOW, CONNECTIVITY_CHECK_SHARE, HnswIndex } from '../index/hnsw/hnsw-index.js';
 import type { SharedGraphArrays } from '../index/hnsw/hnsw-graph.js';
+import { ALWAYS_CHECK_EVERYTHING_BELOW, ALWAYS_CHECK_REACHABILITY_BELOW, CONNECTIVITY_CHECK_SHARE, HnswIndex } from '../index/hnsw/hnsw-index.js';
 import type { InsertJob } from '../index/hnsw/insert-job.js';
 import { VisitedSet } from '../index/hnsw/visited-set.js';
-import { FlatIndex } from '../index/flat/flat-index.js';
 import type { SearchHits, SearchOptions, SearchStats } from '../index/vector-index.js';
 import { createKernel, createSq8Kernel, type DistanceKernel } from '../kernels/distance-kernel.js';
 import { MipsGraphKernel, type MipsNorms } from '../kernels/mips-graph-kernel.js';
@@ -19,6 +20,7 @@ import type { SlotArena } from '../kernels/slot-arena.js';
 import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { VectorArena } from '../kernels/vector-arena.js';
 import { PayloadIndex } from '../payload/payload-index.js';
+import type { SharedPayloadArrays } from '../payload/shared-payloads.js';
 import type { StoredVector } from '../storage/point-record.js';
 import type { CollectionConfig } from './collection-config.js';
 import { type Payload, PointTable, type PointTableReader } from './point-table.js';
@@ -33,6 +35,8 @@ export interface MemoryStats {
   readonly graphBytesAllocated: number;
   /** Graph nodes, tombstones included. */
   readonly graphNodes: number;
+  /** The payload records search threads read (0 until a filter predicate first needs them on a thread). */
+  readonly sharedPayloadBytesAllocated: number;
 }
 
 /** A validated point, its vector as the record stores it (float32, normalised under Cosine, or sq8 codes). */
@@ -66,6 +70,8 @@ export interface SharedSegmentState {
   readonly memory: WebAssembly.Memory;
   readonly graph: SharedGraphArrays | null;
   readonly live: Uint8Array<ArrayBufferLike>;
+  /** The payload records, once shared (`Segment.sharePayloads`); threads run filter predicates on them. */
+  readonly payloads: SharedPayloadArrays | null;
 }
 
 /**
@@ -199,7 +205,21 @@ export class Segment implements SegmentReader {
 
   /** The memory search threads read; its arrays are replaced when they grow (compare them). */
   sharedState(): SharedSegmentState {
-    return { memory: this.arena.wasmMemory, graph: this.hnsw?.graph.sharedArrays() ?? null, live: this.points.sharedLive };
+    return { memory: this.arena.wasmMemory, graph: this.hnsw?.graph.sharedArrays() ?? null, live: this.points.sharedLive, payloads: this.points.sharedPayloads ?? null };
+  }
+
+  /**
+   * Copies up to `count` more points' payloads into shared memory, starting to share them if not
+   * yet (collection.ts does this in slices on first need); returns whether all are there.
+   */
+  sharePayloads(count: number): boolean {
+    this.points.startSharingPayloads();
+    return this.points.sharePayloads(count);
+  }
+
+  /** Whether the payloads are in shared memory, every one of them. */
+  get payloadsShared(): boolean {
+    return this.points.sharedPayloads !== undefined;
   }
 
   header(): SegmentHeader {
@@ -226,6 +246,7 @@ export class Segment implements SegmentReader {
       vectorBytesAllocated: this.arena.slotCapacity * this.arena.slotBytes,
       graphBytesAllocated: graph?.allocatedBytes ?? 0,
       graphNodes: graph?.nodeCount ?? 0,
+      sharedPayloadBytesAllocated: this.points.sharedPayloadBytes,
     };
   }
 

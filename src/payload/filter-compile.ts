@@ -14,18 +14,36 @@ export type PayloadPredicate = (payload: Record<string, unknown>, id: string) =>
 export type ConditionCounts = ReadonlyMap<Condition, { readonly expected: number }>;
 
 /**
- * Compiles a filter. With `counts`, checks run most-selective first where that decides sooner:
- * `must` by fewest expected matches (the likeliest to fail), `must_not` and `should` by most (the
- * likeliest to end the check). The answer is the same in any order; only the work differs.
+ * Compiles a filter. With `counts`, checks run most-selective first where that decides sooner
+ * (`orderFilter`); without, in the order given.
  */
 export function compileFilter(filter: Filter, counts?: ConditionCounts): PayloadPredicate {
-  const expected = (c: Condition): number => counts?.get(c)?.expected ?? Number.POSITIVE_INFINITY;
+  return compileOrdered(counts === undefined ? filter : orderFilter(filter, counts));
+}
+
+/**
+ * The filter with its conditions in the order that decides soonest, at every level: `must` by
+ * fewest expected matches (the likeliest to fail), `must_not` and `should` by most (the likeliest
+ * to end the check). The answer is the same in any order; only the work differs.
+ */
+export function orderFilter(filter: Filter, counts: ConditionCounts): Filter {
+  const expected = (c: Condition): number => counts.get(c)?.expected ?? Number.POSITIVE_INFINITY;
   const order = (conditions: readonly Condition[], direction: 1 | -1): Condition[] =>
-    counts === undefined ? [...conditions] : [...conditions].sort((a, b) => direction * (expected(a) - expected(b)) || 0);
-  const must = order(filter.must, 1).map((c) => compileCondition(c, counts));
-  const mustNot = order(filter.mustNot, -1).map((c) => compileCondition(c, counts));
-  const should = order(filter.should, -1).map((c) => compileCondition(c, counts));
-  const minShould = filter.minShould === undefined ? undefined : compileMinShould(filter.minShould.conditions, filter.minShould.minCount, counts);
+    [...conditions].sort((a, b) => direction * (expected(a) - expected(b)) || 0).map((c) => orderCondition(c, counts));
+  const ordered: Filter = { must: order(filter.must, 1), mustNot: order(filter.mustNot, -1), should: order(filter.should, -1) };
+  if (filter.minShould === undefined) return ordered;
+  return { ...ordered, minShould: { conditions: filter.minShould.conditions.map((c) => orderCondition(c, counts)), minCount: filter.minShould.minCount } };
+}
+
+function orderCondition(condition: Condition, counts: ConditionCounts): Condition {
+  return condition.kind === 'nested' || condition.kind === 'elements' ? { ...condition, filter: orderFilter(condition.filter, counts) } : condition;
+}
+
+function compileOrdered(filter: Filter): PayloadPredicate {
+  const must = filter.must.map(compileCondition);
+  const mustNot = filter.mustNot.map(compileCondition);
+  const should = filter.should.map(compileCondition);
+  const minShould = filter.minShould === undefined ? undefined : compileMinShould(filter.minShould.conditions, filter.minShould.minCount);
   return (payload, id) => {
     for (const p of must) if (!p(payload, id)) return false;
     for (const p of mustNot) if (p(payload, id)) return false;
@@ -37,8 +55,8 @@ export function compileFilter(filter: Filter, counts?: ConditionCounts): Payload
 }
 
 /** At least `minCount` of the conditions hold; stops as soon as the answer is known. */
-function compileMinShould(conditions: readonly Condition[], minCount: number, counts: ConditionCounts | undefined): PayloadPredicate {
-  const checks = conditions.map((c) => compileCondition(c, counts));
+function compileMinShould(conditions: readonly Condition[], minCount: number): PayloadPredicate {
+  const checks = conditions.map(compileCondition);
   return (payload, id) => {
     let held = 0;
     for (let i = 0; i < checks.length; i++) {
@@ -50,16 +68,16 @@ function compileMinShould(conditions: readonly Condition[], minCount: number, co
   };
 }
 
-function compileCondition(condition: Condition, counts: ConditionCounts | undefined): PayloadPredicate {
+function compileCondition(condition: Condition): PayloadPredicate {
   switch (condition.kind) {
     case 'nested':
-      return compileFilter(condition.filter, counts);
+      return compileOrdered(condition.filter);
     case 'has_id': {
       const ids = condition.ids;
       return (_payload, id) => ids.has(id);
     }
     case 'elements':
-      return compileElements(condition, counts);
+      return compileElements(condition);
     case 'is_empty': {
       const { key, parts, projections } = condition;
       // Empty: no value at the key, or only nulls and empty arrays.
@@ -78,8 +96,8 @@ function compileCondition(condition: Condition, counts: ConditionCounts | undefi
 const isNonEmpty = (value: unknown): boolean => value !== null && !(Array.isArray(value) && value.length === 0);
 
 /** Some array at the key has an object element that passes the inner filter by itself. */
-function compileElements(condition: ElementsCondition, counts: ConditionCounts | undefined): PayloadPredicate {
-  const inner = compileFilter(condition.filter, counts);
+function compileElements(condition: ElementsCondition): PayloadPredicate {
+  const inner = compileOrdered(condition.filter);
   const { key, parts, projections } = condition;
   // The point's id for the inner filter's has_id; set before each walk (evaluation is synchronous).
   let currentId = '';

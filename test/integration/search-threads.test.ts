@@ -40,12 +40,12 @@ for (const [name, config] of [
       const choice = rng.int(3);
       if (choice === 0 || live.length < 3) {
         const g = nextGroup++;
-        await c.upsert(Array.from({ length: GROUP }, (_, i) => ({ id: `g${g}-${i}`, vector: vectorOf(rng), payload: { group: g, i } })));
+        await c.upsert(Array.from({ length: GROUP }, (_, i) => ({ id: `g${g}-${i}`, vector: vectorOf(rng), payload: { group: g, i, tag: `g${g}` } })));
         groups.set(g, c.getPoint(`g${g}-0`).version);
       } else if (choice === 1) {
         // Re-upsert a whole group with new vectors: the graph takes new slots, old ones become tombstones.
         const g = rng.pick(live);
-        await c.upsert(Array.from({ length: GROUP }, (_, i) => ({ id: `g${g}-${i}`, vector: vectorOf(rng), payload: { group: g, i } })));
+        await c.upsert(Array.from({ length: GROUP }, (_, i) => ({ id: `g${g}-${i}`, vector: vectorOf(rng), payload: { group: g, i, tag: `g${g}` } })));
         groups.set(g, c.getPoint(`g${g}-0`).version);
       } else {
         const g = rng.pick(live);
@@ -59,7 +59,15 @@ for (const [name, config] of [
     const search = async (): Promise<void> => {
       const g = rng.int(nextGroup);
       const before = groups.get(g);
-      const filter = parseFilter({ must: [{ key: 'group', match: { value: g } }] }, 'filter');
+      // The index answers the first; the others need the payloads, which threads read from shared memory.
+      const filter = parseFilter(
+        rng.pick([
+          { must: [{ key: 'group', match: { value: g } }] },
+          { must: [{ key: 'group', match: { value: g } }, { key: 'i', values_count: { gte: 1 } }] },
+          { must: [{ key: 'tag', type: 'regex', match: { value: `^g${g}$` } }] },
+        ]),
+        'filter',
+      );
       const [filtered, unfiltered] = await Promise.all([
         c.searchParallel({ vector: vectorOf(rng), limit: 2 * GROUP, filter, params: { exact: rng.int(2) === 0 } }, { spread: true }),
         c.searchParallel({ vector: vectorOf(rng), limit: 10, with_vector: true }, { spread: true }),
@@ -95,6 +103,7 @@ for (const [name, config] of [
       assert.deepEqual((await c.searchParallel(body, { spread: true })).points, c.searchExplained(body).points, `seed ${seed}: query ${i}`);
     }
     assert.ok(searches >= 640, `${searches} searches ran`);
+    assert.ok(c.threadWorkCounts().filtered > 50, `${c.threadWorkCounts().filtered} searches ran a filter on a thread`);
     assert.deepEqual(c.checkIntegrity(), []);
   });
 }

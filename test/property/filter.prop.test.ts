@@ -13,6 +13,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { compileFilter } from '../../src/payload/filter-compile.js';
 import { parseFilter } from '../../src/payload/filter-parse.js';
+import { SharedPayloadReader, SharedPayloadWriter } from '../../src/payload/shared-payloads.js';
+import { portableFilter, recordPredicate } from '../../src/payload/thread-filter.js';
 import { testSeed } from '../helpers/data.js';
 import { fieldConditionArb, filterArb, outcomes, payloadArb, qdrantConditionArb, refCondition, refFilter } from '../helpers/filter-reference.js';
 
@@ -65,5 +67,28 @@ test(`single conditions agree with the reference on every payload (seed ${SEED +
       }
     }),
     { seed: SEED + 1, numRuns: 2000 },
+  );
+});
+
+test(`filters as search threads run them (sent as data, on shared payload records) agree with the reference (seed ${SEED + 2})`, () => {
+  fc.assert(
+    fc.property(filterArb(2, { hasId: true }), fc.array(payloadArb, { minLength: 1, maxLength: 4 }), (filter, payloads) => {
+      const parsed = parseFilter(filter);
+      assert.ok(parsed !== undefined);
+      const writer = new SharedPayloadWriter();
+      const ids = payloads.map((_, i) => (i % 2 === 0 ? `p${i}` : String(i)));
+      payloads.forEach((payload, slot) => {
+        writer.set(slot, ids[slot] as string, payload);
+      });
+      // What crosses to a thread: a structured clone of the filter and of the shared arrays.
+      const [sent, arrays] = structuredClone([portableFilter(parsed), writer.arrays()]);
+      const accept = recordPredicate(new SharedPayloadReader(arrays), sent);
+      payloads.forEach((payload, slot) => {
+        const expected = refFilter(filter, payload, ids[slot]);
+        assert.equal(accept(slot), expected, `filter ${JSON.stringify(filter)}\npayload ${JSON.stringify(payload)} id ${ids[slot]}`);
+      });
+      assert.equal(accept(payloads.length), false, 'a slot without a record');
+    }),
+    { seed: SEED + 2, numRuns: 1500 },
   );
 });
