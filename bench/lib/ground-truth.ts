@@ -62,7 +62,8 @@ export function exactDistance(dataset: AnnDataset, qi: number, row: number): num
   return distance(dataset.metric, q, b, norm(q), norm(b));
 }
 
-export function computeExactTopK(dataset: AnnDataset, k: number, progress?: (done: number, total: number) => void): ExactNeighbours {
+/** The exact top-k of every query; with `accept`, among the base rows it accepts only (a filter's ground truth). */
+export function computeExactTopK(dataset: AnnDataset, k: number, progress?: (done: number, total: number) => void, accept?: (row: number) => boolean): ExactNeighbours {
   const { metric } = dataset;
   const base = dataset.base.rows;
   const queries = dataset.queries.rows;
@@ -80,6 +81,7 @@ export function computeExactTopK(dataset: AnnDataset, k: number, progress?: (don
     topIds.fill(-1);
     topDist.fill(Number.POSITIVE_INFINITY);
     for (let r = 0; r < n; r++) {
+      if (accept !== undefined && !accept(r)) continue;
       const d = distance(metric, q, base[r] as Float32Array, qNorm, baseNorms[r] as number);
       // Strictly closer only, so the lower index wins a tie.
       if (d >= (topDist[kk - 1] as number)) continue;

@@ -16,6 +16,8 @@ export interface TargetResult {
   batch?: BatchReport;
   writes?: UnderWritesReport;
   restart?: RestartReport;
+  /** kith only: searches with a filter no payload index answers (a collection without payload indexes). */
+  filtered?: { readonly one: ServedLoad; readonly many: ServedLoad; readonly recall: number };
 }
 
 type Cell = number | undefined;
@@ -62,6 +64,12 @@ function rows(results: readonly TargetResult[], clients: number): Row[] {
     { name: 'restart: next 900 p50 ms', cells: col((r) => r.restart?.next_900.p50_ms) },
     { name: 'restart: server CPU ms/query, first 1000', cells: col((r) => r.restart?.first_1000_server_cpu_ms_per_query) },
     { name: 'restart: first fast query (ms after spawn)', cells: col((r) => r.restart?.first_fast_query_ms ?? undefined) },
+    { name: 'filter no index answers: 1 client server CPU ms/query', cells: col((r) => r.filtered?.one.server_cpu_ms_per_query) },
+    { name: 'filter no index answers: 1 client QPS', cells: col((r) => r.filtered?.one.qps_median) },
+    { name: `filter no index answers: ${clients} clients QPS`, cells: col((r) => r.filtered?.many.qps_median) },
+    { name: `filter no index answers: ${clients} clients p99 ms`, cells: col((r) => r.filtered?.many.latency.p99_ms) },
+    { name: `filter no index answers: ${clients} clients server cores busy`, cells: col((r) => r.filtered?.many.server_cores) },
+    { name: 'filter no index answers: recall@10', cells: col((r) => r.filtered?.recall) },
   ];
 }
 
@@ -98,6 +106,8 @@ export function printReport(results: readonly TargetResult[], params: Record<str
       p99_writes_ratio: r.writes !== undefined && r.one !== undefined ? round(r.writes.search.latency.p99_ms / r.one.latency.p99_ms, 2) : undefined,
       rss_bytes_per_point: r.rss.per_point_bytes,
       first_fast_query_ms: r.restart?.first_fast_query_ms,
+      filtered_qps_many: r.filtered?.many.qps_median,
+      filtered_recall: r.filtered?.recall,
     };
   }
   const k = results[kithIndex]?.one?.server_cpu_ms_per_query;

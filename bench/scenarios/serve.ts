@@ -3,7 +3,8 @@
  * thread, no schemas: bench/peers/reference-service.mjs), side by side in one run, same data, same
  * requests, same client. Per service, one after another (never both at once: the machine has two
  * cores): load over HTTP, warm up, then CPU per query (1 client), 16 clients, batch search,
- * search latency under a writer, RSS per point, and for kith the first queries after a restart.
+ * search latency under a writer, RSS per point, and for kith the first queries after a restart and
+ * searches with a filter no payload index answers (1 and 16 clients, against filtered ground truth).
  * Recall@10 for both against float64 brute force (cached). The measurements are in
  * lib/serve-measure.ts, the table in lib/serve-report.ts.
  */
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { syntheticDataset } from '../datasets/dataset.js';
 import { GaussianMixture, PEER_MIXTURE } from '../datasets/synthetic.js';
-import { groundTruth, recallAtK } from '../lib/ground-truth.js';
+import { computeExactTopK, type ExactNeighbours, groundTruth, recallAtK } from '../lib/ground-truth.js';
 import { createClient, requestJson } from '../lib/http-client.js';
 import { requireWasmKernels } from '../lib/kernels-check.js';
 import { loadAverage, machineInfo, QUIET_LOAD } from '../lib/machine.js';
@@ -28,8 +29,13 @@ import { encodeSearchBodies, encodeUpsertBatches, loadPoints } from '../lib/work
 
 const COLLECTION = 'serve';
 const FLOOR = 'serve_floor';
+/** The `filtered` phase's collection: the same points, no payload indexes, so its filter runs as a predicate. */
+const PREDICATE = 'serve_predicate';
+/** Three categories of ten: 30% of the points, checked on every node a filtered walk meets. */
+const PREDICATE_FILTER = { must: [{ key: 'category', match: { any: [0, 1, 2] } }] };
+const inPredicate = (row: number): boolean => row % 10 < 3;
 const LIMIT = 10;
-const PHASES = ['floor', 'one', 'many', 'batch', 'writes', 'restart'] as const;
+const PHASES = ['floor', 'one', 'many', 'batch', 'writes', 'restart', 'filtered'] as const;
 type Phase = (typeof PHASES)[number];
 
 const OPTIONS = `  --n <n>              points (default 100000), the peers' Gaussian mixture, cosine, HNSW at kith's defaults
@@ -129,6 +135,13 @@ export const serveScenario: Scenario = {
     const queryTexts = queryBodies.map((b) => b.toString());
     const batchBody = Buffer.from(`{"searches":[${queryTexts.join(',')}]}`);
     const searchPath = `/collections/${COLLECTION}/points/search`;
+    const filteredTexts = encodeSearchBodies(mixture.queries(queryCount), LIMIT, () => ({ filter: PREDICATE_FILTER })).map((b) => b.toString());
+    let filteredTruth: ExactNeighbours | undefined;
+    if (phases.has('filtered')) {
+      const t0 = performance.now();
+      filteredTruth = computeExactTopK(dataset, LIMIT, undefined, inPredicate);
+      log(`filtered ground truth computed in ${round((performance.now() - t0) / 1000, 1)} s`);
+    }
     log(`data: ${n} × ${dim}, ${queryCount} queries, payload {category}; ${upserts.length} upserts of 1000`);
 
     const results: TargetResult[] = [];
@@ -214,6 +227,22 @@ export const serveScenario: Scenario = {
           }
           say(`restart: ready ${result.restart.ready_ms} ms, first 100 p50 ${result.restart.first_100.p50_ms} ms, first fast query at ${result.restart.first_fast_query_ms} ms`);
         }
+        if (filteredTruth !== undefined && target.kind === 'kith') {
+          const fresh = createClient('http', service.url, 1);
+          try {
+            await requestJson(fresh, 'POST', '/collections', { name: PREDICATE, vector_size: dim, distance: 'cosine', hnsw: true, payload_index: false });
+            await loadPoints(fresh, PREDICATE, upserts, n);
+          } finally {
+            fresh.close();
+          }
+          // The first such searches run on the service thread while the payloads are copied for the threads (the warm-up covers it).
+          const filteredJob = { path: `/collections/${PREDICATE}/points/search`, bodies: filteredTexts, warmup: 500, passes };
+          const one = await servedLoad(service, { ...filteredJob, concurrency: 1, keepIds: LIMIT });
+          const many = await servedLoad(service, { ...filteredJob, concurrency: clients });
+          const recall = recallAtK(dataset, filteredTruth, Int32Array.from(one.ids ?? []), LIMIT).recall;
+          result.filtered = { one: { ...one, ids: undefined }, many, recall: round(recall, 4) };
+          say(`filter no index answers: 1 client ${one.qps_median} QPS (${one.server_cpu_ms_per_query} ms CPU/query), ${clients} clients ${many.qps_median} QPS (p99 ${many.latency.p99_ms} ms, ${many.server_cores} cores), recall@10 ${round(recall, 4)}`);
+        }
         results.push(result);
       } finally {
         client.close();
@@ -225,7 +254,21 @@ export const serveScenario: Scenario = {
 
     const after = machineInfo(REPO_DIR);
     log(`uptime after: ${after.uptime ?? ''}`);
-    const params = { n, dim, distance: 'cosine', limit: LIMIT, queries: queryCount, passes, warmup, clients, hnsw: hnswParams ?? null, payload: '{category: i mod 10}', upsert_batch: 1000, writer_batch: 100 };
+    const params = {
+      n,
+      dim,
+      distance: 'cosine',
+      limit: LIMIT,
+      queries: queryCount,
+      passes,
+      warmup,
+      clients,
+      hnsw: hnswParams ?? null,
+      payload: '{category: i mod 10}',
+      upsert_batch: 1000,
+      writer_batch: 100,
+      predicate_filter: PREDICATE_FILTER,
+    };
     const summary = printReport(results, params, machine.uptime, after.uptime);
     if (values['no-write'] !== true) log(`wrote ${writeResult('serve', { scenario: 'serve', machine, uptime_after: after.uptime, params, results, summary })}`);
   },

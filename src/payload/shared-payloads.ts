@@ -184,22 +184,25 @@ export class SharedPayloadReader {
    */
   project(slot: number, keys: ProjectionKeys): Record<string, unknown> {
     const text = this.text;
-    // No prototype: a payload key "__proto__" is a key like any other here, as in JSON.parse's objects.
-    const out = Object.create(null) as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
     let at = this.starts[slot] as number;
-    at += 4 + text.readUInt32LE(at);
-    const entries = text.readUInt32LE(at);
+    at += 4 + u32(text, at);
+    const entries = u32(text, at);
     at += 4;
     let found = 0;
     const wanted = keys.encoded;
     for (let e = 0; e < entries && found < wanted.length; e++) {
-      const keySize = text.readUInt32LE(at);
+      const keySize = u32(text, at);
       const keyAt = at + 4;
       const valueAt = keyAt + keySize;
-      const valueSize = text.readUInt32LE(valueAt);
+      const valueSize = u32(text, valueAt);
       for (let w = 0; w < wanted.length; w++) {
         if (!sameBytes(text, keyAt, keySize, wanted[w] as Buffer)) continue;
-        out[keys.names[w] as string] = JSON.parse(text.toString('utf8', valueAt + 4, valueAt + 4 + valueSize));
+        const name = keys.names[w] as string;
+        const value = parseValue(text, valueAt + 4, valueAt + 4 + valueSize);
+        // As JSON.parse makes it: "__proto__" is an own key like any other.
+        if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+        else out[name] = value;
         found++;
         break;
       }
@@ -207,6 +210,52 @@ export class SharedPayloadReader {
     }
     return out;
   }
+}
+
+function u32(text: Buffer, at: number): number {
+  return ((text[at] as number) | ((text[at + 1] as number) << 8) | ((text[at + 2] as number) << 16) | ((text[at + 3] as number) << 24)) >>> 0;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/**
+ * The JSON text `[start, end)` as a value: scalars (most filtered values) without JSON.parse, which
+ * costs more than the rest of a check; anything else, and any string with an escape or beyond
+ * ASCII, by JSON.parse.
+ */
+function parseValue(text: Buffer, start: number, end: number): unknown {
+  const first = text[start] as number;
+  if (first === QUOTE) {
+    let ascii = true;
+    for (let i = start + 1; i < end - 1 && ascii; i++) {
+      const b = text[i] as number;
+      ascii = b < 0x80 && b !== BACKSLASH;
+    }
+    return ascii ? text.toString('latin1', start + 1, end - 1) : JSON.parse(text.toString('utf8', start, end));
+  }
+  if (first === MINUS || (first >= ZERO && first <= NINE)) {
+    // Up to 15 digits, no fraction or exponent: exact as an integer sum.
+    let i = first === MINUS ? start + 1 : start;
+    if (end - i <= 15) {
+      let n = 0;
+      for (; i < end; i++) {
+        const b = text[i] as number;
+        if (b < ZERO || b > NINE) break;
+        n = n * 10 + (b - ZERO);
+      }
+      if (i === end) return first === MINUS ? -n : n;
+    }
+    // The JSON number grammar is a subset of Number's, with the same value for every number.
+    return Number(text.toString('latin1', start, end));
+  }
+  if (first === 0x74) return true;
+  if (first === 0x66) return false;
+  if (first === 0x6e) return null;
+  return JSON.parse(text.toString('utf8', start, end));
 }
 
 function sameBytes(text: Buffer, at: number, size: number, key: Buffer): boolean {
