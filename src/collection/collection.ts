@@ -16,7 +16,7 @@ import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
 import { type CollectionConfig, type CollectionConfigJson, configToInfo } from './collection-config.js';
 import { type LoadReport, loadCollection } from './collection-load.js';
-import { collectMatches, type ScoredPoint, type SearchOutcome, searchSegment } from './collection-search.js';
+import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchSegment } from './collection-search.js';
 import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from './ef-calibration.js';
 import { checkPointShape, checkSearchInput, type FilterInput, type SearchRequest, toFilter } from './embedded-input.js';
 import { searchSegmentParallel } from './parallel-search.js';
@@ -246,8 +246,9 @@ export class Collection {
 
   /**
    * The service's search: the same answer as `searchExplained`, its scoring run on a search thread
-   * when the database has them (docs/architecture.md, "Search threads"). A search that arrives
-   * while no thread has work runs here instead: a hand-off costs more than a whole small search,
+   * when the database has them (docs/architecture.md, "Search threads"). A lone search runs here
+   * instead — no thread has work, and either no requests queue (service-load.ts) or the search is
+   * a light one (an unfiltered graph walk) — because a hand-off costs more than a small search,
    * and a lone search gains nothing from another thread. `spread`: the caller sends several
    * searches at once (a batch), so each goes to a thread even when they are idle.
    */
@@ -255,7 +256,8 @@ export class Collection {
     this.calibration.touch();
     const checked = checkSearchInput(input);
     const threads = this.threads;
-    if (threads === undefined || !threads.available || this.dropped || (options.spread !== true && threads.idle)) {
+    const backlogged = threads?.backlogged() === true;
+    if (threads === undefined || !threads.available || this.dropped || (options.spread !== true && threads.idle && !(backlogged && this.isHeavy(checked)))) {
       return searchSegment(this.segment, this.config, checked);
     }
     return this.gate.read(() => {
@@ -263,6 +265,16 @@ export class Collection {
       const payloads = { shared: segment.payloadsShared, want: () => this.sharePayloadsInBackground() };
       return searchSegmentParallel(segment, this.config, checked, (work) => this.onThread(threads, work), payloads);
     });
+  }
+
+  /**
+   * A search that costs several hand-offs: filtered (a filtered walk scores several times the
+   * points of a plain one), exact, or on a Flat collection (a scan of every point). An unfiltered
+   * graph walk costs a few hand-offs at most: sending it to a thread cost the serve bench's 16
+   * clients 30–45% on two cores (docs/benchmarks.md).
+   */
+  private isHeavy(input: SearchInput): boolean {
+    return !this.config.hnsw || input.params?.exact === true || (input.filter !== undefined && !isEmptyFilter(input.filter));
   }
 
   /** Pieces of search work sent to threads since start-up: in all, and those whose filter ran on the shared payload records. */

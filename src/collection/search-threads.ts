@@ -12,6 +12,7 @@ import type { SearchHits } from '../index/vector-index.js';
 import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
 import type { FromThread, SearchItem, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
 import type { SegmentHeader, SharedSegmentState, StoredVectorContext } from './segment.js';
+import { ServiceLoad } from './service-load.js';
 
 interface Pending {
   readonly resolve: (result: { hits: SearchHits; scored: number }) => void;
@@ -45,6 +46,7 @@ export class SearchThreads {
   private readonly jobThreads = new Map<number, Thread>();
   private closed = false;
   private flushQueued = false;
+  private readonly serviceLoad = new ServiceLoad();
 
   private constructor(
     count: number,
@@ -66,6 +68,11 @@ export class SearchThreads {
   /** Scratch areas a segment's vector memory needs for this pool: one per thread and the service's. */
   get scratchAreas(): number {
     return this.threads.length + 1;
+  }
+
+  /** Whether a search starting now came from a backlog of requests (service-load.ts); call once per search. */
+  backlogged(): boolean {
+    return this.serviceLoad.backlogged();
   }
 
   /** Whether no thread has a search in flight. */

@@ -95,6 +95,24 @@ for (const payloadIndex of [false, true]) {
     await untilShared(c);
     await assertSameAnswers(c, rng, seed, 'after the copy');
 
+    // A lone search (no spread, threads idle) runs here, filtered or not; a second filtered one in
+    // the same turn of the event loop (requests queuing) goes to a thread.
+    const lone = { vector: vectorOf(rng), limit: 5, filter: parseFilter(FILTERS[3]), params: { strategy: 'flat-scan' as const } };
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const counts = c.threadWorkCounts();
+    const first = c.searchParallel(lone);
+    const queued = c.searchParallel(lone);
+    assert.deepEqual((await first).points, c.searchExplained(lone).points);
+    assert.deepEqual((await queued).points, c.searchExplained(lone).points);
+    assert.equal(c.threadWorkCounts().filtered, counts.filtered + 1, 'of two searches back to back, not just the second went to a thread');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const after = c.threadWorkCounts();
+    await c.searchParallel({ vector: vectorOf(rng), limit: 5 });
+    assert.deepEqual(c.threadWorkCounts(), after, 'a lone search in a new turn went to a thread');
+    // Unfiltered graph walks are light: even back to back, they run here while the threads are idle.
+    await Promise.all([c.searchParallel({ vector: vectorOf(rng), limit: 5 }), c.searchParallel({ vector: vectorOf(rng), limit: 5 })]);
+    assert.deepEqual(c.threadWorkCounts(), after, 'a light search went to a thread');
+
     // Writes keep the records in step: new points, re-upserts with new payloads (and vectors), deletes.
     for (let round = 0; round < 3; round++) {
       await c.upsert(Array.from({ length: 300 }, (_, i) => {
