@@ -91,11 +91,15 @@ export class Collection {
   /** The segment the search threads have a view of, its key there, and the arrays they were given. */
   private posted: { readonly segment: Segment; readonly key: number; readonly state: SharedSegmentState } | undefined;
   private dropped = false;
+  /** `close` was called: background work stops. */
+  private closing = false;
   private readonly calibration: EfCalibration;
   /** Recent wall time per node of a link step, in ms, alone and shared with threads (applyInSteps sizes its steps by it). */
   private readonly msPerLink = { alone: 0.3, shared: 0.15 };
   /** The segment whose payloads are being copied into shared memory, slice by slice. */
   private sharingPayloadsOf: Segment | undefined;
+  /** The segment whose payloads could not be shared, once the failure was logged. */
+  private sharingFailureTold: Segment | undefined;
   /** Pieces of search work sent to threads: in all, and those with a filter run on the payload records. */
   private readonly threadWork = { all: 0, filtered: 0 };
 
@@ -297,18 +301,28 @@ export class Collection {
    */
   private sharePayloadsInBackground(): void {
     const segment = this.segment;
+    if (segment.payloadSharingFailure !== undefined) {
+      // Dropped by a write (the copy outgrew its limit): say so once.
+      if (this.sharingFailureTold !== segment) this.warn(`collection "${this.name}": filters no index answers stay on the service thread`, segment.payloadSharingFailure);
+      this.sharingFailureTold = segment;
+      return;
+    }
     if (this.sharingPayloadsOf === segment || segment.payloadsShared) return;
     this.sharingPayloadsOf = segment;
     const slice = (): void => {
-      if (this.dropped || this.segment !== segment) {
+      if (this.dropped || this.closing || this.segment !== segment) {
         this.sharingPayloadsOf = undefined;
         return;
       }
       const until = performance.now() + SHARE_SLICE_MS;
-      let done = segment.sharePayloads(SHARED_PER_CHECK);
-      while (!done && performance.now() < until) done = segment.sharePayloads(SHARED_PER_CHECK);
-      if (done) this.sharingPayloadsOf = undefined;
-      else setImmediate(slice);
+      let state = segment.sharePayloads(SHARED_PER_CHECK);
+      while (state === 'more' && performance.now() < until) state = segment.sharePayloads(SHARED_PER_CHECK);
+      if (state === 'more') {
+        setImmediate(slice);
+        return;
+      }
+      this.sharingPayloadsOf = undefined;
+      if (state === 'failed') this.sharePayloadsInBackground();
     };
     setImmediate(slice);
   }
@@ -502,6 +516,7 @@ export class Collection {
 
   /** Finishes queued writes and saves the graph if it changed since its last snapshot. */
   async close(): Promise<void> {
+    this.closing = true;
     this.calibration.stop();
     await this.writes.run(() => (this.dropped ? undefined : this.writeSnapshot(1)));
   }

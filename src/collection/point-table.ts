@@ -33,6 +33,11 @@ export class PointTable implements SlotTable {
   private shared: SharedPayloadWriter | undefined;
   private sharedUpTo = 0;
   private sharedReady = false;
+  /** Why sharing the payloads stopped (past the copy's limit): then it stays off for this table. */
+  private sharingFailure: Error | undefined;
+
+  /** `sharedPayloadLimit`: the most bytes of payload records to share (shared-payloads.ts; tests lower it). */
+  constructor(private readonly sharedPayloadLimit?: number) {}
 
   get slotCount(): number {
     return this.highWater;
@@ -161,28 +166,33 @@ export class PointTable implements SlotTable {
 
   // ---- payloads in shared memory ---------------------------------------------------------------
 
-  /** Starts keeping the payloads in shared memory; `sharePayloads` fills it. */
-  startSharingPayloads(): void {
-    this.shared ??= new SharedPayloadWriter();
-  }
-
-  /** Whether `startSharingPayloads` was called. */
-  get sharingPayloads(): boolean {
-    return this.shared !== undefined;
-  }
-
-  /** Copies up to `count` more slots' payloads into shared memory; returns whether all are there. */
-  sharePayloads(count: number): boolean {
+  /**
+   * Copies up to `count` more slots' payloads into shared memory, starting to share them if not
+   * yet: 'done' when all are there, 'more' when some are left, 'failed' when they do not fit
+   * (`payloadSharingFailure` says why; sharing then stays off).
+   */
+  sharePayloads(count: number): 'done' | 'more' | 'failed' {
+    if (this.sharingFailure !== undefined) return 'failed';
+    this.shared ??= new SharedPayloadWriter(this.sharedPayloadLimit);
     const shared = this.shared;
-    if (shared === undefined) throw new Error('startSharingPayloads first');
     const end = Math.min(this.highWater, this.sharedUpTo + count);
-    for (let slot = this.sharedUpTo; slot < end; slot++) {
-      const id = this.ids[slot];
-      if (id !== undefined) shared.set(slot, id, this.payloads[slot] as Payload);
+    try {
+      for (let slot = this.sharedUpTo; slot < end; slot++) {
+        const id = this.ids[slot];
+        if (id !== undefined) shared.set(slot, id, this.payloads[slot] as Payload);
+      }
+    } catch (error) {
+      this.stopSharing(error);
+      return 'failed';
     }
     this.sharedUpTo = end;
     this.sharedReady = end === this.highWater;
-    return this.sharedReady;
+    return this.sharedReady ? 'done' : 'more';
+  }
+
+  /** Why the payloads are not shared and will not be (they outgrew the copy's limit); undefined otherwise. */
+  get payloadSharingFailure(): Error | undefined {
+    return this.sharingFailure;
   }
 
   /** The shared payload records once every slot is there (undefined before); replaced when they grow or are compacted. */
@@ -195,14 +205,29 @@ export class PointTable implements SlotTable {
     return this.shared?.allocatedBytes ?? 0;
   }
 
-  /** Keeps the shared record of `slot` in step with the table (the caller holds off readers: a write step). */
+  /**
+   * Keeps the shared record of `slot` in step with the table (the caller holds off readers: a write
+   * step). A copy that outgrows its limit is dropped rather than failing the write: searches then
+   * run such filters on the service thread, as before the copy.
+   */
   private mirror(slot: number): void {
     const shared = this.shared;
     if (shared === undefined || (!this.sharedReady && slot >= this.sharedUpTo)) return;
     const id = this.ids[slot];
-    if (id === undefined) shared.clear(slot);
-    else shared.set(slot, id, this.payloads[slot] as Payload);
-    if (shared.wantsCompaction) shared.compact();
+    try {
+      if (id === undefined) shared.clear(slot);
+      else shared.set(slot, id, this.payloads[slot] as Payload);
+      if (shared.wantsCompaction) shared.compact();
+    } catch (error) {
+      this.stopSharing(error);
+    }
+  }
+
+  private stopSharing(error: unknown): void {
+    this.shared = undefined;
+    this.sharedUpTo = 0;
+    this.sharedReady = false;
+    this.sharingFailure = error instanceof Error ? error : new Error(String(error));
   }
 
   /** Live slots in slot order. */

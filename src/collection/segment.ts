@@ -210,11 +210,15 @@ export class Segment implements SegmentReader {
 
   /**
    * Copies up to `count` more points' payloads into shared memory, starting to share them if not
-   * yet (collection.ts does this in slices on first need); returns whether all are there.
+   * yet (collection.ts does this in slices on first need): see PointTable.sharePayloads.
    */
-  sharePayloads(count: number): boolean {
-    this.points.startSharingPayloads();
+  sharePayloads(count: number): 'done' | 'more' | 'failed' {
     return this.points.sharePayloads(count);
+  }
+
+  /** Why the payloads are not shared and will not be; undefined otherwise. */
+  get payloadSharingFailure(): Error | undefined {
+    return this.points.payloadSharingFailure;
   }
 
   /** Whether the payloads are in shared memory, every one of them. */

@@ -29,9 +29,15 @@ export interface SharedPayloadArrays {
 /** Garbage below this many bytes is never worth a compaction. */
 const COMPACT_ABOVE = 1 << 20;
 
+/** The most record bytes one writer holds: what one growable SharedArrayBuffer can reach (core/shared-array.ts). */
+export const MAX_RECORD_BYTES = 2 ** 32;
+
 const bufferOf = (bytes: Uint8Array<ArrayBufferLike>): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 
 export class SharedPayloadWriter {
+  /** `limit`: the most record bytes to hold (tests lower it); beyond it `set` throws a RangeError. */
+  constructor(private readonly limit = MAX_RECORD_BYTES) {}
+
   private bytes: Uint8Array<ArrayBufferLike> = sharedArray(Uint8Array, 1 << 16);
   private text: Buffer = bufferOf(this.bytes);
   private starts: Float64Array<ArrayBufferLike> = sharedArray(Float64Array, 1024);
@@ -69,7 +75,7 @@ export class SharedPayloadWriter {
     for (const s of sizes) size += 4 + s;
     this.clear(slot);
     this.reserveSlots(slot + 1);
-    this.reserveBytes(this.end + size);
+    this.ensureRoom(size);
     const start = this.end;
     let at = this.writeText(start, texts[0] as string, sizes[0] as number);
     this.text.writeUInt32LE(keys.length, at);
@@ -98,7 +104,7 @@ export class SharedPayloadWriter {
    */
   compact(): void {
     const live = this.end - this.garbage;
-    const bytes = sharedArray(Uint8Array, Math.max(1 << 16, Math.ceil(live * 1.25)));
+    const bytes = sharedArray(Uint8Array, Math.min(this.limit, Math.max(1 << 16, Math.ceil(live * 1.25))));
     const starts = sharedArray(Float64Array, this.starts.length);
     const lengths = sharedArray(Int32Array, this.lengths.length);
     let at = 0;
@@ -132,9 +138,14 @@ export class SharedPayloadWriter {
     this.lengths = grownArray(Int32Array, this.lengths, capacity);
   }
 
-  private reserveBytes(bytes: number): void {
-    if (bytes <= this.bytes.length) return;
-    this.bytes = grownArray(Uint8Array, this.bytes, Math.max(bytes, Math.ceil(this.bytes.length * 1.5)));
+  /** Room for `size` more bytes at the end: grown in place, or compacted first when the limit is near. */
+  private ensureRoom(size: number): void {
+    if (this.end + size <= this.bytes.length) return;
+    if (this.end + size > this.limit && this.garbage > 0) this.compact();
+    const needed = this.end + size;
+    if (needed <= this.bytes.length) return;
+    if (needed > this.limit) throw new RangeError(`the payloads' shared copy would pass ${this.limit} bytes`);
+    this.bytes = grownArray(Uint8Array, this.bytes, Math.min(this.limit, Math.max(needed, Math.ceil(this.bytes.length * 1.5))));
     this.text = bufferOf(this.bytes);
   }
 }
