@@ -503,8 +503,11 @@ async function runSearch(live: Live, model: Model, config: SeqConfig, spec: Sear
   observeStored(live, model, `${where}: reading new vectors`);
   let outcome: ReturnType<Collection['searchExplained']>;
   try {
+    const filteredBefore = live.c.threadWorkCounts().filtered;
     // spread: through a thread even though nothing else runs (a lone search would run here).
     outcome = config.threads > 0 ? await live.c.searchParallel(toRequest(spec), { spread: true }) : live.c.searchExplained(toRequest(spec));
+    // A filter no index answers checked on a thread, over the shared payload records.
+    if (live.c.threadWorkCounts().filtered > filteredBefore) count(live.stats, 'filter run on a thread');
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     fail('search.threw', `${where}: search ${showSearch(spec)} threw ${String(code ?? '')} ${String(error)}`);
