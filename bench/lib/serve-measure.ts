@@ -6,8 +6,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { runChildWorker } from './child-worker.js';
-import type { HttpClient } from './http-client.js';
+import { createClient, type HttpClient, requestJson } from './http-client.js';
 import type { LoadJob, LoadResult } from './serve-load.js';
+import { loadPoints } from './workload.js';
 import type { ServiceProcess } from './serve-process.js';
 import { median, quantile, round, type LatencySummary, summarizeLatencies } from './stats.js';
 
@@ -183,4 +184,58 @@ export function warmupShape(latencies: readonly number[]): { first_100_mean_ms: 
     last_100_mean_ms: round(mean(latencies.slice(-100)), 3),
     p50_ms: round(quantile(latencies, 0.5), 3),
   };
+}
+
+/**
+ * Waits until no background calibration of `ef` runs on the collection (one starts after a load
+ * and competes with the timed phases for the cores); returns the seconds waited.
+ */
+export async function calibrationSettled(client: HttpClient, collection: string): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const info = (await requestJson(client, 'GET', `/collections/${collection}`)) as { result: { calibration: { running: boolean } } };
+    // A calibration starts as soon as one is due (a write or a search notes it): not running now
+    // means done, or not due (fewer than 2,000 points, an explicit ef_search, a Flat collection).
+    if (!info.result.calibration.running) return (performance.now() - t0) / 1000;
+    if (performance.now() - t0 > 600_000) throw new Error(`${collection}: calibration still running after 600 s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+export interface PredicateFilterJob {
+  /** The collection to create (without payload indexes, so the filter runs as a predicate) and load. */
+  readonly collection: string;
+  readonly create: Record<string, unknown>;
+  readonly upserts: readonly Buffer[];
+  readonly points: number;
+  /** Search bodies carrying the filter, and their limit (the ids of the 1-client pass are kept for recall). */
+  readonly bodies: readonly string[];
+  readonly limit: number;
+  readonly passes: number;
+  readonly clients: number;
+  /** Other collections whose calibration must have ended before the timed part. */
+  readonly others: readonly string[];
+  readonly log: (message: string) => void;
+}
+
+/**
+ * Searches with a filter no payload index answers, 1 and `clients` clients, on a collection
+ * created and loaded for it. The first such searches run on the service thread while the payloads
+ * are copied for the threads; the 500 warm-up searches cover that.
+ */
+export async function measurePredicateFilter(service: ServiceProcess, job: PredicateFilterJob): Promise<{ one: ServedLoad; many: ServedLoad }> {
+  const client = createClient('http', service.url, 1);
+  try {
+    await requestJson(client, 'POST', '/collections', job.create);
+    await loadPoints(client, job.collection, job.upserts, job.points);
+    let waited = await calibrationSettled(client, job.collection);
+    for (const other of job.others) waited += await calibrationSettled(client, other);
+    job.log(`filtered phase: calibrations settled after ${round(waited, 1)} s`);
+  } finally {
+    client.close();
+  }
+  const load = { path: `/collections/${job.collection}/points/search`, bodies: job.bodies, warmup: 500, passes: job.passes };
+  const one = await servedLoad(service, { ...load, concurrency: 1, keepIds: job.limit });
+  const many = await servedLoad(service, { ...load, concurrency: job.clients });
+  return { one, many };
 }

@@ -16,14 +16,14 @@ import { join } from 'node:path';
 import { syntheticDataset } from '../datasets/dataset.js';
 import { GaussianMixture, PEER_MIXTURE } from '../datasets/synthetic.js';
 import { computeExactTopK, type ExactNeighbours, groundTruth, recallAtK } from '../lib/ground-truth.js';
-import { createClient, type HttpClient, requestJson } from '../lib/http-client.js';
+import { createClient, requestJson } from '../lib/http-client.js';
 import { requireWasmKernels } from '../lib/kernels-check.js';
 import { loadAverage, machineInfo, QUIET_LOAD } from '../lib/machine.js';
 import { peerStatus } from '../lib/peers.js';
 import { REPO_DIR, writeResult } from '../lib/results.js';
 import { nameList, parseOptions, positiveInt, type Scenario, UsageError } from '../lib/scenario.js';
 import { MAIN_JS } from '../lib/server.js';
-import { measureBatch, measureRestart, measureUnderWrites, servedLoad, warmupShape } from '../lib/serve-measure.js';
+import { calibrationSettled, measureBatch, measurePredicateFilter, measureRestart, measureUnderWrites, servedLoad, warmupShape } from '../lib/serve-measure.js';
 import { spawnService } from '../lib/serve-process.js';
 import { printReport, type TargetResult } from '../lib/serve-report.js';
 import { round } from '../lib/stats.js';
@@ -56,22 +56,6 @@ Needs the peers for the reference (npm ci --prefix bench/peers); without them ki
 
 function log(message: string): void {
   process.stderr.write(`[serve] ${message}\n`);
-}
-
-/**
- * Waits until no background calibration of `ef` runs on the collection (one starts after a load and
- * competes with the timed phases for the cores); returns the seconds waited.
- */
-async function calibrationSettled(client: HttpClient, collection: string): Promise<number> {
-  const t0 = performance.now();
-  for (;;) {
-    const info = (await requestJson(client, 'GET', `/collections/${collection}`)) as { result: { calibration: { running: boolean } } };
-    // A calibration starts as soon as one is due (a write or a search notes it): not running now
-    // means done, or not due (fewer than 2,000 points, an explicit ef_search, a Flat collection).
-    if (!info.result.calibration.running) return (performance.now() - t0) / 1000;
-    if (performance.now() - t0 > 600_000) throw new Error(`${collection}: calibration still running after 600 s`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 /** `--threads 0,1,2`: kith's -threads values (0: searches on the service thread). */
@@ -247,21 +231,21 @@ export const serveScenario: Scenario = {
           say(`restart: ready ${result.restart.ready_ms} ms, first 100 p50 ${result.restart.first_100.p50_ms} ms, first fast query at ${result.restart.first_fast_query_ms} ms`);
         }
         if (filteredTruth !== undefined && target.kind === 'kith') {
-          const fresh = createClient('http', service.url, 1);
-          try {
-            await requestJson(fresh, 'POST', '/collections', { name: PREDICATE, vector_size: dim, distance: 'cosine', hnsw: true, payload_index: false });
-            await loadPoints(fresh, PREDICATE, upserts, n);
-            say(`filtered phase: calibrations settled after ${round((await calibrationSettled(fresh, PREDICATE)) + (await calibrationSettled(fresh, COLLECTION)), 1)} s`);
-          } finally {
-            fresh.close();
-          }
-          // The first such searches run on the service thread while the payloads are copied for the threads (the warm-up covers it).
-          const filteredJob = { path: `/collections/${PREDICATE}/points/search`, bodies: filteredTexts, warmup: 500, passes };
-          const one = await servedLoad(service, { ...filteredJob, concurrency: 1, keepIds: LIMIT });
-          const many = await servedLoad(service, { ...filteredJob, concurrency: clients });
-          const recall = recallAtK(dataset, filteredTruth, Int32Array.from(one.ids ?? []), LIMIT).recall;
-          result.filtered = { one: { ...one, ids: undefined }, many, recall: round(recall, 4) };
-          say(`filter no index answers: 1 client ${one.qps_median} QPS (${one.server_cpu_ms_per_query} ms CPU/query), ${clients} clients ${many.qps_median} QPS (p99 ${many.latency.p99_ms} ms, ${many.server_cores} cores), recall@10 ${round(recall, 4)}`);
+          const filtered = await measurePredicateFilter(service, {
+            collection: PREDICATE,
+            create: { name: PREDICATE, vector_size: dim, distance: 'cosine', hnsw: true, payload_index: false },
+            upserts,
+            points: n,
+            bodies: filteredTexts,
+            limit: LIMIT,
+            passes,
+            clients,
+            others: [COLLECTION],
+            log: say,
+          });
+          const recall = recallAtK(dataset, filteredTruth, Int32Array.from(filtered.one.ids ?? []), LIMIT).recall;
+          result.filtered = { one: { ...filtered.one, ids: undefined }, many: filtered.many, recall: round(recall, 4) };
+          say(`filter no index answers: 1 client ${filtered.one.qps_median} QPS (${filtered.one.server_cpu_ms_per_query} ms CPU/query), ${clients} clients ${filtered.many.qps_median} QPS (p99 ${filtered.many.latency.p99_ms} ms, ${filtered.many.server_cores} cores), recall@10 ${round(recall, 4)}`);
         }
         results.push(result);
       } finally {
