@@ -89,6 +89,20 @@ export function registerMetrics(app: FastifyInstance, db: Database): AppMetrics 
     },
   });
   new Gauge({
+    name: 'kith_search_thread_work',
+    help: 'Pieces of search work sent to the search threads since the collection was loaded, by collection; kind "filter": a filter no payload index answers, run there on the shared payload records.',
+    labelNames: ['collection', 'kind'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const info of db.list()) {
+        const counts = db.collection(info.name).threadWorkCounts();
+        this.set({ collection: info.name, kind: 'all' }, counts.all);
+        this.set({ collection: info.name, kind: 'filter' }, counts.filtered);
+      }
+    },
+  });
+  new Gauge({
     name: 'kith_write_queue_depth',
     help: 'Writes queued or running, by collection (each collection applies its writes one at a time).',
     labelNames: ['collection'] as const,
