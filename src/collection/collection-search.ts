@@ -266,18 +266,10 @@ function acceptor(memory: SegmentReader, filter: Filter, counts: ConditionCounts
   const ordered = orderFilter(filter, counts);
   const predicate = compileFilter(ordered);
   const table = memory.table;
-  const memo = memory.filterMemo;
-  memo.reset(table.slotCount);
   return {
     filter: ordered,
     // A slot that holds no live point (an HNSW tombstone, a freed slot) has no payload and never matches.
-    accept: (slot) => {
-      const known = memo.get(slot);
-      if (known !== undefined) return known;
-      const result = table.isLive(slot) && predicate(table.payloadOf(slot), table.idOf(slot));
-      memo.set(slot, result);
-      return result;
-    },
+    accept: memory.filterMemo.remember(table.slotCount, (slot) => table.isLive(slot) && predicate(table.payloadOf(slot), table.idOf(slot))),
   };
 }
 

@@ -107,15 +107,8 @@ function acceptorOf(view: SegmentView, work: ThreadWork): ((slot: number) => boo
   const payloads = view.payloads;
   if (payloads === undefined) throw new Error('a filter sent before the payloads it reads');
   const predicate = recordPredicate(payloads, work.filter);
-  const { table, filterMemo: memo } = view;
-  memo.reset(table.slotCount);
-  return (slot) => {
-    const known = memo.get(slot);
-    if (known !== undefined) return known;
-    const result = table.isLive(slot) && predicate(slot);
-    memo.set(slot, result);
-    return result;
-  };
+  const table = view.table;
+  return view.filterMemo.remember(table.slotCount, (slot) => table.isLive(slot) && predicate(slot));
 }
 
 type ToThreadGraph = Extract<ToThread, { type: 'attach' }>['graph'];

@@ -28,4 +28,16 @@ export class SlotMemo {
   set(slot: number, answer: boolean): void {
     this.entries[slot] = (this.generation << 1) | (answer ? 1 : 0);
   }
+
+  /** `test`, remembered per slot from now on (this resets the memo: one search at a time). */
+  remember(slots: number, test: (slot: number) => boolean): (slot: number) => boolean {
+    this.reset(slots);
+    return (slot) => {
+      const known = this.get(slot);
+      if (known !== undefined) return known;
+      const result = test(slot);
+      this.set(slot, result);
+      return result;
+    };
+  }
 }
