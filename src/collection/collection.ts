@@ -612,9 +612,12 @@ export class Collection {
     const staged = await step(stage);
     while (staged.toLink.length > 0) {
       await step(() => {
-        const inserters = this.inserters();
+        // While searches run, the writer links alone: a step shared with a thread ends when the
+        // thread's last node does, and on a busy machine that thread may not be running then.
+        const searching = performance.now() - this.lastSearchAt < SEARCHES_RECENT_MS;
+        const inserters = searching ? undefined : this.inserters();
         const mode = inserters === undefined ? 'alone' : 'shared';
-        const stepMs = performance.now() - this.lastSearchAt < SEARCHES_RECENT_MS ? LINK_STEP_MS.searching : LINK_STEP_MS.quiet;
+        const stepMs = searching ? LINK_STEP_MS.searching : LINK_STEP_MS.quiet;
         const count = Math.min(LINKS_PER_STEP_MAX, Math.max(LINKS_PER_STEP_MIN[mode], Math.floor(stepMs / this.msPerLink[mode])));
         const linked = Math.min(count, staged.toLink.length);
         const began = performance.now();

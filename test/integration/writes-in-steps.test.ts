@@ -53,3 +53,43 @@ for (const threads of [0, 2]) {
     assert.deepEqual(c.checkIntegrity(), [], `seed ${seed}: integrity`);
   });
 }
+
+test('with threads, a batch links alone while searches run and shares its inserts with the threads otherwise', async (t) => {
+  const seed = testSeed(6160);
+  t.diagnostic(`seed ${seed}`);
+  const rng = new SeededRng(seed);
+  const vector = (): number[] => Array.from({ length: DIM }, () => rng.gaussian());
+  const db = Database.open(tempDbPath(t), { threads: 2 });
+  t.after(() => db.close());
+  await db.createCollection({ name: 'c', vector_size: DIM, distance: 'euclid', hnsw: true });
+  const c = db.collection('c');
+  await c.upsert(Array.from({ length: 2000 }, (_, i) => ({ id: `old${i}`, vector: vector() })));
+
+  // Searches keep arriving while the batch is written: every link step runs on the writer alone.
+  const before = c.graphInserts();
+  let writing = true;
+  let searches = 0;
+  const write = c.upsert(Array.from({ length: 600 }, (_, i) => ({ id: `busy${i}`, vector: vector() }))).finally(() => {
+    writing = false;
+  });
+  c.search({ vector: vector(), limit: 5 });
+  while (writing) {
+    c.search({ vector: vector(), limit: 5 });
+    searches++;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await write;
+  const busy = c.graphInserts();
+  t.diagnostic(`${searches} searches ran between the steps`);
+  assert.ok(searches > 1, `seed ${seed}: the searches were meant to run while the batch was linked`);
+  assert.equal(busy.shared - before.shared, 0, `seed ${seed}: inserts were shared with threads while searches ran`);
+  assert.equal(busy.alone - before.alone, 600, `seed ${seed}: the writer linked ${busy.alone - before.alone} of 600 alone`);
+
+  // Once no search has run for a while, the threads take part again.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await c.upsert(Array.from({ length: 600 }, (_, i) => ({ id: `quiet${i}`, vector: vector() })));
+  const quiet = c.graphInserts();
+  assert.ok(quiet.shared - busy.shared > 300, `seed ${seed}: only ${quiet.shared - busy.shared} of 600 quiet inserts were shared`);
+  assert.equal(c.pointsCount, 3200);
+  assert.deepEqual(c.checkIntegrity(), [], `seed ${seed}: integrity`);
+});
