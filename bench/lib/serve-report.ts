@@ -7,9 +7,18 @@ import type { LoadReport } from './workload.js';
 export interface TargetResult {
   readonly label: string;
   readonly kind: 'kith' | 'reference';
-  readonly ingest: LoadReport & { readonly server_cpu_ms_per_point: number; readonly durable: boolean };
+  readonly ingest: LoadReport & { readonly server_cpu_ms_per_point: number; readonly durable: boolean; readonly client_cores: number };
   readonly warmup: { readonly queries: number; readonly first_100_mean_ms: number; readonly last_100_mean_ms: number; readonly p50_ms: number };
-  readonly rss: { readonly empty_bytes: number; readonly after_load_bytes: number; readonly anon_bytes: number; readonly file_bytes: number; readonly per_point_bytes: number };
+  readonly rss: {
+    readonly empty_bytes: number;
+    readonly empty_anon_bytes: number;
+    readonly after_load_bytes: number;
+    readonly anon_bytes: number;
+    readonly file_bytes: number;
+    readonly per_point_bytes: number;
+    /** Anonymous memory only: what the process holds, without the database file's pages it has mapped (page cache the kernel can reclaim). */
+    readonly anon_per_point_bytes: number;
+  };
   floor?: ServedLoad;
   one?: ServedLoad & { readonly recall: number; readonly recall_ids: number };
   many?: ServedLoad;
@@ -36,6 +45,8 @@ function rows(results: readonly TargetResult[], clients: number): Row[] {
   return [
     { name: 'ingest points/s (kith durable per batch; reference in memory)', cells: col((r) => r.ingest.points_per_s), ratio: true },
     { name: 'ingest server CPU ms/point', cells: col((r) => r.ingest.server_cpu_ms_per_point), ratio: true },
+    { name: 'ingest: server cores busy', cells: col((r) => round((r.ingest.points_per_s * r.ingest.server_cpu_ms_per_point) / 1000, 2)) },
+    { name: 'ingest: client process cores busy', cells: col((r) => r.ingest.client_cores) },
     { name: 'warm-up: first 100 searches, mean ms', cells: col((r) => r.warmup.first_100_mean_ms) },
     { name: 'warm-up: last 100 searches, mean ms', cells: col((r) => r.warmup.last_100_mean_ms) },
     { name: 'floor (1-point collection): server CPU ms/query', cells: col((r) => r.floor?.server_cpu_ms_per_query), ratio: true },
@@ -58,6 +69,9 @@ function rows(results: readonly TargetResult[], clients: number): Row[] {
     { name: 'writer points/s during it', cells: col((r) => r.writes?.upsert_points_per_s), ratio: true },
     { name: 'RSS after load MiB', cells: col((r) => round(r.rss.after_load_bytes / MIB, 1)), ratio: true },
     { name: 'RSS beyond the empty service, bytes/point', cells: col((r) => r.rss.per_point_bytes), ratio: true },
+    { name: '  of it anonymous MiB', cells: col((r) => round(r.rss.anon_bytes / MIB, 1)), ratio: true },
+    { name: '  of it file-mapped MiB (database pages, node binary)', cells: col((r) => round(r.rss.file_bytes / MIB, 1)) },
+    { name: '  anonymous beyond the empty service, bytes/point', cells: col((r) => r.rss.anon_per_point_bytes), ratio: true },
     { name: 'restart: ready ms (spawn → /healthz 200)', cells: col((r) => r.restart?.ready_ms) },
     { name: 'restart: first 100 searches p50 ms', cells: col((r) => r.restart?.first_100.p50_ms) },
     { name: 'restart: first 100 searches max ms', cells: col((r) => r.restart?.first_100.max_ms) },
@@ -105,6 +119,7 @@ export function printReport(results: readonly TargetResult[], params: Record<str
       batch_qps: r.batch?.queries_per_s,
       p99_writes_ratio: r.writes !== undefined && r.one !== undefined ? round(r.writes.search.latency.p99_ms / r.one.latency.p99_ms, 2) : undefined,
       rss_bytes_per_point: r.rss.per_point_bytes,
+      rss_anon_bytes_per_point: r.rss.anon_per_point_bytes,
       first_fast_query_ms: r.restart?.first_fast_query_ms,
       filtered_qps_many: r.filtered?.many.qps_median,
       filtered_recall: r.filtered?.recall,

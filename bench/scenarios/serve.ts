@@ -157,7 +157,8 @@ export const serveScenario: Scenario = {
       let service = await spawnService(target.script, args, { nodeArgs });
       const client = createClient('http', service.url, 1);
       try {
-        const emptyRss = service.rss()?.rss_bytes ?? Number.NaN;
+        const empty = service.rss();
+        const emptyRss = empty?.rss_bytes ?? Number.NaN;
         say(`ready in ${round(service.readyMs, 1)} ms, RSS ${round(emptyRss / 2 ** 20, 1)} MiB`);
         if (target.kind === 'kith') {
           await requestJson(client, 'POST', '/collections', { name: COLLECTION, vector_size: dim, distance: 'cosine', hnsw: true });
@@ -169,8 +170,11 @@ export const serveScenario: Scenario = {
           await requestJson(client, 'POST', '/collections', { name: COLLECTION, vector_size: dim, distance: 'cosine', parameters: hnswParams ?? { m: 16, ef_construction: 200, ef_search: 64 } });
         }
         const cpuLoad0 = service.cpuMs();
+        const clientCpu0 = process.cpuUsage();
         const loaded = await loadPoints(client, COLLECTION, upserts, n);
         const ingestCpu = service.cpuMs() - cpuLoad0;
+        const clientCpu = process.cpuUsage(clientCpu0);
+        const ingestClientCores = round((clientCpu.user + clientCpu.system) / 1000 / 1000 / loaded.seconds, 2);
         say(`loaded ${n} in ${loaded.seconds} s (${loaded.points_per_s} points/s, server CPU ${round(ingestCpu / n, 3)} ms/point)`);
 
         const warm: number[] = [];
@@ -186,9 +190,17 @@ export const serveScenario: Scenario = {
         const result: TargetResult = {
           label: target.label,
           kind: target.kind,
-          ingest: { ...loaded, server_cpu_ms_per_point: round(ingestCpu / n, 4), durable: target.kind === 'kith' },
+          ingest: { ...loaded, server_cpu_ms_per_point: round(ingestCpu / n, 4), durable: target.kind === 'kith', client_cores: ingestClientCores },
           warmup: { queries: warmup, ...warmupShape(warm) },
-          rss: { empty_bytes: emptyRss, after_load_bytes: rss?.rss_bytes ?? Number.NaN, anon_bytes: rss?.rss_anon_bytes ?? Number.NaN, file_bytes: rss?.rss_file_bytes ?? Number.NaN, per_point_bytes: Math.round(((rss?.rss_bytes ?? Number.NaN) - emptyRss) / n) },
+          rss: {
+            empty_bytes: emptyRss,
+            empty_anon_bytes: empty?.rss_anon_bytes ?? Number.NaN,
+            after_load_bytes: rss?.rss_bytes ?? Number.NaN,
+            anon_bytes: rss?.rss_anon_bytes ?? Number.NaN,
+            file_bytes: rss?.rss_file_bytes ?? Number.NaN,
+            per_point_bytes: Math.round(((rss?.rss_bytes ?? Number.NaN) - emptyRss) / n),
+            anon_per_point_bytes: Math.round(((rss?.rss_anon_bytes ?? Number.NaN) - (empty?.rss_anon_bytes ?? Number.NaN)) / n),
+          },
         };
         if (phases.has('floor')) {
           // Every per-request cost but the search: the same bodies against a 1-point collection.
