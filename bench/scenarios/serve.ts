@@ -23,7 +23,7 @@ import { peerStatus } from '../lib/peers.js';
 import { REPO_DIR, writeResult } from '../lib/results.js';
 import { nameList, parseOptions, positiveInt, type Scenario, UsageError } from '../lib/scenario.js';
 import { MAIN_JS } from '../lib/server.js';
-import { calibrationSettled, measureBatch, measurePredicateFilter, measureRestart, measureUnderWrites, servedLoad, warmupShape } from '../lib/serve-measure.js';
+import { CONCURRENT_WARMUP, calibrationSettled, measureBatch, measurePredicateFilter, measureRestart, measureUnderWrites, servedLoad, warmupShape } from '../lib/serve-measure.js';
 import { spawnService } from '../lib/serve-process.js';
 import { printReport, type TargetResult } from '../lib/serve-report.js';
 import { round } from '../lib/stats.js';
@@ -217,7 +217,7 @@ export const serveScenario: Scenario = {
           say(`1 client: ${one.qps_median} QPS, p50 ${one.latency.p50_ms} ms, p99 ${one.latency.p99_ms} ms, server ${one.server_cpu_ms_per_query} ms CPU/query, recall@10 ${round(recall.recall, 4)}`);
         }
         if (phases.has('many')) {
-          result.many = await servedLoad(service, { ...job, concurrency: clients });
+          result.many = await servedLoad(service, { ...job, concurrency: clients, warmup: CONCURRENT_WARMUP });
           say(`${clients} clients: ${result.many.qps_median} QPS, p50 ${result.many.latency.p50_ms} ms, p99 ${result.many.latency.p99_ms} ms, client ${result.many.client_cores} cores, server ${result.many.server_cores} cores`);
         }
         if (phases.has('batch')) {
