@@ -10,7 +10,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { createClient } from './http-client.js';
-import { median, round, type LatencySummary, summarizeLatencies } from './stats.js';
+import { coresBusy, median, round, type LatencySummary, summarizeLatencies } from './stats.js';
 import { closedLoop } from './closed-loop.js';
 
 export interface LoadJob {
@@ -83,7 +83,7 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
       qps_median: round(median(qps), 1),
       latency: summarizeLatencies(latencies),
       client_cpu_ms: Math.round(cpuMs),
-      client_cores: round(cpuMs / 1000 / wall, 2),
+      client_cores: coresBusy(cpuMs, wall),
       wall_seconds: round(wall, 3),
       ...(ids === undefined ? {} : { ids }),
     };

@@ -10,7 +10,7 @@ import { createClient, type HttpClient, requestJson } from './http-client.js';
 import type { LoadJob, LoadResult } from './serve-load.js';
 import { loadPoints } from './workload.js';
 import type { ServiceProcess } from './serve-process.js';
-import { median, quantile, round, type LatencySummary, summarizeLatencies } from './stats.js';
+import { coresBusy, median, quantile, round, type LatencySummary, summarizeLatencies } from './stats.js';
 
 const LOAD_WORKER = fileURLToPath(new URL('./serve-load.js', import.meta.url));
 
@@ -42,7 +42,7 @@ export async function servedLoad(service: ServiceProcess, job: Omit<LoadJob, 'ur
   if (!result.ok) throw new Error(`load generator: ${result.error}`);
   const cpu = service.cpuMs() - cpu0;
   const total = job.warmup + job.passes * job.bodies.length;
-  return { ...result, server_cpu_ms_per_query: round(cpu / total, 4), server_cores: round(cpu / 1000 / wall, 2) };
+  return { ...result, server_cpu_ms_per_query: round(cpu / total, 4), server_cores: coresBusy(cpu, wall) };
 }
 
 export interface BatchReport {

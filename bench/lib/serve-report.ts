@@ -1,6 +1,7 @@
 /** The `serve` scenario's result per service, its table (one column per service) and summary line. */
 import type { BatchReport, RestartReport, ServedLoad, UnderWritesReport } from './serve-measure.js';
-import { round } from './stats.js';
+import type { ProcRss } from './server.js';
+import { coresBusy, round } from './stats.js';
 import { formatTable } from './table.js';
 import type { LoadReport } from './workload.js';
 
@@ -9,16 +10,7 @@ export interface TargetResult {
   readonly kind: 'kith' | 'reference';
   readonly ingest: LoadReport & { readonly server_cpu_ms_per_point: number; readonly durable: boolean; readonly client_cores: number };
   readonly warmup: { readonly queries: number; readonly first_100_mean_ms: number; readonly last_100_mean_ms: number; readonly p50_ms: number };
-  readonly rss: {
-    readonly empty_bytes: number;
-    readonly empty_anon_bytes: number;
-    readonly after_load_bytes: number;
-    readonly anon_bytes: number;
-    readonly file_bytes: number;
-    readonly per_point_bytes: number;
-    /** Anonymous memory only: what the process holds, without the database file's pages it has mapped (page cache the kernel can reclaim). */
-    readonly anon_per_point_bytes: number;
-  };
+  readonly rss: RssGrowth;
   floor?: ServedLoad;
   one?: ServedLoad & { readonly recall: number; readonly recall_ids: number };
   many?: ServedLoad;
@@ -40,12 +32,36 @@ interface Row {
 
 const MIB = 2 ** 20;
 
+export interface RssGrowth {
+  readonly empty_bytes: number;
+  readonly after_load_bytes: number;
+  readonly anon_bytes: number;
+  readonly file_bytes: number;
+  readonly per_point_bytes: number;
+  /** Anonymous memory only: what the process holds, without the database file's pages it has mapped (page cache the kernel can reclaim). */
+  readonly anon_per_point_bytes: number;
+}
+
+/** RSS after a load of `points` against the empty service's (NaN where /proc could not be read). */
+export function rssGrowth(empty: ProcRss | null, after: ProcRss | null, points: number): RssGrowth {
+  const afterBytes = after?.rss_bytes ?? Number.NaN;
+  const anonBytes = after?.rss_anon_bytes ?? Number.NaN;
+  return {
+    empty_bytes: empty?.rss_bytes ?? Number.NaN,
+    after_load_bytes: afterBytes,
+    anon_bytes: anonBytes,
+    file_bytes: after?.rss_file_bytes ?? Number.NaN,
+    per_point_bytes: Math.round((afterBytes - (empty?.rss_bytes ?? Number.NaN)) / points),
+    anon_per_point_bytes: Math.round((anonBytes - (empty?.rss_anon_bytes ?? Number.NaN)) / points),
+  };
+}
+
 function rows(results: readonly TargetResult[], clients: number): Row[] {
   const col = (f: (r: TargetResult) => Cell): Cell[] => results.map(f);
   return [
     { name: 'ingest points/s (kith durable per batch; reference in memory)', cells: col((r) => r.ingest.points_per_s), ratio: true },
     { name: 'ingest server CPU ms/point', cells: col((r) => r.ingest.server_cpu_ms_per_point), ratio: true },
-    { name: 'ingest: server cores busy', cells: col((r) => round((r.ingest.points_per_s * r.ingest.server_cpu_ms_per_point) / 1000, 2)) },
+    { name: 'ingest: server cores busy', cells: col((r) => coresBusy(r.ingest.points_per_s * r.ingest.server_cpu_ms_per_point, 1)) },
     { name: 'ingest: client process cores busy', cells: col((r) => r.ingest.client_cores) },
     { name: 'warm-up: first 100 searches, mean ms', cells: col((r) => r.warmup.first_100_mean_ms) },
     { name: 'warm-up: last 100 searches, mean ms', cells: col((r) => r.warmup.last_100_mean_ms) },

@@ -38,6 +38,11 @@ export function summarizeLatencies(ms: ArrayLike<number>): LatencySummary {
   };
 }
 
+/** CPU time spent over a wall-clock span, as cores kept busy (2 decimals). */
+export function coresBusy(cpuMs: number, wallSeconds: number): number {
+  return round(cpuMs / 1000 / wallSeconds, 2);
+}
+
 export function round(x: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(x * f) / f;

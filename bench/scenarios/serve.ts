@@ -25,8 +25,8 @@ import { nameList, parseOptions, positiveInt, type Scenario, UsageError } from '
 import { MAIN_JS } from '../lib/server.js';
 import { CONCURRENT_WARMUP, calibrationSettled, measureBatch, measurePredicateFilter, measureRestart, measureUnderWrites, servedLoad, warmupShape } from '../lib/serve-measure.js';
 import { spawnService } from '../lib/serve-process.js';
-import { printReport, type TargetResult } from '../lib/serve-report.js';
-import { round } from '../lib/stats.js';
+import { printReport, rssGrowth, type TargetResult } from '../lib/serve-report.js';
+import { coresBusy, round } from '../lib/stats.js';
 import { encodeSearchBodies, encodeUpsertBatches, loadPoints } from '../lib/workload.js';
 
 const COLLECTION = 'serve';
@@ -158,8 +158,7 @@ export const serveScenario: Scenario = {
       const client = createClient('http', service.url, 1);
       try {
         const empty = service.rss();
-        const emptyRss = empty?.rss_bytes ?? Number.NaN;
-        say(`ready in ${round(service.readyMs, 1)} ms, RSS ${round(emptyRss / 2 ** 20, 1)} MiB`);
+        say(`ready in ${round(service.readyMs, 1)} ms, RSS ${round((empty?.rss_bytes ?? Number.NaN) / 2 ** 20, 1)} MiB`);
         if (target.kind === 'kith') {
           await requestJson(client, 'POST', '/collections', { name: COLLECTION, vector_size: dim, distance: 'cosine', hnsw: true });
           const info = (await requestJson(client, 'GET', `/collections/${COLLECTION}`)) as { result: { parameters: { m: number; ef_construction: number; ef_search: number } } };
@@ -174,7 +173,7 @@ export const serveScenario: Scenario = {
         const loaded = await loadPoints(client, COLLECTION, upserts, n);
         const ingestCpu = service.cpuMs() - cpuLoad0;
         const clientCpu = process.cpuUsage(clientCpu0);
-        const ingestClientCores = round((clientCpu.user + clientCpu.system) / 1000 / 1000 / loaded.seconds, 2);
+        const ingestClientCores = coresBusy((clientCpu.user + clientCpu.system) / 1000, loaded.seconds);
         say(`loaded ${n} in ${loaded.seconds} s (${loaded.points_per_s} points/s, server CPU ${round(ingestCpu / n, 3)} ms/point)`);
 
         const warm: number[] = [];
@@ -192,15 +191,7 @@ export const serveScenario: Scenario = {
           kind: target.kind,
           ingest: { ...loaded, server_cpu_ms_per_point: round(ingestCpu / n, 4), durable: target.kind === 'kith', client_cores: ingestClientCores },
           warmup: { queries: warmup, ...warmupShape(warm) },
-          rss: {
-            empty_bytes: emptyRss,
-            empty_anon_bytes: empty?.rss_anon_bytes ?? Number.NaN,
-            after_load_bytes: rss?.rss_bytes ?? Number.NaN,
-            anon_bytes: rss?.rss_anon_bytes ?? Number.NaN,
-            file_bytes: rss?.rss_file_bytes ?? Number.NaN,
-            per_point_bytes: Math.round(((rss?.rss_bytes ?? Number.NaN) - emptyRss) / n),
-            anon_per_point_bytes: Math.round(((rss?.rss_anon_bytes ?? Number.NaN) - (empty?.rss_anon_bytes ?? Number.NaN)) / n),
-          },
+          rss: rssGrowth(empty, rss, n),
         };
         if (phases.has('floor')) {
           // Every per-request cost but the search: the same bodies against a 1-point collection.
