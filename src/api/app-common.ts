@@ -6,24 +6,27 @@
 import { type FastifyInstance, LogController } from 'fastify';
 import { requireApiKey } from './api-key.js';
 import { trackRequestTime } from './envelope.js';
-import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './error-handler.js';
+import { clientErrorHandler, type ErrorDialect, frameworkErrors, refuseExpectations, registerErrorHandling } from './error-handler.js';
 import { registerJsonParser } from './json-body.js';
 
 /** The Fastify server options both listeners share, for a body limit in bytes. */
-export function serverOptions(bodyLimit: number) {
+export function serverOptions(bodyLimit: number, dialect: ErrorDialect) {
   return {
+    // A request without Host is refused by registerErrorHandling in the envelope, not by Node with an empty 400.
+    http: { requireHostHeader: false },
     // Per-request log lines cost throughput; errors and lifecycle events are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
     routerOptions: { maxParamLength: 4096 },
-    frameworkErrors: frameworkErrors(bodyLimit),
-    clientErrorHandler,
+    frameworkErrors: frameworkErrors(bodyLimit, dialect),
+    clientErrorHandler: clientErrorHandler(dialect),
     return503OnClosing: true,
   };
 }
 
-export function registerCommon(app: FastifyInstance, options: { readonly bodyLimit: number; readonly apiKey?: string }): void {
+export function registerCommon(app: FastifyInstance, options: { readonly bodyLimit: number; readonly apiKey?: string; readonly dialect: ErrorDialect }): void {
   trackRequestTime(app);
+  refuseExpectations(app.server, options.dialect);
   // While closing, answer requests still in flight with `Connection: close`, so keep-alive clients
   // let go and close() finishes instead of waiting for their sockets to time out.
   let closing = false;
@@ -36,6 +39,6 @@ export function registerCommon(app: FastifyInstance, options: { readonly bodyLim
     done(null, payload);
   });
   registerJsonParser(app);
-  registerErrorHandling(app, options.bodyLimit);
+  registerErrorHandling(app, options.bodyLimit, options.dialect);
   requireApiKey(app, options.apiKey);
 }

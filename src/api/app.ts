@@ -32,17 +32,20 @@ export const SERVICE_VERSION: string = (
   JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
+/** kith's error envelope carries the error's code (the contract), so clients never guess it from the status. */
+const DIALECT = { codes: true } as const;
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const bodyLimit = Math.round((options.maxBodyMb ?? 64) * 1048576);
   const app = Fastify({
     logger: options.logger ?? false,
-    ...serverOptions(bodyLimit),
+    ...serverOptions(bodyLimit, DIALECT),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   // Before the common hooks, so a request refused by one of them (the API key) is still timed.
   const metrics = registerMetrics(app, options.db);
-  registerCommon(app, { bodyLimit, apiKey: options.apiKey });
+  registerCommon(app, { bodyLimit, apiKey: options.apiKey, dialect: DIALECT });
 
   app.addSchema(ErrorEnvelope);
   app.addSchema(ConditionSchema);

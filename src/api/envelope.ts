@@ -49,7 +49,16 @@ export function sendJson(reply: FastifyReply, json: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json);
 }
 
-/** `{"status":{"error":"…"},"time":<seconds>}` */
-export function errorBody(reply: FastifyReply, message: string): { status: { error: string }; time: number } {
-  return { status: { error: message }, time: secondsSince(reply) };
+/** The error envelope: `{"status":{"error":"…","code":"ERR_…"},"time":<seconds>}`; `code` only where the port shows it. */
+export interface ErrorEnvelopeBody {
+  status: { error: string; code?: string };
+  time: number;
+}
+
+/**
+ * `{"status":{"error":"…","code":"ERR_…"},"time":<seconds>}` on kith's port; without `code` (Qdrant's
+ * own shape) on the Qdrant port, whose callers pass no code.
+ */
+export function errorBody(reply: FastifyReply, message: string, code?: string): ErrorEnvelopeBody {
+  return { status: code === undefined ? { error: message } : { error: message, code }, time: secondsSince(reply) };
 }

@@ -1,13 +1,15 @@
 /**
  * The only place errors become HTTP responses. Every error, including 404/405/413/414/415 raised
- * by Fastify itself and what the HTTP parser refuses, leaves as `{"status":{"error":"…"},"time":…}`
- * with content-type application/json. A 500 says "internal error" and nothing else; its stack
- * goes to the log. No message quotes more than 200 characters of the path, and none is longer
- * than MAX_MESSAGE (a client can send a 60 MB key; the answer must not echo it).
+ * by Fastify itself, what the HTTP parser refuses and an unmet `Expect:`, leaves as
+ * `{"status":{"error":"…","code":"ERR_…"},"time":…}` with content-type application/json (the
+ * Qdrant port leaves `code` out: Qdrant's own shape). A 500 says "internal error" and nothing
+ * else; its stack goes to the log. No message quotes more than 200 characters of the path, and
+ * none is longer than MAX_MESSAGE (a client can send a 60 MB key; the answer must not echo it).
  */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isKithError, KithError } from '../core/errors.js';
+import { type ErrorCode, ERRORS, isKithError, KithError } from '../core/errors.js';
 import { errorBody } from './envelope.js';
 
 const MAX_MESSAGE = 2000;
@@ -24,8 +26,16 @@ function capped(message: string): string {
   return message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE)}… (message cut, ${message.length} characters)`;
 }
 
-function send(reply: FastifyReply, error: KithError): FastifyReply {
-  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(errorBody(reply, capped(error.message)));
+/** Which envelope a listener writes: kith's carries the error's code, Qdrant's does not. */
+export interface ErrorDialect {
+  readonly codes: boolean;
+}
+
+function send(reply: FastifyReply, error: KithError, dialect: ErrorDialect): FastifyReply {
+  return reply
+    .code(error.statusCode)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(reply, capped(error.message), dialect.codes ? error.code : undefined));
 }
 
 /** Every error as a KithError, so the status comes from the one table in core/errors.ts. */
@@ -75,32 +85,61 @@ class RouteTable {
 }
 
 /** Fastify's `frameworkErrors` option: URL errors found before routing, in the same envelope. */
-export function frameworkErrors(bodyLimitBytes: number) {
+export function frameworkErrors(bodyLimitBytes: number, dialect: ErrorDialect) {
   return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
-    void send(reply, toKithError(error, bodyLimitBytes));
+    void send(reply, toKithError(error, bodyLimitBytes), dialect);
   };
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
 
+/** An error envelope as JSON text, for answers written below Fastify (the raw socket or response). */
+function envelopeText(code: ErrorCode, message: string, dialect: ErrorDialect): string {
+  return JSON.stringify({ status: dialect.codes ? { error: message, code } : { error: message }, time: 0 });
+}
+
 /**
  * Fastify's `clientErrorHandler` option: what Node's HTTP parser refuses (malformed requests,
  * headers over the size limit) never reaches a route; it is answered here in the envelope.
  */
-export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) {
-    socket.destroy(error);
-    return;
-  }
-  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const message = status === 431 ? 'headers: larger than the limit of the HTTP parser' : status === 408 ? 'request: timed out' : 'request: not valid HTTP';
-  const body = JSON.stringify({ status: { error: message }, time: 0 });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+export function clientErrorHandler(dialect: ErrorDialect) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    if (!socket.writable) {
+      socket.destroy(error);
+      return;
+    }
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const [code, message]: [ErrorCode, string] =
+      status === 431
+        ? ['ERR_HEADERS_TOO_LARGE', 'headers: larger than the limit of the HTTP parser']
+        : status === 408
+          ? ['ERR_REQUEST_TIMEOUT', 'request: timed out']
+          : ['ERR_BAD_REQUEST', 'request: not valid HTTP'];
+    const body = envelopeText(code, message, dialect);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
 }
 
-export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {
+/**
+ * Node answers an `Expect:` other than `100-continue` with an empty 417 unless the server listens
+ * for `checkExpectation`; this listener writes the same 417 in the envelope (the request is not run).
+ */
+export function refuseExpectations(server: Server, dialect: ErrorDialect): void {
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const expectation = String(request.headers.expect ?? '').slice(0, MAX_QUOTED_PATH);
+    const body = envelopeText('ERR_EXPECTATION_FAILED', `headers.expect: ${JSON.stringify(expectation)} cannot be met; only 100-continue is`, dialect);
+    response.writeHead(ERRORS.ERR_EXPECTATION_FAILED.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    response.end(body);
+  });
+}
+
+export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: number, dialect: ErrorDialect): void {
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => {
     routes.add(route.url, Array.isArray(route.method) ? route.method : [route.method]);
@@ -116,13 +155,19 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: numb
       done(new KithError('ERR_ROUTE_NOT_FOUND', `no endpoint ${request.method} ${quotedPath(url)} (no path ends with a slash)`));
       return;
     }
+    // Node's own check (requireHostHeader) answers an empty 400 outside the envelope; it is off
+    // (serverOptions), and the same rule is applied here: HTTP/1.1 requires a Host header.
+    if (request.headers.host === undefined && request.raw.httpVersionMinor >= 1) {
+      done(new KithError('ERR_BAD_REQUEST', 'headers.host: required in an HTTP/1.1 request'));
+      return;
+    }
     done();
   });
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const kithError = toKithError(error, bodyLimitBytes);
     if (kithError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    return send(reply, kithError);
+    return send(reply, kithError, dialect);
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
@@ -133,6 +178,6 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: numb
         ? new KithError('ERR_ROUTE_NOT_FOUND', `no endpoint ${request.method} ${quotedPath(path)}`)
         : new KithError('ERR_METHOD_NOT_ALLOWED', `method ${request.method} is not allowed on ${quotedPath(path)}; allowed: ${allowed.join(', ')}`);
     if (allowed !== undefined) reply.header('allow', allowed.join(', '));
-    return send(reply, error);
+    return send(reply, error, dialect);
   });
 }

@@ -22,13 +22,29 @@ export const ERRORS = {
     status: 400,
     why: 'The body is not JSON, or holds a key that could poison object prototypes (`__proto__`, `constructor.prototype`).',
   },
+  ERR_BAD_REQUEST: {
+    status: 400,
+    why: 'The request is not valid HTTP, or lacks a header HTTP/1.1 requires (Host); it never reached an endpoint. Kept apart from ERR_BAD_INPUT, which is about the body or the path of a valid request.',
+  },
+  ERR_HEADERS_TOO_LARGE: {
+    status: 431,
+    why: "The request's headers are larger than the HTTP parser's limit (16 KiB); it never reached an endpoint.",
+  },
+  ERR_REQUEST_TIMEOUT: {
+    status: 408,
+    why: 'The request did not arrive in full within the server\'s request timeout; nothing was run.',
+  },
+  ERR_EXPECTATION_FAILED: {
+    status: 417,
+    why: 'The request carries an `Expect:` header other than `100-continue`, which the server cannot meet; nothing was run.',
+  },
   ERR_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     why: 'Bodies must be sent as `application/json`; other types are refused so browsers cannot post forms cross-site.',
   },
   ERR_UNAUTHORIZED: {
     status: 401,
-    why: 'The service runs with an API key (-api-key) and the request carried none, or another one. Probes (/healthz, /livez, /readyz) need none.',
+    why: 'The service runs with an API key (-api-key) and the request carried none, or another one. Probes (/healthz and /readyz; on the Qdrant port also /livez) need none.',
   },
   ERR_ROUTE_NOT_FOUND: {
     status: 404,
@@ -61,6 +77,10 @@ export const ERRORS = {
   ERR_SHUTTING_DOWN: {
     status: 503,
     why: 'The database is closing; the request was not applied. Retry against the restarted service.',
+  },
+  ERR_UNAVAILABLE: {
+    status: 503,
+    why: 'A part of the service is not there to answer (the dashboard was not built); the rest of the API works. Retrying helps only once it is.',
   },
   ERR_CAPACITY: {
     status: 507,

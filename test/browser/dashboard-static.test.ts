@@ -28,7 +28,7 @@ async function appWithKey(t: Parameters<typeof tempDbPath>[0], apiKey?: string):
 /** A bare app with the common hooks and only the dashboard, served from `root`. */
 async function dashboardOnly(t: Parameters<typeof tempDbPath>[0], root: string, apiKey?: string): Promise<FastifyInstance> {
   const app = Fastify();
-  registerCommon(app, { bodyLimit: 1024, apiKey });
+  registerCommon(app, { bodyLimit: 1024, apiKey, dialect: { codes: true } });
   await app.register(dashboardRoutes, { root });
   await app.ready();
   t.after(() => app.close());

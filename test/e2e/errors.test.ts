@@ -1,18 +1,15 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { type CallResult, openTestApp, type TestApp } from '../helpers/app.js';
+import { assertKithErrorBody } from '../helpers/error-envelope.js';
 
 type Call = TestApp['call'];
 
-/** `{"status":{"error":"…"},"time":<number>}` as application/json, with the given status. */
+/** `{"status":{"error":"…","code":"ERR_…"},"time":<number>}` as application/json, with the given status. */
 function assertError(r: CallResult, status: number, message?: RegExp, what = ''): void {
   assert.equal(r.status, status, `${what} ${r.raw.slice(0, 300)}`);
   assert.match(String(r.headers['content-type']), /^application\/json/, what);
-  assert.deepEqual(Object.keys(r.body).sort(), ['status', 'time'], what);
-  assert.deepEqual(Object.keys(r.body.status), ['error'], what);
-  assert.equal(typeof r.body.status.error, 'string', what);
-  assert.ok(r.body.status.error.length > 0, what);
-  assert.equal(typeof r.body.time, 'number', what);
+  assertKithErrorBody(r.body, status, what);
   assert.doesNotMatch(r.raw, /\n\s+at |node_modules|\.js:\d+/, `${what}: looks like a stack trace`);
   if (message !== undefined) assert.match(r.body.status.error, message, what);
 }

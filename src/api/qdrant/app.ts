@@ -26,13 +26,16 @@ export interface QdrantAppOptions {
   readonly logger?: FastifyBaseLogger;
 }
 
+/** Qdrant's error envelope has no code: its clients parse `status.error` only. */
+const DIALECT = { codes: false } as const;
+
 export async function buildQdrantApp(options: QdrantAppOptions): Promise<FastifyInstance> {
   const bodyLimit = Math.round((options.maxBodyMb ?? 64) * 1048576);
   const app = Fastify({
     ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger }),
-    ...serverOptions(bodyLimit),
+    ...serverOptions(bodyLimit, DIALECT),
   });
-  registerCommon(app, { bodyLimit, apiKey: options.apiKey });
+  registerCommon(app, { bodyLimit, apiKey: options.apiKey, dialect: DIALECT });
   // The routes live in a child scope whose error handler answers Qdrant's own statuses and hands
   // every other error to the shared handler of the parent scope.
   const kithHandler = app.errorHandler;

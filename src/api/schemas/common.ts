@@ -3,6 +3,7 @@
  * One source for request validation, response serialisation and the OpenAPI document.
  */
 import { type TProperties, type TSchema, Type } from 'typebox';
+import { type ErrorCode, ERRORS } from '../../core/errors.js';
 
 /** Seconds the request took, as a float. */
 const Time = Type.Number({ description: 'Seconds spent on the request.' });
@@ -14,13 +15,19 @@ export function okEnvelope<T extends TSchema, E extends TProperties = Record<nev
 
 export const ErrorEnvelope = Type.Object(
   {
-    status: Type.Object({ error: Type.String({ description: 'What went wrong, starting with the field path when a field is at fault.' }) }),
+    status: Type.Object({
+      error: Type.String({ description: 'What went wrong, starting with the field path when a field is at fault.' }),
+      code: Type.Union(
+        (Object.keys(ERRORS) as ErrorCode[]).map((code) => Type.Literal(code)),
+        { description: 'The error\'s code (docs/errors.md): what a client branches on, never the message or the status.' },
+      ),
+    }),
     time: Time,
   },
-  { $id: 'ErrorEnvelope', description: 'Every error response (Qdrant shape).' },
+  { $id: 'ErrorEnvelope', description: "Every error response: Qdrant's shape, with the code added." },
 );
 
-const errorRef = Type.Unsafe<{ status: { error: string }; time: number }>(Type.Ref('ErrorEnvelope'));
+const errorRef = Type.Unsafe<{ status: { error: string; code: ErrorCode }; time: number }>(Type.Ref('ErrorEnvelope'));
 
 /** Error responses a route can give, for the OpenAPI document and serialisation. */
 export function errorResponses(...statuses: number[]): Record<number, typeof errorRef> {
