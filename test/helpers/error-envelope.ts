@@ -9,8 +9,8 @@ export function assertKithErrorBody(body: unknown, httpStatus: number, what = ''
   const envelope = body as { status?: { error?: unknown; code?: unknown }; time?: unknown };
   assert.deepEqual(Object.keys(envelope).sort(), ['status', 'time'], what);
   assert.deepEqual(Object.keys(envelope.status ?? {}), ['error', 'code'], what);
-  assert.equal(typeof envelope.status?.error, 'string', what);
-  assert.ok((envelope.status?.error as string).length > 0, what);
+  const message = envelope.status?.error;
+  assert.ok(typeof message === 'string' && message.length > 0, what);
   assert.equal(typeof envelope.time, 'number', what);
   const code = envelope.status?.code;
   assert.ok(typeof code === 'string' && Object.hasOwn(ERRORS, code), `${what}: code ${String(code)} is not in the error table`);
