@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Database } from '../db/database.js';
 import { registerCommon, serverOptions } from './app-common.js';
 import { registerMetrics } from './metrics.js';
+import { requireCostEntries } from './route-costs.js';
 import { collectionRoutes } from './routes/collections.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { opsRoutes } from './routes/ops.js';
@@ -42,6 +43,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...serverOptions(bodyLimit, DIALECT),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Before any route: a route without a cost entry stops the start (route-costs.ts).
+  requireCostEntries(app, 'kith');
   app.setValidatorCompiler(validatorCompiler);
   // Before the common hooks, so a request refused by one of them (the API key) is still timed.
   const metrics = registerMetrics(app, options.db);

@@ -51,6 +51,8 @@ export const LIMITS = {
   targetRecall: { min: 0.5, max: 0.999 },
   limit: { min: 1, max: 10000 },
   offset: { min: 0, max: 100000 },
+  /** MMR candidates of one search (Qdrant's bound for `candidates_limit`). */
+  mmrCandidates: { min: 1, max: 16384 },
   nameLength: { min: 1, max: 255 },
 } as const;
 

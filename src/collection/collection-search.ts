@@ -6,7 +6,7 @@
  * Every filtered strategy returns min(limit, matches) results, all matching: exact strategies by
  * construction, the filtered graph walk by falling back to an exact scan when it comes back short.
  */
-import { passesThreshold, scoresAscend, similarityToScore } from '../core/distance.js';
+import { type Distance, passesThreshold, scoresAscend, similarityToScore } from '../core/distance.js';
 import type { PointId } from '../core/point-id.js';
 import { SeededRng } from '../core/rng.js';
 import { bitsWords, hasBit, setBit } from '../core/slot-bits.js';
@@ -14,11 +14,14 @@ import { choosePlan, exactStrategy, type Strategy } from '../index/planner.js';
 import type { SearchHits, SearchStats } from '../index/vector-index.js';
 import { type ConditionCounts, compileFilter, orderFilter } from '../payload/filter-compile.js';
 import { type Candidates, type Estimate, estimateFilter } from '../payload/filter-estimate.js';
-import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
+import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types.js';
+import { type PayloadSelector, selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
 import type { CollectionConfig } from './collection-config.js';
 import type { Payload } from './point-table.js';
 import { type EfSource, searchEf } from './search-ef.js';
 import type { SegmentReader } from './segment.js';
+import { type MmrWork, pickMmr } from './mmr.js';
+import type { SearchShape } from './request-cost.js';
 import { prepareQuery } from './vector-input.js';
 
 export interface SearchInput {
@@ -28,7 +31,11 @@ export interface SearchInput {
   /** Parsed with `parseFilter`; absent or empty means every point. */
   readonly filter?: Filter;
   readonly score_threshold?: number | null;
-  readonly with_payload?: boolean | readonly string[] | null;
+  /**
+   * true (default), false, a list of payload paths, `{include: […]}`, `{exclude: […]}`
+   * (payload/payload-selector.ts), or a selector already parsed.
+   */
+  readonly with_payload?: boolean | readonly string[] | { readonly include: readonly string[] } | { readonly exclude: readonly string[] } | PayloadSelector | null;
   readonly with_vector?: boolean | null;
   readonly params?: {
     readonly ef?: number | null;
@@ -39,6 +46,24 @@ export interface SearchInput {
     /** Embedded API only, for benchmarks: bypass the planner for filtered searches. */
     readonly strategy?: 'graph-filtered' | 'candidates-exact' | 'flat-scan' | null;
   } | null;
+  /**
+   * Maximal marginal relevance (collection/mmr.ts): the `candidates` nearest points (at least
+   * offset + limit) are re-ranked for diversity; hits keep their score against the query.
+   */
+  readonly mmr?: { readonly diversity: number; readonly candidates: number } | null;
+}
+
+/** What a checked search asks for, in the terms of a request's cost (collection/request-cost.ts). */
+export function searchShape(input: SearchInput, defaultLimit: number, vectorSize: number): SearchShape {
+  return {
+    offset: input.offset ?? 0,
+    limit: input.limit ?? defaultLimit,
+    withVector: input.with_vector === true,
+    vectorSize,
+    payloadPaths: selectorPatterns(toPayloadSelector(input.with_payload, 'with_payload', true)),
+    filterTerms: input.filter === undefined ? 0 : filterTerms(input.filter),
+    ...(input.mmr === undefined || input.mmr === null ? {} : { mmrCandidates: input.mmr.candidates }),
+  };
 }
 
 export interface ScoredPoint {
@@ -112,7 +137,9 @@ export type SearchWork =
       readonly filter?: Filter;
     }
   /** The live `slots` (distinct) that pass `accept`, when given. */
-  | { readonly kind: 'slots'; readonly query: Float32Array; readonly k: number; readonly slots: Int32Array; readonly accept?: (slot: number) => boolean; readonly filter?: Filter };
+  | { readonly kind: 'slots'; readonly query: Float32Array; readonly k: number; readonly slots: Int32Array; readonly accept?: (slot: number) => boolean; readonly filter?: Filter }
+  /** MMR's picks among candidates already found (collection/mmr.ts); the hits come back in MMR order. */
+  | ({ readonly kind: 'mmr'; readonly distance: Distance } & MmrWork);
 
 /** Runs one piece of search work on this thread. */
 export function scoreHere(memory: SegmentReader, work: SearchWork, stats: SearchStats): SearchHits {
@@ -125,6 +152,8 @@ export function scoreHere(memory: SegmentReader, work: SearchWork, stats: Search
       const accept = work.accept;
       return memory.scoreSlots(work.query, accept === undefined ? work.slots : work.slots.filter(accept), work.k, stats);
     }
+    case 'mmr':
+      return pickMmr(memory, work.distance, work, stats);
   }
 }
 
@@ -151,7 +180,9 @@ export function* searchSteps(
   const query = prepareQuery(input.vector, config.vectorSize, config.distance);
   const limit = input.limit ?? config.parameters.k;
   const offset = input.offset ?? 0;
-  const k = offset + limit;
+  const mmr = input.mmr ?? undefined;
+  // With MMR, the search finds the candidates it re-ranks.
+  const k = Math.max(offset + limit, mmr?.candidates ?? 0);
   const params = input.params ?? {};
   const exact = params.exact === true;
   const efChoice = searchEf(params.ef, config, k);
@@ -226,8 +257,9 @@ export function* searchSteps(
     }
     explain.strategy = strategy;
   }
+  if (mmr !== undefined) hits = yield { kind: 'mmr', distance: config.distance, candidates: hits, picks: offset + limit, diversity: mmr.diversity };
   explain.scored = stats.scored;
-  return { points: shapeHits(memory, config, hits, input, offset, limit), explain };
+  return { points: shapeHits(memory, config, hits, input, offset, limit, mmr !== undefined), explain };
 }
 
 /**
@@ -333,6 +365,8 @@ function shapeHits(
   input: SearchInput,
   offset: number,
   limit: number,
+  /** The hits are in their final order (MMR's), not by score. */
+  ordered: boolean,
 ): ScoredPoint[] {
   const distance = config.distance;
   const table = memory.table;
@@ -343,24 +377,23 @@ function shapeHits(
     ranked.push({ slot, score: similarityToScore(distance, hits.sims[i] as number), id: table.idOf(slot) });
   }
   // Converting similarities to distances can round two values to one; re-sort so ties break by id.
-  ranked.sort((a, b) => (a.score !== b.score ? (ascending ? a.score - b.score : b.score - a.score) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  if (!ordered)
+    ranked.sort((a, b) => (a.score !== b.score ? (ascending ? a.score - b.score : b.score - a.score) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const threshold = input.score_threshold;
-  const withPayload = input.with_payload ?? true;
+  const selector = toPayloadSelector(input.with_payload, 'with_payload', true);
   const out: ScoredPoint[] = [];
   for (const hit of ranked.slice(offset, offset + limit)) {
-    if (threshold !== undefined && threshold !== null && !passesThreshold(distance, hit.score, threshold)) break;
+    if (threshold !== undefined && threshold !== null && !passesThreshold(distance, hit.score, threshold)) {
+      // By score, every later hit fails too; in MMR order a later one may still pass.
+      if (ordered) continue;
+      break;
+    }
     const point: ScoredPoint = { id: hit.id, version: table.versionOf(hit.slot), score: hit.score };
-    if (withPayload !== false) point.payload = selectPayload(table.payloadOf(hit.slot), withPayload);
+    const payload = selectPayload(table.payloadOf(hit.slot), selector);
+    if (payload !== undefined) point.payload = payload;
     if (input.with_vector === true) point.vector = Array.from(memory.readVector(hit.slot));
     out.push(point);
   }
   return out;
 }
 
-/** `with_payload: true` gives the whole payload; a list of keys gives just those top-level keys. */
-function selectPayload(payload: Payload, selection: true | readonly string[]): Payload {
-  if (selection === true) return payload;
-  const out: Payload = {};
-  for (const key of selection) if (Object.hasOwn(payload, key)) out[key] = payload[key];
-  return out;
-}

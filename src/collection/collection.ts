@@ -6,22 +6,27 @@
 import type { Distance } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
-import { normalizePointId, type PointId } from '../core/point-id.js';
+import { compareIds, describeJson, normalizePointId, type PointId } from '../core/point-id.js';
 import { nextVersion } from '../core/version-clock.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
+import { selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
-import { type CollectionConfig, type CollectionConfigJson, configToInfo } from './collection-config.js';
+import { type CollectionConfig, type CollectionConfigJson, configToInfo, LIMITS } from './collection-config.js';
 import { type LoadReport, loadCollection } from './collection-load.js';
-import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchSegment } from './collection-search.js';
+import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchSegment, searchShape } from './collection-search.js';
 import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from './ef-calibration.js';
-import { checkPointShape, checkSearchInput, type FilterInput, type SearchRequest, toFilter } from './embedded-input.js';
+import { checkPointShape, checkSearchInput, type FilterInput, inSearch, prefixErrors, type SearchRequest, toFilter } from './embedded-input.js';
 import { searchSegmentParallel } from './parallel-search.js';
 import type { Payload } from './point-table.js';
 import { ReadWriteGate } from './read-write-gate.js';
+import { LowestIds } from './lowest-ids.js';
+import { scanMatches } from './point-scan.js';
+import type { PointTableReader } from './point-table.js';
+import { addRecords, addScroll, addSearch, RequestCost } from './request-cost.js';
 import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
 import type { ThreadWork } from './search-thread-protocol.js';
 import type { SearchThreads } from './search-threads.js';
@@ -46,6 +51,31 @@ export interface StoredPoint {
   vector: number[];
 }
 
+/** A point as a page or a lookup returns it: payload and vector as asked for. */
+export interface PointRecord {
+  id: PointId;
+  version: bigint;
+  payload?: Payload;
+  vector?: number[];
+}
+
+export interface ScrollRequest {
+  readonly filter?: FilterInput;
+  /** The first id of the page (inclusive): the previous page's `next`. */
+  readonly from?: PointId;
+  readonly limit: number;
+  /** Matches to skip first (a query without a vector takes an offset; a scroll pages with `from`). */
+  readonly offset?: number;
+  readonly with_payload?: SearchInput['with_payload'];
+  readonly with_vector?: boolean | null;
+}
+
+export interface ScrollPage {
+  points: PointRecord[];
+  /** Where the next page starts; absent on the last page. */
+  next?: PointId;
+}
+
 export interface CollectionInfo extends CollectionConfigJson {
   points_count: number;
   /** The default ef searches use and how it was chosen (collection/ef-calibration.ts). */
@@ -57,6 +87,12 @@ export type WarningSink = (message: string, error?: unknown) => void;
 
 /** A graph snapshot is written once this many changes (or 10% of the graph) have accumulated. */
 const SNAPSHOT_MIN_CHANGES = 20000;
+
+/**
+ * A batch's searches run on the service thread (no search threads) give the event loop a turn
+ * after this long, so a large batch never holds other requests for more than about one search.
+ */
+const BATCH_SLICE_MS = 10;
 const SNAPSHOT_SHARE = 0.1;
 
 /**
@@ -203,6 +239,7 @@ export class Collection {
   /** Deletes the listed ids (strings or integers, normalised by `normalizePointId`); resolves with how many existed, once durable. */
   async deleteIds(rawIds: readonly (PointId | number)[]): Promise<{ deleted: number }> {
     if (!Array.isArray(rawIds)) throw badInput('points', `expected an array of ids, got ${typeof rawIds}`);
+    new RequestCost().add('ids', rawIds.length, 'points');
     const ids = rawIds.map((id: unknown, i) => normalizePointId(id, childPath('points', i)));
     const result = await this.writes.run(() => this.deleteExisting(ids));
     this.calibration.noteChanges(result.deleted);
@@ -243,14 +280,13 @@ export class Collection {
 
   /** Checked as the REST API checks a search body; `filter` is parsed by `parseFilter` or the REST JSON. */
   search(input: SearchRequest): ScoredPoint[] {
-    this.searchStarted();
-    return searchSegment(this.segment, this.config, checkSearchInput(input)).points;
+    return this.searchExplained(input).points;
   }
 
   /** The search and how it was answered: strategy, estimate, distances computed, exactness. */
   searchExplained(input: SearchRequest): SearchOutcome {
     this.searchStarted();
-    return searchSegment(this.segment, this.config, checkSearchInput(input));
+    return searchSegment(this.segment, this.config, this.checkSearches([input], '')[0] as SearchInput);
   }
 
   /**
@@ -259,14 +295,59 @@ export class Collection {
    * instead — no thread has work, and either no requests queue (service-load.ts) or the search is
    * a light one (an unfiltered graph walk) — because a hand-off costs more than a small search,
    * and a lone search gains nothing from another thread. `spread`: the caller sends several
-   * searches at once (a batch), so each goes to a thread even when they are idle.
+   * searches at once, so each goes to a thread even when they are idle (searchBatch does this for
+   * a batch, with the batch's cost bounded as one request).
    */
-  async searchParallel(input: SearchRequest, options: { readonly spread?: boolean } = {}): Promise<SearchOutcome> {
+  async searchParallel(input: SearchRequest, options: { readonly spread?: boolean; readonly cost?: RequestCost } = {}): Promise<SearchOutcome> {
     this.searchStarted();
-    const checked = checkSearchInput(input);
+    return this.runSearch(this.checkSearches([input], '', options.cost)[0] as SearchInput, options.spread === true);
+  }
+
+  /**
+   * Several searches of one request (a batch), each checked and the whole request's cost bounded
+   * (collection/request-cost.ts) before any runs; an error names its search (`searches[3].limit`).
+   * With search threads, every search goes to one even when they are idle. Without, they run here
+   * one after another, with a turn of the event loop whenever one has taken the thread for
+   * BATCH_SLICE_MS, so other requests are answered between them.
+   */
+  async searchBatch(inputs: readonly SearchRequest[], options: { readonly cost?: RequestCost; readonly paths?: readonly string[] } = {}): Promise<SearchOutcome[]> {
+    this.searchStarted();
+    const checked = this.checkSearches(inputs, 'searches', options.cost, options.paths);
+    const threads = this.threads;
+    if (threads?.available === true) return Promise.all(checked.map((input, i) => inSearch(options.paths?.[i] ?? childPath('searches', i), () => this.runSearch(input, true))));
+    const outcomes: SearchOutcome[] = [];
+    let sliceStart = performance.now();
+    for (const [i, input] of checked.entries()) {
+      if (performance.now() - sliceStart >= BATCH_SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      if (this.dropped) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${this.name}" does not exist`);
+      outcomes.push(await inSearch(options.paths?.[i] ?? childPath('searches', i), async () => searchSegment(this.segment, this.config, input)));
+    }
+    return outcomes;
+  }
+
+  /**
+   * Each search checked as the REST API checks one, then the request's cost (added to `cost` when
+   * the caller counts more of the request there); errors name `paths[i]`, else `listPath[i]`.
+   */
+  private checkSearches(inputs: readonly SearchRequest[], listPath: string, cost = new RequestCost(), paths?: readonly string[]): SearchInput[] {
+    if (!Array.isArray(inputs)) throw badInput(listPath || 'body', `expected an array of searches, got ${describeJson(inputs)}`);
+    const vectorSize = this.config.vectorSize;
+    return inputs.map((input, i) => {
+      const path = paths?.[i] ?? (listPath === '' ? '' : childPath(listPath, i));
+      const checked = listPath === '' ? checkSearchInput(input) : prefixErrors(path, () => checkSearchInput(input));
+      addSearch(cost, searchShape(checked, this.config.parameters.k, vectorSize), path);
+      return checked;
+    });
+  }
+
+  /** One checked search: here, or with its scoring on the search threads (see searchParallel). */
+  private runSearch(checked: SearchInput, spread: boolean): Promise<SearchOutcome> | SearchOutcome {
     const threads = this.threads;
     const backlogged = threads?.backlogged() === true;
-    if (threads === undefined || !threads.available || this.dropped || (options.spread !== true && threads.idle && !(backlogged && this.isHeavy(checked)))) {
+    if (threads === undefined || !threads.available || this.dropped || (!spread && threads.idle && !(backlogged && this.isHeavy(checked)))) {
       return searchSegment(this.segment, this.config, checked);
     }
     return this.gate.read(() => {
@@ -299,7 +380,7 @@ export class Collection {
   /** Sends search work to a thread, attaching this segment (or its grown arrays) first. */
   private onThread(threads: SearchThreads, work: ThreadWork): ReturnType<SearchThreads['run']> {
     this.threadWork.all++;
-    if (work.filter !== undefined) this.threadWork.filtered++;
+    if ('filter' in work && work.filter !== undefined) this.threadWork.filtered++;
     return threads.run(this.postSegment(threads), this.segment.header(), work);
   }
 
@@ -398,6 +479,98 @@ export class Collection {
     }
     this.posted = posted;
     return posted.key;
+  }
+
+  /**
+   * Visits the live points matching the filter (all without one) in slices (point-scan.ts), under
+   * the read gate, so the walk sees one state and never holds the event loop long. `visit` gets a
+   * slot and the table to read it from; slots mean nothing after the walk.
+   */
+  async scanMatches(filterInput: FilterInput | undefined, visit: (slot: number, table: PointTableReader) => void): Promise<void> {
+    this.assertLive();
+    const filter = filterInput === undefined ? undefined : toFilter(filterInput);
+    await this.gate.read(async () => {
+      const segment = this.segment;
+      await scanMatches(segment, filter, (slot) => visit(slot, segment.table));
+    });
+  }
+
+  /** How many live points match the filter (all points without one), exactly. */
+  async count(filterInput?: FilterInput): Promise<number> {
+    if (filterInput === undefined) return this.pointsCount;
+    let count = 0;
+    await this.scanMatches(filterInput, () => {
+      count++;
+    });
+    return count;
+  }
+
+  /**
+   * A page of the matching points in id order (core/point-id.ts compareIds), starting at `from`
+   * (inclusive; from the first id without it), with the id the next page starts at. It walks every
+   * match (in slices) keeping the `limit + 1` lowest ids at or after `from`: O(matches · log limit).
+   */
+  async scroll(options: ScrollRequest): Promise<ScrollPage> {
+    const limit = options.limit;
+    if (!Number.isInteger(limit) || limit < LIMITS.limit.min || limit > LIMITS.limit.max) {
+      throw badInput('limit', `expected an integer from ${LIMITS.limit.min} to ${LIMITS.limit.max}, got ${describeJson(limit)}`);
+    }
+    const from = options.from === undefined ? undefined : normalizePointId(options.from, 'from');
+    const offset = options.offset ?? 0;
+    if (!Number.isInteger(offset) || offset < LIMITS.offset.min || offset > LIMITS.offset.max) {
+      throw badInput('offset', `expected an integer from ${LIMITS.offset.min} to ${LIMITS.offset.max}, got ${describeJson(offset)}`);
+    }
+    const selector = toPayloadSelector(options.with_payload, 'with_payload', true);
+    const shape = { offset, limit, withVector: options.with_vector === true, vectorSize: this.config.vectorSize, payloadPaths: selectorPatterns(selector) };
+    addScroll(new RequestCost(), shape, '');
+    const page = new LowestIds(offset + limit + 1);
+    let points: PointRecord[] = [];
+    await this.gate.read(async () => {
+      const segment = this.segment;
+      const table = segment.table;
+      await scanMatches(segment, options.filter === undefined ? undefined : toFilter(options.filter), (slot) => {
+        const id = table.idOf(slot);
+        if (from === undefined || compareIds(id, from) >= 0) page.offer(id, slot);
+      });
+      points = page
+        .sorted()
+        .slice(offset)
+        .map(({ slot }) => {
+        const record: PointRecord = { id: table.idOf(slot), version: table.versionOf(slot) };
+        const payload = selectPayload(table.payloadOf(slot), selector);
+        if (payload !== undefined) record.payload = payload;
+        if (options.with_vector === true) record.vector = Array.from(segment.readVector(slot));
+        return record;
+      });
+    });
+    const next = points.length > limit ? (points.pop() as PointRecord).id : undefined;
+    return next === undefined ? { points } : { points, next };
+  }
+
+  /**
+   * The listed points that exist, in the order listed (each once), with payload and vector as
+   * asked; the request's cost (ids, returned vectors and payload paths) is bounded first.
+   */
+  retrieve(rawIds: readonly (PointId | number)[], options: { readonly with_payload?: SearchInput['with_payload']; readonly with_vector?: boolean | null } = {}): PointRecord[] {
+    if (!Array.isArray(rawIds)) throw badInput('ids', `expected an array of ids, got ${describeJson(rawIds)}`);
+    const selector = toPayloadSelector(options.with_payload, 'with_payload', true);
+    const cost = new RequestCost();
+    cost.add('ids', rawIds.length, 'ids');
+    const ids = [...new Set(rawIds.map((id: unknown, i) => normalizePointId(id, childPath('ids', i))))];
+    addRecords(cost, ids.length, { withVector: options.with_vector === true, vectorSize: this.config.vectorSize, payloadPaths: selectorPatterns(selector) }, 'ids');
+    const segment = this.segment;
+    const table = segment.table;
+    const out: PointRecord[] = [];
+    for (const id of ids) {
+      const slot = table.slotOf(id);
+      if (slot === undefined) continue;
+      const record: PointRecord = { id, version: table.versionOf(slot) };
+      const payload = selectPayload(table.payloadOf(slot), selector);
+      if (payload !== undefined) record.payload = payload;
+      if (options.with_vector === true) record.vector = Array.from(segment.readVector(slot));
+      out.push(record);
+    }
+    return out;
   }
 
   /**

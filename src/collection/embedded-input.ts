@@ -7,12 +7,13 @@
  * A field added to `SearchInput` (collection-search.ts) must be added to the key lists below:
  * unknown fields are refused, so that a typo such as `fitler` is never silently ignored.
  */
-import { badInput } from '../core/errors.js';
+import { badInput, isKithError, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
-import { MAX_KEY_LENGTH, parseFilter } from '../payload/filter-parse.js';
+import { parseFilter } from '../payload/filter-parse.js';
 import type { Filter } from '../payload/filter-types.js';
 import { isPlainObject } from '../payload/json-value.js';
+import { toPayloadSelector } from '../payload/payload-selector.js';
 import { LIMITS } from './collection-config.js';
 import type { SearchInput } from './collection-search.js';
 
@@ -25,11 +26,9 @@ export type FilterInput = Filter | FilterJson;
 /** What `Collection.search` takes: a `SearchInput` whose filter may also be raw JSON. */
 export type SearchRequest = Omit<SearchInput, 'filter'> & { readonly filter?: FilterInput | null };
 
-/** Keys in a `with_payload` list (the same bound as the REST schema). */
-const MAX_WITH_PAYLOAD_KEYS = 1000;
-
 const POINT_KEYS = new Set(['id', 'vector', 'payload', 'version']);
-const SEARCH_KEYS = new Set(['vector', 'limit', 'offset', 'filter', 'score_threshold', 'with_payload', 'with_vector', 'params']);
+const SEARCH_KEYS = new Set(['vector', 'limit', 'offset', 'filter', 'score_threshold', 'with_payload', 'with_vector', 'params', 'mmr']);
+const MMR_KEYS = new Set(['diversity', 'candidates']);
 const PARAMS_KEYS = new Set(['ef', 'exact', 'explain', 'filter_walk', 'strategy']);
 const FILTER_WALKS = ['two-hop', 'plain'];
 const STRATEGIES = ['graph-filtered', 'candidates-exact', 'flat-scan'];
@@ -90,17 +89,6 @@ export function checkSearchInput(input: SearchRequest): SearchInput {
   if (threshold !== undefined && threshold !== null && (typeof threshold !== 'number' || !Number.isFinite(threshold))) {
     throw badInput('score_threshold', `expected number, got ${describeJson(threshold)}`);
   }
-  const withPayload: unknown = input.with_payload;
-  if (Array.isArray(withPayload)) {
-    if (withPayload.length > MAX_WITH_PAYLOAD_KEYS) throw badInput('with_payload', `must NOT have more than ${MAX_WITH_PAYLOAD_KEYS} items`);
-    withPayload.forEach((key: unknown, i) => {
-      const at = childPath('with_payload', i);
-      if (typeof key !== 'string') throw badInput(at, `expected string, got ${describeJson(key)}`);
-      if (key.length > MAX_KEY_LENGTH) throw badInput(at, `must NOT have more than ${MAX_KEY_LENGTH} characters`);
-    });
-  } else if (withPayload !== undefined && withPayload !== null && typeof withPayload !== 'boolean') {
-    throw badInput('with_payload', `expected boolean or an array, got ${describeJson(withPayload)}`);
-  }
   optionalBoolean(input.with_vector, 'with_vector');
   const params: unknown = input.params;
   if (params !== undefined && params !== null) {
@@ -112,5 +100,38 @@ export function checkSearchInput(input: SearchRequest): SearchInput {
     optionalOneOf(params.filter_walk, FILTER_WALKS, 'params.filter_walk');
     optionalOneOf(params.strategy, STRATEGIES, 'params.strategy');
   }
-  return { ...input, filter: toFilter(input.filter) };
+  const mmr: unknown = input.mmr;
+  if (mmr !== undefined && mmr !== null) {
+    if (!isPlainObject(mmr)) throw badInput('mmr', `expected object, got ${describeJson(mmr)}`);
+    rejectUnknown(mmr, MMR_KEYS, 'mmr');
+    if (typeof mmr.diversity !== 'number' || !(mmr.diversity >= 0 && mmr.diversity <= 1)) throw badInput('mmr.diversity', `expected a number from 0 to 1, got ${describeJson(mmr.diversity)}`);
+    if (mmr.candidates === undefined || mmr.candidates === null) throw badInput('mmr.candidates', 'required');
+    optionalInteger(mmr.candidates, 'mmr.candidates', LIMITS.mmrCandidates);
+  }
+  return { ...input, filter: toFilter(input.filter), with_payload: toPayloadSelector(input.with_payload, 'with_payload', true) };
+}
+
+/** An error of the search (or other item) at `path` in a list, its field path prefixed with `path` (`searches[3].limit: …`). */
+function prefixed(path: string, error: unknown): unknown {
+  if (!isKithError(error) || error.statusCode !== 400) return error;
+  const message = /^[^\s:]+: /.test(error.message) ? `${path}.${error.message}` : `${path}: ${error.message}`;
+  return new KithError(error.code, message, { cause: error });
+}
+
+/** Runs `check` for the item at `path`, prefixing the path of a 400-class error. */
+export function prefixErrors<T>(path: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw prefixed(path, error);
+  }
+}
+
+/** As prefixErrors, for work that is asynchronous. */
+export async function inSearch<T>(path: string, run: () => Promise<T> | T): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw prefixed(path, error);
+  }
 }

@@ -41,7 +41,8 @@ export async function searchSegmentParallel(
     } else {
       const done = await dispatch(portable);
       stats.scored += done.scored;
-      hits = rerank(done.hits, work.k, (slot) => memory.table.idOf(slot));
+      // MMR's order is its answer; every other piece comes back by score, with ties to break by id.
+      hits = work.kind === 'mmr' ? done.hits : rerank(done.hits, work.k, (slot) => memory.table.idOf(slot));
     }
     step = steps.next(hits);
   }
@@ -50,6 +51,7 @@ export async function searchSegmentParallel(
 
 /** The work as data a thread can take, or undefined when it needs payloads threads cannot read yet. */
 export function threadWork(work: SearchWork, payloads: PayloadAccess): ThreadWork | undefined {
+  if (work.kind === 'mmr') return { kind: 'mmr', slots: work.candidates.slots, sims: work.candidates.sims, picks: work.picks, diversity: work.diversity };
   const byFilter = work.accept !== undefined && (work.kind === 'slots' || work.acceptBits === undefined);
   if (byFilter && work.filter === undefined) return undefined;
   if (byFilter && !payloads.shared) {

@@ -61,6 +61,8 @@ export interface SegmentReader {
   searchFlat(options: SearchOptions): SearchHits;
   /** Scores the given slots exactly. */
   scoreSlots(query: Float32Array, slots: ArrayLike<number>, k: number, stats?: SearchStats): SearchHits;
+  /** Scores each of `slots` into `out`, unranked (MMR's pairwise similarities). */
+  scoreEach(query: Float32Array, slots: ArrayLike<number>, out: Float64Array, stats?: SearchStats): void;
   /** The vector a slot is searched as. */
   readVector(slot: number): Float32Array;
 }
@@ -197,6 +199,10 @@ export class Segment implements SegmentReader {
 
   scoreSlots(query: Float32Array, slots: ArrayLike<number>, k: number, stats?: SearchStats): SearchHits {
     return this.flat.scoreSlots(query, slots, k, stats);
+  }
+
+  scoreEach(query: Float32Array, slots: ArrayLike<number>, out: Float64Array, stats?: SearchStats): void {
+    this.flat.scoreEach(query, slots, out, stats);
   }
 
   readVector(slot: number): Float32Array {

@@ -18,6 +18,10 @@ export const ERRORS = {
     status: 400,
     why: 'The request is well-formed JSON but a field is missing, of the wrong kind or out of range. Retrying the same request fails the same way.',
   },
+  ERR_OVER_LIMIT: {
+    status: 400,
+    why: 'The request is valid but asks for more work than one request may (docs/params.md, "Request limits": hits, returned vectors, payload paths, filter terms, examples, MMR, ids); nothing was done. Ask for less or split it: retrying it unchanged fails the same way.',
+  },
   ERR_INVALID_JSON: {
     status: 400,
     why: 'The body is not JSON, or holds a key that could poison object prototypes (`__proto__`, `constructor.prototype`).',

@@ -48,7 +48,8 @@ export interface CheckReport {
   readonly problems: string[];
 }
 
-const SUPPORTED_FORMAT = 2;
+/** Formats 2 and 3 share their layout; 3 only stores every UUID id in its canonical form (storage/format-2-migration.ts). */
+const CHECKED_FORMATS: readonly number[] = [2, 3];
 /** Problems of one kind in one collection past this many are counted, not listed. */
 const MAX_LISTED = 20;
 
@@ -81,11 +82,11 @@ function runChecks(store: ReadOnlyStore): CheckReport {
     return report();
   }
   formatVersion = typeof format.version === 'number' ? format.version : undefined;
-  if (formatVersion !== SUPPORTED_FORMAT) {
+  if (formatVersion === undefined || !CHECKED_FORMATS.includes(formatVersion)) {
     problems.push(
       formatVersion === 1
-        ? 'meta: storage format 1; open the file once with this build (it migrates to format 2), then check it'
-        : `meta: storage format ${JSON.stringify(format.version)}; this build checks format ${SUPPORTED_FORMAT}`,
+        ? 'meta: storage format 1; open the file once with this build (it migrates to the current format), then check it'
+        : `meta: storage format ${JSON.stringify(format.version)}; this build checks formats ${CHECKED_FORMATS.join(' and ')}`,
     );
     return report();
   }

@@ -106,3 +106,45 @@ export type FieldCondition = FieldBase &
 export function isEmptyFilter(filter: Filter): boolean {
   return filter.must.length === 0 && filter.mustNot.length === 0 && filter.should.length === 0 && filter.minShould === undefined;
 }
+
+/**
+ * A filter's size for a request's cost (collection/request-cost.ts): one per condition at every
+ * level, plus the values of its lists (`match.any`/`except`, `has_id`, polygon points), which are
+ * checked per point too.
+ */
+export function filterTerms(filter: Filter): number {
+  let terms = 0;
+  const lists = [filter.must, filter.mustNot, filter.should, filter.minShould?.conditions ?? []];
+  for (const list of lists) {
+    for (const condition of list) {
+      terms += 1;
+      switch (condition.kind) {
+        case 'nested':
+        case 'elements':
+          terms += filterTerms(condition.filter);
+          break;
+        case 'has_id':
+          terms += condition.ids.size;
+          break;
+        case 'any':
+        case 'except':
+          terms += condition.values.length;
+          break;
+        case 'geo_polygon':
+          terms += condition.exterior.length + condition.interiors.reduce((sum, ring) => sum + ring.length, 0);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return terms;
+}
+
+/** `filter` (every point without one) minus the points with these ids: how a query by id or a recommendation leaves its examples out. */
+export function excludingIds(filter: Filter | undefined, ids: ReadonlySet<string>): Filter | undefined {
+  if (ids.size === 0) return filter;
+  const without: Condition = { kind: 'has_id', ids };
+  if (filter === undefined) return { must: [], mustNot: [without], should: [] };
+  return { must: [{ kind: 'nested', filter }], mustNot: [without], should: [] };
+}

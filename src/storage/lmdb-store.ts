@@ -22,14 +22,15 @@
  * has its own writes aborted, while the others of the turn still commit.
  */
 import { existsSync } from 'node:fs';
-import { type Database, open, type RootDatabase } from 'lmdb';
+import { type Database, type Key, open, type RootDatabase } from 'lmdb';
 import { badInput, KithError } from '../core/errors.js';
 import { type FileLock, lockDatabaseFile } from './file-lock.js';
 import { migrateFormat1 } from './format-1-migration.js';
+import { migrateFormat2 } from './format-2-migration.js';
 import { decodePointKey, encodePointKey, MAX_POINT_KEY_BYTES, pointKeyRange } from './point-key.js';
 
 /** 1: points under ordered-binary `[uid, id]` keys (migrated at open); 2: point-key.ts keys. */
-export const STORAGE_FORMAT_VERSION = 2;
+export const STORAGE_FORMAT_VERSION = 3;
 const SNAPSHOT_CHUNK_BYTES = 16 * 1048576;
 const MAGIC = 'kith';
 
@@ -124,12 +125,15 @@ export class LmdbStore {
     }
     if (format.version === 1) {
       const liveUids = new Set(this.loadCollections().map((c) => c.uid));
-      migrateFormat1(this.root, liveUids, this.points, () => this.writeFormat());
+      // To format 2, in its own transaction: the ids' migration below is the step to 3.
+      migrateFormat1(this.root, liveUids, this.points, () => this.writeFormat(2));
     }
+    // Format 1 migrates straight to the current format, so its ids go through this too.
+    if (format.version <= 2) migrateFormat2(this.root, this.points, this.snapshots as unknown as Database<Buffer, Key>, () => this.writeFormat());
   }
 
-  private writeFormat(): void {
-    this.meta.putSync('format', { magic: MAGIC, version: STORAGE_FORMAT_VERSION });
+  private writeFormat(version = STORAGE_FORMAT_VERSION): void {
+    this.meta.putSync('format', { magic: MAGIC, version });
   }
 
   /** Every collection in the file, by name. */

@@ -58,7 +58,7 @@ test('kith check: a sound file passes; each deliberate corruption is reported, e
   const before = sha(sound);
   const good = await kith(['check', sound]);
   assert.equal(good.code, 0, good.stdout + good.stderr);
-  assert.match(good.stdout, /storage format 2, 2 collection\(s\)/);
+  assert.match(good.stdout, /storage format 3, 2 collection\(s\)/);
   assert.match(good.stdout, /collection "g" \(uid 1, 4-d Euclid, hnsw\): 2996 point record\(s\); graph snapshot checksum ok \(\d+ bytes\); 2996 loaded; \d+ from the snapshot's graph, graph invariants checked/);
   assert.match(good.stdout, /collection "f" \(uid 2, 3-d Cosine, flat\): 50 point record\(s\); 50 loaded/);
   assert.match(good.stdout, /^sound: every record decodes/m);

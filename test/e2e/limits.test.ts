@@ -67,7 +67,10 @@ test('with with_vector, limit × vector_size is at most 524288', async (t) => {
   const ok = await call('POST', '/collections/c/points/search', { vector: query, limit: 1024, with_vector: true });
   assert.equal(ok.status, 200, ok.raw.slice(0, 300));
   assert.equal(ok.body.result.length, 20);
-  assertBadInput(await call('POST', '/collections/c/points/search', { vector: query, limit: 1025, with_vector: true }), /^limit: with with_vector, limit × vector_size is at most 524288, got 1025 × 512/);
+  const over = await call('POST', '/collections/c/points/search', { vector: query, limit: 1025, with_vector: true });
+  assert.equal(over.status, 400, over.raw);
+  assert.equal(over.body.status.code, 'ERR_OVER_LIMIT');
+  assert.match(over.body.status.error, /^with_vector: the request asks for 524,800 returned vector components \(returned points × vector_size\); the limit is 524,288/);
   // Without vectors the same limit is fine.
   assert.equal((await call('POST', '/collections/c/points/search', { vector: query, limit: 1025 })).status, 200);
 });

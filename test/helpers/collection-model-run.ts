@@ -7,6 +7,7 @@
  * Operations are generated from the model's state just before they run, and are concrete (ids,
  * vectors, payloads, thresholds written out), so a recorded log replays without the generator.
  */
+import type { WithPayload } from './collection-model.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,7 @@ import {
   EXACT_FAMILIES,
   FAMILIES,
   type IdKind,
+  idKey,
   idPool,
   type PoolId,
   type RawId,
@@ -51,6 +53,7 @@ export const SWITCHES = [
   'control-ids',
   'long-ids',
   'lookalike-ids',
+  'uuid-ids',
   'duplicates',
   'zero',
   'tiny',
@@ -72,6 +75,7 @@ const ID_SWITCHES: ReadonlyArray<[string, IdKind]> = [
   ['control-ids', 'control'],
   ['long-ids', 'long-unicode'],
   ['lookalike-ids', 'lookalike'],
+  ['uuid-ids', 'uuid'],
 ];
 
 const METRICS: readonly Metric[] = ['cosine', 'euclid', 'dot'];
@@ -179,7 +183,7 @@ export interface SearchSpec {
   readonly exact?: boolean;
   readonly strategy?: 'graph-filtered' | 'candidates-exact' | 'flat-scan';
   readonly walk?: 'two-hop' | 'plain';
-  readonly withPayload: boolean | string[];
+  readonly withPayload: WithPayload;
   readonly withVector: boolean;
 }
 
@@ -214,7 +218,7 @@ function drawUpsert(rng: SeededRng, config: SeqConfig, model: Model, first = fal
     const earlier = points[rng.int(points.length)];
     if (earlier !== undefined && rng.next() < 0.12 && !config.off.has('batch-repeats')) {
       // The same id again in the batch (maybe spelled differently): the last one wins.
-      const entry = config.pool.find((p) => p.key === String(earlier.id)) as PoolId;
+      const entry = config.pool.find((p) => p.key === idKey(earlier.id)) as PoolId;
       points.push({ id: spell(rng, entry), vector: drawVector(rng, config.vectors), payload: drawPayload(rng, config.off), how: 'batch-repeat' });
       continue;
     }
@@ -312,7 +316,10 @@ export function drawSearch(rng: SeededRng, config: SeqConfig, model: Model, purp
     }
   }
   const w = rng.next();
-  const withPayload: boolean | string[] = w < 0.6 ? true : w < 0.8 ? false : ['a', 'n', 'x', ''].filter(() => rng.next() < 0.5);
+  // Paths into the nested payloads of nasty-data.ts, and literal top-level keys with dots in them.
+  const paths = (): string[] => ['a', 'a.b', 'a.n', 'c[].c', 'c[].a', 'b.c', 'a.b.c', 'n', 'x', ''].filter(() => rng.next() < 0.3);
+  const withPayload: WithPayload =
+    w < 0.55 ? true : w < 0.7 ? false : w < 0.8 ? ['a', 'n', 'x', ''].filter(() => rng.next() < 0.5) : w < 0.9 ? { include: paths() } : { exclude: paths() };
   const spec: SearchSpec = { query, limit, offset, withPayload, withVector: rng.next() < 0.25 };
   return {
     ...spec,
@@ -418,7 +425,7 @@ async function applyOp(live: Live, model: Model, config: SeqConfig, op: Op, wher
   const c = live.c;
   switch (op.kind) {
     case 'upsert': {
-      const distinct = new Set(op.points.map((p) => String(p.id))).size;
+      const distinct = new Set(op.points.map((p) => idKey(p.id))).size;
       let result: { upserted: number };
       try {
         result = await c.upsert(op.points.map((p) => ({ id: p.id, vector: p.vector, payload: structuredClone(p.payload) })));
@@ -438,7 +445,7 @@ async function applyOp(live: Live, model: Model, config: SeqConfig, op: Op, wher
       if (!(version > model.lastVersion)) fail('upsert.version', `${where}: batch version ${version} not above the previous ${model.lastVersion}`);
       model.lastVersion = version;
       for (const p of op.points) {
-        const key = String(p.id);
+        const key = idKey(p.id);
         const old = model.points.get(key);
         const same = old !== undefined && old.input.length === p.vector.length && old.input.every((x, i) => Math.fround(x) === Math.fround(p.vector[i] as number));
         model.points.set(key, { key, input: [...p.vector], payload: structuredClone(p.payload), version, stored: same ? old.stored : undefined });
@@ -458,7 +465,7 @@ async function applyOp(live: Live, model: Model, config: SeqConfig, op: Op, wher
       return op.points.map((p) => p.id).filter((id): id is RawId => (typeof id === 'string' && id.isWellFormed() && Buffer.byteLength(id) <= 1024) || (typeof id === 'number' && id >= 0));
     }
     case 'delete-ids': {
-      const keys = [...new Set(op.ids.map(String))].filter((k) => model.points.has(k));
+      const keys = [...new Set(op.ids.map(idKey))].filter((k) => model.points.has(k));
       let result: { deleted: number };
       try {
         result = await c.deleteIds(op.ids.map(String));

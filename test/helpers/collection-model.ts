@@ -36,9 +36,9 @@ import type { Collection, ScoredPoint } from '../../src/lib.js';
 
 /** What `searchExplained` returns. */
 export type SearchOutcome = ReturnType<Collection['searchExplained']>;
-import type { JsonObject } from './filter-reference.js';
+import type { Json, JsonObject } from './filter-reference.js';
 import { refFilter } from './filter-reference.js';
-import type { RawId } from './nasty-data.js';
+import { idKey, type RawId } from './nasty-data.js';
 
 export type Metric = 'cosine' | 'euclid' | 'dot';
 
@@ -254,7 +254,7 @@ export const payloadText = (payload: unknown): string => JSON.stringify(payload)
 /** Reads every pool id given and compares with the model; missing ones must be ERR_POINT_NOT_FOUND. */
 export function checkGets(c: Collection, model: Model, raws: readonly RawId[], where: string): void {
   for (const raw of raws) {
-    const key = String(raw);
+    const key = idKey(raw);
     const p = model.points.get(key);
     if (p === undefined) {
       let found: unknown;
@@ -291,7 +291,7 @@ export interface SearchView {
   readonly limit: number;
   readonly offset: number;
   readonly threshold: number | undefined;
-  readonly withPayload: boolean | readonly string[];
+  readonly withPayload: WithPayload;
   readonly withVector: boolean;
   /**
    * What the model may demand: `exact` (the right top-k), or `reachable` (an approximate answer
@@ -414,12 +414,58 @@ function checkComplete(model: Model, view: SearchView, outcome: SearchOutcome, r
   }
 }
 
+/** `with_payload` as the model sends it: all, none, a list of paths, or {include} / {exclude}. */
+export type WithPayload = boolean | readonly string[] | { readonly include: readonly string[] } | { readonly exclude: readonly string[] };
+
+const DROPPED = Symbol('dropped');
+
+/**
+ * What `with_payload` leaves of a payload, written plainly from Qdrant's rules (docs/api.md): a
+ * path that is a top-level key names it; else `a.b` walks into objects and `c[]` into every
+ * element. include keeps what a path names and the ancestors on its way (an array is kept with
+ * the elements the path reaches into); exclude drops what a path names.
+ */
+export function selectedPayload(payload: JsonObject, w: Exclude<WithPayload, false>): JsonObject {
+  if (w === true) return payload;
+  const include = Array.isArray(w) || 'include' in w;
+  const list: readonly string[] = Array.isArray(w) ? w : 'include' in w ? w.include : (w as { exclude: readonly string[] }).exclude;
+  const steps = list.map((p) => (Object.hasOwn(payload, p) || p === '' ? [p] : p.split('.').flatMap((part) => (part.endsWith('[]') ? [part.slice(0, -2), '[]'] : [part]))));
+  const keep = (value: Json, rests: string[][]): Json | typeof DROPPED => {
+    if (include) {
+      if (rests.length === 0) return DROPPED;
+      if (rests.some((r) => r.length === 0)) return value;
+    } else {
+      if (rests.some((r) => r.length === 0)) return DROPPED;
+      if (rests.length === 0) return value;
+    }
+    if (Array.isArray(value)) {
+      const next = rests.filter((r) => r[0] === '[]').map((r) => r.slice(1));
+      return value.map((e) => keep(e, next)).filter((e): e is Json => e !== DROPPED);
+    }
+    if (typeof value === 'object' && value !== null) {
+      const out: JsonObject = {};
+      for (const [k, v] of Object.entries(value)) {
+        const kept = keep(v, rests.filter((r) => r[0] === k).map((r) => r.slice(1)));
+        if (kept !== DROPPED) out[k] = kept;
+      }
+      return out;
+    }
+    return value;
+  };
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(payload)) {
+    const kept = keep(v, steps.filter((r) => r[0] === k).map((r) => r.slice(1)));
+    if (kept !== DROPPED) out[k] = kept;
+  }
+  return out;
+}
+
 function checkShape(model: Model, p: ModelPoint, hit: ScoredPoint, view: SearchView, where: string): void {
   const w = view.withPayload;
   if (w === false) {
     if (hit.payload !== undefined) fail('search.shape', `${where}: payload returned with with_payload false`);
   } else {
-    const expected = w === true ? p.payload : Object.fromEntries(w.filter((k) => Object.hasOwn(p.payload, k)).map((k) => [k, p.payload[k]]));
+    const expected = selectedPayload(p.payload, w);
     if (payloadText(hit.payload) !== payloadText(expected)) {
       fail('search.payload', `${where}: payload ${payloadText(hit.payload)}, expected ${payloadText(expected)}`);
     }

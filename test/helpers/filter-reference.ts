@@ -9,6 +9,7 @@
  * meaning is the same in RE2 and in JS.
  */
 import fc from 'fast-check';
+import { idKey } from './id-key.js';
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
@@ -221,7 +222,7 @@ function keyWide(c: JsonObject, payload: JsonObject, id: string | undefined): [s
   }
   if (Array.isArray(c.has_id)) {
     if (id === undefined) throw new Error('reference: has_id needs the point id');
-    return ['has_id', c.has_id.some((x) => String(x) === id)];
+    return ['has_id', c.has_id.some((x) => (typeof x === 'number' || typeof x === 'string') && idKey(x) === id)];
   }
   if (isObject(c.nested)) {
     let key = c.nested.key as string;

@@ -9,6 +9,7 @@
  */
 import fc from 'fast-check';
 import type { SeededRng } from '../../src/core/rng.js';
+export { idKey } from './id-key.js';
 import { filterArb, type Json, type JsonObject, payloadArb, scalarPayloadArb, simpleFilterArb } from './filter-reference.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -25,7 +26,7 @@ export interface PoolId {
   readonly kind: IdKind;
 }
 
-export type IdKind = 'numeric' | 'plain' | 'control' | 'long-unicode' | 'lookalike';
+export type IdKind = 'numeric' | 'plain' | 'control' | 'long-unicode' | 'lookalike' | 'uuid';
 
 /** Bytes of an id's UTF-8 form (the limit is 1024). */
 export const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
@@ -80,7 +81,7 @@ export function idPool(rng: SeededRng, size: number, kinds: ReadonlySet<IdKind>)
   numeric(Number.MAX_SAFE_INTEGER);
   add('7.0', ['7.0'], 'lookalike');
   add('07', ['07'], 'lookalike');
-  const order: IdKind[] = ['numeric', 'plain', 'control', 'long-unicode', 'lookalike'];
+  const order: IdKind[] = ['numeric', 'plain', 'control', 'long-unicode', 'lookalike', 'uuid'];
   for (let i = 0; out.length < size && i < size * 20; i++) {
     const kind = rng.pick(order);
     if (!kinds.has(kind)) continue;
@@ -88,6 +89,12 @@ export function idPool(rng: SeededRng, size: number, kinds: ReadonlySet<IdKind>)
     else if (kind === 'plain') add(`p${i}`, [`p${i}`], kind);
     else if (kind === 'control') add(controlId(rng, i), [], kind);
     else if (kind === 'long-unicode') add(longUnicodeId(rng, i), [], kind);
+    else if (kind === 'uuid') {
+      // One UUID is one point whatever its spelling (core/point-id.ts): every spelling names the canonical key.
+      const hex = Array.from({ length: 32 }, () => '0123456789abcdef'[rng.int(16)]).join('');
+      const u = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+      add(u, [u.toUpperCase(), u, `{${u}}`, `urn:uuid:${u.toUpperCase()}`, hex], kind);
+    }
     else add(rng.pick(LOOKALIKES), [], kind);
   }
   // Strings are their own only spelling.

@@ -4,12 +4,16 @@
  * exactly (also those format 1 itself read back wrong), keys of dropped collections are discarded,
  * and the file says format 2. A format-1 key that does not decode stops the open and changes
  * nothing. The format-1 file is written here with lmdb directly, as format 1 wrote it.
+ *
+ * A format-2 file whose ids spell UUIDs in other forms than the canonical one opens with those ids
+ * canonical (format 3): one UUID is one point, the newest spelling's record kept.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type DatabaseOptions, open } from 'lmdb';
 import { Database } from '../../src/db/database.js';
-import { LmdbStore } from '../../src/storage/lmdb-store.js';
+import { LmdbStore, STORAGE_FORMAT_VERSION } from '../../src/storage/lmdb-store.js';
+import { encodePointKey } from '../../src/storage/point-key.js';
 import { encodePointRecord } from '../../src/storage/point-record.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 import { format1Reading, trickyIds } from '../unit/storage/tricky-ids.js';
@@ -88,7 +92,7 @@ async function inspect(path: string): Promise<{ format: unknown; format1Points: 
   return result;
 }
 
-test('a format-1 file migrates on open: exact ids, dropped collections discarded, format 2 afterwards', async (t) => {
+test('a format-1 file migrates on open: exact ids, dropped collections discarded, the current format afterwards', async (t) => {
   const configs = await storedConfigs(t);
   const path = tempDbPath(t);
   const ids = trickyIds();
@@ -114,7 +118,7 @@ test('a format-1 file migrates on open: exact ids, dropped collections discarded
   await db.close();
 
   assert.deepEqual(await inspect(path), {
-    format: { magic: 'kith', version: 2 },
+    format: { magic: 'kith', version: STORAGE_FORMAT_VERSION },
     format1Points: 0,
     format2Points: 2 * ids.length,
   });
@@ -145,4 +149,63 @@ test('a format-1 key that does not decode stops the open and leaves the file as 
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.deepEqual(await inspect(path), before);
   assert.deepEqual(before.format, { magic: 'kith', version: 1 });
+});
+
+test('a format-2 file migrates on open: UUID spellings become canonical, the newest spelling of a UUID stays, other ids untouched', async (t) => {
+  const path = tempDbPath(t);
+  let db = Database.open(path);
+  await db.createCollection({ name: 'docs', vector_size: DIM, distance: 'cosine' });
+  await db.createCollection({ name: 'graph', vector_size: DIM, distance: 'euclid', hnsw: true });
+  // Enough points for a graph snapshot to be written at close.
+  const filler = Array.from({ length: 40 }, (_, i) => ({ id: `f${i}`, vector: [1 + i, 2, 3], payload: { n: -1 } }));
+  await db.collection('docs').upsert(filler);
+  await db.collection('graph').upsert(filler);
+  await db.close();
+
+  const canonical = '2c9a3d0e-5f7b-4e61-9a1d-0b8c7e6f5a41';
+  const other = 'f0e1d2c3-b4a5-4968-8776-655443322110';
+  // As an earlier build stored them: kith's port kept any string as given.
+  const stored: { id: string; i: number }[] = [
+    { id: canonical.toUpperCase(), i: 1 },
+    { id: `{${canonical}}`, i: 5 },
+    { id: canonical.replaceAll('-', ''), i: 3 },
+    { id: `urn:uuid:${other.toUpperCase()}`, i: 2 },
+    { id: 'not-a-uuid', i: 4 },
+    { id: `${canonical}0`, i: 6 },
+  ];
+  const root = open({ path, noSubdir: true, overlappingSync: false, cache: false });
+  const collections = root.openDB<{ uid: number }, string>({ name: 'collections' });
+  const uids = ['docs', 'graph'].map((name) => (collections.get(name) as { uid: number }).uid);
+  const points = root.openDB<Buffer, Buffer>({ name: 'point_records', encoding: 'binary', keyEncoding: 'binary' });
+  const snapshots = root.openDB<Buffer, [number, number]>({ name: 'snapshots', encoding: 'binary' });
+  const graphUid = uids[1] as number;
+  assert.ok(snapshots.getKeysCount({ start: [graphUid], end: [graphUid + 1] }) > 0, 'the graph has a snapshot before the migration');
+  await root.transaction(() => {
+    root.openDB<unknown, string>({ name: 'meta' }).putSync('format', { magic: 'kith', version: 2 });
+    for (const uid of uids) for (const { id, i } of stored) points.putSync(encodePointKey(uid, id), record(i));
+  });
+  await root.close();
+
+  db = Database.open(path);
+  t.after(() => db.close());
+  for (const name of ['docs', 'graph']) {
+    const c = db.collection(name);
+    assert.equal(c.pointsCount, filler.length + 4, `${name}: three spellings of one UUID are one point`);
+    assert.equal(c.getPoint(canonical).payload.n, 5, `${name}: the newest spelling's record stays`);
+    assert.equal(c.getPoint(canonical.toUpperCase()).id, canonical, 'any spelling names it');
+    assert.equal(c.getPoint(other).payload.n, 2);
+    assert.equal(c.getPoint('not-a-uuid').payload.n, 4);
+    assert.equal(c.getPoint(`${canonical}0`).payload.n, 6, 'a 37-character id is no UUID');
+    assert.deepEqual(c.checkIntegrity(), []);
+  }
+  const hits = db.collection('graph').search({ vector: [1, 2, 3], limit: 100, params: { exact: true } });
+  assert.deepEqual(hits.map((h) => h.id).filter((id) => !/^f\d+$/.test(id)).sort(), [canonical, `${canonical}0`, 'not-a-uuid', other].sort());
+  // Deleting by any spelling deletes the one point, also after a restart.
+  await db.collection('docs').deleteIds([`{${canonical}}`]);
+  await db.close();
+  db = Database.open(path);
+  assert.throws(() => db.collection('docs').getPoint(canonical), { code: 'ERR_POINT_NOT_FOUND' });
+  assert.equal(db.collection('docs').pointsCount, filler.length + 3);
+  const after = await inspect(path);
+  assert.deepEqual(after.format, { magic: 'kith', version: STORAGE_FORMAT_VERSION });
 });

@@ -8,7 +8,9 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Database } from '../../db/database.js';
 import { SERVICE_VERSION } from '../app.js';
 import { registerCommon, serverOptions } from '../app-common.js';
+import { isKithError } from '../../core/errors.js';
 import { errorBody } from '../envelope.js';
+import { requireCostEntries } from '../route-costs.js';
 import { qdrantCollectionRoutes } from './collections.js';
 import { QdrantHttpError } from './errors.js';
 import { qdrantPayloadRoutes } from './payload.js';
@@ -35,6 +37,8 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger }),
     ...serverOptions(bodyLimit, DIALECT),
   });
+  // Before any route: a route without a cost entry stops the start (route-costs.ts).
+  requireCostEntries(app, 'qdrant');
   registerCommon(app, { bodyLimit, apiKey: options.apiKey, dialect: DIALECT });
   // The routes live in a child scope whose error handler answers Qdrant's own statuses and hands
   // every other error to the shared handler of the parent scope.
@@ -43,6 +47,10 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     scope.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       if (error instanceof QdrantHttpError) {
         return reply.code(error.statusCode).type('application/json; charset=utf-8').send(errorBody(reply, error.message));
+      }
+      // A request over the cost bounds is what Qdrant calls a validation error: 422.
+      if (isKithError(error) && error.code === 'ERR_OVER_LIMIT') {
+        return reply.code(422).type('application/json; charset=utf-8').send(errorBody(reply, `Validation error in JSON body: ${error.message}`));
       }
       return kithHandler.call(app, error, request, reply);
     });

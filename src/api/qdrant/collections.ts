@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Collection } from '../../collection/collection.js';
 import { LIMITS, validateCollectionName } from '../../collection/collection-config.js';
 import { isKithError } from '../../core/errors.js';
+import { MAX_KEY_LENGTH } from '../../payload/filter-parse.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';
@@ -113,22 +114,31 @@ async function createCollection(db: Database, name: string, body: Record<string,
   await saveExtras(db.collection(name), { options, payload_schema: {} });
 }
 
+/**
+ * Fields a collection may declare with PUT …/index: GET …/collections/{name} counts each one's
+ * points in one pass over the collection (in slices), so the declarations bound that pass.
+ */
+export const MAX_DECLARED_FIELDS = 256;
+
 /** Qdrant's CollectionInfo for a kith collection. */
-function collectionInfo(collection: Collection): Record<string, unknown> {
+async function collectionInfo(collection: Collection): Promise<Record<string, unknown>> {
   const info = collection.describe();
   const extras = extrasOf(collection);
   const options = extras.options;
   const echoed = (key: string): Record<string, unknown> => asObject(options[key], key);
   const payloadSchema: Record<string, unknown> = {};
-  const declared = Object.entries(extras.payload_schema);
+  const declared = Object.entries(extras.payload_schema).slice(0, MAX_DECLARED_FIELDS);
   if (declared.length > 0) {
-    const points = collection.matchingPoints();
-    for (const [field, schema] of declared) {
-      const top = field.split('.')[0] as string;
-      const withField = points.filter((p) => Object.hasOwn(p.payload, top)).length;
+    const tops = declared.map(([field]) => field.split('.')[0] as string);
+    const counts = new Array<number>(declared.length).fill(0);
+    await collection.scanMatches(undefined, (slot, table) => {
+      const payload = table.payloadOf(slot);
+      for (let f = 0; f < tops.length; f++) if (Object.hasOwn(payload, tops[f] as string)) counts[f] = (counts[f] as number) + 1;
+    });
+    declared.forEach(([field, schema], f) => {
       const dataType = typeof schema === 'string' ? schema : (schema as { type?: unknown }).type;
-      payloadSchema[field] = { data_type: dataType, ...(typeof schema === 'object' ? { params: schema } : {}), points: withField };
-    }
+      payloadSchema[field] = { data_type: dataType, ...(typeof schema === 'object' ? { params: schema } : {}), points: counts[f] };
+    });
   }
   return {
     status: 'green',
@@ -190,7 +200,7 @@ export async function qdrantCollectionRoutes(app: FastifyInstance, { db }: { db:
     return ok(reply, true);
   });
 
-  app.get<{ Params: { name: string } }>('/collections/:name', async (request, reply) => ok(reply, collectionInfo(collectionOf(db, request.params.name))));
+  app.get<{ Params: { name: string } }>('/collections/:name', async (request, reply) => ok(reply, await collectionInfo(collectionOf(db, request.params.name))));
 
   app.get<{ Params: { name: string } }>('/collections/:name/exists', async (request, reply) => {
     let exists = true;
@@ -219,8 +229,12 @@ export async function qdrantCollectionRoutes(app: FastifyInstance, { db }: { db:
     const body = asObject(request.body, 'body');
     const field = body.field_name;
     if (typeof field !== 'string' || field === '') throw formatError('field_name', `expected a non-empty string, got ${describeJson(field)}`);
+    if (field.length > MAX_KEY_LENGTH) throw validationError('field_name', `${field.length} characters long; the limit is ${MAX_KEY_LENGTH}`);
     const schema = parseFieldSchema(body.field_schema);
     const extras = extrasOf(collection);
+    if (!Object.hasOwn(extras.payload_schema, field) && Object.keys(extras.payload_schema).length >= MAX_DECLARED_FIELDS) {
+      throw validationError('field_name', `the collection already declares ${MAX_DECLARED_FIELDS} payload fields, the limit; delete one first`);
+    }
     await saveExtras(collection, { ...extras, payload_schema: { ...extras.payload_schema, [field]: schema } });
     return ok(reply, updateResult());
   });

@@ -11,7 +11,8 @@ import { describeJson } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';
 import { ok } from '../envelope.js';
 import { collectionOf } from './collections.js';
-import { asObject, formatError, notSupported } from './errors.js';
+import { PAYLOAD_SELECTOR_LIMITS } from '../../payload/payload-selector.js';
+import { asObject, formatError, notSupported, validationError } from './errors.js';
 import { pointsSelector } from './points.js';
 import { updateResult } from './shape.js';
 
@@ -61,6 +62,8 @@ export async function qdrantPayloadRoutes(app: FastifyInstance, { db }: { db: Da
     const body = asObject(request.body, 'body');
     const keys = body.keys;
     if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) throw formatError('keys', `expected an array of payload keys, got ${describeJson(keys)}`);
+    // Each key is removed from every selected point: as many as a payload selector may name.
+    if (keys.length > PAYLOAD_SELECTOR_LIMITS.patterns) throw validationError('keys', `${keys.length} keys; the limit is ${PAYLOAD_SELECTOR_LIMITS.patterns}`);
     const selector = pointsSelector(body);
     await collection.updatePayloads(selector, (current) => (keys as string[]).reduce(withoutKey, current));
     return ok(reply, updateResult());

@@ -4,28 +4,23 @@
  * the reply, whatever `wait` says.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Collection, PointInput, StoredPoint } from '../../collection/collection.js';
+import { LIMITS } from '../../collection/collection-config.js';
+import { RequestCost } from '../../collection/request-cost.js';
+import type { Collection, PointInput, PointRecord, StoredPoint } from '../../collection/collection.js';
+import { parsePayloadSelector } from '../../payload/payload-selector.js';
 import { isKithError } from '../../core/errors.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson, type PointId } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';
 import type { Filter } from '../../payload/filter-types.js';
 import { ok } from '../envelope.js';
-import { MAX_RETURNED_COMPONENTS } from '../routes/search.js';
 import { collectionOf } from './collections.js';
-import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, QdrantHttpError, validationError } from './errors.js';
+import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, QdrantHttpError, } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
-import { compareIds, pathIdToKithId, toKithId } from './ids.js';
-import { type PayloadSelector, parsePayloadSelector, parseVectorSelector, type QdrantRecord, selectPayload, toRecord, updateResult } from './shape.js';
+import { pathIdToKithId, toKithId, toQdrantId } from './ids.js';
+import { parseVectorSelector, type QdrantRecord, toRecord, updateResult } from './shape.js';
 
 type NameParams = { Params: { name: string } };
-
-/** As on the kith port: the vector components one answer may carry are bounded (routes/search.ts says why). */
-export function checkVectorVolume(count: number, vectorSize: number, path: string): void {
-  if (count * vectorSize > MAX_RETURNED_COMPONENTS) {
-    throw validationError(path, `with with_vector, ${count} points × ${vectorSize} components is more than ${MAX_RETURNED_COMPONENTS}; ask for fewer or page`);
-  }
-}
 
 /** A dense vector as Qdrant sends it; named, sparse and multi-vectors are refused. */
 export function denseVector(raw: unknown, path: string): unknown {
@@ -86,17 +81,14 @@ export function pointsSelector(body: Record<string, unknown>): PointId[] | Filte
   if (hasPoints === hasFilter) throw formatError('', 'give exactly one of `points` (ids) or `filter`');
   if (hasPoints) {
     if (!Array.isArray(body.points)) throw formatError('points', `expected an array of ids, got ${describeJson(body.points)}`);
+    new RequestCost().add('ids', body.points.length, 'points');
     return body.points.map((id, i) => toKithId(id, childPath('points', i)));
   }
   return parseQdrantFilter(body.filter) as Filter;
 }
 
-function asRecord(point: StoredPoint, withPayload: PayloadSelector, withVector: boolean): QdrantRecord {
-  return toRecord(point.id, selectPayload(point.payload, withPayload), withVector ? point.vector : undefined);
-}
-
-function pointRecord(collection: Collection, id: PointId, withPayload: PayloadSelector, withVector: boolean): QdrantRecord {
-  return asRecord(collection.getPoint(id), withPayload, withVector);
+function asRecord(point: PointRecord): QdrantRecord {
+  return toRecord(point.id, point.payload, point.vector);
 }
 
 /** The stored point, or undefined when the collection has no such id. */
@@ -107,11 +99,6 @@ export function findPoint(collection: Collection, id: PointId): StoredPoint | un
     if (isKithError(error) && error.code === 'ERR_POINT_NOT_FOUND') return undefined;
     throw error;
   }
-}
-
-/** Matching ids in Qdrant's order, with their payloads. */
-export function orderedMatches(collection: Collection, filter: Filter | undefined): { id: PointId; payload: Record<string, unknown> }[] {
-  return collection.matchingPoints(filter).sort((a, b) => compareIds(a.id, b.id));
 }
 
 export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
@@ -126,12 +113,12 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
     const body = asObject(request.body, 'body');
     refuseShardKey(body);
     if (!Array.isArray(body.ids)) throw formatError('ids', `expected an array of ids, got ${describeJson(body.ids)}`);
-    const ids = [...new Set(body.ids.map((id, i) => toKithId(id, childPath('ids', i))))];
-    const withPayload = parsePayloadSelector(body.with_payload, 'with_payload', true);
-    const withVector = parseVectorSelector(body.with_vector, 'with_vector', false);
-    if (withVector) checkVectorVolume(ids.length, collection.describe().vector_size, 'ids');
-    const found = ids.map((id) => findPoint(collection, id)).filter((p) => p !== undefined);
-    return ok(reply, found.map((p) => asRecord(p, withPayload, withVector)));
+    const ids = body.ids.map((id, i) => toKithId(id, childPath('ids', i)));
+    const found = collection.retrieve(ids, {
+      with_payload: parsePayloadSelector(body.with_payload, 'with_payload', true),
+      with_vector: parseVectorSelector(body.with_vector, 'with_vector', false),
+    });
+    return ok(reply, found.map(asRecord));
   });
 
   app.get<{ Params: { name: string; id: string } }>('/collections/:name/points/:id', async (request, reply) => {
@@ -139,7 +126,7 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
     const id = pathIdToKithId(request.params.id);
     const point = findPoint(collection, id);
     if (point === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${request.params.id} found`);
-    return ok(reply, asRecord(point, { kind: 'all' }, true));
+    return ok(reply, toRecord(point.id, point.payload, point.vector));
   });
 
   app.post<NameParams>('/collections/:name/points/delete', async (request, reply) => {
@@ -155,19 +142,17 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
     const body = asObject(request.body, 'body');
     refuseShardKey(body);
     if (body.order_by !== undefined && body.order_by !== null) throw notSupported('order_by', 'ordering a scroll by a payload field');
-    const limit = optionalInteger(body.limit, 'limit', 10, 1, 100000);
+    const limit = optionalInteger(body.limit, 'limit', 10, LIMITS.limit.min, LIMITS.limit.max);
     const from = body.offset === undefined || body.offset === null ? undefined : toKithId(body.offset, 'offset');
-    const withPayload = parsePayloadSelector(body.with_payload, 'with_payload', true);
-    const withVector = parseVectorSelector(body.with_vector, 'with_vector', false);
-    if (withVector) checkVectorVolume(limit, collection.describe().vector_size, 'limit');
-    const matches = orderedMatches(collection, parseQdrantFilter(body.filter));
-    const start = from === undefined ? 0 : lowerBound(matches, from);
-    const page = matches.slice(start, start + limit);
-    const next = matches[start + limit];
-    return ok(reply, {
-      points: page.map((p) => pointRecord(collection, p.id, withPayload, withVector)),
-      next_page_offset: next === undefined ? null : toRecord(next.id, undefined, undefined).id,
+    const filter = parseQdrantFilter(body.filter);
+    const page = await collection.scroll({
+      limit,
+      ...(from === undefined ? {} : { from }),
+      ...(filter === undefined ? {} : { filter }),
+      with_payload: parsePayloadSelector(body.with_payload, 'with_payload', true),
+      with_vector: parseVectorSelector(body.with_vector, 'with_vector', false),
     });
+    return ok(reply, { points: page.points.map(asRecord), next_page_offset: page.next === undefined ? null : toQdrantId(page.next) });
   });
 
   app.post<NameParams>('/collections/:name/points/count', async (request, reply) => {
@@ -177,18 +162,6 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
     optionalBoolean(body.exact, 'exact', true);
     const filter = parseQdrantFilter(body.filter);
     // Counts are always exact: kith evaluates the filter on every candidate.
-    return ok(reply, { count: filter === undefined ? collection.pointsCount : collection.matchingPoints(filter).length });
+    return ok(reply, { count: await collection.count(filter) });
   });
-}
-
-/** The first index whose id is at or after `from` in Qdrant's order. */
-function lowerBound(sorted: readonly { id: PointId }[], from: PointId): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareIds((sorted[mid] as { id: PointId }).id, from) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -1,43 +1,50 @@
 /**
  * Searches on the Qdrant port: POST …/points/search and …/search/batch (a vector), POST
  * …/points/query and …/query/batch (a vector, a point id whose vector is used and which is left
- * out of the answer, or no query at all: points in id order).
+ * out of the answer, a recommendation, MMR, or no query at all: points in id order), POST
+ * …/points/recommend and …/recommend/batch. Each request is translated into the engine's searches
+ * (Collection.searchBatch) or pages (Collection.scroll); the engine bounds the request's cost
+ * (collection/request-cost.ts) before any of it runs, examples included.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Collection } from '../../collection/collection.js';
 import { LIMITS } from '../../collection/collection-config.js';
+import type { SearchRequest } from '../../collection/embedded-input.js';
+import { averageExamples } from '../../collection/recommend.js';
+import { addScroll, REQUEST_BUDGET, RequestCost } from '../../collection/request-cost.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson, type PointId } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';
-import type { Filter } from '../../payload/filter-types.js';
+import { excludingIds, type Filter } from '../../payload/filter-types.js';
+import { type PayloadSelector, parsePayloadSelector, selectorPatterns } from '../../payload/payload-selector.js';
 import { ok } from '../envelope.js';
 import { collectionOf } from './collections.js';
 import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, optionalNumber, QdrantHttpError, validationError } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
 import { toKithId, toQdrantId } from './ids.js';
-import { checkVectorVolume, denseVector, findPoint, orderedMatches } from './points.js';
-import { type PayloadSelector, parsePayloadSelector, parseVectorSelector, type QdrantScoredPoint, selectPayload } from './shape.js';
+import { denseVector, findPoint } from './points.js';
+import { parseVectorSelector, type QdrantScoredPoint } from './shape.js';
 
 type NameParams = { Params: { name: string } };
 
-interface Plan {
-  /** The query vector; undefined lists points in id order. */
-  vector?: unknown;
-  /** Points left out of the answer (a query by id, the examples of a recommendation). */
-  exclude?: ReadonlySet<PointId>;
+/** A request's common fields, as the engine takes them. */
+interface Common {
   filter?: Filter;
   limit: number;
   offset: number;
   scoreThreshold?: number;
   ef?: number;
-  exact?: boolean;
+  exact: boolean;
   withPayload: PayloadSelector;
   withVector: boolean;
-  /** Maximal marginal relevance: re-rank this many nearest candidates for diversity. */
-  mmr?: { diversity: number; candidates: number };
 }
 
-function parseParams(raw: unknown, path: string): { ef?: number; exact?: boolean } {
+/** One search of a request: a vector query (maybe re-ranked by MMR, maybe leaving points out), or a page in id order. */
+type Plan =
+  | (Common & { kind: 'search'; vector: unknown; exclude?: ReadonlySet<PointId>; mmr?: { diversity: number; candidates: number } })
+  | (Common & { kind: 'list' });
+
+function parseParams(raw: unknown, path: string): { ef?: number; exact: boolean } {
   const params = asObject(raw, path);
   const ef = params.hnsw_ef === undefined || params.hnsw_ef === null ? undefined : optionalInteger(params.hnsw_ef, childPath(path, 'hnsw_ef'), 0, LIMITS.efSearch.min, LIMITS.efSearch.max);
   const exact = optionalBoolean(params.exact, childPath(path, 'exact'), false);
@@ -46,11 +53,12 @@ function parseParams(raw: unknown, path: string): { ef?: number; exact?: boolean
   return { ...(ef === undefined ? {} : { ef }), exact };
 }
 
-function commonPlan(body: Record<string, unknown>, path: string, payloadDefault: boolean): Omit<Plan, 'vector' | 'exclude'> {
+function commonPlan(body: Record<string, unknown>, path: string, payloadDefault: boolean): Common {
   if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported(childPath(path, 'shard_key'), 'custom sharding');
   const threshold = optionalNumber(body.score_threshold, childPath(path, 'score_threshold'));
+  const filter = parseQdrantFilter(body.filter, childPath(path, 'filter'));
   return {
-    filter: parseQdrantFilter(body.filter, childPath(path, 'filter')),
+    ...(filter === undefined ? {} : { filter }),
     limit: optionalInteger(body.limit, childPath(path, 'limit'), 10, LIMITS.limit.min, LIMITS.limit.max),
     offset: optionalInteger(body.offset, childPath(path, 'offset'), 0, LIMITS.offset.min, LIMITS.offset.max),
     ...(threshold === undefined ? {} : { scoreThreshold: threshold }),
@@ -70,13 +78,13 @@ function searchPlan(raw: unknown, path: string): Plan {
     vector = named.vector;
   }
   if (vector === undefined || vector === null) throw formatError(childPath(path, 'vector'), 'required');
-  return { ...commonPlan(body, path, false), vector: denseVector(vector, childPath(path, 'vector')) };
+  return { kind: 'search', ...commonPlan(body, path, false), vector: denseVector(vector, childPath(path, 'vector')) };
 }
 
 const UNSUPPORTED_QUERIES = ['discover', 'context', 'order_by', 'fusion', 'rrf', 'formula', 'sample'];
 
-/** A query request body: `query` is a vector, an id, `{nearest: vector | id}`, or absent. */
-function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
+/** A query request body: `query` is a vector, an id, `{nearest: vector | id, mmr?}`, `{recommend}`, or absent. */
+function queryPlan(collection: Collection, raw: unknown, path: string, cost: RequestCost): Plan {
   const body = asObject(raw, path);
   if (Array.isArray(body.prefetch) ? body.prefetch.length > 0 : body.prefetch !== undefined && body.prefetch !== null) {
     throw notSupported(childPath(path, 'prefetch'), '`prefetch` (multi-stage queries)');
@@ -86,14 +94,15 @@ function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
   const common = commonPlan(body, path, false);
   let query = body.query;
   const queryPath = childPath(path, 'query');
-  if (query === undefined || query === null) return common;
+  if (query === undefined || query === null) return { kind: 'list', ...common };
+  let mmr: { diversity: number; candidates: number } | undefined;
   if (typeof query === 'object' && !Array.isArray(query)) {
     const q = query as Record<string, unknown>;
     const kind = UNSUPPORTED_QUERIES.find((k) => Object.hasOwn(q, k));
     if (kind !== undefined) throw notSupported(childPath(queryPath, kind), `the \`${kind}\` query`, true);
     if (Object.hasOwn(q, 'recommend')) {
-      const { vector, exclude } = recommendVector(collection, asObject(q.recommend, childPath(queryPath, 'recommend')), childPath(queryPath, 'recommend'));
-      return { ...common, vector, exclude };
+      const recommendPath = childPath(queryPath, 'recommend');
+      return { kind: 'search', ...common, ...recommendVector(collection, asObject(q.recommend, recommendPath), recommendPath, cost) };
     }
     if (!Object.hasOwn(q, 'nearest')) {
       if (Object.hasOwn(q, 'indices')) throw notSupported(queryPath, 'sparse vectors');
@@ -102,20 +111,21 @@ function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
     query = q.nearest;
     if (q.mmr !== undefined && q.mmr !== null) {
       const mmrPath = childPath(queryPath, 'mmr');
-      const mmr = asObject(q.mmr, mmrPath);
-      const diversity = optionalNumber(mmr.diversity, childPath(mmrPath, 'diversity')) ?? 0.5;
+      const raw = asObject(q.mmr, mmrPath);
+      const diversity = optionalNumber(raw.diversity, childPath(mmrPath, 'diversity')) ?? 0.5;
       if (diversity < 0 || diversity > 1) throw validationError(childPath(mmrPath, 'diversity'), `must be between 0 and 1, got ${diversity}`);
-      const candidates = optionalInteger(mmr.candidates_limit, childPath(mmrPath, 'candidates_limit'), common.limit, 1, LIMITS.limit.max);
+      // Qdrant's default: as many candidates as the search returns.
+      const candidates = optionalInteger(raw.candidates_limit, childPath(mmrPath, 'candidates_limit'), common.limit, LIMITS.mmrCandidates.min, LIMITS.mmrCandidates.max);
       if (query === undefined || query === null) throw formatError(childPath(queryPath, 'nearest'), 'required with mmr');
-      return { ...common, ...queryVector(collection, query, queryPath), mmr: { diversity, candidates } };
+      mmr = { diversity, candidates };
     }
   }
   if (query === undefined || query === null) throw formatError(queryPath, `expected a vector, a point id or {nearest}, got ${describeJson(query)}`);
-  return { ...common, ...queryVector(collection, query, queryPath) };
+  return { kind: 'search', ...common, ...queryVector(collection, query, queryPath), ...(mmr === undefined ? {} : { mmr }) };
 }
 
 /** A nearest query: a vector, or a point id (its stored vector; the point is left out). */
-function queryVector(collection: Collection, query: unknown, path: string): Pick<Plan, 'vector' | 'exclude'> {
+function queryVector(collection: Collection, query: unknown, path: string): { vector: unknown; exclude?: ReadonlySet<PointId> } {
   if (typeof query === 'number' || typeof query === 'string') {
     const id = toKithId(query, path);
     const point = findPoint(collection, id);
@@ -144,186 +154,134 @@ function exampleVectors(collection: Collection, raw: unknown, path: string, excl
   });
 }
 
-function mean(vectors: readonly number[][], dim: number, path: string): number[] {
-  const out = new Array<number>(dim).fill(0);
-  for (const v of vectors) {
-    if (v.length !== dim) throw formatError(path, `expected vectors of ${dim} numbers, got ${v.length}`);
-    for (let i = 0; i < dim; i++) out[i] = (out[i] as number) + (v[i] as number) / vectors.length;
-  }
-  return out;
-}
-
 /**
- * Qdrant's average_vector strategy: the mean of the positives, pushed away from the mean of the
- * negatives (avg_pos + (avg_pos − avg_neg)); the examples given by id are left out of the answer.
+ * Qdrant's average_vector strategy (collection/recommend.ts); the examples given by id are left out
+ * of the answer. The examples' cost is counted before any is read.
  */
-function recommendVector(collection: Collection, body: Record<string, unknown>, path: string): { vector: number[]; exclude: Set<PointId> } {
+function recommendVector(collection: Collection, body: Record<string, unknown>, path: string, cost: RequestCost): { vector: number[]; exclude: ReadonlySet<PointId> } {
   const strategy = body.strategy ?? 'average_vector';
   if (strategy !== 'average_vector') throw notSupported(childPath(path, 'strategy'), `the ${JSON.stringify(strategy)} strategy (only average_vector is)`);
   if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported(childPath(path, 'using'), 'named vectors');
   if (body.lookup_from !== undefined && body.lookup_from !== null) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from`');
-  const exclude = new Set<PointId>();
   const dim = collection.describe().vector_size;
+  const count = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
+  cost.add('exampleComponents', (count(body.positive) + count(body.negative)) * dim, childPath(path, 'positive'));
+  const exclude = new Set<PointId>();
   const positive = exampleVectors(collection, body.positive, childPath(path, 'positive'), exclude);
   const negative = exampleVectors(collection, body.negative, childPath(path, 'negative'), exclude);
   if (positive.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
-  const pos = mean(positive, dim, childPath(path, 'positive'));
-  if (negative.length === 0) return { vector: pos, exclude };
-  const neg = mean(negative, dim, childPath(path, 'negative'));
-  return { vector: pos.map((p, i) => p + (p - (neg[i] as number))), exclude };
+  return { vector: averageExamples(positive, negative, dim, path), exclude };
 }
 
-/** POST …/points/recommend: the recommendation's vector, then a search (the client sends with_payload true). */
-function recommendPlan(collection: Collection, raw: unknown, path: string): Plan {
+/** POST …/points/recommend: the recommendation's vector, then a search. */
+function recommendPlan(collection: Collection, raw: unknown, path: string, cost: RequestCost): Plan {
   const body = asObject(raw, path);
-  const { vector, exclude } = recommendVector(collection, body, path);
-  return { ...commonPlan(body, path, false), vector, exclude };
+  return { kind: 'search', ...commonPlan(body, path, false), ...recommendVector(collection, body, path, cost) };
 }
 
-/** `spread`: one of several searches sent at once (a batch): see Collection.searchParallel. */
-async function run(collection: Collection, plan: Plan, spread = false): Promise<QdrantScoredPoint[]> {
-  if (plan.withVector) checkVectorVolume(plan.limit, collection.describe().vector_size, 'limit');
-  if (plan.vector === undefined) {
-    const page = orderedMatches(collection, plan.filter).slice(plan.offset, plan.offset + plan.limit);
-    return page.map((p) => {
-      const point = collection.getPoint(p.id);
-      const out: QdrantScoredPoint = { id: toQdrantId(p.id), version: Number(point.version), score: 0 };
-      const payload = selectPayload(point.payload, plan.withPayload);
-      if (payload !== undefined) out.payload = payload;
-      if (plan.withVector) out.vector = point.vector;
-      return out;
-    });
-  }
-  if (plan.mmr !== undefined) return await runMmr(collection, plan, plan.mmr, spread);
-  // Leaving points out: ask for that many more from the start, drop them, then apply the offset here.
-  const extra = plan.exclude === undefined ? 0 : plan.exclude.size;
-  const limit = plan.limit + (extra === 0 ? 0 : plan.offset) + extra;
-  if (limit > LIMITS.limit.max) {
-    throw new QdrantHttpError(422, `Validation error in JSON body: limit + offset + excluded examples: at most ${LIMITS.limit.max} for a query by id or a recommendation`);
-  }
-  // searchParallel: the search threads score it, as on kith's own port.
-  const { points: hits } = await collection.searchParallel({
+/** The engine's search for a plan: the points to leave out are a `has_id` exclusion of its filter. */
+function engineSearch(plan: Extract<Plan, { kind: 'search' }>): SearchRequest {
+  const filter = plan.exclude === undefined ? plan.filter : excludingIds(plan.filter, plan.exclude);
+  return {
     vector: plan.vector,
-    limit,
-    offset: extra === 0 ? plan.offset : 0,
-    ...(plan.filter === undefined ? {} : { filter: plan.filter }),
+    limit: plan.limit,
+    offset: plan.offset,
+    ...(filter === undefined ? {} : { filter }),
     ...(plan.scoreThreshold === undefined ? {} : { score_threshold: plan.scoreThreshold }),
-    with_payload: plan.withPayload.kind !== 'none',
+    with_payload: plan.withPayload,
     with_vector: plan.withVector,
-    params: { ...(plan.ef === undefined ? {} : { ef: plan.ef }), exact: plan.exact ?? false },
-    },
-    { spread },
-  );
-  const excluded = plan.exclude;
-  const kept = excluded === undefined ? hits : hits.filter((h) => !excluded.has(h.id)).slice(plan.offset, plan.offset + plan.limit);
-  return kept.map((h) => {
-    const out: QdrantScoredPoint = { id: toQdrantId(h.id), version: Number(h.version), score: h.score };
-    const payload = h.payload === undefined ? undefined : selectPayload(h.payload, plan.withPayload);
-    if (payload !== undefined) out.payload = payload;
-    if (h.vector !== undefined) out.vector = h.vector;
-    return out;
-  });
+    params: { ...(plan.ef === undefined ? {} : { ef: plan.ef }), exact: plan.exact },
+    ...(plan.mmr === undefined ? {} : { mmr: plan.mmr }),
+  };
 }
 
 /**
- * Maximal marginal relevance: the `candidates` nearest points, then a greedy pick of offset + limit
- * of them, each maximising (1 − diversity)·relevance − diversity·(its highest similarity to those
- * already picked). Similarities are the collection's: cosine or dot product, and the negated
- * distance for Euclid. Hits keep their score against the query.
+ * Runs the plans of one request (at `paths`), all checked against one cost before any runs:
+ * searches through Collection.searchBatch, pages in id order through Collection.scroll.
  */
-async function runMmr(collection: Collection, plan: Plan, mmr: { diversity: number; candidates: number }, spread: boolean): Promise<QdrantScoredPoint[]> {
-  const distance = collection.distance;
-  const excluded = plan.exclude ?? new Set<PointId>();
-  const wanted = Math.max(mmr.candidates, plan.offset + plan.limit);
-  if (wanted + excluded.size > LIMITS.limit.max) throw validationError('query.mmr.candidates_limit', `at most ${LIMITS.limit.max} candidates (with offset + limit)`);
-  const { points: found } = await collection.searchParallel({
-      vector: plan.vector,
-      limit: wanted + excluded.size,
-      ...(plan.filter === undefined ? {} : { filter: plan.filter }),
-      ...(plan.scoreThreshold === undefined ? {} : { score_threshold: plan.scoreThreshold }),
-      with_payload: plan.withPayload.kind !== 'none',
-      with_vector: true,
-      params: { ...(plan.ef === undefined ? {} : { ef: plan.ef }), exact: plan.exact ?? false },
-    },
-    { spread },
-  );
-  const hits = found.filter((h) => !excluded.has(h.id)).slice(0, wanted);
-  const vectors = hits.map((h) => h.vector as number[]);
-  const similarity = (a: readonly number[], b: readonly number[]): number => {
-    let s = 0;
-    if (distance === 'Euclid') {
-      for (let i = 0; i < a.length; i++) s += ((a[i] as number) - (b[i] as number)) ** 2;
-      return -Math.sqrt(s);
-    }
-    for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
-    return s;
-  };
-  const relevance = hits.map((h) => (distance === 'Euclid' ? -h.score : h.score));
-  const closest = new Array<number>(hits.length).fill(Number.NEGATIVE_INFINITY);
-  const picked: number[] = [];
-  const free = new Set(hits.map((_, i) => i));
-  while (picked.length < plan.offset + plan.limit && free.size > 0) {
-    let best = -1;
-    let bestValue = Number.NEGATIVE_INFINITY;
-    for (const i of free) {
-      const penalty = picked.length === 0 ? 0 : (closest[i] as number);
-      const value = (1 - mmr.diversity) * (relevance[i] as number) - mmr.diversity * penalty;
-      if (value > bestValue) {
-        bestValue = value;
-        best = i;
-      }
-    }
-    picked.push(best);
-    free.delete(best);
-    for (const i of free) closest[i] = Math.max(closest[i] as number, similarity(vectors[i] as number[], vectors[best] as number[]));
-  }
-  return picked.slice(plan.offset).map((i) => {
-    const h = hits[i] as (typeof hits)[number];
-    const out: QdrantScoredPoint = { id: toQdrantId(h.id), version: Number(h.version), score: h.score };
-    const payload = h.payload === undefined ? undefined : selectPayload(h.payload, plan.withPayload);
-    if (payload !== undefined) out.payload = payload;
-    if (plan.withVector) out.vector = h.vector as number[];
-    return out;
+async function runPlans(collection: Collection, plans: readonly Plan[], paths: readonly string[], cost: RequestCost): Promise<QdrantScoredPoint[][]> {
+  const vectorSize = collection.describe().vector_size;
+  const searchAt: number[] = [];
+  plans.forEach((plan, i) => {
+    if (plan.kind === 'search') searchAt.push(i);
+    else addScroll(cost, { offset: plan.offset, limit: plan.limit, withVector: plan.withVector, vectorSize, payloadPaths: selectorPatterns(plan.withPayload) }, paths[i] as string);
   });
+  const searches = searchAt.map((i) => engineSearch(plans[i] as Extract<Plan, { kind: 'search' }>));
+  const outcomes = await collection.searchBatch(searches, { cost, paths: searchAt.map((i) => paths[i] as string) });
+  const answers: QdrantScoredPoint[][] = new Array(plans.length);
+  searchAt.forEach((planIndex, i) => {
+    answers[planIndex] = (outcomes[i]?.points ?? []).map((h) => scoredPoint(h.id, h.version, h.score, h.payload, h.vector));
+  });
+  for (const [i, plan] of plans.entries()) {
+    if (plan.kind !== 'list') continue;
+    const page = await collection.scroll({
+      limit: plan.limit,
+      offset: plan.offset,
+      ...(plan.filter === undefined ? {} : { filter: plan.filter }),
+      with_payload: plan.withPayload,
+      with_vector: plan.withVector,
+    });
+    answers[i] = page.points.map((p) => scoredPoint(p.id, p.version, 0, p.payload, p.vector));
+  }
+  return answers;
 }
 
+function scoredPoint(id: PointId, version: bigint, score: number, payload: Record<string, unknown> | undefined, vector: number[] | undefined): QdrantScoredPoint {
+  const out: QdrantScoredPoint = { id: toQdrantId(id), version: Number(version), score };
+  if (payload !== undefined) out.payload = payload;
+  if (vector !== undefined) out.vector = vector;
+  return out;
+}
+
+/** A batch's request bodies, at most REQUEST_BUDGET.searches of them (checked before any is parsed). */
 function searches(body: unknown): unknown[] {
   const list = asObject(body, 'body').searches;
   if (!Array.isArray(list)) throw formatError('searches', `expected an array of requests, got ${describeJson(list)}`);
+  if (list.length > REQUEST_BUDGET.searches) throw validationError('searches', `${list.length} requests; the limit is ${REQUEST_BUDGET.searches} per batch`);
   return list;
 }
+
+const pathsOf = (count: number): string[] => Array.from({ length: count }, (_, i) => childPath('searches', i));
 
 export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
   app.post<NameParams>('/collections/:name/points/search', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    return ok(reply, await run(collection, searchPlan(request.body, '')));
+    const [answer] = await runPlans(collection, [searchPlan(request.body, '')], [''], new RequestCost());
+    return ok(reply, answer);
   });
 
   app.post<NameParams>('/collections/:name/points/search/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const plans = searches(request.body).map((s, i) => searchPlan(s, childPath('searches', i)));
-    return ok(reply, await Promise.all(plans.map((plan) => run(collection, plan, true))));
+    return ok(reply, await runPlans(collection, plans, pathsOf(plans.length), new RequestCost()));
   });
 
   app.post<NameParams>('/collections/:name/points/query', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    return ok(reply, { points: await run(collection, queryPlan(collection, request.body, '')) });
-  });
-
-  app.post<NameParams>('/collections/:name/points/recommend', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
-    return ok(reply, await run(collection, recommendPlan(collection, request.body, '')));
-  });
-
-  app.post<NameParams>('/collections/:name/points/recommend/batch', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
-    const plans = searches(request.body).map((s, i) => recommendPlan(collection, s, childPath('searches', i)));
-    return ok(reply, await Promise.all(plans.map((plan) => run(collection, plan, true))));
+    const cost = new RequestCost();
+    const [answer] = await runPlans(collection, [queryPlan(collection, request.body, '', cost)], [''], cost);
+    return ok(reply, { points: answer });
   });
 
   app.post<NameParams>('/collections/:name/points/query/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    const plans = searches(request.body).map((s, i) => queryPlan(collection, s, childPath('searches', i)));
-    return ok(reply, await Promise.all(plans.map(async (plan) => ({ points: await run(collection, plan, true) }))));
+    const cost = new RequestCost();
+    const plans = searches(request.body).map((s, i) => queryPlan(collection, s, childPath('searches', i), cost));
+    const answers = await runPlans(collection, plans, pathsOf(plans.length), cost);
+    return ok(reply, answers.map((points) => ({ points })));
+  });
+
+  app.post<NameParams>('/collections/:name/points/recommend', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    const cost = new RequestCost();
+    const [answer] = await runPlans(collection, [recommendPlan(collection, request.body, '', cost)], [''], cost);
+    return ok(reply, answer);
+  });
+
+  app.post<NameParams>('/collections/:name/points/recommend/batch', async (request, reply) => {
+    const collection = collectionOf(db, request.params.name);
+    const cost = new RequestCost();
+    const plans = searches(request.body).map((s, i) => recommendPlan(collection, s, childPath('searches', i), cost));
+    return ok(reply, await runPlans(collection, plans, pathsOf(plans.length), cost));
   });
 }

@@ -1,12 +1,32 @@
 /** Request and response schemas of the point endpoints (upsert, delete, get, search). */
 import { Type } from 'typebox';
 import { LIMITS } from '../../collection/collection-config.js';
-import { MAX_KEY_LENGTH } from '../../payload/filter-parse.js';
+import { PAYLOAD_SELECTOR_LIMITS } from '../../payload/payload-selector.js';
 import { Nullable, PayloadSchema, PointIdSchema, VersionSchema } from './common.js';
 import { FilterRef } from './filter.js';
 
-/** Keys in a `with_payload` list: each hit's payload is filtered key by key (100,000 keys × 10,000 hits took 8.5 s). */
-export const MAX_WITH_PAYLOAD_KEYS = 1000;
+const { patterns: MAX_PATHS, patternLength: MAX_PATH_LENGTH } = PAYLOAD_SELECTOR_LIMITS;
+const PayloadPaths = Type.Array(Type.String({ maxLength: MAX_PATH_LENGTH }), {
+  maxItems: MAX_PATHS,
+  description: `Payload paths (\`country.name\`, \`cities[].name\`, a top-level key as written): at most ${MAX_PATHS}, each at most ${MAX_PATH_LENGTH} characters.`,
+});
+
+/** `with_payload`: what of each payload an answer carries (payload/payload-selector.ts). */
+export const WithPayloadSchema = Nullable(
+  Type.Union(
+    [
+      Type.Boolean(),
+      PayloadPaths,
+      Type.Object({ include: PayloadPaths }, { additionalProperties: false }),
+      Type.Object({ exclude: PayloadPaths }, { additionalProperties: false }),
+    ],
+    {
+      default: true,
+      description:
+        'true (all), false (none), a list of payload paths to return, {"include": […]} (the same) or {"exclude": […]} (all but those paths); nested paths select and hide nested values, as in Qdrant.',
+    },
+  ),
+);
 
 const PointStruct = Type.Object(
   {
@@ -61,12 +81,7 @@ export const SearchBody = Type.Object(
     score_threshold: Nullable(
       Type.Number({ description: 'Cosine/Dot: keep scores >= this; Euclid: keep distances <= this.' }),
     ),
-    with_payload: Nullable(
-      Type.Union([Type.Boolean(), Type.Array(Type.String({ maxLength: MAX_KEY_LENGTH }), { maxItems: MAX_WITH_PAYLOAD_KEYS })], {
-        default: true,
-        description: `true, false, or the top-level keys to return (at most ${MAX_WITH_PAYLOAD_KEYS}, each at most ${MAX_KEY_LENGTH} characters).`,
-      }),
-    ),
+    with_payload: WithPayloadSchema,
     with_vector: Nullable(Type.Boolean({ default: false, description: 'Return the stored vector (normalised for Cosine, dequantized for sq8).' })),
     params: Nullable(
       Type.Object(

@@ -11,6 +11,9 @@ import type { SearchHits, SearchOptions, SearchStats, SlotTable, VectorIndex } f
 export class FlatIndex implements VectorIndex {
   readonly kind = 'flat' as const;
 
+  /** Scratch for scoreSlots' similarities, grown to the longest list scored (one index per thread). */
+  private sims = new Float64Array(SCRATCH_BATCH);
+
   constructor(
     private readonly arena: SlotArena,
     private readonly kernel: DistanceKernel,
@@ -36,8 +39,17 @@ export class FlatIndex implements VectorIndex {
    * `keepTies`: as SearchOptions.keepTies.
    */
   scoreSlots(query: Float32Array, slots: ArrayLike<number>, k: number, stats?: SearchStats, keepTies = false): SearchHits {
-    if (stats !== undefined) stats.scored += slots.length;
     const top = new TopK(k, keepTies ? null : (slot) => this.table.idOf(slot));
+    if (this.sims.length < slots.length) this.sims = new Float64Array(Math.max(slots.length, 2 * this.sims.length));
+    const sims = this.sims;
+    this.scoreEach(query, slots, sims, stats);
+    for (let i = 0; i < slots.length; i++) top.offer(slots[i] as number, sims[i] as number);
+    return top.drainSorted();
+  }
+
+  /** Scores `slots` against `query` into `out` (similarity of slots[i] in out[i]), with no ranking. */
+  scoreEach(query: Float32Array, slots: ArrayLike<number>, out: Float64Array, stats?: SearchStats): void {
+    if (stats !== undefined) stats.scored += slots.length;
     const arena = this.arena;
     arena.setQuery(query);
     const idsBase = arena.idsByteOffset >> 2;
@@ -48,9 +60,8 @@ export class FlatIndex implements VectorIndex {
       for (let i = 0; i < n; i++) ids[idsBase + i] = slots[start + i] as number;
       this.kernel.scoreIds(n);
       const scores = arena.floats;
-      for (let i = 0; i < n; i++) top.offer(slots[start + i] as number, scores[scoresBase + i] as number);
+      for (let i = 0; i < n; i++) out[start + i] = scores[scoresBase + i] as number;
     }
-    return top.drainSorted();
   }
 
   /** Returns how many slots it scored. */

@@ -1,5 +1,5 @@
 /**
- * The `meta`, `collections` and `last_versions` entries as stored: a new file says format 2;
+ * The `meta`, `collections` and `last_versions` entries as stored: a new file says format 3;
  * collection configs and last versions (beyond 2^53) read back exactly after reopening; uids are
  * never reused, also after a drop and a restart.
  */
@@ -9,25 +9,25 @@ import { open } from 'lmdb';
 import { LmdbStore, STORAGE_FORMAT_VERSION } from '../../../src/storage/lmdb-store.js';
 import { tempDbPath } from '../../helpers/temp-dir.js';
 
-test('a new file is written as storage format 2', async (t) => {
+test('a new file is written as storage format 3', async (t) => {
   const path = tempDbPath(t);
   await LmdbStore.open(path).close();
-  assert.equal(STORAGE_FORMAT_VERSION, 2);
+  assert.equal(STORAGE_FORMAT_VERSION, 3);
   const root = open({ path, noSubdir: true });
   const format = root.openDB<unknown, string>({ name: 'meta' }).get('format');
   await root.close();
-  assert.deepEqual(format, { magic: 'kith', version: 2 });
+  assert.deepEqual(format, { magic: 'kith', version: 3 });
 });
 
 test('a newer format than this build reads is refused, naming both', async (t) => {
   const path = tempDbPath(t);
   await LmdbStore.open(path).close();
   const root = open({ path, noSubdir: true });
-  await root.openDB<unknown, string>({ name: 'meta' }).put('format', { magic: 'kith', version: 3 });
+  await root.openDB<unknown, string>({ name: 'meta' }).put('format', { magic: 'kith', version: 4 });
   await root.close();
   assert.throws(() => LmdbStore.open(path), (e: Error & { code?: string }) => {
     assert.equal(e.code, 'ERR_STORAGE_CORRUPTED');
-    assert.match(e.message, /storage format 3; this build reads 1 to 2/);
+    assert.match(e.message, /storage format 4; this build reads 1 to 3/);
     return true;
   });
 });

@@ -1,0 +1,108 @@
+/**
+ * Every route of both ports, with what bounds its cost before work starts. A route registered
+ * without an entry here fails the app's start (`requireCostEntries`), so a new route cannot ship
+ * unbounded; `test/e2e/route-walk.test.ts` sends each one at its largest legal values while
+ * polling `/healthz`. The per-request budgets are collection/request-cost.ts's; docs/params.md,
+ * "Request limits", explains each number.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { BudgetName } from '../collection/request-cost.js';
+
+export interface RouteCost {
+  /** The per-request budgets the route's work is counted against. */
+  readonly budgets: readonly BudgetName[];
+  /** What else bounds it (the body limit, a collection's size walked in slices, …). */
+  readonly bounded: string;
+}
+
+const BODY = 'the body limit (-max-body-mb)';
+const FIXED = 'constant work';
+const SLICED = 'walks the collection in slices (point-scan.ts)';
+
+export type Port = 'kith' | 'qdrant';
+
+/** By port, then `METHOD /path` as registered (HEAD routes share their GET's entry). */
+export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
+  kith: {
+    'GET /': { budgets: [], bounded: FIXED },
+    'GET /healthz': { budgets: [], bounded: FIXED },
+    'GET /readyz': { budgets: [], bounded: FIXED },
+    'GET /openapi.json': { budgets: [], bounded: 'a document built once at start' },
+    'GET /metrics': { budgets: [], bounded: 'one line set per collection' },
+    'POST /backup': { budgets: [], bounded: 'a file copy on LMDB’s own thread' },
+    'GET /dashboard': { budgets: [], bounded: 'one built file' },
+    'GET /dashboard/*': { budgets: [], bounded: 'one built file' },
+    'POST /collections': { budgets: [], bounded: FIXED },
+    'GET /collections': { budgets: [], bounded: 'one line per collection' },
+    'GET /collections/:name': { budgets: [], bounded: FIXED },
+    'DELETE /collections/:name': { budgets: [], bounded: 'the drop is one LMDB transaction on its write thread' },
+    'PUT /collections/:name/points': { budgets: [], bounded: `${BODY}; applied in steps` },
+    'POST /collections/:name/points/delete': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
+    'GET /collections/:name/points/:id': { budgets: [], bounded: 'one point' },
+    'POST /collections/:name/points/search': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: 'one search' },
+    'POST /collections/:name/points/search/batch': {
+      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
+      bounded: 'searches run on threads, or here one at a time with turns between',
+    },
+  },
+  qdrant: {
+    'GET /': { budgets: [], bounded: FIXED },
+    'GET /healthz': { budgets: [], bounded: FIXED },
+    'GET /livez': { budgets: [], bounded: FIXED },
+    'GET /readyz': { budgets: [], bounded: FIXED },
+    'GET /collections': { budgets: [], bounded: 'one line per collection' },
+    'PUT /collections/:name': { budgets: [], bounded: BODY },
+    'GET /collections/:name': { budgets: [], bounded: `at most 256 declared fields; ${SLICED}` },
+    'DELETE /collections/:name': { budgets: [], bounded: 'the drop is one LMDB transaction on its write thread' },
+    'GET /collections/:name/exists': { budgets: [], bounded: FIXED },
+    'PUT /collections/:name/index': { budgets: [], bounded: 'at most 256 declared fields' },
+    'DELETE /collections/:name/index/:field': { budgets: [], bounded: FIXED },
+    'PUT /collections/:name/points': { budgets: [], bounded: `${BODY}; applied in steps` },
+    'POST /collections/:name/points': { budgets: ['ids', 'vectorComponents', 'payloadPathChecks'], bounded: 'the listed ids' },
+    'GET /collections/:name/points/:id': { budgets: [], bounded: 'one point' },
+    'POST /collections/:name/points/delete': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
+    'POST /collections/:name/points/scroll': { budgets: ['hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: SLICED },
+    'POST /collections/:name/points/count': { budgets: ['filterTerms'], bounded: SLICED },
+    'POST /collections/:name/points/search': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: 'one search' },
+    'POST /collections/:name/points/search/batch': {
+      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
+      bounded: 'searches run on threads, or here one at a time with turns between',
+    },
+    'POST /collections/:name/points/query': {
+      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents', 'mmrComponents'],
+      bounded: 'one query',
+    },
+    'POST /collections/:name/points/query/batch': {
+      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents', 'mmrComponents'],
+      bounded: 'queries run on threads, or here one at a time with turns between',
+    },
+    'POST /collections/:name/points/recommend': {
+      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents'],
+      bounded: 'one recommendation',
+    },
+    'POST /collections/:name/points/recommend/batch': {
+      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents'],
+      bounded: 'recommendations run on threads, or here one at a time with turns between',
+    },
+    'POST /collections/:name/points/payload': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
+    'PUT /collections/:name/points/payload': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
+    'POST /collections/:name/points/payload/delete': { budgets: ['ids', 'filterTerms'], bounded: `at most 1000 keys; ${SLICED}` },
+    'POST /collections/:name/points/payload/clear': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
+  },
+};
+
+/** The entry of a route, by its method and registered path; HEAD shares GET's. */
+export function routeCost(port: Port, method: string, url: string): RouteCost | undefined {
+  return ROUTE_COSTS[port][`${method === 'HEAD' ? 'GET' : method} ${url}`];
+}
+
+/** Refuses to start an app with a route that has no cost entry. */
+export function requireCostEntries(app: FastifyInstance, port: Port): void {
+  app.addHook('onRoute', (route) => {
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      if (routeCost(port, method, route.url) === undefined) {
+        throw new Error(`route ${method} ${route.url} on the ${port} port has no cost entry in src/api/route-costs.ts: say what bounds its work before adding it`);
+      }
+    }
+  });
+}
