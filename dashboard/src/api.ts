@@ -1,9 +1,11 @@
 /**
  * Calls to kith's API on the page's own origin, with the API key (if one was given) as the
  * `api-key` header. Errors carry the status and the server's message (which names the field
- * path on a 400).
+ * path on a 400). Answers are parsed by lib/exact-json.ts, so versions keep every digit.
  */
 import { loadKey } from './key-store';
+import { parseExactJson } from './lib/exact-json';
+import { unitVector } from './lib/unit-vector';
 import type { CollectionInfo, Explain, PointRecord, SearchAnswer, SearchRequest } from './types';
 
 export class ApiError extends Error {
@@ -55,7 +57,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<En
   const text = await response.text();
   let parsed: Envelope<T> | undefined;
   try {
-    parsed = JSON.parse(text) as Envelope<T>;
+    parsed = parseExactJson(text) as unknown as Envelope<T>;
   } catch {
     parsed = undefined;
   }
@@ -77,8 +79,19 @@ export async function describeCollection(name: string): Promise<CollectionInfo> 
   return (await call<CollectionInfo>('GET', collectionPath(name))).result;
 }
 
-export async function getPoint(name: string, id: string): Promise<PointRecord> {
-  return (await call<PointRecord>('GET', `${collectionPath(name)}/points/${encodeURIComponent(id)}`)).result;
+/**
+ * `.` and `..` cannot travel as a path segment (a browser resolves them, `%2E`-encoded too, before
+ * the request leaves), so those two ids are read with a `has_id` search instead of GET.
+ */
+const DOT_SEGMENTS = new Set(['.', '..']);
+
+/** GET …/points/{id}; an ApiError with status 404 when there is no such point. */
+export async function getPoint(name: string, id: string, vectorSize: number): Promise<PointRecord> {
+  if (!DOT_SEGMENTS.has(id)) return (await call<PointRecord>('GET', `${collectionPath(name)}/points/${encodeURIComponent(id)}`)).result;
+  const request = { vector: unitVector(vectorSize), limit: 1, filter: { must: [{ has_id: [id] }] }, with_payload: true, with_vector: true, params: { exact: true } };
+  const [hit] = (await search(name, request)).points;
+  if (hit === undefined) throw new ApiError(404, `point ${JSON.stringify(id)} not found`);
+  return { id: hit.id, version: hit.version, payload: hit.payload ?? {}, vector: hit.vector ?? [] };
 }
 
 export async function search(name: string, request: SearchRequest): Promise<SearchAnswer> {

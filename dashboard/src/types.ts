@@ -28,16 +28,19 @@ export interface Calibration {
 
 export type Payload = Record<string, unknown>;
 
+/** A point's version: nanoseconds, beyond 2^53, so a bigint (lib/exact-json.ts); a number only when small. */
+export type Version = bigint | number;
+
 export interface PointRecord {
   id: string;
-  version: number | string;
+  version: Version;
   payload: Payload;
   vector: number[];
 }
 
 export interface ScoredPoint {
   id: string;
-  version: number | string;
+  version: Version;
   score: number;
   payload?: Payload;
   vector?: number[];
@@ -46,12 +49,20 @@ export interface ScoredPoint {
 export interface Explain {
   strategy: 'graph' | 'flat-scan' | 'candidates-exact' | 'graph-filtered';
   fallback: boolean;
-  estimate: { min: number; expected: number; max: number } | null;
+  estimate: Estimate | null;
   candidates: number | null;
   sample: { size: number; matched: number } | null;
   scored: number;
   exact: boolean;
   indexed_keys: string[];
+}
+
+/** The filter's estimated matches (docs/filters.md); `counted` false: `expected` is a midpoint, not a count. */
+export interface Estimate {
+  min: number;
+  expected: number;
+  max: number;
+  counted: boolean;
 }
 
 export interface SearchRequest {

@@ -79,8 +79,8 @@ export interface SearchExplain {
   strategy: Exclude<Strategy, 'sample'>;
   /** The filtered graph walk came back short and the matches were scored exactly instead. */
   fallback: boolean;
-  /** Matching points as estimated from the payload indexes; null without a filter. */
-  estimate: Estimate | null;
+  /** Matching points as estimated from the payload indexes (`counted`: see FilterEstimate); null without a filter. */
+  estimate: (Estimate & { counted: boolean }) | null;
   /** Slots the payload indexes named as candidates (a superset of the matches), if any. */
   candidates: number | null;
   /** When the estimate straddled the threshold: the random sample that decided. */
@@ -220,7 +220,7 @@ export function* searchSteps(
       return filterTest;
     };
     const accept = (slot: number): boolean => testOf().accept(slot);
-    explain.estimate = estimated.estimate;
+    explain.estimate = { ...estimated.estimate, counted: estimated.counted };
     explain.candidates = candidates?.count ?? null;
     explain.indexed_keys = [...estimated.indexedKeys];
     const plan = { n, ef, m, exact, matches: estimated.estimate, candidates: candidates?.count };

@@ -19,7 +19,7 @@ import { MipsGraphKernel, type MipsNorms } from '../kernels/mips-graph-kernel.js
 import type { SlotArena } from '../kernels/slot-arena.js';
 import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { VectorArena } from '../kernels/vector-arena.js';
-import { PayloadIndex } from '../payload/payload-index.js';
+import { PayloadIndex, type PayloadIndexReader } from '../payload/payload-index.js';
 import type { SharedPayloadArrays } from '../payload/shared-payloads.js';
 import type { StoredVector } from '../storage/point-record.js';
 import type { CollectionConfig } from './collection-config.js';
@@ -50,7 +50,7 @@ export interface SegmentPoint {
 /** What searches read of a segment, without the means to change it. */
 export interface SegmentReader {
   readonly table: PointTableReader;
-  readonly payloadIndex: Pick<PayloadIndex, 'field'>;
+  readonly payloadIndex: PayloadIndexReader;
   /** HNSW m, or undefined when the collection has no graph. */
   readonly graphM: number | undefined;
   /** Dedupes candidate slots during one search or delete-by-filter (scratch). */
@@ -171,7 +171,7 @@ export class Segment implements SegmentReader {
     return this.points;
   }
 
-  get payloadIndex(): Pick<PayloadIndex, 'field'> {
+  get payloadIndex(): PayloadIndexReader {
     return this.payloads;
   }
 

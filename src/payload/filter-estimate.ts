@@ -1,11 +1,14 @@
 /**
  * Cardinality of a filter from the payload indexes, and the candidate slots they can name.
  *
- * Every estimate brackets the true number of matching points: min ≤ actual ≤ max. Conditions the
- * indexes cannot answer (regex, substrings, `except`, geo, `nested`, non-scalar values, unindexed
- * keys, keys with `[]`) are unknown: [0, points having the key (or all points)], expected half of
- * that. `has_id` is answered exactly from the point table, `is_empty` from the count of points
- * holding a non-empty value, `values_count` and `min_should` within brackets.
+ * Every estimate brackets the true number of matching points: min ≤ actual ≤ max. A condition on
+ * a key the indexes know no point holds a value at is exact: every point is judged as an empty
+ * payload is (`is_empty` holds for all, `exact` for none). Conditions the indexes cannot answer
+ * (regex, substrings, `except`, geo, `nested`, non-scalar values, keys without an index, keys with
+ * `[]`) are unknown: [0, points having the key (or all points)], expected half of that, and the
+ * estimate says it was not counted (`counted`). `has_id` is answered exactly from the point table,
+ * `is_empty` from the count of points holding a non-empty value, `values_count` and `min_should`
+ * within brackets.
  *
  * Candidates are a superset of the matching slots: callers always re-check the full predicate, so
  * an index only has to be complete (never miss a match), never exact. AND takes the smallest
@@ -13,12 +16,9 @@
  */
 import { bitsToArray, bitsWords, countBits, forEachBit, hasBit } from '../core/slot-bits.js';
 import { type FieldIndex, MAX_KEYWORD_LENGTH } from './field-index.js';
-import { countTest } from './filter-compile.js';
-import type { Condition, FieldCondition, Filter, HasIdCondition, MinShould } from './filter-types.js';
-import type { PayloadIndex } from './payload-index.js';
-
-/** The only part of the payload indexes estimates read. */
-type PayloadIndexReader = Pick<PayloadIndex, 'field'>;
+import { compileFilter, countTest } from './filter-compile.js';
+import type { Condition, ElementsCondition, FieldCondition, Filter, HasIdCondition, MinShould } from './filter-types.js';
+import type { PayloadIndexReader } from './payload-index.js';
 import type { PostingSet } from './posting-set.js';
 
 export interface Estimate {
@@ -48,6 +48,12 @@ export interface Candidates {
 
 export interface FilterEstimate {
   readonly estimate: Estimate;
+  /**
+   * False when some condition was not counted (its key has no index, or the indexes cannot answer
+   * its kind) and the bracket is not a single number: then min and max bound the matches, and
+   * `expected` is a midpoint standing in for what was not counted, not a count.
+   */
+  readonly counted: boolean;
   readonly candidates?: Candidates;
   /** Keys whose indexes were consulted. */
   readonly indexedKeys: ReadonlySet<string>;
@@ -70,13 +76,16 @@ interface Context {
   readonly slotOf: SlotOfId | undefined;
   readonly keys: Set<string>;
   readonly seen: Map<Condition, Estimate>;
+  /** Some condition was estimated as unknown (`unknown`). */
+  guessed: boolean;
 }
 
 /** `slotOf` answers `has_id` exactly; without it `has_id` is estimated from its list's length. */
 export function estimateFilter(filter: Filter, index: PayloadIndexReader, n: number, slotOf?: SlotOfId): FilterEstimate {
-  const context: Context = { index, n, slotOf, keys: new Set(), seen: new Map() };
+  const context: Context = { index, n, slotOf, keys: new Set(), seen: new Map(), guessed: false };
   const part = filterPart(filter, context);
-  return { ...part, indexedKeys: context.keys, conditions: context.seen };
+  const counted = !context.guessed || part.estimate.min === part.estimate.max;
+  return { ...part, counted, indexedKeys: context.keys, conditions: context.seen };
 }
 
 function filterPart(filter: Filter, context: Context): Part {
@@ -99,10 +108,14 @@ function conditionPart(condition: Condition, context: Context): Part {
       part = hasIdPart(condition, context);
       break;
     case 'elements': {
+      if (holdsNoValue(condition, context)) {
+        part = absentPart(condition, context);
+        break;
+      }
       // The inner filter reads array elements, not points: its estimates do not apply. A match
       // needs a value at the key, so the key's point count bounds it (when the key is indexed as written).
       const field = condition.projections === undefined ? context.index.field(condition.key) : undefined;
-      part = { estimate: unknown(field === undefined ? context.n : Math.min(context.n, field.points)) };
+      part = { estimate: unknown(field === undefined ? context.n : Math.min(context.n, field.points), context) };
       break;
     }
     default:
@@ -115,7 +128,7 @@ function conditionPart(condition: Condition, context: Context): Part {
 /** Exactly the listed ids that exist, from the point table. */
 function hasIdPart(c: HasIdCondition, context: Context): Part {
   const slotOf = context.slotOf;
-  if (slotOf === undefined) return { estimate: unknown(Math.min(context.n, c.ids.size)) };
+  if (slotOf === undefined) return { estimate: unknown(Math.min(context.n, c.ids.size), context) };
   const slots: number[] = [];
   for (const id of c.ids) {
     const slot = slotOf(id);
@@ -164,13 +177,29 @@ function minShouldPart(m: MinShould, context: Context): Part {
   return { estimate: clamp(Math.min(min, max), any.estimate.expected / k, max), candidates };
 }
 
+/** Whether the indexes know that no point holds a value at the condition's key (never for keys with `[]`). */
+function holdsNoValue(c: FieldCondition | ElementsCondition, context: Context): boolean {
+  return c.projections === undefined && context.index.holdsNoValue(c.key);
+}
+
+/**
+ * A condition on a key no point holds a value at: every point is judged as an empty payload is,
+ * by the compiled condition itself, so all match or none does (none with empty, exact candidates).
+ */
+function absentPart(c: FieldCondition | ElementsCondition, context: Context): Part {
+  context.keys.add(c.key);
+  const matchesEmpty = compileFilter({ must: [c], mustNot: [], should: [] })({}, '');
+  return matchesEmpty ? { estimate: exactly(context.n) } : setsPart([], false);
+}
+
 function fieldPart(c: FieldCondition, context: Context): Part {
   const n = context.n;
+  if (holdsNoValue(c, context)) return absentPart(c, context);
   // A key with `[]` reads values no index path holds as written: unknown.
   const field = c.projections === undefined ? context.index.field(c.key) : undefined;
-  if (field === undefined) return { estimate: unknown(n) };
+  if (field === undefined) return { estimate: unknown(n, context) };
   context.keys.add(c.key);
-  const bounded = unknown(Math.min(n, field.points));
+  const bounded = (): Part => ({ estimate: unknown(Math.min(n, field.points), context) });
   switch (c.kind) {
     case 'is_empty': {
       // Exactly the points holding no non-empty value at the key.
@@ -180,17 +209,21 @@ function fieldPart(c: FieldCondition, context: Context): Part {
     case 'values_count': {
       // A point without a value at the key counts 0: it matches exactly when 0 is within the bounds.
       const absent = Math.max(0, n - field.points);
-      if (countTest(c.count)(0)) return { estimate: clamp(absent, absent + field.points / 2, n) };
-      return { estimate: bounded };
+      if (countTest(c.count)(0)) {
+        // The points holding a value are not counted: half of them stands in.
+        context.guessed = true;
+        return { estimate: clamp(absent, absent + field.points / 2, n) };
+      }
+      return bounded();
     }
     case 'exact':
-      return scalarPostings(field, [c.value]) ?? { estimate: bounded };
+      return scalarPostings(field, [c.value]) ?? bounded();
     case 'any':
-      return scalarPostings(field, c.values) ?? { estimate: bounded };
+      return scalarPostings(field, c.values) ?? bounded();
     case 'contains':
       // Array elements equal to a scalar are in the postings; a substring match is not.
-      if (typeof c.value === 'string') return { estimate: bounded };
-      return loosen(scalarPostings(field, [c.value])) ?? { estimate: bounded };
+      if (typeof c.value === 'string') return bounded();
+      return loosen(scalarPostings(field, [c.value])) ?? bounded();
     case 'range': {
       const r = c.range;
       if (r.kind === 'number') {
@@ -205,13 +238,13 @@ function fieldPart(c: FieldCondition, context: Context): Part {
       return { estimate: { min: 0, expected: count, max: count }, candidates: rangeCandidates(field.datetimes, lo, true, hi, true, count) };
     }
     case 'prefix': {
-      if (field.longStrings > 0 || field.keywords.size > 100_000) return { estimate: bounded };
+      if (field.longStrings > 0 || field.keywords.size > 100_000) return bounded();
       const matching: PostingSet[] = [];
       for (const [key, slots] of field.keywords) if (key.startsWith(c.prefix)) matching.push(slots);
       return setsPart(matching, field.multiValued);
     }
     default:
-      return { estimate: bounded };
+      return bounded();
   }
 }
 
@@ -346,7 +379,9 @@ function exactly(count: number): Estimate {
   return { min: count, expected: count, max: count };
 }
 
-function unknown(max: number): Estimate {
+/** Anywhere in [0, max]: the middle stands in, and the estimate is marked as not counted. */
+function unknown(max: number, context: Context): Estimate {
+  context.guessed = true;
   return { min: 0, expected: max / 2, max };
 }
 

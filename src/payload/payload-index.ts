@@ -18,6 +18,8 @@ export class PayloadIndex {
   private readonly fields = new Map<string, FieldIndex>();
   private readonly splitPaths = new Map<string, readonly string[]>();
   private bulkLoading = false;
+  /** No path has been turned away by MAX_FIELDS: every path a payload offered has its index. */
+  private complete = true;
 
   constructor(readonly enabled: boolean) {}
 
@@ -26,12 +28,27 @@ export class PayloadIndex {
     return this.fields.get(key);
   }
 
+  /**
+   * Whether the indexes know that no point holds a value at `key` (read as a filter reads it): its
+   * index counts no point, or it has none although every path a payload offers up to
+   * MAX_PATH_DEPTH parts gets one (indexing on, the MAX_FIELDS bound never reached). A deeper key
+   * may be walked to where no index looks, so its absence says nothing.
+   */
+  holdsNoValue(key: string): boolean {
+    const field = this.fields.get(key);
+    if (field !== undefined) return field.points === 0;
+    return this.enabled && this.complete && key.split('.').length <= MAX_PATH_DEPTH;
+  }
+
   add(slot: number, payload: Record<string, unknown>): void {
     if (!this.enabled) return;
     for (const path of pathsOf(payload)) {
       let field = this.fields.get(path);
       if (field === undefined) {
-        if (this.fields.size >= MAX_FIELDS) continue;
+        if (this.fields.size >= MAX_FIELDS) {
+          this.complete = false;
+          continue;
+        }
         field = new FieldIndex(path);
         if (this.bulkLoading) {
           field.numbers.beginBulk();
@@ -66,6 +83,9 @@ export class PayloadIndex {
     }
   }
 }
+
+/** What filter estimates read of the payload indexes. */
+export type PayloadIndexReader = Pick<PayloadIndex, 'field' | 'holdsNoValue'>;
 
 /**
  * The paths a payload offers: every top-level key, and `a.b…` through nested objects (also inside

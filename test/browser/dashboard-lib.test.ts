@@ -2,11 +2,13 @@
  * The dashboard's own logic (dashboard/src/lib/), run in Node: each module is bundled by Vite
  * (as the build does, with nothing written to disk) and imported from the bundle's text. The
  * Prometheus parser and the rates against a real app's /metrics, the histogram quantile against
- * the observations it summarises, PCA against data of known principal directions, and the
- * server's limits the listing copies.
+ * the observations it summarises, PCA against data of known principal directions, the server's
+ * limits the listing copies, the exact JSON parser against JSON.parse (seeded, broken texts
+ * included), the choice between categorical colours and a ramp, and the filter check's words.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { fileURLToPath } from 'node:url';
 import { build, type Rollup } from 'vite';
 import { LIMITS } from '../../src/collection/collection-config.js';
@@ -166,4 +168,148 @@ test('the listing uses the server’s own limits on offset and returned vector c
   const listing = await load<ListingModule>('listing');
   assert.equal(listing.MAX_OFFSET, LIMITS.offset.max);
   assert.equal(listing.MAX_RETURNED_COMPONENTS, MAX_RETURNED_COMPONENTS);
+});
+
+type ExactJson = null | boolean | number | bigint | string | ExactJson[] | { [key: string]: ExactJson };
+interface ExactJsonModule {
+  parseExactJson(text: string): ExactJson;
+}
+
+/**
+ * `exact` is what JSON.parse made of the same text (`plain`), but for integers beyond 2^53, which
+ * are bigints holding the literal's digits where JSON.parse has the nearest double.
+ */
+function assertSameAsJsonParse(exact: ExactJson, plain: unknown, text: string, at = '$'): void {
+  if (typeof exact === 'bigint') {
+    assert.equal(typeof plain, 'number', `${at}: a bigint where JSON.parse has ${typeof plain} (${text})`);
+    assert.ok(!Number.isSafeInteger(plain as number), `${at}: ${exact} is a safe integer, a number would do`);
+    assert.equal(Number(exact), plain, `${at}: ${exact} is not the literal JSON.parse rounded`);
+    return;
+  }
+  if (typeof exact !== 'object' || exact === null) {
+    assert.ok(Object.is(exact, plain), `${at}: ${String(exact)} vs ${String(plain)} (${text})`);
+    return;
+  }
+  assert.equal(Array.isArray(exact), Array.isArray(plain), `${at}: array or not`);
+  assert.equal(Object.getPrototypeOf(exact), Object.getPrototypeOf(plain), `${at}: prototype`);
+  assert.deepEqual(Object.keys(exact), Object.keys(plain as object), `${at}: keys, in order`);
+  for (const key of Object.keys(exact)) {
+    assertSameAsJsonParse((exact as Record<string, ExactJson>)[key] as ExactJson, (plain as Record<string, unknown>)[key], text, `${at}.${key}`);
+  }
+}
+
+/** Whether `parse(text)` throws a SyntaxError (anything else thrown fails the test). */
+function refuses(parse: (text: string) => unknown, text: string): boolean {
+  try {
+    parse(text);
+    return false;
+  } catch (error) {
+    assert.ok(error instanceof SyntaxError, `${JSON.stringify(text)}: ${String(error)}`);
+    return true;
+  }
+}
+
+test('exact JSON: integers beyond 2^53 keep every digit as bigints; everything else is what JSON.parse gives', async () => {
+  const { parseExactJson } = await load<ExactJsonModule>('exact-json');
+  const text = '{"result":[{"id":"a","version":1795822486110879776,"score":0.5,"vector":[1,-2.5e-3,0]},{"id":"b","version":12}],"big":[-9007199254740993,9007199254740993,9007199254740992,9007199254740991,123456789012345678901234567890,1e21,1E+400,-0,1.0]}';
+  const parsed = parseExactJson(text) as { result: { version: unknown }[]; big: unknown[] };
+  assert.equal(parsed.result[0]?.version, 1795822486110879776n);
+  assert.equal(parsed.result[1]?.version, 12);
+  assert.deepEqual(parsed.big, [-9007199254740993n, 9007199254740993n, 9007199254740992n, 9007199254740991, 123456789012345678901234567890n, 1e21, Number.POSITIVE_INFINITY, -0, 1]);
+  assert.ok(Object.is(parsed.big[7], -0));
+  assertSameAsJsonParse(parseExactJson(text), JSON.parse(text), text);
+  // "__proto__" is an own key, as JSON.parse makes it, and the prototype stays Object's.
+  const proto = parseExactJson('{"__proto__":{"polluted":1},"a":[{"__proto__":[]}]}') as Record<string, unknown>;
+  assert.ok(Object.hasOwn(proto, '__proto__'));
+  assert.equal(Object.getPrototypeOf(proto), Object.prototype);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  assertSameAsJsonParse(proto as ExactJson, JSON.parse('{"__proto__":{"polluted":1},"a":[{"__proto__":[]}]}'), '__proto__');
+});
+
+test('exact JSON agrees with JSON.parse on every JSON value and every broken text (seeded property)', async () => {
+  const { parseExactJson } = await load<ExactJsonModule>('exact-json');
+  const seed = testSeed(19);
+  const bigInteger = fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }).map((n) => ({ big: n.toString() }));
+  const value = fc.oneof(fc.jsonValue({ stringUnit: 'binary' }), fc.array(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer())), bigInteger);
+  const spacing = fc.constantFrom(undefined, 0, 1, '\t', '\r\n  ');
+  fc.assert(
+    fc.property(value, spacing, fc.array(fc.tuple(fc.nat(), fc.constantFrom('', ',', ']', '}', '"', '\\', '0', '-', '.', 'e', ' ', '[', '{', ':', '\u0001')), { maxLength: 2 }), (v, space, edits) => {
+      // Big integer literals placed as numbers: JSON.stringify cannot write them.
+      let text = JSON.stringify(v, null, space as string | number | undefined).replace(/\{\s*"big":\s*"(-?\d+)"\s*\}/g, '$1');
+      assertSameAsJsonParse(parseExactJson(text), JSON.parse(text), text);
+      // Broken by a few edits: refused exactly when JSON.parse refuses it, else the same value.
+      for (const [at, insert] of edits) {
+        const i = at % (text.length + 1);
+        text = insert === '' ? text.slice(0, i) + text.slice(i + 1) : text.slice(0, i) + insert + text.slice(i);
+      }
+      const broken = refuses(JSON.parse, text);
+      assert.equal(refuses(parseExactJson, text), broken, `refused by one parser only: ${JSON.stringify(text)}`);
+      if (!broken) assertSameAsJsonParse(parseExactJson(text), JSON.parse(text), text);
+    }),
+    { seed, numRuns: 2000 },
+  );
+  for (const text of ['', ' ', '{', '[1,]', '[,1]', '01', '-01', '1.', '.5', '-', '+1', '1e', '1e+', 'NaN', 'tru', 'nul', '"\\x"', '"\\u12"', '"a\nb"', '"open', '{"a" 1}', '{"a":1,}', '[1 2]', '1 2', '{,}', '{1:2}', "{'a':1}"]) {
+    assert.ok(refuses(JSON.parse, text), `JSON.parse accepts ${JSON.stringify(text)}`);
+    assert.ok(refuses(parseExactJson, text), `parseExactJson accepts ${JSON.stringify(text)}`);
+  }
+});
+
+interface ColoursModule {
+  MISSING: string;
+  colourBy(values: readonly unknown[]): { colours: readonly string[]; legend: { kind: string; entries: readonly { label: string; colour: string }[] } };
+}
+
+test('colours: few distinct integers, strings and booleans are categories (one colour each); other numbers a ramp', async () => {
+  const { colourBy, MISSING } = await load<ColoursModule>('colours');
+  const categorical = (values: unknown[]): void => {
+    const { colours, legend } = colourBy(values);
+    assert.equal(legend.kind, 'categories', JSON.stringify(values.slice(0, 12), (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)));
+    const present = values.filter((v) => v !== null && v !== undefined).map((v) => (typeof v === 'string' ? v : String(v)));
+    // One colour per distinct value, the same for equal values, missing ones grey.
+    const colourOf = new Map<string, string>();
+    for (const [i, v] of values.entries()) {
+      if (v === null || v === undefined) {
+        assert.equal(colours[i], MISSING);
+        continue;
+      }
+      const key = String(v);
+      if (!colourOf.has(key)) colourOf.set(key, colours[i] as string);
+      assert.equal(colours[i], colourOf.get(key), `value ${key}`);
+    }
+    assert.equal(new Set(colourOf.values()).size, new Set(present).size, 'distinct values, distinct colours');
+    assert.ok(!colours.some((c) => c !== MISSING && c.startsWith('rgb(')), 'no ramp colour');
+  };
+  const classes = Array.from({ length: 60 }, (_, i) => (i * 7) % 10);
+  categorical(classes);
+  // In numeric order in the legend, whatever their counts.
+  assert.deepEqual(
+    colourBy([3, 10, 2, 2, 2, -1]).legend.entries.map((e) => e.label),
+    ['-1 (1)', '2 (3)', '3 (1)', '10 (1)'],
+  );
+  categorical([2019, 2020, 2021, 2020, null, undefined, 2019]);
+  categorical([1795822486110879776n, 1795822486110879777n, 1795822486110879776n]);
+  categorical([true, false, true]);
+  categorical(['red', 'green', 'red', 'blue']);
+  categorical([1, 'one', 2]);
+  const ramp = (values: unknown[]): void => assert.equal(colourBy(values).legend.kind, 'numbers', JSON.stringify(values));
+  ramp(Array.from({ length: 11 }, (_, i) => i));
+  ramp([0.5, 1.5, 0.5]);
+  ramp([0, 1, 2.25]);
+  ramp(Array.from({ length: 100 }, (_, i) => Math.sin(i)));
+  assert.equal(colourBy([null, undefined]).legend.kind, 'none');
+});
+
+interface EstimateTextModule {
+  estimateText(estimate: { min: number; expected: number; max: number; counted: boolean }): string;
+}
+
+test('the filter check says a count, "about" a counted estimate, and only the bracket of one the indexes could not count', async () => {
+  const { estimateText } = await load<EstimateTextModule>('estimate-text');
+  assert.equal(estimateText({ min: 0, expected: 0, max: 0, counted: true }), '0 points match');
+  assert.equal(estimateText({ min: 1, expected: 1, max: 1, counted: true }), '1 point matches');
+  assert.equal(estimateText({ min: 1200, expected: 1200, max: 1200, counted: false }), '1,200 points match');
+  assert.equal(estimateText({ min: 10, expected: 25.4, max: 40, counted: true }), 'about 25 points match (10–40)');
+  const unknown = estimateText({ min: 0, expected: 502.5, max: 1005, counted: false });
+  assert.equal(unknown, 'the payload indexes cannot count it: between 0 and 1,005 points match');
+  assert.doesNotMatch(unknown, /about|503/);
 });

@@ -5,51 +5,19 @@
  * Skips, saying why, only where no Chromium executable exists.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, type PageWatch, watch } from '../helpers/browser.js';
-import { httpJson, type ServerProcess, startServer } from '../helpers/server-process.js';
-import { tempDbPath } from '../helpers/temp-dir.js';
+import { describe, it } from 'node:test';
+import { httpJson } from '../helpers/server-process.js';
 import { COLOURS, DEMO, DEMO_POINTS, DIM, loadDashboardData, SMALL } from './dashboard-data.js';
-import { attributes, chromiumPath, SCREENSHOTS, SKIP_WITHOUT_CHROMIUM, screenshot, seed, until } from './dashboard-page.js';
+import { attributes, dashboardSuite, SCREENSHOTS, SKIP_WITHOUT_CHROMIUM, screenshot, seed, until } from './dashboard-page.js';
 
 describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
-  let browser: Browser;
-  let server: ServerProcess;
-  const cleanups: (() => Promise<unknown>)[] = [];
-
-  before(async () => {
-    const t = { after: (fn: () => void) => cleanups.push(async () => fn()) };
-    server = await startServer(tempDbPath(t));
-    cleanups.unshift(() => server.stop());
-    await loadDashboardData(server.url, {}, seed);
-    browser = await launchChromium(chromiumPath as string);
-    cleanups.unshift(() => browser.close());
-  });
-  after(async () => {
-    for (const cleanup of cleanups) await cleanup();
-  });
-
+  const suite = dashboardSuite((url) => loadDashboardData(url, {}, seed));
   /** A fresh page at `hash` with `demo` selected, watched for problems (checked by `done`). */
-  async function open(hash: string): Promise<{ page: Page; watched: PageWatch; done: () => Promise<void> }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    const page = await context.newPage();
-    const watched = watch(page);
-    await page.goto(`${server.url}/dashboard${hash}`);
-    await page.getByTestId('collection-select').selectOption(DEMO);
-    return {
-      page,
-      watched,
-      async done() {
-        await context.close();
-        assert.deepEqual(watched.problems(), [], `[seed ${seed}] the page had problems`);
-      },
-    };
-  }
+  const open = (hash: string) => suite.open(hash, DEMO);
 
   it('lists the collections with their info, as GET /collections does', async () => {
     const { page, done } = await open('');
-    const api = await httpJson(server.url, 'GET', '/collections');
+    const api = await httpJson(suite.url, 'GET', '/collections');
     const rows = page.getByTestId('collections-table').locator('tbody tr');
     await rows.first().waitFor();
     assert.deepEqual(await attributes(page, '[data-collection]', 'data-collection'), api.body.result.map((c: { name: string }) => c.name));
@@ -72,7 +40,7 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     const { page, done } = await open('#/points');
     const listing = async (offset: number): Promise<string[]> => {
       const vector = Array.from({ length: DIM }, (_, i) => (i === 0 ? 1 : 0));
-      const r = await httpJson(server.url, 'POST', `/collections/${DEMO}/points/search`, { vector, offset, limit: 20, params: { exact: true } });
+      const r = await httpJson(suite.url, 'POST', `/collections/${DEMO}/points/search`, { vector, offset, limit: 20, params: { exact: true } });
       return r.body.result.map((p: { id: string }) => p.id);
     };
     await page.getByTestId('points-range').getByText(`1–20 of ${DEMO_POINTS}`).waitFor();
@@ -84,7 +52,6 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     await row.locator('details.json-node > summary').first().click();
     await row.getByText('maker:').click();
     await row.getByText('country:').waitFor();
-    await screenshot(page, 'points');
     await page.getByTestId('points-next').click();
     await page.getByTestId('points-range').getByText(`21–40 of ${DEMO_POINTS}`).waitFor();
     const second = await attributes(page, '[data-point-id]', 'data-point-id');
@@ -114,13 +81,13 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     await filterBox.fill(JSON.stringify(filter, null, 2));
     await page.locator('[data-testid="filter-status"][data-kind="valid"]').waitFor();
 
-    const query = await httpJson(server.url, 'GET', `/collections/${DEMO}/points/p007`);
+    const query = await httpJson(suite.url, 'GET', `/collections/${DEMO}/points/p007`);
     await page.getByTestId('query-id').fill('p007');
     await page.getByTestId('limit').fill('15');
     await page.getByTestId('run-search').click();
     await page.getByTestId('search-results').locator('tbody tr').first().waitFor();
 
-    const api = await httpJson(server.url, 'POST', `/collections/${DEMO}/points/search`, {
+    const api = await httpJson(suite.url, 'POST', `/collections/${DEMO}/points/search`, {
       vector: query.body.result.vector,
       limit: 15,
       filter,
@@ -152,7 +119,7 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     await page.getByTestId('exact').check();
     await page.getByTestId('run-search').click();
     await page.getByTestId('search-results').locator('tbody tr').first().waitFor();
-    const api = await httpJson(server.url, 'POST', `/collections/${DEMO}/points/search`, { vector, limit: 10, params: { exact: true, explain: true } });
+    const api = await httpJson(suite.url, 'POST', `/collections/${DEMO}/points/search`, { vector, limit: 10, params: { exact: true, explain: true } });
     assert.equal(api.status, 200, api.raw);
     assert.deepEqual(
       await attributes(page, '[data-testid="search-results"] [data-point-id]', 'data-point-id'),
@@ -204,7 +171,7 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     assert.equal(await peak(), 0, 'no search yet');
     // Traffic while the page polls: the next scrape sees it, and the chart gains a point.
     const vector = Array.from({ length: DIM }, () => 1);
-    for (let i = 0; i < 60; i++) await httpJson(server.url, 'POST', `/collections/${DEMO}/points/search`, { vector, limit: 5 });
+    for (let i = 0; i < 60; i++) await httpJson(suite.url, 'POST', `/collections/${DEMO}/points/search`, { vector, limit: 5 });
     await until(async () => (await samples()) > before && (await peak()) > 0, 'a point on the chart with the searches');
     assert.equal(await page.locator('[data-testid="chart-qps"] canvas').count(), 1, 'uPlot drew its canvas');
     assert.equal(await page.locator('[data-testid="chart-latency"] canvas').count(), 1, 'uPlot drew its canvas');
@@ -215,7 +182,7 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     if (SCREENSHOTS) {
       // For the picture only: a few more scrapes under varying traffic, so the charts show a history.
       for (let round = 1; round <= 5; round++) {
-        for (let i = 0; i < 15 * round; i++) await httpJson(server.url, 'POST', `/collections/${DEMO}/points/search`, { vector, limit: 5 });
+        for (let i = 0; i < 15 * round; i++) await httpJson(suite.url, 'POST', `/collections/${DEMO}/points/search`, { vector, limit: 5 });
         await new Promise((resolve) => setTimeout(resolve, 2000));
       }
     }

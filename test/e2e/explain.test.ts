@@ -70,7 +70,7 @@ test('a selective keyword filter: candidates-exact, exact, candidates and estima
   assert.equal(e.exact, true);
   assert.equal(e.fallback, false);
   assert.equal(e.candidates, RARE);
-  assert.deepEqual(e.estimate, { min: RARE, expected: RARE, max: RARE });
+  assert.deepEqual(e.estimate, { min: RARE, expected: RARE, max: RARE, counted: true });
   assert.equal(e.sample, null);
   assert.equal(e.scored, RARE, 'each candidate scored once');
   assert.deepEqual(e.indexed_keys, ['cat']);
@@ -112,11 +112,34 @@ test('a Flat collection: always exact (flat-scan unfiltered, candidates-exact fo
   const broad = await explained(call, 'f', { vector: vectors[1], limit: 3, filter: { must: [{ key: 'cat', match: { value: 'common' } }] } });
   assert.equal(broad.explain.strategy, 'flat-scan');
   assert.equal(broad.explain.exact, true);
-  assert.deepEqual(broad.explain.estimate, { min: N - RARE, expected: N - RARE, max: N - RARE });
+  assert.deepEqual(broad.explain.estimate, { min: N - RARE, expected: N - RARE, max: N - RARE, counted: true });
   const rare = await explained(call, 'f', { vector: vectors[1], limit: 3, filter: { must: [{ key: 'cat', match: { value: 'rare' } }] } });
   assert.equal(rare.explain.strategy, 'candidates-exact');
   assert.equal(rare.explain.exact, true);
   assert.equal(rare.explain.candidates, RARE);
+});
+
+test('a key no point has: the payload indexes say 0 match (nothing scored); without them the estimate is [0, n], not counted', async (t) => {
+  const { call } = await openTestApp(t);
+  const vectors = await seed(call, 'h', true);
+  const absent = { must: [{ key: 'colour', match: { value: 'red' } }] };
+  const indexed = await explained(call, 'h', { vector: vectors[0], limit: 10, filter: absent });
+  assert.deepEqual(indexed.result, []);
+  assert.deepEqual(indexed.explain.estimate, { min: 0, expected: 0, max: 0, counted: true });
+  assert.deepEqual([indexed.explain.strategy, indexed.explain.candidates, indexed.explain.scored], ['candidates-exact', 0, 0]);
+  assert.deepEqual(indexed.explain.indexed_keys, ['colour']);
+  const empty = await explained(call, 'h', { vector: vectors[0], limit: 3, filter: { must: [{ is_empty: { key: 'colour' } }] } });
+  assert.deepEqual(empty.explain.estimate, { min: N, expected: N, max: N, counted: true });
+  assert.equal(empty.result.length, 3);
+  // The same points without payload indexes: nothing is known of the key.
+  const created = await call('POST', '/collections', { name: 'plain', vector_size: DIM, distance: 'euclid', payload_index: false });
+  assert.equal(created.status, 200, created.raw);
+  const points = vectors.map((vector, i) => ({ id: i, vector, payload: { n: i } }));
+  assert.equal((await call('PUT', '/collections/plain/points', { points })).status, 200);
+  const plain = await explained(call, 'plain', { vector: vectors[0], limit: 10, filter: absent });
+  assert.deepEqual(plain.result, []);
+  assert.deepEqual(plain.explain.estimate, { min: 0, expected: N / 2, max: N, counted: false });
+  assert.deepEqual(plain.explain.indexed_keys, []);
 });
 
 test('without params.explain (or with false) the response has no explain key', async (t) => {

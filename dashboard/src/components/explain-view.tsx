@@ -1,7 +1,8 @@
 /**
  * How kith answered a search (the `explain` of params.explain), drawn: the strategy, whether the
- * answer is exact, and bars for the filter's estimated matches, the candidates the payload
- * indexes named and the distances computed, against the collection's size.
+ * answer is exact, and bars for the filter's estimated matches (only their range when the payload
+ * indexes could not count them), the candidates the payload indexes named and the distances
+ * computed, against the collection's size.
  */
 import type { Explain } from '../types';
 
@@ -14,7 +15,8 @@ const STRATEGIES: Record<Explain['strategy'], string> = {
 
 const BAR_WIDTH = 320;
 
-function Bar({ label, value, low, high, of, testId }: { label: string; value: number; low?: number; high?: number; of: number; testId: string }) {
+/** `value` null: only the range is known (an estimate the payload indexes could not count). */
+function Bar({ label, value, low, high, of, testId }: { label: string; value: number | null; low?: number; high?: number; of: number; testId: string }) {
   const scale = (n: number): number => (of > 0 ? Math.min(1, n / of) * BAR_WIDTH : 0);
   return (
     <div class="explain-bar">
@@ -22,10 +24,10 @@ function Bar({ label, value, low, high, of, testId }: { label: string; value: nu
       <svg width={BAR_WIDTH} height={14} viewBox={`0 0 ${BAR_WIDTH} 14`} aria-hidden="true">
         <rect x={0} y={2} width={BAR_WIDTH} height={10} class="bar-track" />
         {low !== undefined && high !== undefined ? <rect x={scale(low)} y={2} width={Math.max(1, scale(high) - scale(low))} height={10} class="bar-range" /> : null}
-        <rect x={0} y={2} width={scale(value)} height={10} class="bar-value" />
+        {value !== null ? <rect x={0} y={2} width={scale(value)} height={10} class="bar-value" /> : null}
       </svg>
       <span class="explain-number" data-testid={testId}>
-        {value.toLocaleString('en')}
+        {value !== null ? value.toLocaleString('en') : 'not counted'}
         {low !== undefined && high !== undefined ? ` (${low.toLocaleString('en')}–${high.toLocaleString('en')})` : ''}
       </span>
     </div>
@@ -50,7 +52,14 @@ export function ExplainView({ explain, pointsCount }: { explain: Explain; points
         {explain.exact ? 'every matching point was scored' : 'approximate nearest neighbours (HNSW)'}
       </p>
       {explain.estimate !== null ? (
-        <Bar label="estimated matches" value={explain.estimate.expected} low={explain.estimate.min} high={explain.estimate.max} of={pointsCount} testId="explain-estimate" />
+        <Bar
+          label="estimated matches"
+          value={explain.estimate.counted || explain.estimate.min === explain.estimate.max ? explain.estimate.expected : null}
+          low={explain.estimate.min}
+          high={explain.estimate.max}
+          of={pointsCount}
+          testId="explain-estimate"
+        />
       ) : (
         <p class="muted">no filter: no estimate</p>
       )}

@@ -1,12 +1,15 @@
 /**
  * The filter editor: JSON checked on every keystroke in the page (a parse error at once), then,
  * once typing pauses, by the server itself (a one-result search with explain), so a mistake shows
- * the server's 400 message with the field's path, and a valid filter its estimated matches.
+ * the server's 400 message with the field's path, and a valid filter its estimated matches
+ * (lib/estimate-text.ts: a count, "about", or only a bracket when the indexes could not count it).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, search } from '../api';
 import { useDebounced } from '../lib/debounce';
-import { unitVector } from '../lib/listing';
+import { estimateText } from '../lib/estimate-text';
+import { unitVector } from '../lib/unit-vector';
+import type { Estimate } from '../types';
 
 export const FILTER_DEBOUNCE_MS = 350;
 
@@ -15,7 +18,7 @@ type Status =
   | { kind: 'json-error'; message: string }
   | { kind: 'checking' }
   | { kind: 'server-error'; message: string }
-  | { kind: 'valid'; expected: number | null };
+  | { kind: 'valid'; estimate: Estimate | null };
 
 /** The filter of the editor's text: undefined when empty; throws SyntaxError when not JSON. */
 export function parseFilterText(text: string): unknown {
@@ -47,7 +50,7 @@ export function FilterEditor({ collection, vectorSize, text, onText }: Props) {
     let current = true;
     search(collection, { vector: unitVector(vectorSize), limit: 1, filter: parseFilterText(settled), with_payload: false, params: { explain: true } })
       .then((answer) => {
-        if (current) setServer({ text: settled, status: { kind: 'valid', expected: answer.explain?.estimate?.expected ?? null } });
+        if (current) setServer({ text: settled, status: { kind: 'valid', estimate: answer.explain?.estimate ?? null } });
       })
       .catch((error: unknown) => {
         const message = error instanceof ApiError ? `${error.status}: ${error.message}` : String(error);
@@ -77,7 +80,7 @@ export function FilterEditor({ collection, vectorSize, text, onText }: Props) {
         {status.kind === 'json-error' && `not JSON: ${status.message}`}
         {status.kind === 'checking' && 'checking with the server…'}
         {status.kind === 'server-error' && `the server refuses it: ${status.message}`}
-        {status.kind === 'valid' && `valid${status.expected !== null ? `; about ${Math.round(status.expected).toLocaleString('en')} points match` : ''}`}
+        {status.kind === 'valid' && `valid${status.estimate !== null ? `; ${estimateText(status.estimate)}` : ''}`}
       </div>
     </div>
   );

@@ -7,7 +7,8 @@ function summary(value: object): string {
 function Leaf({ value }: { value: unknown }) {
   if (value === null) return <span class="json-null">null</span>;
   if (typeof value === 'string') return <span class="json-string">{JSON.stringify(value)}</span>;
-  if (typeof value === 'number') return <span class="json-number">{String(value)}</span>;
+  // A bigint is an integer the server wrote with more digits than a double holds (lib/exact-json.ts).
+  if (typeof value === 'number' || typeof value === 'bigint') return <span class="json-number">{String(value)}</span>;
   if (typeof value === 'boolean') return <span class="json-boolean">{String(value)}</span>;
   return <span>{String(value)}</span>;
 }

@@ -2,21 +2,17 @@
  * kith's API has no endpoint that lists points (only get-by-id and search), so the dashboard
  * pages through a collection with an exact search (a full scan, every point scored) for a fixed
  * query, the first unit vector e₁, with `offset` and `limit`: every point appears once, in a
- * stable order (score for e₁, then id), as long as the collection does not change.
+ * stable order (score for e₁, then id), as long as the collection does not change. With a
+ * `filter`, the same search pages through the matching points only.
  */
 import { search } from '../api';
 import type { ScoredPoint } from '../types';
+import { unitVector } from './unit-vector';
 
 /** The search API's largest offset (LIMITS.offset.max in src/collection/collection-config.ts). */
 export const MAX_OFFSET = 100000;
 /** Vector components one search may return (MAX_RETURNED_COMPONENTS in src/api/routes/search.ts). */
 export const MAX_RETURNED_COMPONENTS = 524288;
-
-export function unitVector(size: number): number[] {
-  const vector = new Array<number>(size).fill(0);
-  vector[0] = 1;
-  return vector;
-}
 
 /** The largest page of points with their vectors that one search may return. */
 export function maxPageWithVectors(vectorSize: number): number {
@@ -29,11 +25,13 @@ export async function listPage(
   offset: number,
   limit: number,
   withVector: boolean,
+  filter?: unknown,
 ): Promise<ScoredPoint[]> {
   const answer = await search(collection, {
     vector: unitVector(vectorSize),
     offset,
     limit,
+    ...(filter === undefined ? {} : { filter }),
     with_payload: true,
     with_vector: withVector,
     params: { exact: true },

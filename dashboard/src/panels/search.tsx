@@ -39,7 +39,7 @@ export function SearchPanel({ info }: { info: CollectionInfo }) {
     setBusy(true);
     setError(null);
     try {
-      const vector = mode === 'id' ? (await getPoint(info.name, idText.trim())).vector : parseVectorText(vectorText, info.vector_size);
+      const vector = mode === 'id' ? (await getPoint(info.name, idText.trim(), info.vector_size)).vector : parseVectorText(vectorText, info.vector_size);
       const filter = parseFilterText(filterText);
       const request: SearchRequest = {
         vector,

@@ -103,6 +103,9 @@ const EstimateSchema = Type.Object({
   min: Type.Number(),
   expected: Type.Number(),
   max: Type.Number(),
+  counted: Type.Boolean({
+    description: 'false: some condition could not be counted from the payload indexes, so only min and max bound the matches and expected is a midpoint.',
+  }),
 });
 
 export const SearchExplainSchema = Type.Object(

@@ -5,7 +5,8 @@
  * - candidates are a superset of the matches, `count` bounds the visits, and candidates marked
  *   `exact` are exactly the matches, each once (callers then skip the filter check);
  * - single-valued keyword/bool/number conditions are counted exactly; conditions the indexes
- *   cannot answer are [0, points having the key] (or [0, n] for an unindexed key).
+ *   cannot answer are [0, points having the key] (or [0, n] for an unindexed key), marked as not
+ *   counted; conditions on a key the indexes know no point holds are exact (0, or n for is_empty).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -154,7 +155,7 @@ test('multi-valued arrays: estimates bracket the truth and candidates are supers
   }
 });
 
-test('conditions the indexes cannot answer are [0, points with the key], or [0, n] without an index', () => {
+test('conditions the indexes cannot answer are [0, points with the key], or [0, n] without an index, and not counted', () => {
   const data = shop();
   const n = data.live.size;
   const withKey = (key: string): number => [...data.live.values()].filter((p) => Object.hasOwn(p, key)).length;
@@ -164,14 +165,15 @@ test('conditions the indexes cannot answer are [0, points with the key], or [0, 
     [{ must: [{ key: 'color', match: { except: ['red'] } }] } as JsonObject, withKey('color')],
     [{ must: [{ key: 'price', match: { value: [1, 2] } }] } as JsonObject, withKey('price')],
     [{ must: [{ key: 'ok', match: { value: null } }] } as JsonObject, withKey('ok')],
-    [{ must: [{ key: 'nope', match: { value: 1 } }] } as JsonObject, n],
-    [{ must: [{ key: 'meta.nope', type: 'prefix', match: { value: 'x' } }] } as JsonObject, n],
+    // Deeper than the indexed paths go: no index says whether some point holds a value there.
+    [{ must: [{ key: 'meta.a.b.c.d', match: { value: 1 } }] } as JsonObject, n],
   ];
   for (const [json, max] of cases) {
     const { estimate } = analyse(data, json);
     assert.equal(estimate.estimate.min, 0, JSON.stringify(json));
     assert.equal(estimate.estimate.max, max, JSON.stringify(json));
     assert.equal(estimate.candidates, undefined, `${JSON.stringify(json)}: no candidates`);
+    assert.equal(estimate.counted, false, `${JSON.stringify(json)}: not counted`);
   }
   assert.ok(withKey('color') < n && withKey('ok') < n, 'some points lack the key');
   // The same data without payload indexes: everything is unknown over all points.
@@ -360,4 +362,89 @@ test('a dotted key walking through nested arrays is found by the index', () => {
   assert.deepEqual(analyse(data, exact('c.a', 4)).actual, [2]);
   assert.deepEqual(analyse(data, { must: [{ key: 'c.a', range: { gte: 2 } }] }).actual, [1, 2]);
   assert.deepEqual(analyse(data, { must_not: [{ key: 'c.a', match: { except: [] } }] }).actual, []);
+});
+
+test('a key no point holds: exact from the indexes (0 matches, or every point for is_empty), not a midpoint', () => {
+  const data = shop();
+  const n = data.live.size;
+  // Every condition kind, on a key no point has (top level and nested), judged as on an empty payload.
+  const none: JsonObject[] = [
+    exact('nope', 1),
+    exact('nope', 'red'),
+    exact('meta.nope', 'eu'),
+    exact('a.b.c.d', true),
+    { must: [{ key: 'nope', match: { any: ['a', 1] } }] },
+    { must: [{ key: 'nope', match: { except: ['a'] } }] },
+    { must: [{ key: 'nope', range: { gte: 0 } }] },
+    { must: [{ key: 'nope', type: 'prefix', match: { value: 'x' } }] },
+    { must: [{ key: 'nope', type: 'regex', match: { value: '.*' } }] },
+    { must: [{ key: 'nope', type: 'contains', match: { value: 'x' } }] },
+    { must: [{ is_null: { key: 'nope' } }] },
+    { must: [{ key: 'nope', match: { value: null } }] },
+    { must: [{ key: 'nope', values_count: { gte: 1 } }] },
+    { must: [{ nested: { key: 'nope', filter: { must: [{ key: 'x', match: { value: 1 } }] } } }] },
+    { must: [exact('color', 'red').must, { key: 'nope', match: { value: 1 } }].flat() },
+  ] as JsonObject[];
+  const all: JsonObject[] = [
+    { must: [{ is_empty: { key: 'nope' } }] },
+    { must: [{ key: 'nope', values_count: { lt: 1 } }] },
+    { must_not: [{ key: 'nope', match: { value: 1 } }] },
+  ] as JsonObject[];
+  for (const [jsons, count] of [
+    [none, 0],
+    [all, n],
+  ] as const) {
+    for (const json of jsons) {
+      const { estimate, actual } = analyse(data, json);
+      const context = JSON.stringify(json);
+      assert.equal(actual.length, count, `${context}: the reference agrees`);
+      assert.deepEqual(estimate.estimate, { min: count, expected: count, max: count }, context);
+      assert.equal(estimate.counted, true, `${context}: counted`);
+      assert.ok(estimate.indexedKeys.has('nope') || !context.includes('"nope"'), `${context}: the index was consulted`);
+    }
+  }
+  // No match: empty, exact candidates, so a search scores nothing.
+  const { estimate } = analyse(data, exact('nope', 1));
+  assert.equal(estimate.candidates?.count, 0);
+  assert.equal(estimate.candidates?.exact, true);
+});
+
+test('a key no point holds any more (every holder deleted) is exact too', () => {
+  const data = shop();
+  data.add(100, { rare: 'x' });
+  assert.deepEqual(analyse(data, exact('rare', 'x')).estimate.estimate, { min: 1, expected: 1, max: 1 });
+  data.remove(100);
+  for (const json of [exact('rare', 'x'), { must: [{ key: 'rare', type: 'regex', match: { value: 'x' } }] }] as JsonObject[]) {
+    const { estimate } = analyse(data, json);
+    assert.deepEqual([estimate.estimate, estimate.counted], [{ min: 0, expected: 0, max: 0 }, true], JSON.stringify(json));
+  }
+});
+
+test('a key the indexes cannot vouch for stays unknown and not counted: indexing off, the path bound reached, too deep', () => {
+  const data = shop();
+  const n = data.live.size;
+  const unknownOver = (indexed: Indexed, json: JsonObject, context: string): void => {
+    const { estimate } = analyse(indexed, json);
+    assert.deepEqual([estimate.estimate.min, estimate.estimate.max, estimate.counted], [0, indexed.live.size, false], `${context}: ${JSON.stringify(json)}`);
+  };
+  // Without payload indexes nothing is known of any key.
+  const plain = new Indexed(false);
+  for (const [slot, p] of data.live) plain.add(slot, p);
+  unknownOver(plain, exact('nope', 1), 'indexing off');
+  unknownOver(plain, { must: [{ is_empty: { key: 'nope' } }] }, 'indexing off');
+  // Deeper than indexed paths go (4 parts), a point may hold a value no index saw.
+  const deep = new Indexed();
+  for (let slot = 0; slot < 10; slot++) deep.add(slot, { a: { b: { c: { d: { e: slot } } } } });
+  assert.equal(analyse(deep, exact('a.b.c.d.e', 3)).actual.length, 1, 'the point is there');
+  unknownOver(deep, exact('a.b.c.d.e', 3), 'five parts');
+  unknownOver(deep, exact('a.b.c.d.x', 3), 'five parts');
+  assert.deepEqual(analyse(deep, exact('a.b.c.x', 3)).estimate.estimate, { min: 0, expected: 0, max: 0 }, 'four parts are indexed');
+  // Once a path was turned away by the 64-path bound, a missing index says nothing: that path is
+  // held but has no index.
+  const wide = new Indexed();
+  for (let slot = 0; slot < n; slot++) wide.add(slot, Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`k${i}`, slot])));
+  assert.equal(analyse(wide, exact('k69', 5)).actual.length, 1);
+  unknownOver(wide, exact('k69', 5), 'path bound reached');
+  unknownOver(wide, exact('nope', 5), 'path bound reached');
+  assert.equal(analyse(wide, exact('k0', 5)).estimate.counted, true, 'an indexed key is still counted');
 });
