@@ -628,6 +628,12 @@ export class Collection {
     return result;
   }
 
+  /** The vector a point is searched as (normalised under Cosine, dequantized for sq8), a copy; undefined when it does not exist. */
+  vectorOf(rawId: unknown): Float32Array | undefined {
+    const slot = this.segment.table.slotOf(normalizePointId(rawId, 'id'));
+    return slot === undefined ? undefined : this.segment.readVector(slot);
+  }
+
   /** One stored point, as the API shows it. */
   getPoint(rawId: unknown): StoredPoint {
     const id = normalizePointId(rawId, 'id');

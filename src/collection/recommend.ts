@@ -7,7 +7,7 @@
 import { badInput } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 
-function mean(vectors: readonly (readonly number[])[], dim: number, path: string): Float64Array {
+function mean(vectors: readonly ArrayLike<number>[], dim: number, path: string): Float64Array {
   const out = new Float64Array(dim);
   vectors.forEach((v, i) => {
     if (v.length !== dim) throw badInput(childPath(path, i), `expected a vector of ${dim} numbers, got ${v.length}`);
@@ -18,7 +18,7 @@ function mean(vectors: readonly (readonly number[])[], dim: number, path: string
 }
 
 /** The query vector of a recommendation from its examples (at least one positive); `path` names the request. */
-export function averageExamples(positive: readonly (readonly number[])[], negative: readonly (readonly number[])[], dim: number, path: string): number[] {
+export function averageExamples(positive: readonly ArrayLike<number>[], negative: readonly ArrayLike<number>[], dim: number, path: string): number[] {
   if (positive.length === 0) throw badInput(childPath(path, 'positive'), 'at least one positive example is required');
   const pos = mean(positive, dim, childPath(path, 'positive'));
   if (negative.length === 0) return Array.from(pos);

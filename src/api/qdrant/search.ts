@@ -136,17 +136,17 @@ function queryVector(collection: Collection, query: unknown, path: string): { ve
 }
 
 /** Examples of a recommendation: point ids (their stored vectors; the points are left out) or vectors. */
-function exampleVectors(collection: Collection, raw: unknown, path: string, exclude: Set<PointId>): number[][] {
+function exampleVectors(collection: Collection, raw: unknown, path: string, exclude: Set<PointId>): ArrayLike<number>[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw formatError(path, `expected a list of point ids or vectors, got ${describeJson(raw)}`);
   return raw.map((example, i) => {
     const at = childPath(path, i);
     if (typeof example === 'number' || typeof example === 'string') {
       const id = toKithId(example, at);
-      const point = findPoint(collection, id);
-      if (point === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(example)} found`);
+      const vector = collection.vectorOf(id);
+      if (vector === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(example)} found`);
       exclude.add(id);
-      return point.vector;
+      return vector;
     }
     const vector = denseVector(example, at);
     if (!Array.isArray(vector) || vector.some((x) => typeof x !== 'number')) throw formatError(at, 'expected a point id or a vector of numbers');
