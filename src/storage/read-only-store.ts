@@ -41,17 +41,22 @@ export class ReadOnlyStore {
   static open(path: string, lockTable: 'private' | 'shared'): ReadOnlyStore {
     const env = openReadOnlyEnv(path, lockTable);
     const root = env.root;
-    // Read-only, openDB gives undefined (whatever its type says) for a sub-database the file lacks.
-    return new ReadOnlyStore(
-      path,
-      env,
-      root.openDB<unknown, string>({ name: 'meta' }),
-      root.openDB<unknown, Key>({ name: 'collections' }),
-      root.openDB<unknown, Key>({ name: 'last_versions', encoding: 'string' }),
-      root.openDB<Buffer, Buffer>({ name: 'point_records', encoding: 'binary', keyEncoding: 'binary' }),
-      root.openDB<Buffer, RawSnapshotKey>({ name: 'snapshots', encoding: 'binary' }),
-      root.openDB<unknown, Key>({ name: 'annotations', encoding: 'string' }),
-    );
+    try {
+      // Read-only, openDB gives undefined (whatever its type says) for a sub-database the file lacks.
+      return new ReadOnlyStore(
+        path,
+        env,
+        root.openDB<unknown, string>({ name: 'meta' }),
+        root.openDB<unknown, Key>({ name: 'collections' }),
+        root.openDB<unknown, Key>({ name: 'last_versions', encoding: 'string' }),
+        root.openDB<Buffer, Buffer>({ name: 'point_records', encoding: 'binary', keyEncoding: 'binary' }),
+        root.openDB<Buffer, RawSnapshotKey>({ name: 'snapshots', encoding: 'binary' }),
+        root.openDB<unknown, Key>({ name: 'annotations', encoding: 'string' }),
+      );
+    } catch (error) {
+      void env.close();
+      throw error;
+    }
   }
 
   metaEntry(key: string): unknown {
