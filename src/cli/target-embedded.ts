@@ -1,6 +1,7 @@
 /**
  * The data commands against the database file itself (`--db`). The file lock makes this refuse,
- * with ERR_DATABASE_LOCKED, while a server (or another command) holds the file.
+ * with ERR_DATABASE_LOCKED, while a server (or another command) holds the file. Reading commands
+ * open it read-only (Database.open's `readOnly`): they change nothing and leave nothing beside it.
  */
 import type { CollectionConfigInput } from '../collection/collection-config.js';
 import type { FilterInput, PointInput, SearchRequest } from '../collection/collection.js';
@@ -12,11 +13,11 @@ import { parseFilter } from '../payload/filter-parse.js';
 import { checkJsonValue } from '../payload/json-value.js';
 import type { CollectionSummary, Hit, PointLine, PointRecord, SearchArgs, Target } from './target.js';
 
-export function openEmbedded(path: string): Target {
+export function openEmbedded(path: string, readOnly = false): Target {
   let db: Database;
   try {
     // Warnings (a graph snapshot not used) matter to an operator: print them.
-    db = Database.open(path, { onWarning: (message) => process.stderr.write(`kith: warning: ${message}\n`) });
+    db = Database.open(path, { readOnly, onWarning: (message) => process.stderr.write(`kith: warning: ${message}\n`) });
   } catch (error) {
     if (isKithError(error) && error.code === 'ERR_DATABASE_LOCKED') {
       throw new KithError('ERR_DATABASE_LOCKED', `${error.message}. If a kith server holds it, go through the server: --url http://HOST:PORT`);

@@ -100,7 +100,7 @@ export const ERRORS = {
   },
   ERR_STORAGE_CORRUPTED: {
     status: 500,
-    why: 'A record in the database file does not decode. Kept apart from ERR_STORAGE so start-up reports the key instead of crash-looping.',
+    why: 'The database file is not a kith database, or is damaged: its pages (checked before LMDB reads them), a record or an entry does not decode; the message says what and where. Kept apart from ERR_STORAGE so start-up reports it instead of crash-looping.',
   },
   ERR_INDEX: {
     status: 500,

@@ -2,6 +2,12 @@
  * `kith check`: verifies a database file without changing it (storage/read-only-store.ts) and
  * says what is wrong. In order:
  *
+ * 0. the file's LMDB structure, every page, with plain reads before LMDB maps it
+ *    (storage/lmdb-file-check.ts): a file that fails is reported and not opened, since LMDB
+ *    could crash on it; pages neither in a tree nor listed free are reported too (open does not
+ *    refuse a file for them). The file is held with kith's file lock during the check, so that no
+ *    writer starts meanwhile; when a server holds it, its pages are walked as of one commit
+ *    (retrying while commits come) and LMDB reads it through the server's own lock file;
  * 1. the format entry (magic "kith", a known version), the uid counter;
  * 2. every collection entry: its uid, its configuration (as start-up validates it), its last
  *    version (decimal digits);
@@ -19,10 +25,14 @@
  * A stale snapshot (points written after it) is not a problem: start-up repairs it; the report
  * says how much of it is still used.
  */
-import { KithError } from '../core/errors.js';
+import { existsSync } from 'node:fs';
+import { isKithError, KithError } from '../core/errors.js';
 import { Collection } from '../collection/collection.js';
 import { type CollectionConfig, configFromStored } from '../collection/collection-config.js';
 import { decodeSnapshot } from '../collection/snapshot.js';
+import { refusalOf } from '../storage/database-file.js';
+import { type FileLock, lockDatabaseFile } from '../storage/file-lock.js';
+import { checkLiveLmdbFile, checkLmdbFile, type LmdbFileSummary } from '../storage/lmdb-file-check.js';
 import type { LmdbStore } from '../storage/lmdb-store.js';
 import { decodePointKey } from '../storage/point-key.js';
 import { decodePointRecord } from '../storage/point-record.js';
@@ -42,6 +52,10 @@ export interface CollectionCheck {
 
 export interface CheckReport {
   readonly path: string;
+  /** What the page walk found: `sound` files are then read through LMDB; the others are not opened. */
+  readonly fileState: 'sound' | 'damaged' | 'not-kith';
+  /** The file's pages, when its meta pages could be read. */
+  readonly file?: LmdbFileSummary;
   readonly formatVersion?: number;
   readonly collections: CollectionCheck[];
   /** Every problem found, each a sentence naming where; empty when the file is sound. */
@@ -54,11 +68,44 @@ const CHECKED_FORMATS: readonly number[] = [2, 3];
 const MAX_LISTED = 20;
 
 export async function checkDatabase(path: string): Promise<CheckReport> {
-  const store = ReadOnlyStore.open(path);
+  // LMDB would take a missing file as a new, empty environment: a check of a typo must not pass.
+  if (!existsSync(path)) throw new KithError('ERR_STORAGE', `${path} does not exist`);
+  const lock = lockUnlessHeld(path);
   try {
-    return runChecks(store);
+    const file = lock === undefined ? checkLiveLmdbFile(path) : checkLmdbFile(path);
+    if (file.state !== 'sound') {
+      const refusal = refusalOf(file) ?? { kind: 'not-kith', problems: ['an empty file (0 bytes)'] };
+      const summary = file.state === 'damaged' ? file.summary : undefined;
+      return { path, fileState: refusal.kind, ...(summary === undefined ? {} : { file: summary }), collections: [], problems: [...refusal.problems] };
+    }
+    // A sound LMDB file may still be another program's, or hold no kith data at all.
+    const foreign = refusalOf(file)?.problems ?? (file.summary.subDatabases.includes('meta') ? [] : ['an LMDB file with no "meta" sub-database']);
+    if (foreign.length > 0) return { path, fileState: 'not-kith', file: file.summary, collections: [], problems: [...foreign] };
+    // While a server holds the file, LMDB must read it as one of that writer's readers.
+    const store = ReadOnlyStore.open(path, lock === undefined && existsSync(`${path}-lock`) ? 'shared' : 'private');
+    try {
+      const report = runChecks(store, file.summary);
+      if (file.summary.unreachedPages > 0) {
+        report.problems.unshift(
+          `file: ${file.summary.unreachedPages} page(s) up to the last page ${file.summary.lastPage} are neither in a tree nor listed free (space LMDB will not reuse: the file was changed outside LMDB)`,
+        );
+      }
+      return report;
+    } finally {
+      await store.close();
+    }
   } finally {
-    await store.close();
+    lock?.release();
+  }
+}
+
+/** Kith's file lock, so that no writer starts during the check; undefined when another process holds it. */
+function lockUnlessHeld(path: string): FileLock | undefined {
+  try {
+    return lockDatabaseFile(path, { create: false });
+  } catch (error) {
+    if (isKithError(error) && error.code === 'ERR_DATABASE_LOCKED') return undefined;
+    throw error;
   }
 }
 
@@ -66,12 +113,12 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function runChecks(store: ReadOnlyStore): CheckReport {
+function runChecks(store: ReadOnlyStore, file: LmdbFileSummary): CheckReport {
   const problems: string[] = [];
   const collections: CollectionCheck[] = [];
-  const report = (): CheckReport => ({ path: store.path, formatVersion, collections, problems });
+  const report = (): CheckReport => ({ path: store.path, fileState: 'sound', file, formatVersion, collections, problems });
 
-  const format = store.meta.get('format') as { magic?: unknown; version?: unknown } | undefined;
+  const format = store.metaEntry('format') as { magic?: unknown; version?: unknown } | undefined;
   let formatVersion: number | undefined;
   if (format === undefined) {
     problems.push('meta: no format entry (an empty file, or not a kith database)');
@@ -90,11 +137,11 @@ function runChecks(store: ReadOnlyStore): CheckReport {
     );
     return report();
   }
-  const nextUid = store.meta.get('next_uid');
+  const nextUid = store.metaEntry('next_uid');
 
   // 2. Collection entries.
   const byUid = new Map<number, CollectionCheck>();
-  for (const { key, value } of store.collections.getRange()) {
+  for (const { key, value } of store.collectionEntries()) {
     const entry = value as { uid?: unknown; config?: unknown } | undefined;
     if (typeof key !== 'string' || typeof entry?.uid !== 'number' || !Number.isInteger(entry.uid)) {
       problems.push(`collection entry ${JSON.stringify(key)}: does not decode to { uid, config }`);
@@ -110,13 +157,13 @@ function runChecks(store: ReadOnlyStore): CheckReport {
     if (byUid.has(uid)) problems.push(`collection "${key}": uid ${uid} is also collection "${byUid.get(uid)?.name}"'s`);
     if (typeof nextUid !== 'number' || uid >= nextUid) problems.push(`collection "${key}": uid ${uid} is not below the uid counter ${String(nextUid)}`);
     const check: CollectionCheck = { name: key, uid, records: 0, ...(config === undefined ? {} : { config }) };
-    const last = store.lastVersions.get(uid);
+    const last = store.lastVersion(uid);
     if (typeof last === 'string' && /^\d+$/.test(last)) check.lastVersion = BigInt(last);
     else if (last !== undefined) problems.push(`collection "${key}": last version ${JSON.stringify(last)} is not decimal digits`);
     byUid.set(uid, check);
     collections.push(check);
   }
-  for (const key of store.lastVersions.getKeys()) {
+  for (const key of store.lastVersionKeys()) {
     if (typeof key !== 'number' || !byUid.has(key)) problems.push(`last_versions: an entry for uid ${JSON.stringify(key)}, which no collection has`);
   }
 
@@ -128,7 +175,7 @@ function runChecks(store: ReadOnlyStore): CheckReport {
     list.push(problem);
     recordProblems.set(uid, list);
   };
-  for (const { key, value } of store.points.getRange()) {
+  for (const { key, value } of store.pointEntries()) {
     let uid: number;
     let id: string;
     try {
@@ -177,7 +224,7 @@ function runChecks(store: ReadOnlyStore): CheckReport {
 
   // 4. Snapshots: chunks per uid.
   const chunks = new Map<number, number[]>();
-  for (const key of store.snapshots.getKeys()) {
+  for (const key of store.snapshotKeys()) {
     if (!Array.isArray(key) || key.length !== 2 || typeof key[0] !== 'number' || typeof key[1] !== 'number') {
       problems.push(`snapshots: key ${JSON.stringify(key)} is not [uid, chunk]`);
       continue;
@@ -207,7 +254,7 @@ function runChecks(store: ReadOnlyStore): CheckReport {
   }
 
   // 5. Annotations.
-  for (const { key, value } of store.annotations.getRange()) {
+  for (const { key, value } of store.annotationEntries()) {
     const check = typeof key === 'number' ? byUid.get(key) : undefined;
     if (check === undefined) {
       problems.push(`annotations: an entry for uid ${JSON.stringify(key)}, which no collection has`);
@@ -246,9 +293,16 @@ function runChecks(store: ReadOnlyStore): CheckReport {
   return report();
 }
 
-/** The report as text: one line per collection, then the problems, then the verdict. */
+/** The report as text: the file, one line per collection, then the problems, then the verdict. */
 export function formatCheckReport(report: CheckReport): string {
-  const lines = [`${report.path}: storage format ${report.formatVersion ?? '?'}, ${report.collections.length} collection(s)`];
+  const lines: string[] = [];
+  const file = report.file;
+  if (report.fileState === 'sound') lines.push(`${report.path}: storage format ${report.formatVersion ?? '?'}, ${report.collections.length} collection(s)`);
+  else lines.push(`${report.path}: ${report.fileState === 'damaged' ? 'damaged: its LMDB structure is broken, so it was not opened' : 'not a kith database'}`);
+  if (file !== undefined) {
+    const walked = report.fileState === 'sound' ? `: ${file.usedPages} in trees, ${file.freePages} free, every page walked` : '';
+    lines.push(`  file: ${file.pages} pages of ${file.pageSize} bytes, txnid ${file.txnId}${walked}`);
+  }
   for (const c of report.collections) {
     const parts = [`collection "${c.name}" (uid ${c.uid}`];
     if (c.config !== undefined) parts[0] += `, ${c.config.vectorSize}-d ${c.config.distance}, ${c.config.hnsw ? 'hnsw' : 'flat'}${c.config.quantization === 'sq8' ? ', sq8' : ''}`;
@@ -261,7 +315,7 @@ export function formatCheckReport(report: CheckReport): string {
     lines.push(`  ${parts.join('; ')}`);
   }
   if (report.problems.length === 0) {
-    lines.push('sound: every record decodes, every checksum matches, every graph invariant holds');
+    lines.push('sound: every record decodes, every checksum matches, every graph invariant holds, every page is well formed');
   } else {
     lines.push(`${report.problems.length} problem(s):`);
     for (const problem of report.problems) lines.push(`  ${problem}`);

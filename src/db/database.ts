@@ -26,6 +26,12 @@ export interface DatabaseOptions {
    * searches (`Collection.searchParallel`); 0 or absent: searches run on the calling thread.
    */
   readonly threads?: number;
+  /**
+   * Open the file read-only (the command line's reading commands): nothing is written to it (a
+   * stale graph snapshot is not refreshed), no lock file is left beside it, and every write fails
+   * with ERR_STORAGE. The file must exist and hold a kith database.
+   */
+  readonly readOnly?: boolean;
 }
 
 export class Database {
@@ -49,7 +55,7 @@ export class Database {
   static open(path: string, options: DatabaseOptions = {}): Database {
     const threadCount = options.threads ?? 0;
     if (!Number.isInteger(threadCount) || threadCount < 0) throw badInput('threads', `expected a whole number ≥ 0, got ${describeJson(threadCount)}`);
-    const store = LmdbStore.open(path);
+    const store = LmdbStore.open(path, { readOnly: options.readOnly === true });
     const threads = threadCount > 0 ? SearchThreads.start(threadCount, (message) => options.onWarning?.(message)) : undefined;
     const db = new Database(store, options.onWarning, threads);
     try {

@@ -34,11 +34,13 @@ const HOLDER_PREFIX = 'kith-db-holder';
 const heldHere = new Map<string, string>();
 
 /**
- * Locks the file at `path` (creating it, empty, if it does not exist: LMDB takes an empty file as
- * a new environment). ERR_DATABASE_LOCKED names the file and the holder when it is taken.
+ * Locks the file at `path` (creating it, empty, if it does not exist and `create` is on: LMDB
+ * takes an empty file as a new environment; a read-only opener passes `create: false` and so
+ * needs only read access and creates nothing). ERR_DATABASE_LOCKED names the file and the holder
+ * when it is taken.
  */
-export function lockDatabaseFile(path: string): FileLock {
-  const fileKey = fileIdentity(path);
+export function lockDatabaseFile(path: string, { create = true }: { create?: boolean } = {}): FileLock {
+  const fileKey = fileIdentity(path, create);
   const heldAs = heldHere.get(fileKey);
   if (heldAs !== undefined) {
     const same = heldAs === path ? '' : ` (as ${heldAs})`;
@@ -68,12 +70,16 @@ export function lockDatabaseFile(path: string): FileLock {
   };
 }
 
-function fileIdentity(path: string): string {
+function fileIdentity(path: string, create: boolean): string {
   let fd: number;
   try {
-    // As LMDB would: a missing folder is created.
-    mkdirSync(dirname(path), { recursive: true });
-    fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o664);
+    if (create) {
+      // As LMDB would: a missing folder is created.
+      mkdirSync(dirname(path), { recursive: true });
+      fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o664);
+    } else {
+      fd = openSync(path, constants.O_RDONLY);
+    }
   } catch (error) {
     throw new KithError('ERR_STORAGE', `cannot open database file ${path}: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,

@@ -1,6 +1,7 @@
 /**
- * The database file: one LMDB environment at the `-db` path (plus LMDB's `-lock` file beside it),
- * opened by one process at a time (file-lock.ts). The key layout is documented in docs/storage.md:
+ * The database file: one LMDB environment at the `-db` path (plus, once a writer has opened it,
+ * LMDB's `-lock` file beside it), opened by one process at a time (file-lock.ts). The key layout
+ * is documented in docs/storage.md:
  *
  *   sub-database   key                     value
  *   meta           "format"                { magic: "kith", version }          (msgpack)
@@ -16,6 +17,11 @@
  * Durability: `overlappingSync` is off, so every write transaction is fsynced before its promise
  * resolves; callers acknowledge only after awaiting it.
  *
+ * Before LMDB maps the file, database-file.ts checks it page by page: LMDB trusts its file and
+ * dies of a signal on a broken one. A read-only open (`readOnly`) takes the file lock without
+ * creating anything, opens LMDB read-only with its lock file kept elsewhere (read-only-env.ts),
+ * and writes nothing: not the format entry, not a migration, not a graph snapshot.
+ *
  * Atomicity: lmdb-js runs every `transaction()` callback of one event-loop turn in one LMDB
  * transaction and commits it even when a callback threw, keeping that callback's earlier writes.
  * Each write here is therefore a child transaction (`childTransaction`): a callback that throws
@@ -24,10 +30,12 @@
 import { existsSync } from 'node:fs';
 import { type Database, type Key, open, type RootDatabase } from 'lmdb';
 import { badInput, KithError } from '../core/errors.js';
+import { inspectDatabaseFile } from './database-file.js';
 import { type FileLock, lockDatabaseFile } from './file-lock.js';
 import { migrateFormat1 } from './format-1-migration.js';
 import { migrateFormat2 } from './format-2-migration.js';
 import { decodePointKey, encodePointKey, MAX_POINT_KEY_BYTES, pointKeyRange } from './point-key.js';
+import { openReadOnlyEnv, type LmdbEnv } from './read-only-env.js';
 
 /** 1: points under ordered-binary `[uid, id]` keys (migrated at open); 2: point-key.ts keys. */
 export const STORAGE_FORMAT_VERSION = 3;
@@ -53,6 +61,13 @@ export interface PointWrite {
   readonly record: Buffer;
 }
 
+export interface StoreOptions {
+  /** Open without writing anything, and without leaving LMDB's lock file beside the database. */
+  readonly readOnly?: boolean;
+}
+
+const SUB_DATABASES = ['meta', 'collections', 'last_versions', 'point_records', 'snapshots', 'annotations'] as const;
+
 export class LmdbStore {
   private closed = false;
   /** Copies under way: close() waits for them, since LMDB must not close under a copy. */
@@ -60,7 +75,9 @@ export class LmdbStore {
 
   private constructor(
     readonly path: string,
+    readonly readOnly: boolean,
     private readonly lock: FileLock,
+    private readonly env: LmdbEnv,
     private readonly root: RootDatabase,
     private readonly meta: Database<unknown, string>,
     private readonly collections: Database<CollectionEntry, string>,
@@ -71,26 +88,33 @@ export class LmdbStore {
   ) {}
 
   /**
-   * Opens (or creates) the database file, locks it for this process (ERR_DATABASE_LOCKED when
-   * another process, or this one, has it open), checks its format and migrates a format-1 file.
+   * Opens (or, unless `readOnly`, creates) the database file, locks it for this process
+   * (ERR_DATABASE_LOCKED when another process, or this one, has it open), checks its pages
+   * (ERR_STORAGE_CORRUPTED, before LMDB maps it) and its format, and migrates a format-1 file.
    */
-  static open(path: string): LmdbStore {
-    const lock = lockDatabaseFile(path);
-    let root: RootDatabase;
+  static open(path: string, { readOnly = false }: StoreOptions = {}): LmdbStore {
+    const lock = lockDatabaseFile(path, { create: !readOnly });
+    let env: LmdbEnv;
+    let subDatabases: readonly string[];
     try {
-      root = open({ path, overlappingSync: false, noSubdir: true, cache: false });
+      ({ subDatabases } = inspectDatabaseFile(path, readOnly ? 'read' : 'write'));
+      env = readOnly ? openReadOnlyEnv(path, 'private') : openWritable(path);
     } catch (error) {
       lock.release();
-      throw new KithError('ERR_STORAGE', `cannot open database file ${path}: ${messageOf(error)}`, { cause: error });
+      throw error;
     }
+    const root = env.root;
     try {
       const maxKeySize = (root as unknown as { maxKeySize?: unknown }).maxKeySize;
       if (typeof maxKeySize === 'number' && maxKeySize < MAX_POINT_KEY_BYTES) {
         throw new KithError('ERR_STORAGE', `LMDB keys are limited to ${maxKeySize} bytes here; point keys need ${MAX_POINT_KEY_BYTES}`);
       }
+      if (readOnly) checkReadable(path, subDatabases);
       const store = new LmdbStore(
         path,
+        readOnly,
         lock,
+        env,
         root,
         root.openDB<unknown, string>({ name: 'meta' }),
         root.openDB<CollectionEntry, string>({ name: 'collections' }),
@@ -103,7 +127,7 @@ export class LmdbStore {
       return store;
     } catch (error) {
       // The lock is given up only once LMDB has let go of the file.
-      void root.close().finally(() => lock.release());
+      void env.close().finally(() => lock.release());
       throw error;
     }
   }
@@ -111,6 +135,9 @@ export class LmdbStore {
   private checkFormat(): void {
     const format = this.meta.get('format') as { magic?: unknown; version?: unknown } | undefined;
     if (format === undefined) {
+      if (this.readOnly) {
+        throw new KithError('ERR_STORAGE_CORRUPTED', `${this.path}: no format entry: not a kith database, or its creation was cut short; a read-only command does not write one`);
+      }
       this.writeFormat();
       return;
     }
@@ -124,6 +151,7 @@ export class LmdbStore {
       );
     }
     if (format.version === 1) {
+      if (this.readOnly) throw format1ReadOnly(this.path);
       const liveUids = new Set(this.loadCollections().map((c) => c.uid));
       // To format 2, in its own transaction: the ids' migration below is the step to 3.
       migrateFormat1(this.root, liveUids, this.points, () => this.writeFormat(2));
@@ -198,6 +226,8 @@ export class LmdbStore {
 
   /** Replaces the collection's snapshot with the concatenation of `parts`, atomically. */
   async writeSnapshot(uid: number, parts: readonly Uint8Array[]): Promise<void> {
+    // A snapshot is a cache of what the records hold: a read-only open leaves the old one.
+    if (this.readOnly) return;
     const chunks: Uint8Array[] = [];
     let pending: Uint8Array[] = [];
     let pendingBytes = 0;
@@ -280,7 +310,7 @@ export class LmdbStore {
     this.closed = true;
     await Promise.allSettled([...this.copies]);
     try {
-      await this.root.close();
+      await this.env.close();
     } finally {
       this.lock.release();
     }
@@ -292,6 +322,7 @@ export class LmdbStore {
    */
   private async write<T>(body: () => T): Promise<T> {
     if (this.closed) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closed');
+    if (this.readOnly) throw new KithError('ERR_STORAGE', `${this.path} is open read-only; nothing was written`);
     try {
       return (await this.root.childTransaction(body)) as T;
     } catch (error) {
@@ -303,6 +334,35 @@ export class LmdbStore {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+function openWritable(path: string): LmdbEnv {
+  let root: RootDatabase;
+  try {
+    root = open({ path, overlappingSync: false, noSubdir: true, cache: false });
+  } catch (error) {
+    throw new KithError('ERR_STORAGE', `cannot open database file ${path}: ${messageOf(error)}`, { cause: error });
+  }
+  return { root, close: () => root.close() };
+}
+
+function format1ReadOnly(path: string): KithError {
+  return new KithError(
+    'ERR_STORAGE_CORRUPTED',
+    `${path} has storage format 1, which a read-only command does not migrate: open it once with a command that writes (kith serve, kith import), which migrates it to format 2`,
+  );
+}
+
+/** Read-only, LMDB cannot create a missing sub-database, and kith's reads need every one. */
+function checkReadable(path: string, subDatabases: readonly string[]): void {
+  if (subDatabases.includes('points') && !subDatabases.includes('point_records')) throw format1ReadOnly(path);
+  const missing = SUB_DATABASES.filter((name) => !subDatabases.includes(name));
+  if (missing.length > 0) {
+    throw new KithError(
+      'ERR_STORAGE_CORRUPTED',
+      `${path}: no ${missing.map((name) => JSON.stringify(name)).join(', ')} sub-database: not a kith database, or its creation was cut short`,
+    );
+  }
 }
 
 /** A collection's snapshot chunks: ordered-binary numbers, which read back exactly as written. */

@@ -1,68 +1,107 @@
 /**
  * The database file opened read-only, for `kith check`: LMDB's MDB_RDONLY, so nothing this does
- * can change the file, and no kith file lock, so a file a server is using can be checked too
- * (LMDB readers see one committed state and never block the writer). Raw entries come back
- * undecoded, so that every decoding problem is the checker's to report rather than an exception.
+ * can change the file, opened through read-only-env.ts so no lock file is left beside it (unless
+ * a running writer made one already). Raw entries come back undecoded, so that every decoding
+ * problem is the checker's to report rather than an exception. A sub-database the file lacks
+ * (read-only, LMDB cannot create one) reads as empty.
+ *
+ * The caller checks the file's pages first (lmdb-file-check.ts): LMDB must never map a broken one.
  *
  * It also answers the three reads a collection makes while loading (`readSnapshot`, `countPoints`,
  * `scanPoints`, with LmdbStore's signatures), so the checker can load a collection from it.
  */
-import { existsSync } from 'node:fs';
-import { type Database, type Key, open, type RootDatabase } from 'lmdb';
-import { KithError } from '../core/errors.js';
+import type { Database, Key } from 'lmdb';
 import type { PointWrite } from './lmdb-store.js';
 import { decodePointKey, pointKeyRange } from './point-key.js';
+import { type LmdbEnv, openReadOnlyEnv } from './read-only-env.js';
 
 export type RawSnapshotKey = Key;
+
+interface Entry<K, V> {
+  readonly key: K;
+  readonly value: V;
+}
 
 export class ReadOnlyStore {
   private constructor(
     readonly path: string,
-    private readonly root: RootDatabase,
-    readonly meta: Database<unknown, string>,
-    readonly collections: Database<unknown, Key>,
-    readonly lastVersions: Database<unknown, Key>,
-    readonly points: Database<Buffer, Buffer>,
-    readonly snapshots: Database<Buffer, RawSnapshotKey>,
-    readonly annotations: Database<unknown, Key>,
+    private readonly env: LmdbEnv,
+    private readonly meta: Database<unknown, string>,
+    private readonly collections: Database<unknown, Key> | undefined,
+    private readonly lastVersions: Database<unknown, Key> | undefined,
+    private readonly points: Database<Buffer, Buffer> | undefined,
+    private readonly snapshots: Database<Buffer, RawSnapshotKey> | undefined,
+    private readonly annotations: Database<unknown, Key> | undefined,
   ) {}
 
-  static open(path: string): ReadOnlyStore {
-    // LMDB would take a missing file as a new, empty environment: a check of a typo must not pass.
-    if (!existsSync(path)) throw new KithError('ERR_STORAGE', `${path} does not exist`);
-    let root: RootDatabase;
+  /**
+   * Opens the file (which must hold a `meta` sub-database). `lockTable`: `private` when no writer
+   * can be running, `shared` to join a running writer's reader table (read-only-env.ts).
+   */
+  static open(path: string, lockTable: 'private' | 'shared'): ReadOnlyStore {
+    const env = openReadOnlyEnv(path, lockTable);
+    const root = env.root;
     try {
-      root = open({ path, readOnly: true, noSubdir: true, cache: false });
+      // Read-only, openDB gives undefined (whatever its type says) for a sub-database the file lacks.
+      return new ReadOnlyStore(
+        path,
+        env,
+        root.openDB<unknown, string>({ name: 'meta' }),
+        root.openDB<unknown, Key>({ name: 'collections' }),
+        root.openDB<unknown, Key>({ name: 'last_versions', encoding: 'string' }),
+        root.openDB<Buffer, Buffer>({ name: 'point_records', encoding: 'binary', keyEncoding: 'binary' }),
+        root.openDB<Buffer, RawSnapshotKey>({ name: 'snapshots', encoding: 'binary' }),
+        root.openDB<unknown, Key>({ name: 'annotations', encoding: 'string' }),
+      );
     } catch (error) {
-      throw new KithError('ERR_STORAGE', `cannot open ${path} read-only: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      void env.close();
+      throw error;
     }
-    return new ReadOnlyStore(
-      path,
-      root,
-      root.openDB<unknown, string>({ name: 'meta' }),
-      root.openDB<unknown, Key>({ name: 'collections' }),
-      root.openDB<unknown, Key>({ name: 'last_versions', encoding: 'string' }),
-      root.openDB<Buffer, Buffer>({ name: 'point_records', encoding: 'binary', keyEncoding: 'binary' }),
-      root.openDB<Buffer, RawSnapshotKey>({ name: 'snapshots', encoding: 'binary' }),
-      root.openDB<unknown, Key>({ name: 'annotations', encoding: 'string' }),
-    );
+  }
+
+  metaEntry(key: string): unknown {
+    return this.meta.get(key);
+  }
+
+  collectionEntries(): Iterable<Entry<Key, unknown>> {
+    return this.collections?.getRange() ?? [];
+  }
+
+  lastVersion(uid: number): unknown {
+    return this.lastVersions?.get(uid);
+  }
+
+  lastVersionKeys(): Iterable<Key> {
+    return this.lastVersions?.getKeys() ?? [];
+  }
+
+  pointEntries(): Iterable<Entry<Buffer, Buffer>> {
+    return this.points?.getRange() ?? [];
+  }
+
+  snapshotKeys(): Iterable<RawSnapshotKey> {
+    return this.snapshots?.getKeys() ?? [];
+  }
+
+  annotationEntries(): Iterable<Entry<Key, unknown>> {
+    return this.annotations?.getRange() ?? [];
   }
 
   readSnapshot(uid: number): Buffer | undefined {
     const chunks: Buffer[] = [];
-    for (const { value } of this.snapshots.getRange({ start: [uid], end: [uid + 1] })) chunks.push(value);
+    for (const { value } of this.snapshots?.getRange({ start: [uid], end: [uid + 1] }) ?? []) chunks.push(value);
     return chunks.length === 0 ? undefined : Buffer.concat(chunks);
   }
 
   countPoints(uid: number): number {
-    return this.points.getKeysCount(pointKeyRange(uid));
+    return this.points?.getKeysCount(pointKeyRange(uid)) ?? 0;
   }
 
   *scanPoints(uid: number): IterableIterator<PointWrite> {
-    for (const { key, value } of this.points.getRange(pointKeyRange(uid))) yield { id: decodePointKey(key).id, record: value };
+    for (const { key, value } of this.points?.getRange(pointKeyRange(uid)) ?? []) yield { id: decodePointKey(key).id, record: value };
   }
 
   close(): Promise<void> {
-    return this.root.close();
+    return this.env.close();
   }
 }

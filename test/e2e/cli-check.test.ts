@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from 'lmdb';
@@ -15,6 +15,8 @@ import { crc32 } from '../../src/core/crc32.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { randomVectors, testSeed } from '../helpers/data.js';
 import { kith, ok } from '../helpers/kith-cli.js';
+import { fileRegions } from '../helpers/lmdb-file.js';
+import { httpJson, startServer } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function sha(path: string): string {
@@ -169,4 +171,77 @@ test('kith check: a sound file passes; each deliberate corruption is reported, e
   const missing = await kith(['check', join(dir, 'absent.db')]);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /absent\.db does not exist/);
+});
+
+test('kith check on a file that is no database, or whose pages are broken: exit 1 naming what and where, the file untouched, nothing beside it', async (t) => {
+  const dir = tempDir(t);
+  const sound = join(dir, 'sound.db');
+  const rng = new SeededRng(testSeed(52));
+  const points = join(dir, 'p.jsonl');
+  writeFileSync(points, randomVectors(rng, 4000, 8).map((vector, i) => JSON.stringify({ id: `point-${i}`, vector, payload: { i } })).join('\n'));
+  await ok(['import', points, '--collection', 'p', '--dim', '8', '--db', sound, '--quiet']);
+  const bytes = readFileSync(sound);
+  const regions = fileRegions(bytes);
+  // A branch page's first child number, pushed past the file by its top 16 bits (the node's flags word).
+  const branch = regions.branchPages[0] as number;
+  const branchAt = branch * regions.pageSize;
+  const node = branchAt + 24 + bytes.readUInt16LE(branchAt + 24);
+  const brokenChild = Buffer.from(bytes);
+  brokenChild.writeUInt16LE(1, node + 4);
+
+  const cases: [string, Buffer, RegExp, RegExp][] = [
+    ['notes.txt', Buffer.from('not a database\n'), /^.*notes\.txt: not a kith database\n/, /kith: .*notes\.txt: not a kith database: 15 bytes, shorter than an LMDB meta page/],
+    ['empty.db', Buffer.alloc(0), /empty\.db: not a kith database\n1 problem\(s\):\n {2}an empty file \(0 bytes\)/, /kith: .*empty\.db: not a kith database: an empty file/],
+    [
+      'child.db',
+      brokenChild,
+      /child\.db: damaged: its LMDB structure is broken, so it was not opened\n {2}file: \d+ pages of 4096 bytes, txnid \d+\n1 problem\(s\):\n {2}page \d+ \(named DB "point_records", branch level 1\): node 0: child: page \d+ is not between 2 and the last page \d+\n/,
+      /kith: .*child\.db: damaged: page \d+ \(named DB "point_records", branch level 1\): node 0: child: page \d+ is not between 2/,
+    ],
+    ['cut.db', bytes.subarray(0, bytes.length - 1000), /cut\.db: damaged/, /the file is \d+ bytes, not a whole number of 4096-byte pages: cut short or padded/],
+  ];
+  for (const [name, content, report, message] of cases) {
+    const folder = join(dir, name.replace('.', '-'));
+    mkdirSync(folder);
+    const file = join(folder, name);
+    writeFileSync(file, content);
+    const run = await kith(['check', file]);
+    assert.equal(run.code, 1, `${name}: ${run.stdout}${run.stderr}`);
+    assert.match(run.stdout, report, name);
+    assert.match(run.stderr, message, name);
+    assert.deepEqual(readdirSync(folder), [name], `${name}: kith check left something beside the file`);
+    assert.ok(readFileSync(file).equals(content), `${name}: kith check changed the file`);
+    const json = JSON.parse((await kith(['check', file, '--json'])).stdout) as { fileState: string; problems: string[] };
+    assert.equal(json.fileState, name === 'child.db' || name === 'cut.db' ? 'damaged' : 'not-kith');
+    assert.equal(json.problems.length, 1);
+  }
+});
+
+test('kith check of a file a running server holds and writes to: sound, through the server\'s own lock file', async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'kith.db');
+  const server = await startServer(file);
+  t.after(() => server.stop());
+  const created = await httpJson(server.url, 'POST', '/collections', { name: 'live', vector_size: 4, distance: 'dot' });
+  assert.equal(created.status, 200, created.raw);
+  let writing = true;
+  let batches = 0;
+  const writer = (async () => {
+    while (writing) {
+      const batch = Array.from({ length: 200 }, (_, i) => ({ id: `p${batches}-${i}`, vector: [i, 1, 2, batches], payload: { text: 'x'.repeat(i * 10) } }));
+      const answer = await httpJson(server.url, 'PUT', '/collections/live/points', { points: batch });
+      assert.equal(answer.status, 200, answer.raw);
+      batches++;
+    }
+  })();
+  for (let i = 0; i < 3; i++) {
+    const run = await kith(['check', file]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /collection "live" \(uid 1, 4-d Dot, flat\): \d+ point record\(s\)/);
+    assert.match(run.stdout, /^sound: /m);
+  }
+  writing = false;
+  await writer;
+  assert.ok(batches > 0);
+  assert.deepEqual(readdirSync(dir).sort(), ['kith.db', 'kith.db-lock']);
 });

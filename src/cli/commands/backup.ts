@@ -78,7 +78,7 @@ export function registerBackupCommand(program: Command): void {
           const apiKey = options.apiKey ?? process.env.KITH_API_KEY;
           await download(options.url, apiKey === '' ? undefined : apiKey, partial);
         } else {
-          const target = openTarget(options);
+          const target = openTarget(options, 'read');
           try {
             await target.backup(partial);
           } finally {

@@ -11,7 +11,7 @@ export function registerCollectionCommands(program: Command): void {
   addTargetOptions(program.command('ls').description('list the collections: name, dimension, distance, index, points'))
     .option('--json', 'print JSON instead of a table')
     .action(async (options: TargetOptions & JsonOption) => {
-      const collections = await withTarget(options, (target) => target.list());
+      const collections = await withTarget(options, (target) => target.list(), 'read');
       if (options.json === true) {
         process.stdout.write(`${toJson(collections, 2)}\n`);
         return;
@@ -26,7 +26,7 @@ export function registerCollectionCommands(program: Command): void {
 
   addTargetOptions(program.command('info').description("a collection's configuration and point count, as JSON").argument('<collection>'))
     .action(async (name: string, options: TargetOptions) => {
-      const info = await withTarget(options, (target) => target.info(name));
+      const info = await withTarget(options, (target) => target.info(name), 'read');
       process.stdout.write(`${toJson(info, 2)}\n`);
     });
 

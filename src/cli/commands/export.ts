@@ -98,7 +98,7 @@ export function registerExportCommand(program: Command): void {
         } finally {
           progress.stop();
         }
-      });
+      }, 'read');
       if (file !== undefined) {
         await end(file);
         if (idsFile !== undefined) await end(idsFile);

@@ -131,7 +131,7 @@ export function registerImportCommand(program: Command): void {
           const source = options.ids === undefined ? read : withIds(read, options.ids);
           return importPoints(target, options, source, batchSize, size);
         },
-        true,
+        'create',
       );
       const seconds = (performance.now() - started) / 1000;
       process.stdout.write(

@@ -17,7 +17,7 @@ export function registerPointCommands(program: Command): void {
     .option('--filter <json>', 'a filter as the REST API takes it, e.g. \'{"must":[{"key":"lang","match":{"value":"en"}}]}\'')
     .action(async (name: string, options: TargetOptions & FilterOption) => {
       const filter = filterOf(options);
-      const count = await withTarget(options, (target) => target.count(name, filter));
+      const count = await withTarget(options, (target) => target.count(name, filter), 'read');
       process.stdout.write(`${count}\n`);
     });
 
@@ -39,6 +39,7 @@ export function registerPointCommands(program: Command): void {
           ...(limit === undefined ? {} : { limit }),
           ...(options.withVector === true ? { with_vector: true } : {}),
         }),
+        'read',
       );
       if (options.json === true) {
         process.stdout.write(`${toJson(hits, 2)}\n`);
@@ -60,7 +61,7 @@ export function registerPointCommands(program: Command): void {
 
   addTargetOptions(program.command('get').description('one point (id, version, payload, vector) as JSON').argument('<collection>').argument('<id>'))
     .action(async (name: string, id: string, options: TargetOptions) => {
-      const point = await withTarget(options, (target) => target.get(name, id));
+      const point = await withTarget(options, (target) => target.get(name, id), 'read');
       process.stdout.write(`${toJson(point, 2)}\n`);
     });
 
