@@ -156,8 +156,9 @@ export class LmdbStore {
       // To format 2, in its own transaction: the ids' migration below is the step to 3.
       migrateFormat1(this.root, liveUids, this.points, () => this.writeFormat(2));
     }
-    // Format 1 migrates straight to the current format, so its ids go through this too.
-    if (format.version <= 2) migrateFormat2(this.root, this.points, this.snapshots as unknown as Database<Buffer, Key>, () => this.writeFormat());
+    // Format 1 migrates straight to the current format, so its ids go through this too. A read-only
+    // open reads a format-2 file as it is (its ids as stored); the next writable open migrates it.
+    if (format.version <= 2 && !this.readOnly) migrateFormat2(this.root, this.points, this.snapshots as unknown as Database<Buffer, Key>, () => this.writeFormat());
   }
 
   private writeFormat(version = STORAGE_FORMAT_VERSION): void {
