@@ -535,6 +535,15 @@ export class Collection {
     });
   }
 
+  /**
+   * Saves the graph snapshot now if the graph changed since the last one (after the writes queued
+   * before it), so that a copy of the file taken next holds it: a backup restored then takes its
+   * graph from the snapshot instead of re-inserting it. A failure is a warning, as for any snapshot.
+   */
+  async saveSnapshot(): Promise<void> {
+    await this.writes.run(() => (this.dropped || this.closing ? undefined : this.writeSnapshot(1)));
+  }
+
   /** Finishes queued writes and saves the graph if it changed since its last snapshot. */
   async close(): Promise<void> {
     this.closing = true;

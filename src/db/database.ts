@@ -153,10 +153,14 @@ export class Database {
   /**
    * Writes a consistent copy of the database file to `toPath` (a new file) while reads and writes
    * go on: it holds every write acknowledged before the call. The copy opens with `Database.open`.
+   * Each graph is saved first (when it changed since its last snapshot), so the copy holds graph
+   * snapshots as recent as the call and opens about as fast as a restart, instead of re-inserting
+   * every point written since the last snapshot.
    */
   async backup(toPath: string): Promise<void> {
     if (typeof toPath !== 'string' || toPath === '') throw badInput('path', `expected a file path, got ${describeJson(toPath)}`);
     this.assertOpen();
+    await Promise.all([...this.collections.values()].map((c) => c.saveSnapshot()));
     await this.store.backup(toPath);
   }
 
