@@ -32,7 +32,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger }),
     ...serverOptions(bodyLimit),
   });
-  registerCommon(app, { bodyLimit, apiKey: options.apiKey });
+  registerCommon(app, { bodyLimit, apiKey: options.apiKey, db: options.db });
   // The routes live in a child scope whose error handler answers Qdrant's own statuses and hands
   // every other error to the shared handler of the parent scope.
   const kithHandler = app.errorHandler;
@@ -43,7 +43,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
       }
       return kithHandler.call(app, error, request, reply);
     });
-    await scope.register(qdrantServiceRoutes, { kithVersion: SERVICE_VERSION });
+    await scope.register(qdrantServiceRoutes, { kithVersion: SERVICE_VERSION, db: options.db });
     await scope.register(qdrantCollectionRoutes, { db: options.db });
     await scope.register(qdrantPointRoutes, { db: options.db });
     await scope.register(qdrantSearchRoutes, { db: options.db });
