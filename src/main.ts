@@ -10,6 +10,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './api/app.js';
+import { exposureWarning } from './api/listen-exposure.js';
 import { buildQdrantApp } from './api/qdrant/app.js';
 import { FlagError, parseFlags, USAGE } from './cli/flags.js';
 import { Database, type LoadEvent } from './db/database.js';
@@ -87,6 +88,12 @@ async function main(): Promise<void> {
   if (qdrantApp !== undefined) {
     const address = await qdrantApp.listen({ port: config.qdrantPort, host: config.host });
     app.log.info({ address }, `Qdrant API listening at ${address}`);
+  }
+  const exposed = exposureWarning(config.host, config.apiKey);
+  if (exposed !== undefined) {
+    app.log.warn({ host: config.host }, exposed);
+    // Also for a person at the terminal, whatever the log level.
+    process.stderr.write(`kith: warning: ${exposed}\n`);
   }
 
   try {
