@@ -8,6 +8,9 @@
  * only saves work.
  *
  * Once memory is complete, a short bounded burst of searches warms the search path (warm-up.ts).
+ *
+ * The load is a generator of steps (core/steps.ts), so that a service can run it in slices and
+ * answer requests between them (Database.openInBackground); Database.open runs it at once.
  */
 import { KithError } from '../core/errors.js';
 import { runSteps, type Steps } from '../core/steps.js';
@@ -77,10 +80,8 @@ export function* loadCollectionSteps(
   for (const point of readPoints(store, uid, config)) {
     progress.pointsRead++;
     if (point.version > lastVersion) lastVersion = point.version;
-    const heldBefore = segment.heldBack;
-    segment.loadPoint(point);
-    if (segment.heldBack > heldBefore) progress.toInsert++;
-    else progress.fromSnapshot++;
+    if (segment.loadPoint(point)) progress.fromSnapshot++;
+    else progress.toInsert++;
     if (segment.heldBackDue) yield* insert();
     yield;
   }

@@ -508,19 +508,20 @@ export class Segment implements SegmentReader {
 
   /**
    * A stored point at start-up: placed at its snapshot slot when the snapshot holds exactly this
-   * (id, version), else held back to be inserted by `insertHeldBack`.
+   * (id, version), else held back to be inserted by `insertHeldBack`. Returns whether it was placed.
    */
-  loadPoint(point: SegmentPoint): void {
+  loadPoint(point: SegmentPoint): boolean {
     const placed = this.restored?.get(point.id);
     if (placed === undefined || placed.version !== point.version) {
       this.pending.push(point);
-      return;
+      return false;
     }
     this.arena.reserve(placed.slot + 1);
     this.points.insertAt(placed.slot, point.id, point.version, point.payload);
     this.payloads.add(placed.slot, point.payload);
     this.writeVector(placed.slot, point.vector);
     this.restoredCount++;
+    return true;
   }
 
   /**
@@ -531,11 +532,6 @@ export class Segment implements SegmentReader {
    */
   get heldBackDue(): boolean {
     return this.restored === undefined && this.pending.length >= LOAD_CHUNK;
-  }
-
-  /** Points read but not in the graph yet. */
-  get heldBack(): number {
-    return this.pending.length;
   }
 
   /**
