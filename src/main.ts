@@ -30,10 +30,10 @@ async function main(): Promise<void> {
   }
 
   const started = performance.now();
-  // How long the event loop is held at most while the collections load (their slices, the
-  // snapshot decode, the graph's housekeeping): the log's "database loaded" line reports it.
+  // How long the event loop is held at most while the service listens and the collections load
+  // (their slices, the snapshot's decode, the graph's housekeeping), that is the longest a probe
+  // waits: the log's "database loaded" line reports it.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-  loopDelay.enable();
   // Problems that fail no request (a graph snapshot not used, or not written) and the load's
   // progress are logged, never dropped; those raised before the logger exists wait for it.
   let logger: FastifyBaseLogger | undefined;
@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     const address = await qdrantApp.listen({ port: config.qdrantPort, host: config.host });
     app.log.info({ address }, `Qdrant API listening at ${address}`);
   }
+  loopDelay.enable();
   const exposed = exposureWarning(config.host, config.apiKey);
   if (exposed !== undefined) {
     app.log.warn({ host: config.host }, exposed);
