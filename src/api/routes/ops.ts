@@ -9,8 +9,8 @@ import { basename, dirname, join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { KithError } from '../../core/errors.js';
 import type { Database } from '../../db/database.js';
-import { ok } from '../envelope.js';
 import { LOADING_RETRY_AFTER_S } from '../app-common.js';
+import { ok } from '../envelope.js';
 import type { AppMetrics } from '../metrics.js';
 
 export interface OpsOptions {
