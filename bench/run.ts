@@ -16,6 +16,10 @@ const SCENARIOS: Record<string, { summary: string; load: () => Promise<Scenario>
   writes: { summary: 'single-point upsert latency per metric at 10k and 100k; reachability share on nasty data', load: async () => (await import('./scenarios/writes.js')).writesScenario },
   import: { summary: 'kith import (--db, --url) vs HTTP upserts of the same .fvecs/JSONL file: points/s, HNSW', load: async () => (await import('./scenarios/import.js')).importScenario },
   backup: { summary: 'kith backup --url of a 1M-point database under upserts: backup time, search p99 during it vs idle', load: async () => (await import('./scenarios/backup.js')).backupScenario },
+  'hot-backup': {
+    summary: 'HNSW: opening a hot backup taken under writes vs a restart; /healthz while it loads',
+    load: async () => (await import('./scenarios/hot-backup.js')).hotBackupScenario,
+  },
   filtered: { summary: 'filtered HNSW search per selectivity: recall, QPS vs unfiltered, planner vs forced strategies, hnswlib-node', load: async () => (await import('./scenarios/filtered.js')).filteredScenario },
   calibration: {
     summary: 'recall@10 at the defaults: at ef 64, at the background-calibrated ef, after a full calibration (timed)',

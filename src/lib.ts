@@ -14,7 +14,7 @@
  *   await db.close();
  */
 export type { CollectionConfigInput } from './collection/collection-config.js';
-export type { LoadReport } from './collection/collection-load.js';
+export type { LoadProgress, LoadReport } from './collection/collection-load.js';
 export type {
   Collection,
   CollectionInfo,
@@ -29,6 +29,6 @@ export type {
 } from './collection/collection.js';
 export { ERRORS, type ErrorCode, KithError } from './core/errors.js';
 export { normalizePointId } from './core/point-id.js';
-export { Database, type DatabaseOptions } from './db/database.js';
+export { Database, type DatabaseOptions, type LoadEvent } from './db/database.js';
 export { parseFilter } from './payload/filter-parse.js';
 export type { Filter } from './payload/filter-types.js';

@@ -1,13 +1,19 @@
 /**
- * The service entry point: flags → open the database (loading every collection) → listen.
+ * The service entry point: flags → open the database file → listen → load every collection.
+ * The listeners open at once and answer their probes while the collections load in slices
+ * (Database.openInBackground): /healthz 200, /readyz 503 until every collection is loaded, and
+ * collection requests 503 ERR_LOADING meanwhile; the log tells each collection's progress. A
+ * collection that fails to load stops the service (exit 1): it never serves part of the data.
  * SIGINT/SIGTERM: stop accepting, finish requests in flight, make everything durable, close the
  * file, exit 0, all within -shutdown-timeout (else exit 1; acknowledged writes are durable anyway).
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './api/app.js';
+import { exposureWarning } from './api/listen-exposure.js';
 import { buildQdrantApp } from './api/qdrant/app.js';
 import { FlagError, parseFlags, USAGE } from './cli/flags.js';
-import { Database } from './db/database.js';
+import { Database, type LoadEvent } from './db/database.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof parseFlags>;
@@ -24,15 +30,23 @@ async function main(): Promise<void> {
   }
 
   const started = performance.now();
-  // Problems that fail no request (a graph snapshot not used, or not written) are logged, never
-  // dropped; those raised while loading wait for the logger.
+  // How long the event loop is held at most while the service listens and the collections load
+  // (their slices, the snapshot's decode, the graph's housekeeping), that is the longest a probe
+  // waits: the log's "database loaded" line reports it.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  // Problems that fail no request (a graph snapshot not used, or not written) and the load's
+  // progress are logged, never dropped; those raised before the logger exists wait for it.
   let logger: FastifyBaseLogger | undefined;
-  const early: { message: string; error: unknown }[] = [];
-  const onWarning = (message: string, error?: unknown): void => {
-    if (logger === undefined) early.push({ message, error });
-    else logger.warn({ err: error }, message);
+  const early: ((log: FastifyBaseLogger) => void)[] = [];
+  const toLog = (write: (log: FastifyBaseLogger) => void): void => {
+    if (logger === undefined) early.push(write);
+    else write(logger);
   };
-  const db = Database.open(config.dbPath, { onWarning, threads: config.threads });
+  const db = Database.openInBackground(config.dbPath, {
+    threads: config.threads,
+    onWarning: (message, error) => toLog((log) => log.warn({ err: error }, message)),
+    onLoad: (event) => toLog((log) => logLoad(log, event)),
+  });
   const app = await buildApp({
     db,
     maxBodyMb: config.maxBodyMb,
@@ -45,11 +59,7 @@ async function main(): Promise<void> {
     config.qdrantPort === undefined
       ? undefined
       : await buildQdrantApp({ db, maxBodyMb: config.maxBodyMb, apiKey: config.apiKey, logger: app.log.child({ listener: 'qdrant' }) });
-  for (const { message, error } of early) onWarning(message, error);
-  app.log.info(
-    { db: config.dbPath, collections: db.list().length, loadMs: Math.round(performance.now() - started) },
-    'database loaded',
-  );
+  for (const write of early.splice(0)) write(app.log);
 
   let stopping = false;
   const shutdown = (signal: string): void => {
@@ -78,6 +88,49 @@ async function main(): Promise<void> {
   if (qdrantApp !== undefined) {
     const address = await qdrantApp.listen({ port: config.qdrantPort, host: config.host });
     app.log.info({ address }, `Qdrant API listening at ${address}`);
+  }
+  loopDelay.enable();
+  const exposed = exposureWarning(config.host, config.apiKey);
+  if (exposed !== undefined) {
+    app.log.warn({ host: config.host }, exposed);
+    // Also for a person at the terminal, whatever the log level.
+    process.stderr.write(`kith: warning: ${exposed}\n`);
+  }
+
+  try {
+    await db.loaded;
+  } catch (error) {
+    if (stopping) return;
+    app.log.error({ err: error }, 'a collection failed to load; stopping (the service never serves part of the database)');
+    process.stderr.write(`kith: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+  loopDelay.disable();
+  app.log.info(
+    {
+      db: config.dbPath,
+      collections: db.list().length,
+      loadMs: Math.round(performance.now() - started),
+      maxEventLoopDelayMs: Math.round(loopDelay.max / 1e6),
+    },
+    'database loaded',
+  );
+}
+
+function logLoad(log: FastifyBaseLogger, event: LoadEvent): void {
+  const ms = 'ms' in event ? Math.round(event.ms) : undefined;
+  switch (event.kind) {
+    case 'start':
+      log.info({ collection: event.collection, index: event.index }, 'collection loading');
+      return;
+    case 'progress':
+      log.info({ collection: event.collection, ...event.progress, ms }, 'collection load progress');
+      return;
+    case 'done': {
+      const { lastVersion: _version, ...report } = event.report;
+      log.info({ collection: event.collection, ...report, ms }, 'collection loaded');
+      return;
+    }
   }
 }
 

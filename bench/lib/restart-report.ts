@@ -23,7 +23,7 @@ export interface BuildReport {
 }
 
 export interface ServiceRun {
-  /** Spawn → first 200 from GET /healthz (polled every 5 ms). */
+  /** Spawn → first 200 from GET /readyz (polled every 5 ms). */
   readonly ready_ms: number;
   /** The service's own `loadMs` log field: Database.open, then building the Fastify app (src/main.ts). */
   readonly db_load_ms: number | null;
@@ -134,7 +134,7 @@ export function printRestartTable(results: readonly RestartSizeResult[], floor: 
     ],
     ['  RSS Δ of the open, bytes/point', (r) => int(r.restart_in_process.rss_delta_bytes_median / r.n)],
     ['  JS heap in use after it (ids, payloads, maps), bytes/point', (r) => int(r.restart_in_process.heap_used_after_bytes / r.n)],
-    ['restart service: spawn → /healthz 200 s, median (min–max)', (r) => secs(r.restart_service.ready_seconds_per_run, r.restart_service.ready_seconds_median)],
+    ['restart service: spawn → /readyz 200 s, median (min–max)', (r) => secs(r.restart_service.ready_seconds_per_run, r.restart_service.ready_seconds_median)],
     ['  of which Database.open + app build (its loadMs log) s', (r) => (r.restart_service.db_load_ms_median / 1000).toFixed(2)],
     [
       '  service RSS after the restart MiB (anon / file-mapped)',

@@ -39,7 +39,7 @@ export function procCpuMs(pid: number): number {
 export interface ServiceProcess {
   readonly url: string;
   readonly pid: number;
-  /** Milliseconds from spawn to the first 200 from GET /healthz. */
+  /** Milliseconds from spawn to the first 200 from GET `readyPath`. */
   readonly readyMs: number;
   /** performance.now() at spawn, for "time since start" measurements. */
   readonly spawnedAt: number;
@@ -57,9 +57,14 @@ export interface SpawnOptions {
   readonly pollMs?: number;
   readonly timeoutMs?: number;
   readonly cwd?: string;
+  /**
+   * What says the service is ready: kith answers GET /readyz 200 once its collections are loaded
+   * (its /healthz answers from the start); the reference service loads nothing and has /healthz.
+   */
+  readonly readyPath?: '/readyz' | '/healthz';
 }
 
-/** Spawns `node [nodeArgs] script -port <free> -host 127.0.0.1 …args` and waits for /healthz. */
+/** Spawns `node [nodeArgs] script -port <free> -host 127.0.0.1 …args` and waits for it to be ready (`readyPath`). */
 export async function spawnService(script: string, args: readonly string[], options: SpawnOptions = {}): Promise<ServiceProcess> {
   const port = await freePort();
   const spawnedAt = performance.now();
@@ -82,7 +87,7 @@ export async function spawnService(script: string, args: readonly string[], opti
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before listening:\n${output}`);
     try {
-      const response = await fetch(`${url}/healthz`);
+      const response = await fetch(`${url}${options.readyPath ?? '/healthz'}`);
       await response.arrayBuffer();
       if (response.ok) break;
     } catch {

@@ -4,10 +4,11 @@
  * The server runs with KITH_LOG_LEVEL=warn so that logging costs nothing during a measurement;
  * at that level Fastify does not print "Server listening at …", so the port cannot be read from
  * the output. Instead a free port is reserved here (listen on 0, read it, close) and passed with
- * -port, and readiness is polled on GET /healthz.
+ * -port, and readiness is polled on GET /readyz (200 once every collection is loaded; the service
+ * listens, and answers /healthz, while it loads).
  *
  * `dbPath` starts the service on an existing file instead (the `restart` scenario): that file is
- * left in place on stop, and `readyMs` (spawn → first 200 from /healthz) is the restart time.
+ * left in place on stop, and `readyMs` (spawn → first 200 from /readyz) is the restart time.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -28,7 +29,7 @@ export interface BenchServer {
   readonly qdrantUrl?: string;
   readonly pid: number;
   readonly dbPath: string;
-  /** Milliseconds from spawn to the first 200 from GET /healthz (polled every `pollMs`). */
+  /** Milliseconds from spawn to the first 200 from GET /readyz (polled every `pollMs`). */
   readonly readyMs: number;
   /** Bytes the database file occupies on disk (allocated blocks) and its apparent size. */
   dbFileSize(): { allocated: number; apparent: number };
@@ -59,7 +60,7 @@ async function waitHealthy(url: string, child: ChildProcess, output: () => strin
       throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before listening:\n${output()}`);
     }
     try {
-      const response = await fetch(`${url}/healthz`);
+      const response = await fetch(`${url}/readyz`);
       await response.arrayBuffer();
       if (response.ok) return;
     } catch {
@@ -95,7 +96,7 @@ export interface StartOptions {
   readonly timeoutMs?: number;
   /** An existing database file to serve (kept on stop); default a fresh temporary one (deleted on stop). */
   readonly dbPath?: string;
-  /** Interval between /healthz polls; small when the start-up time itself is measured. */
+  /** Interval between /readyz polls; small when the start-up time itself is measured. */
   readonly pollMs?: number;
   /** Also serve Qdrant's dialect (-qdrant-port) on a free port of its own. */
   readonly qdrant?: boolean;

@@ -6,7 +6,7 @@
  * batches of 1000, small payloads), then `db.close()`, which writes the graph snapshot. Then, with
  * the file warm in the page cache, `--runs` times each: (a) `Database.open` in a fresh process
  * (bench/lib/restart-worker.ts) until it returns, with its load report proving the graph came from
- * the snapshot; (b) the real service spawned on the file, until GET /healthz answers 200. Once:
+ * the snapshot; (b) the real service spawned on the file, until GET /readyz answers 200. Once:
  * where the open's time goes (bench/lib/restart-phases.ts), and at one size (100k) the open of a
  * copy whose snapshots were removed (the rebuild a crash takes at worst). Recall@10 at a fixed ef
  * against float64 brute force is checked before the close and after each kind of restart.
@@ -144,9 +144,9 @@ async function build(
   };
 }
 
-/** The service on the file: spawn → /healthz 200; its own "database loaded" time from its log; RSS. */
+/** The service on the file: spawn → /readyz 200; its own "database loaded" time from its log; RSS. */
 async function serviceRun(dbPath: string, recallBodies: readonly Buffer[] | null, threads: number): Promise<{ run: ServiceRun; hits: Hit[][] | null }> {
-  // info level: the service logs `loadMs` (Database.open + buildApp) once, before it listens.
+  // info level: the service logs `loadMs` (start → every collection loaded) once its load is done.
   const server = await startServer({ dbPath, logLevel: 'info', pollMs: 5, timeoutMs: 600_000, args: ['-threads', String(threads)] });
   let hits: Hit[][] | null = null;
   let exit: number | string = 'not stopped';

@@ -153,8 +153,9 @@ export const serveScenario: Scenario = {
       const dbPath = join(dir, 'serve.db');
       const nodeArgs = profDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profDir];
       const args = target.kind === 'kith' ? ['-db', dbPath, ...target.args] : [...target.args];
+      const readyPath = target.kind === 'kith' ? '/readyz' : '/healthz';
       const say = (m: string): void => log(`${target.label}: ${m}`);
-      let service = await spawnService(target.script, args, { nodeArgs });
+      let service = await spawnService(target.script, args, { nodeArgs, readyPath });
       const client = createClient('http', service.url, 1);
       try {
         const empty = service.rss();
@@ -224,7 +225,7 @@ export const serveScenario: Scenario = {
           client.close();
           const code = await service.stop();
           say(`stopped (${code}); restarting on the same file`);
-          service = await spawnService(target.script, args, { nodeArgs, pollMs: 5 });
+          service = await spawnService(target.script, args, { nodeArgs, pollMs: 5, readyPath });
           const again = createClient('http', service.url, 1);
           try {
             result.restart = await measureRestart(again, service, searchPath, queryBodies, result.one.latency.p50_ms);

@@ -48,7 +48,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   // Before the common hooks, so a request refused by one of them (the API key) is still timed.
   const metrics = registerMetrics(app, options.db);
-  registerCommon(app, { bodyLimit, apiKey: options.apiKey, dialect: DIALECT });
+  registerCommon(app, { bodyLimit, apiKey: options.apiKey, db: options.db, dialect: DIALECT });
 
   app.addSchema(ErrorEnvelope);
   app.addSchema(ConditionSchema);

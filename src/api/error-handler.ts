@@ -166,7 +166,8 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: numb
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const kithError = toKithError(error, bodyLimitBytes);
-    if (kithError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    // A 503 is a state the service announces (loading, shutting down), not a failure to look into.
+    if (kithError.statusCode >= 500 && kithError.statusCode !== 503) request.log.error({ err: error }, 'request failed');
     return send(reply, kithError, dialect);
   });
 

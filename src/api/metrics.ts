@@ -70,12 +70,22 @@ export function registerMetrics(app: FastifyInstance, db: Database): AppMetrics 
     registers,
   });
   // Gauges read the database at scrape time, so they are exact at that moment and cost nothing between scrapes.
+  // While it loads, the collections are not there yet (kith_loading says so).
+  const collections = () => (db.loading ? [] : db.list());
   new Gauge({
-    name: 'kith_collections',
-    help: 'Collections in the database.',
+    name: 'kith_loading',
+    help: '1 while the service loads its collections at start-up (collection requests are 503 meanwhile), else 0.',
     registers,
     collect() {
-      this.set(db.list().length);
+      this.set(db.loading ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'kith_collections',
+    help: 'Collections in the database (0 while it loads).',
+    registers,
+    collect() {
+      this.set(collections().length);
     },
   });
   new Gauge({
@@ -85,7 +95,7 @@ export function registerMetrics(app: FastifyInstance, db: Database): AppMetrics 
     registers,
     collect() {
       this.reset();
-      for (const info of db.list()) this.set({ collection: info.name }, info.points_count);
+      for (const info of collections()) this.set({ collection: info.name }, info.points_count);
     },
   });
   new Gauge({
@@ -95,7 +105,7 @@ export function registerMetrics(app: FastifyInstance, db: Database): AppMetrics 
     registers,
     collect() {
       this.reset();
-      for (const info of db.list()) {
+      for (const info of collections()) {
         const counts = db.collection(info.name).threadWorkCounts();
         this.set({ collection: info.name, kind: 'all' }, counts.all);
         this.set({ collection: info.name, kind: 'filter' }, counts.filtered);
@@ -109,7 +119,7 @@ export function registerMetrics(app: FastifyInstance, db: Database): AppMetrics 
     registers,
     collect() {
       this.reset();
-      for (const info of db.list()) this.set({ collection: info.name }, db.collection(info.name).pendingWrites);
+      for (const info of collections()) this.set({ collection: info.name }, db.collection(info.name).pendingWrites);
     },
   });
 

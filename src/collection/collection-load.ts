@@ -8,14 +8,18 @@
  * only saves work.
  *
  * Once memory is complete, a short bounded burst of searches warms the search path (warm-up.ts).
+ *
+ * The load is a generator of steps (core/steps.ts), so that a service can run it in slices and
+ * answer requests between them (Database.openInBackground); Database.open runs it at once.
  */
 import { KithError } from '../core/errors.js';
+import { runSteps, type Steps } from '../core/steps.js';
 import { isPlainObject } from '../payload/json-value.js';
 import type { LmdbStore } from '../storage/lmdb-store.js';
 import { decodePointRecord } from '../storage/point-record.js';
 import type { CollectionConfig } from './collection-config.js';
 import type { Segment, SegmentInserters, SegmentPoint } from './segment.js';
-import { type WarmUpReport, warmUp } from './warm-up.js';
+import { type WarmUpReport, warmUpSteps } from './warm-up.js';
 
 export interface LoadReport {
   /** Highest point version found. */
@@ -31,23 +35,75 @@ export interface LoadReport {
   readonly warmUp: WarmUpReport;
 }
 
-/** `inserters`: threads that share the graph inserts the load makes (index/hnsw/insert-job.ts). */
-export function loadCollection(store: LmdbStore, uid: number, config: CollectionConfig, segment: Segment, inserters?: SegmentInserters): LoadReport {
+/** How far a load has got, updated in place as it goes (the service logs it while it loads). */
+export interface LoadProgress {
+  /** Point records stored (counted before reading), and read so far. */
+  points: number;
+  pointsRead: number;
+  /** Points placed at their node of the graph snapshot so far. */
+  fromSnapshot: number;
+  /** Points inserted into the graph (or, without one, into the Flat index) so far. */
+  inserted: number;
+  /** Points read that wait to be inserted. */
+  toInsert: number;
+}
+
+export function newLoadProgress(): LoadProgress {
+  return { points: 0, pointsRead: 0, fromSnapshot: 0, inserted: 0, toInsert: 0 };
+}
+
+/**
+ * The load, in steps (core/steps.ts): each point read, each step of graph links and each warm-up
+ * search is one. `inserters`: threads that share the graph inserts (index/hnsw/insert-job.ts).
+ */
+export function* loadCollectionSteps(
+  store: LmdbStore,
+  uid: number,
+  config: CollectionConfig,
+  segment: Segment,
+  inserters?: SegmentInserters,
+  progress: LoadProgress = newLoadProgress(),
+): Steps<LoadReport> {
   const bytes = config.hnsw ? store.readSnapshot(uid) : undefined;
-  const snapshotRejected = bytes === undefined ? undefined : segment.restoreSnapshot(bytes);
-  segment.beginLoad(store.countPoints(uid), inserters);
+  yield;
+  const snapshotRejected = bytes === undefined ? undefined : yield* segment.restoreSnapshot(bytes);
+  progress.points = store.countPoints(uid);
+  segment.beginLoad(progress.points, inserters);
   let lastVersion = 0n;
-  let points = 0;
-  segment.bulkLoad(() => {
-    for (const point of readPoints(store, uid, config)) {
-      points++;
-      if (point.version > lastVersion) lastVersion = point.version;
-      segment.loadPoint(point);
+  const insert = function* (): Steps<void> {
+    for (const inserted of segment.insertHeldBack()) {
+      progress.inserted += inserted;
+      progress.toInsert -= inserted;
+      yield;
     }
-  });
-  const { fromSnapshot, inserted } = segment.finishLoad();
-  const warmed = warmUp(segment, config);
-  return { lastVersion, points, fromSnapshot, inserted, warmUp: warmed, ...(snapshotRejected === undefined ? {} : { snapshotRejected }) };
+  };
+  for (const point of readPoints(store, uid, config)) {
+    progress.pointsRead++;
+    if (point.version > lastVersion) lastVersion = point.version;
+    if (segment.loadPoint(point)) progress.fromSnapshot++;
+    else progress.toInsert++;
+    if (segment.heldBackDue) yield* insert();
+    yield;
+  }
+  segment.endPointRecords();
+  yield;
+  yield* insert();
+  const { fromSnapshot } = segment.finishLoad();
+  yield;
+  const warmed = yield* warmUpSteps(segment, config);
+  return {
+    lastVersion,
+    points: progress.pointsRead,
+    fromSnapshot,
+    inserted: progress.inserted,
+    warmUp: warmed,
+    ...(snapshotRejected === undefined ? {} : { snapshotRejected }),
+  };
+}
+
+/** The whole load at once (restart-phases in bench/ times it). */
+export function loadCollection(store: LmdbStore, uid: number, config: CollectionConfig, segment: Segment, inserters?: SegmentInserters): LoadReport {
+  return runSteps(loadCollectionSteps(store, uid, config, segment, inserters));
 }
 
 function* readPoints(store: LmdbStore, uid: number, config: CollectionConfig): IterableIterator<SegmentPoint> {

@@ -7,6 +7,7 @@ import type { Distance } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { compareIds, describeJson, normalizePointId, type PointId } from '../core/point-id.js';
+import { runSteps, type Steps } from '../core/steps.js';
 import { nextVersion } from '../core/version-clock.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
@@ -16,7 +17,7 @@ import { selectorPatterns, selectPayload, toPayloadSelector } from '../payload/p
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
 import { type CollectionConfig, type CollectionConfigJson, configToInfo, LIMITS } from './collection-config.js';
-import { type LoadReport, loadCollection } from './collection-load.js';
+import { type LoadProgress, type LoadReport, loadCollectionSteps, newLoadProgress } from './collection-load.js';
 import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchSegment, searchShape } from './collection-search.js';
 import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from './ef-calibration.js';
 import { checkPointShape, checkSearchInput, type FilterInput, inSearch, prefixErrors, type SearchRequest, toFilter } from './embedded-input.js';
@@ -195,14 +196,24 @@ export class Collection {
     return this.calibration.calibrateNow();
   }
 
-  /** Loads every stored point (and the graph snapshot, when usable) into memory. Start-up only. */
+  /** Loads every stored point (and the graph snapshot, when usable) into memory, at once. Start-up only. */
   load(): LoadReport {
-    const report = loadCollection(this.store, this.uid, this.config, this.segment, this.inserters());
+    return runSteps(this.loadSteps());
+  }
+
+  /**
+   * The same load in steps (core/steps.ts), for a caller that runs it in slices between other
+   * work (the service's start-up); `progress` is updated as it goes.
+   */
+  *loadSteps(progress: LoadProgress = newLoadProgress()): Steps<LoadReport> {
+    const report = yield* loadCollectionSteps(this.store, this.uid, this.config, this.segment, this.inserters(), progress);
     if (report.lastVersion > this.lastVersion) this.lastVersion = report.lastVersion;
     if (report.snapshotRejected !== undefined) {
       this.warn(`collection "${this.name}": graph snapshot not used (${report.snapshotRejected}); the graph was rebuilt`);
     }
     if (report.warmUp.searches > 0) void this.warmThreads(report.warmUp.searches);
+    // A graph rebuilt in good part at load is saved soon, so the next start (or backup) need not rebuild it again.
+    this.scheduleSnapshot();
     return report;
   }
 
@@ -701,6 +712,15 @@ export class Collection {
       if (this.posted !== undefined) this.threads?.detach(this.posted.key);
       this.posted = undefined;
     });
+  }
+
+  /**
+   * Saves the graph snapshot now if the graph changed since the last one (after the writes queued
+   * before it), so that a copy of the file taken next holds it: a backup restored then takes its
+   * graph from the snapshot instead of re-inserting it. A failure is a warning, as for any snapshot.
+   */
+  async saveSnapshot(): Promise<void> {
+    await this.writes.run(() => (this.dropped || this.closing ? undefined : this.writeSnapshot(1)));
   }
 
   /** Finishes queued writes and saves the graph if it changed since its last snapshot. */

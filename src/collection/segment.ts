@@ -21,11 +21,12 @@ import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { VectorArena } from '../kernels/vector-arena.js';
 import { PayloadIndex, type PayloadIndexReader } from '../payload/payload-index.js';
 import type { SharedPayloadArrays } from '../payload/shared-payloads.js';
+import type { Steps } from '../core/steps.js';
 import type { StoredVector } from '../storage/point-record.js';
 import type { CollectionConfig } from './collection-config.js';
 import { type Payload, PointTable, type PointTableReader } from './point-table.js';
 import { SlotMemo } from './slot-memo.js';
-import { decodeSnapshot, encodeSnapshot } from './snapshot.js';
+import { decodeSnapshotSteps, encodeSnapshot } from './snapshot.js';
 
 export interface MemoryStats {
   readonly points: number;
@@ -113,8 +114,16 @@ export interface SegmentHeader {
   readonly liveCount: number;
 }
 
-/** Points a load inserts at once, without a usable snapshot: enough to share between threads. */
+/** Points a load stages at once, without a usable snapshot: enough to share between threads. */
 const LOAD_CHUNK = 2048;
+/**
+ * A load links staged nodes in steps of about this long, by its recent cost per node, so that a
+ * service loading in slices answers requests between them (docs/architecture.md, "Start-up").
+ */
+const LOAD_STEP_MS = 10;
+const LOAD_LINKS_MIN = 16;
+/** Snapshot slots a load maps per step. */
+const SLOTS_PER_STEP = 8192;
 
 /** Seed of every collection's HNSW level generator: builds are reproducible. */
 const HNSW_SEED = 100;
@@ -139,6 +148,8 @@ export class Segment implements SegmentReader {
   private pending: SegmentPoint[] = [];
   private restoredCount = 0;
   private loadInserters: SegmentInserters | undefined;
+  /** The load's recent wall time per linked node, in ms (insertHeldBack sizes its steps by it). */
+  private loadMsPerLink = 0.3;
 
   /**
    * @param scratchAreas scratch areas in the vector memory: one for this thread and one per search
@@ -468,19 +479,25 @@ export class Segment implements SegmentReader {
 
   /**
    * Takes over the graph of a snapshot, to be reconciled with the point records by `loadPoint` and
-   * `finishLoad`. Returns why it cannot be used (the graph is then rebuilt), or undefined.
+   * `endPointRecords`, in steps (core/steps.ts). Returns why it cannot be used (the graph is then
+   * rebuilt), or undefined.
    */
-  restoreSnapshot(bytes: Uint8Array): string | undefined {
+  *restoreSnapshot(bytes: Uint8Array): Steps<string | undefined> {
     const hnsw = this.hnsw;
     if (hnsw === undefined) return undefined;
-    const decoded = decodeSnapshot(bytes);
-    const problem = typeof decoded === 'string' ? decoded : decodeGraphInto(hnsw, decoded.graph);
-    if (problem !== undefined || typeof decoded === 'string') return problem;
+    const decoded = yield* decodeSnapshotSteps(bytes);
+    if (typeof decoded === 'string') return decoded;
+    const problem = decodeGraphInto(hnsw, decoded.graph);
+    if (problem !== undefined) return problem;
+    yield;
     const graph = hnsw.graph;
     const restored = new Map<string, { slot: number; version: bigint }>();
-    decoded.slots.forEach((entry, slot) => {
+    const slots = decoded.slots;
+    for (let slot = 0; slot < slots.length; slot++) {
+      if (slot % SLOTS_PER_STEP === SLOTS_PER_STEP - 1) yield;
+      const entry = slots[slot];
       if (entry !== undefined && graph.isLive(slot)) restored.set(entry.id, { slot, version: entry.version });
-    });
+    }
     this.restored = restored;
     return undefined;
   }
@@ -492,74 +509,99 @@ export class Segment implements SegmentReader {
   beginLoad(storedPoints: number, inserters?: SegmentInserters): void {
     this.reserve(Math.max(storedPoints, this.hnsw?.graph.capacity ?? 0));
     this.loadInserters = inserters;
-  }
-
-  /** Runs `load` (many `loadPoint`s) with the payload indexes' sorting deferred to the end. */
-  bulkLoad(load: () => void): void {
-    this.payloads.bulkLoad(load);
+    this.payloads.beginBulk();
   }
 
   /**
    * A stored point at start-up: placed at its snapshot slot when the snapshot holds exactly this
-   * (id, version), else inserted (at once without a snapshot; after the reconciliation with one).
+   * (id, version), else held back to be inserted by `insertHeldBack`. Returns whether it was placed.
    */
-  loadPoint(point: SegmentPoint): void {
-    const restored = this.restored;
-    if (restored === undefined) {
-      // Inserted in chunks, so that insert threads can share each one.
-      this.pending.push(point);
-      if (this.pending.length >= LOAD_CHUNK) this.insertPending();
-      return;
-    }
-    const placed = restored.get(point.id);
+  loadPoint(point: SegmentPoint): boolean {
+    const placed = this.restored?.get(point.id);
     if (placed === undefined || placed.version !== point.version) {
       this.pending.push(point);
-      return;
+      return false;
     }
     this.arena.reserve(placed.slot + 1);
     this.points.insertAt(placed.slot, point.id, point.version, point.payload);
     this.payloads.add(placed.slot, point.payload);
     this.writeVector(placed.slot, point.vector);
     this.restoredCount++;
+    return true;
   }
 
   /**
-   * Ends start-up: graph nodes no stored point claimed are tombstoned and compacted away, the
-   * points the snapshot did not hold are inserted, connectivity is checked. Returns how many
-   * points came from the snapshot's graph and how many were inserted.
+   * Whether the points held back should be inserted now, before the rest is read: without a
+   * snapshot, a chunk at a time, so that they are not all held twice in memory. With one, only
+   * once every record is read (`endPointRecords`): until then a held-back point could take a slot
+   * the snapshot gives a point not read yet.
    */
-  finishLoad(): { fromSnapshot: number; inserted: number } {
+  get heldBackDue(): boolean {
+    return this.restored === undefined && this.pending.length >= LOAD_CHUNK;
+  }
+
+  /**
+   * Every point record is read: the payload indexes sort what they took in bulk, and the snapshot's
+   * graph nodes no stored point claimed are tombstoned and compacted away.
+   */
+  endPointRecords(): void {
+    this.payloads.endBulk();
     const hnsw = this.hnsw;
-    let inserted = 0;
-    if (this.restored !== undefined && hnsw !== undefined) {
-      const graph = hnsw.graph;
-      const unclaimed: number[] = [];
-      for (let slot = 0; slot < graph.capacity; slot++) if (graph.isLive(slot) && !this.points.isLive(slot)) unclaimed.push(slot);
-      hnsw.dropNodes(unclaimed);
-      this.points.rebuildFreeSlots((slot) => graph.has(slot));
-      inserted = this.pending.length;
-      this.insertPending();
-    } else {
-      this.insertPending();
-      inserted = this.points.liveCount;
+    if (this.restored === undefined || hnsw === undefined) return;
+    const graph = hnsw.graph;
+    const unclaimed: number[] = [];
+    for (let slot = 0; slot < graph.capacity; slot++) if (graph.isLive(slot) && !this.points.isLive(slot)) unclaimed.push(slot);
+    hnsw.dropNodes(unclaimed);
+    this.points.rebuildFreeSlots((slot) => graph.has(slot));
+    this.restored = undefined;
+  }
+
+  /**
+   * Inserts the points held back, LOAD_CHUNK at a time, in steps of about LOAD_STEP_MS of graph
+   * links (shared with the load's inserters when there are); yields how many points each step
+   * inserted.
+   */
+  *insertHeldBack(): Generator<number, void, void> {
+    const pending = this.pending;
+    this.pending = [];
+    this.reserve(pending.length);
+    const inserters = this.loadInserters;
+    for (let start = 0; start < pending.length; start += LOAD_CHUNK) {
+      const chunk = pending.slice(start, start + LOAD_CHUNK);
+      if (this.hnsw === undefined) {
+        for (const point of chunk) this.upsertFlat(point);
+        yield chunk.length;
+        continue;
+      }
+      const staged = this.stageUpserts(chunk, inserters !== undefined);
+      while (staged.toLink.length > 0) {
+        const count = Math.min(LOAD_CHUNK, Math.max(LOAD_LINKS_MIN, Math.floor(LOAD_STEP_MS / this.loadMsPerLink)));
+        const linked = Math.min(count, staged.toLink.length);
+        const began = performance.now();
+        this.linkStaged(staged, count, inserters);
+        this.loadMsPerLink = 0.8 * this.loadMsPerLink + (0.2 * (performance.now() - began)) / linked;
+        yield 0;
+      }
+      this.publishStaged(staged);
+      this.repairStaged(staged, staged.toRepair.length);
+      yield chunk.length;
     }
+  }
+
+  /**
+   * Ends start-up: connectivity is checked; returns how many points came from the snapshot's
+   * graph. The load's state is let go.
+   */
+  finishLoad(): { fromSnapshot: number } {
     const fromSnapshot = this.restoredCount;
     this.restored = undefined;
     this.restoredCount = 0;
     this.loadInserters = undefined;
     this.maintain();
-    return { fromSnapshot, inserted };
+    return { fromSnapshot };
   }
 
   // ---- internals -----------------------------------------------------------------------------
-
-  /** Inserts the points held back during a load, LOAD_CHUNK at a time. */
-  private insertPending(): void {
-    const pending = this.pending;
-    this.pending = [];
-    this.reserve(pending.length);
-    for (let start = 0; start < pending.length; start += LOAD_CHUNK) this.upsertMany(pending.slice(start, start + LOAD_CHUNK), this.loadInserters);
-  }
 
   private newHnsw(kernel: DistanceKernel): HnswIndex {
     const p = this.config.parameters;

@@ -16,6 +16,7 @@
  * | end−4  | 4    | CRC-32 of every byte before it                          |
  */
 import { crc32 } from '../core/crc32.js';
+import { runSteps, type Steps } from '../core/steps.js';
 
 const MAGIC = Buffer.from('KITHSNP\0', 'latin1');
 const FORMAT = 1;
@@ -81,10 +82,24 @@ export function encodeSnapshot(graph: Uint8Array, slotCount: number, entryAt: (s
 
 /** Parses and verifies a container; a string says why it cannot be used. */
 export function decodeSnapshot(bytes: Uint8Array): DecodedSnapshot | string {
+  return runSteps(decodeSnapshotSteps(bytes));
+}
+
+/** Bytes checksummed, and slots parsed, per step of `decodeSnapshotSteps`. */
+const CRC_STEP_BYTES = 4 * 1048576;
+const SLOTS_PER_STEP = 8192;
+
+/** `decodeSnapshot` in steps (core/steps.ts): a snapshot of a million points takes a good part of a second. */
+export function* decodeSnapshotSteps(bytes: Uint8Array): Steps<DecodedSnapshot | string> {
   if (bytes.length < HEADER_BYTES + 4 || !Buffer.from(bytes.subarray(0, 8)).equals(MAGIC)) return 'not a kith snapshot';
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const stored = view.getUint32(bytes.length - 4, true);
-  if (crc32(bytes.subarray(0, bytes.length - 4)) !== stored) return 'checksum mismatch';
+  let crc = 0;
+  for (let at = 0; at < bytes.length - 4; at += CRC_STEP_BYTES) {
+    crc = crc32(bytes.subarray(at, Math.min(at + CRC_STEP_BYTES, bytes.length - 4)), crc);
+    yield;
+  }
+  if (crc !== stored) return 'checksum mismatch';
   if (view.getUint32(8, true) !== FORMAT) return `unknown snapshot format ${view.getUint32(8, true)}`;
   if (view.getUint32(12, true) !== KIND_HNSW) return 'not an HNSW snapshot';
   const graphBytes = Number(view.getBigUint64(16, true));
@@ -103,6 +118,7 @@ export function decodeSnapshot(bytes: Uint8Array): DecodedSnapshot | string {
   const slots: Array<SlotEntry | undefined> = new Array(count);
   let at = 8 + 12 * count;
   for (let slot = 0; slot < count; slot++) {
+    if (slot % SLOTS_PER_STEP === SLOTS_PER_STEP - 1) yield;
     const length = lengths[slot] as number;
     if (length === NO_ID) continue;
     if (at + length > section.length) return 'id bytes run past the section';

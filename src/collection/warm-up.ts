@@ -18,6 +18,7 @@
  * - Read only: the same `searchSegment` a user search runs on this thread, with the collection's
  *   default limit, on stored vectors spread over the slots; nothing is written or counted.
  */
+import { runSteps, type Steps } from '../core/steps.js';
 import type { CollectionConfig } from './collection-config.js';
 import { searchSegment } from './collection-search.js';
 import type { PointTableReader } from './point-table.js';
@@ -40,16 +41,25 @@ export interface WarmUpReport {
 
 /** Runs the burst; returns what it did (0 searches when the collection is too small). */
 export function warmUp(segment: SegmentReader, config: CollectionConfig, limits: WarmUpLimits = WARM_UP_LIMITS): WarmUpReport {
+  return runSteps(warmUpSteps(segment, config, limits));
+}
+
+/** The burst as steps (core/steps.ts), one search each: a service loading in slices answers requests between them. */
+export function* warmUpSteps(segment: SegmentReader, config: CollectionConfig, limits: WarmUpLimits = WARM_UP_LIMITS): Steps<WarmUpReport> {
   const table = segment.table;
   if (table.liveCount < limits.minPoints || limits.maxSearches < 1) return { searches: 0, ms: 0 };
-  const started = performance.now();
+  // The budget counts the burst's own time, not the turns of the event loop between its steps.
+  let ms = 0;
   let searches = 0;
   for (const slot of spreadLiveSlots(table, limits.maxSearches)) {
-    if (performance.now() - started >= limits.maxMs) break;
+    if (ms >= limits.maxMs) break;
+    const started = performance.now();
     searchSegment(segment, config, { vector: Array.from(segment.readVector(slot)), limit: config.parameters.k });
+    ms += performance.now() - started;
     searches++;
+    yield;
   }
-  return { searches, ms: performance.now() - started };
+  return { searches, ms };
 }
 
 /**

@@ -86,6 +86,10 @@ export const ERRORS = {
     status: 503,
     why: 'A part of the service is not there to answer (the dashboard was not built); the rest of the API works. Retrying helps only once it is.',
   },
+  ERR_LOADING: {
+    status: 503,
+    why: 'The service has just started and is still loading its collections (GET /readyz answers 503 until it is done); nothing is served from a database half loaded. The `Retry-After` header says when to try again. Probes, /metrics and the dashboard answer meanwhile.',
+  },
   ERR_CAPACITY: {
     status: 507,
     why: 'The collection cannot grow further in memory (a wasm32 memory holds 4 GiB of vectors). Nothing was written.',

@@ -1,11 +1,19 @@
 /**
  * The registry of collections over one database file: open and load, create, drop, close.
  * This is also the embeddable entry point: `Database.open(path)` gives the whole engine in-process.
+ *
+ * Two ways to open: `open` loads every collection before it returns (the library, the command
+ * line); `openInBackground` returns with the file open and loads the collections in slices
+ * between other work on the event loop, so that a service can listen and answer its probes while
+ * it loads (main.ts). Until every collection is loaded, everything that reads or changes
+ * collections is ERR_LOADING: nothing is served from a database half loaded.
  */
 import { badInput, KithError } from '../core/errors.js';
+import { runSteps, runStepsInSlices, type Steps } from '../core/steps.js';
 import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
 import {
+  type CollectionConfig,
   type CollectionConfigInput,
   configFromStored,
   configToJson,
@@ -13,9 +21,9 @@ import {
   validateCollectionName,
 } from '../collection/collection-config.js';
 import { Collection, type CollectionInfo, type WarningSink } from '../collection/collection.js';
-import type { LoadReport } from '../collection/collection-load.js';
+import { type LoadProgress, type LoadReport, newLoadProgress } from '../collection/collection-load.js';
 import { SearchThreads } from '../collection/search-threads.js';
-import { LmdbStore } from '../storage/lmdb-store.js';
+import { LmdbStore, type StoredCollection } from '../storage/lmdb-store.js';
 import { RestoreSession } from './restore-session.js';
 
 export interface DatabaseOptions {
@@ -32,7 +40,20 @@ export interface DatabaseOptions {
    * with ERR_STORAGE. The file must exist and hold a kith database.
    */
   readonly readOnly?: boolean;
+  /** Told as each collection loads: when it starts, about once a second while it runs, and when it is done. */
+  readonly onLoad?: (event: LoadEvent) => void;
 }
+
+/** What `DatabaseOptions.onLoad` is told; `ms` counts from the start of that collection's load. */
+export type LoadEvent =
+  | { readonly kind: 'start'; readonly collection: string; readonly index: 'hnsw' | 'flat' }
+  | { readonly kind: 'progress'; readonly collection: string; readonly progress: Readonly<LoadProgress>; readonly ms: number }
+  | { readonly kind: 'done'; readonly collection: string; readonly report: LoadReport; readonly ms: number };
+
+/** While loading in the background, slices of about this long alternate with other work (what a probe may wait). */
+const LOAD_SLICE_MS = 20;
+/** Progress is told about this often while a collection loads. */
+const PROGRESS_EVERY_MS = 1000;
 
 export class Database {
   private readonly collections = new Map<string, Collection>();
@@ -40,37 +61,123 @@ export class Database {
   private readonly busyNames = new Set<string>();
   private readonly reports = new Map<string, LoadReport>();
   private closing: Promise<void> | undefined;
+  private loadingNow = true;
+  private loadDone: Promise<void> = Promise.resolve();
+  /** What stopped a load in the background: every call that reads collections then throws it, never part of the data. */
+  private loadFailure: unknown;
 
   private constructor(
     private readonly store: LmdbStore,
-    private readonly warn: WarningSink | undefined,
+    private readonly options: DatabaseOptions,
     private readonly threads: SearchThreads | undefined,
   ) {}
 
+  private get warn(): WarningSink | undefined {
+    return this.options.onWarning;
+  }
+
   /**
-   * Opens (or creates) the file at `path` and loads every collection into memory. The file is
-   * this process's until `close()`: another open of it, here or in another process, is
-   * ERR_DATABASE_LOCKED naming the file and the holder.
+   * Opens (or creates) the file at `path` and loads every collection into memory before it
+   * returns. The file is this process's until `close()`: another open of it, here or in another
+   * process, is ERR_DATABASE_LOCKED naming the file and the holder.
    */
   static open(path: string, options: DatabaseOptions = {}): Database {
+    const { db, loadAll } = Database.prepare(path, options);
+    try {
+      runSteps(loadAll);
+    } catch (error) {
+      void db.store.close();
+      void db.threads?.close();
+      throw error;
+    }
+    db.loadingNow = false;
+    return db;
+  }
+
+  /**
+   * Opens (or creates) the file at `path` as `open` does, but returns at once and loads the
+   * collections in slices of about 20 ms between other work on the event loop: `loading` until
+   * `loaded` settles. Meanwhile everything that reads or changes collections is ERR_LOADING (503).
+   * A load that fails rejects `loaded`; the database is then of no use but to `close()` (every
+   * other call throws what stopped the load). Errors of the file itself (locked, not a kith
+   * database) are thrown here, as by `open`.
+   */
+  static openInBackground(path: string, options: DatabaseOptions = {}): Database {
+    const { db, loadAll } = Database.prepare(path, options);
+    const stop = (): Error | undefined => (db.closing === undefined ? undefined : new KithError('ERR_SHUTTING_DOWN', 'the database closed while loading'));
+    db.loadDone = runStepsInSlices(loadAll, LOAD_SLICE_MS, stop)
+      .catch((error: unknown) => {
+        db.loadFailure = error;
+        throw error;
+      })
+      .finally(() => {
+        db.loadingNow = false;
+      });
+    // A failed load is the caller's to handle through `loaded`, never an unhandled rejection.
+    db.loadDone.catch(() => {});
+    return db;
+  }
+
+  /** Opens the file, reads and checks every collection's configuration, starts the threads; the loads are left to run. */
+  private static prepare(path: string, options: DatabaseOptions): { db: Database; loadAll: Steps<void> } {
     const threadCount = options.threads ?? 0;
     if (!Number.isInteger(threadCount) || threadCount < 0) throw badInput('threads', `expected a whole number ≥ 0, got ${describeJson(threadCount)}`);
     const store = LmdbStore.open(path, { readOnly: options.readOnly === true });
-    const threads = threadCount > 0 ? SearchThreads.start(threadCount, (message) => options.onWarning?.(message)) : undefined;
-    const db = new Database(store, options.onWarning, threads);
+    let stored: StoredCollection[];
+    let configs: CollectionConfig[];
     try {
-      for (const stored of store.loadCollections()) {
-        const config = configFromStored(stored.config, stored.name);
-        const collection = new Collection(store, stored.uid, config, stored.lastVersion, db.warn, threads);
-        db.reports.set(stored.name, collection.load());
-        db.collections.set(stored.name, collection);
-      }
+      stored = store.loadCollections();
+      configs = stored.map((entry) => configFromStored(entry.config, entry.name));
     } catch (error) {
       void store.close();
-      void threads?.close();
       throw error;
     }
-    return db;
+    const threads = threadCount > 0 ? SearchThreads.start(threadCount, (message) => options.onWarning?.(message)) : undefined;
+    const db = new Database(store, options, threads);
+    return { db, loadAll: db.loadAll(stored, configs) };
+  }
+
+  /**
+   * Resolves once every collection is loaded; rejects with what stopped the load (a record that
+   * does not decode, the database closing). Settled from the start after `open`.
+   */
+  get loaded(): Promise<void> {
+    return this.loadDone;
+  }
+
+  /** Whether the collections are still loading (`openInBackground`); most calls answer ERR_LOADING meanwhile. */
+  get loading(): boolean {
+    return this.loadingNow;
+  }
+
+  /** Every collection's load, one after another, as steps; each joins the registry once loaded. */
+  private *loadAll(stored: readonly StoredCollection[], configs: readonly CollectionConfig[]): Steps<void> {
+    const tell = this.options.onLoad;
+    for (const [i, entry] of stored.entries()) {
+      const config = configs[i] as CollectionConfig;
+      const collection = new Collection(this.store, entry.uid, config, entry.lastVersion, this.warn, this.threads);
+      const started = performance.now();
+      tell?.({ kind: 'start', collection: entry.name, index: config.hnsw ? 'hnsw' : 'flat' });
+      const progress = newLoadProgress();
+      const steps = collection.loadSteps(progress);
+      let tellAt = started + PROGRESS_EVERY_MS;
+      let report: LoadReport;
+      for (;;) {
+        const next = steps.next();
+        if (next.done === true) {
+          report = next.value;
+          break;
+        }
+        if (tell !== undefined && performance.now() >= tellAt) {
+          tell({ kind: 'progress', collection: entry.name, progress: { ...progress }, ms: performance.now() - started });
+          tellAt = performance.now() + PROGRESS_EVERY_MS;
+        }
+        yield;
+      }
+      this.reports.set(entry.name, report);
+      this.collections.set(entry.name, collection);
+      tell?.({ kind: 'done', collection: entry.name, report, ms: performance.now() - started });
+    }
   }
 
   /** Search threads running the service's searches (0: none, searches run on the calling thread). */
@@ -89,6 +196,7 @@ export class Database {
 
   /** Every collection, sorted by name. */
   list(): CollectionInfo[] {
+    this.assertLoaded();
     return [...this.collections.keys()].sort().map((name) => (this.collections.get(name) as Collection).describe());
   }
 
@@ -96,6 +204,7 @@ export class Database {
   collection(name: string): Collection {
     checkName(name);
     this.assertOpen();
+    this.assertLoaded();
     const collection = this.collections.get(name);
     if (collection === undefined) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" does not exist`);
     return collection;
@@ -106,6 +215,7 @@ export class Database {
     checkCreateShape(input);
     const config = parseCollectionConfig(input);
     this.assertOpen();
+    this.assertLoaded();
     if (this.collections.has(config.name) || this.busyNames.has(config.name)) {
       throw new KithError('ERR_COLLECTION_EXISTS', `collection "${config.name}" already exists`);
     }
@@ -159,16 +269,25 @@ export class Database {
   /**
    * Writes a consistent copy of the database file to `toPath` (a new file) while reads and writes
    * go on: it holds every write acknowledged before the call. The copy opens with `Database.open`.
+   * Each graph is saved first (when it changed since its last snapshot), so the copy holds graph
+   * snapshots as recent as the call and opens about as fast as a restart, instead of re-inserting
+   * every point written since the last snapshot.
    */
   async backup(toPath: string): Promise<void> {
     if (typeof toPath !== 'string' || toPath === '') throw badInput('path', `expected a file path, got ${describeJson(toPath)}`);
     this.assertOpen();
+    this.assertLoaded();
+    await Promise.all([...this.collections.values()].map((c) => c.saveSnapshot()));
     await this.store.backup(toPath);
   }
 
-  /** Finishes queued writes, saves changed graphs, makes everything durable, closes the file and gives up its lock. Idempotent. */
+  /**
+   * Finishes queued writes, saves changed graphs, makes everything durable, closes the file and
+   * gives up its lock. Idempotent. A load in the background stops first (what it loaded is dropped).
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      await this.loadDone.catch(() => {});
       await Promise.all([...this.collections.values()].map((c) => c.close()));
       await this.store.flush();
       await this.store.close();
@@ -179,6 +298,15 @@ export class Database {
 
   private assertOpen(): void {
     if (this.closing !== undefined) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closing');
+  }
+
+  private assertLoaded(): void {
+    if (this.loadingNow) throw new KithError('ERR_LOADING', 'the database is loading its collections; retry shortly');
+    const failure = this.loadFailure;
+    if (failure !== undefined) {
+      const code = failure instanceof KithError ? failure.code : 'ERR_STORAGE';
+      throw new KithError(code, `the database did not load: ${failure instanceof Error ? failure.message : String(failure)}`, { cause: failure });
+    }
   }
 }
 

@@ -69,19 +69,24 @@ export class PayloadIndex {
     }
   }
 
-  /** Runs `load` (many `add`s, no lookups) with the numeric indexes' merges deferred to the end. */
-  bulkLoad(load: () => void): void {
+  /** From here to `endBulk`, numbers and datetimes are appended unsorted and sorted once at the end (a load adds every point). */
+  beginBulk(): void {
     this.bulkLoading = true;
-    try {
-      load();
-    } finally {
-      this.bulkLoading = false;
-      for (const field of this.fields.values()) {
-        field.numbers.endBulk();
-        field.datetimes.endBulk();
-      }
+    for (const field of this.fields.values()) {
+      field.numbers.beginBulk();
+      field.datetimes.beginBulk();
     }
   }
+
+  endBulk(): void {
+    if (!this.bulkLoading) return;
+    this.bulkLoading = false;
+    for (const field of this.fields.values()) {
+      field.numbers.endBulk();
+      field.datetimes.endBulk();
+    }
+  }
+
 }
 
 /** What filter estimates read of the payload indexes. */

@@ -1,6 +1,7 @@
 /**
  * The real service as a child process (`dist/src/main.js`), listening on a random loopback port.
- * Used by the suites that must cross a real socket: smoke, restart, signals, crash.
+ * Used by the suites that must cross a real socket: smoke, restart, signals, crash. `startServer`
+ * resolves once the database is loaded (GET /readyz 200) unless told to resolve once it listens.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +17,15 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-export async function startServer(dbPath: string, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+export interface StartOptions {
+  /**
+   * Resolve as soon as the listener opens (its "Server listening" line) instead of once every
+   * collection is loaded (the first 200 from GET /readyz, the default).
+   */
+  readonly listeningOnly?: boolean;
+}
+
+export async function startServer(dbPath: string, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [MAIN_JS, '-port', '0', '-host', '127.0.0.1', '-db', dbPath, ...extraArgs], {
     env: { ...process.env, KITH_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -36,6 +45,7 @@ export async function startServer(dbPath: string, extraArgs: string[] = [], env:
     void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
     setTimeout(() => reject(new Error(`server did not listen within 60 s:\n${output}`)), 60_000).unref();
   });
+  if (options.listeningOnly !== true) await waitReady(url, () => output);
   return {
     url,
     process: child,
@@ -45,6 +55,18 @@ export async function startServer(dbPath: string, extraArgs: string[] = [], env:
       return exited;
     },
   };
+}
+
+/** Polls GET /readyz (open without an API key) until it answers 200: every collection is loaded. */
+export async function waitReady(url: string, output: () => string, timeoutMs = 60_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const response = await fetch(`${url}/readyz`);
+    await response.arrayBuffer();
+    if (response.status === 200) return;
+    if (performance.now() > deadline) throw new Error(`server not ready within ${timeoutMs} ms:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** JSON over real HTTP. */

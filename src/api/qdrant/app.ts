@@ -39,7 +39,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
   });
   // Before any route: a route without a cost entry stops the start (route-costs.ts).
   requireCostEntries(app, 'qdrant');
-  registerCommon(app, { bodyLimit, apiKey: options.apiKey, dialect: DIALECT });
+  registerCommon(app, { bodyLimit, apiKey: options.apiKey, db: options.db, dialect: DIALECT });
   // The routes live in a child scope whose error handler answers Qdrant's own statuses and hands
   // every other error to the shared handler of the parent scope.
   const kithHandler = app.errorHandler;
@@ -54,7 +54,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
       }
       return kithHandler.call(app, error, request, reply);
     });
-    await scope.register(qdrantServiceRoutes, { kithVersion: SERVICE_VERSION });
+    await scope.register(qdrantServiceRoutes, { kithVersion: SERVICE_VERSION, db: options.db });
     await scope.register(qdrantCollectionRoutes, { db: options.db });
     await scope.register(qdrantPointRoutes, { db: options.db });
     await scope.register(qdrantSearchRoutes, { db: options.db });

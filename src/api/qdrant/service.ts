@@ -1,8 +1,11 @@
 /**
  * GET / (Qdrant's bare `{title, version}`), GET /healthz, /livez, /readyz (plain text, as Qdrant
- * answers them).
+ * answers them: `healthz check passed` for the first two, `all shards are ready` for /readyz, or
+ * 503 `some shards are not ready` while the database loads its collections).
  */
 import type { FastifyInstance } from 'fastify';
+import type { Database } from '../../db/database.js';
+import { LOADING_RETRY_AFTER_S } from '../app-common.js';
 
 /**
  * The Qdrant REST API version this port implements, as GET / reports it: the official client
@@ -10,9 +13,15 @@ import type { FastifyInstance } from 'fastify';
  */
 export const QDRANT_API_VERSION = '1.18.0';
 
-export async function qdrantServiceRoutes(app: FastifyInstance, { kithVersion }: { kithVersion: string }): Promise<void> {
+const PLAIN_TEXT = 'text/plain; charset=utf-8';
+
+export async function qdrantServiceRoutes(app: FastifyInstance, { kithVersion, db }: { kithVersion: string; db: Database }): Promise<void> {
   app.get('/', async () => ({ title: 'qdrant - vector search engine (kith)', version: QDRANT_API_VERSION, kith_version: kithVersion }));
-  for (const path of ['/healthz', '/livez', '/readyz']) {
-    app.get(path, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(`${path.slice(1)} check passed`));
+  for (const path of ['/healthz', '/livez']) {
+    app.get(path, async (_request, reply) => reply.type(PLAIN_TEXT).send('healthz check passed'));
   }
+  app.get('/readyz', async (_request, reply) => {
+    if (!db.loading) return reply.type(PLAIN_TEXT).send('all shards are ready');
+    return reply.code(503).header('retry-after', String(LOADING_RETRY_AFTER_S)).type(PLAIN_TEXT).send('some shards are not ready');
+  });
 }

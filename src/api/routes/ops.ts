@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { KithError } from '../../core/errors.js';
 import type { Database } from '../../db/database.js';
+import { LOADING_RETRY_AFTER_S } from '../app-common.js';
 import { ok } from '../envelope.js';
 import type { AppMetrics } from '../metrics.js';
 
@@ -18,8 +19,8 @@ export interface OpsOptions {
 }
 
 export const opsRoutes: FastifyPluginAsync<OpsOptions> = async (app, { db, metrics }) => {
-  // Database.open loads every collection before the app exists, so the app is ready from its
-  // first request until it starts closing; from then on it is not, so traffic drains elsewhere.
+  // Ready once every collection is loaded (Database.openInBackground) until the app starts
+  // closing; from then on it is not, so traffic drains elsewhere.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -27,6 +28,10 @@ export const opsRoutes: FastifyPluginAsync<OpsOptions> = async (app, { db, metri
 
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     if (closing) throw new KithError('ERR_SHUTTING_DOWN', 'the service is closing');
+    if (db.loading) {
+      reply.header('retry-after', String(LOADING_RETRY_AFTER_S));
+      throw new KithError('ERR_LOADING', 'the service is loading its collections (its log tells the progress of each)');
+    }
     return ok(reply, { ready: true, collections: db.list().length });
   });
 
