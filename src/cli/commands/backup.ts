@@ -10,8 +10,10 @@ import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
+import { KithClientError } from '../../api/client/kith-client.js';
 import { addTargetOptions, openTarget, type TargetOptions } from '../context.js';
 import { UsageError } from '../errors.js';
+import { cannotReach } from '../target-remote.js';
 
 interface BackupOptions extends TargetOptions {
   readonly quiet?: boolean;
@@ -33,16 +35,12 @@ async function download(url: string, apiKey: string | undefined, partial: string
   try {
     response = await fetch(`${base}/backup`, { method: 'POST', headers: apiKey === undefined ? {} : { 'api-key': apiKey } });
   } catch (error) {
-    throw new Error(`cannot reach ${base}: ${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message}`);
+    throw cannotReach(base, error);
   }
   if (!response.ok || response.body === null) {
-    const text = await response.text();
-    let message = text.slice(0, 300);
-    try {
-      const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
-      if (body.error?.message !== undefined) message = `${body.error.message} [${body.error.code ?? response.status}]`;
-    } catch {}
-    throw new Error(`POST ${base}/backup: HTTP ${response.status}: ${message}`);
+    // The envelope's message and code, printed as every command prints a server's refusal.
+    const refused = KithClientError.fromAnswer(response.status, await response.text(), `POST ${base}/backup`);
+    throw new KithClientError(refused.status, `POST ${base}/backup: HTTP ${response.status}: ${refused.message}`, refused.code);
   }
   const expected = Number(response.headers.get('content-length') ?? Number.NaN);
   const file = await open(partial, 'wx');
