@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
 import { KithClientError } from '../../api/client/kith-client.js';
-import { addTargetOptions, openTarget, type TargetOptions } from '../context.js';
+import { addTargetOptions, openTarget, resolveWhere, type TargetOptions } from '../context.js';
 import { UsageError } from '../errors.js';
 import { cannotReach } from '../target-remote.js';
 
@@ -69,12 +69,11 @@ export function registerBackupCommand(program: Command): void {
       if (existsSync(dest)) throw new UsageError(`${dest} already exists; a backup is written to a new file`);
       const partial = `${dest}.partial`;
       if (existsSync(partial)) throw new UsageError(`${partial} exists (left by another backup?); remove it first`);
+      const where = resolveWhere(options); // --url or KITH_URL, checked the way every command does
       const started = performance.now();
       try {
-        if (options.url !== undefined) {
-          openTarget(options); // checks --url and --api-key the way every command does
-          const apiKey = options.apiKey ?? process.env.KITH_API_KEY;
-          await download(options.url, apiKey === '' ? undefined : apiKey, partial);
+        if ('url' in where) {
+          await download(where.url, where.apiKey, partial);
         } else {
           const target = openTarget(options);
           try {
@@ -93,7 +92,7 @@ export function registerBackupCommand(program: Command): void {
       const { size } = await stat(dest);
       if (options.quiet !== true) {
         const seconds = (performance.now() - started) / 1000;
-        process.stdout.write(`backed up ${options.url ?? options.db ?? 'kith.db'} to ${dest}: ${(size / 1048576).toFixed(1)} MiB in ${seconds.toFixed(1)} s\n`);
+        process.stdout.write(`backed up ${'url' in where ? where.url : where.db} to ${dest}: ${(size / 1048576).toFixed(1)} MiB in ${seconds.toFixed(1)} s\n`);
       }
     });
 }
