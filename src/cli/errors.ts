@@ -6,6 +6,21 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/**
+ * A failure with what to do next: `cause` is printed as any error is (`kith: message [CODE]`), then
+ * each note on its own `kith:` line; the exit code is `exitCode` (1, or 128 + a signal's number).
+ */
+export class FailureWithNotes extends Error {
+  override readonly name = 'FailureWithNotes';
+  constructor(
+    override readonly cause: unknown,
+    readonly notes: readonly string[],
+    readonly exitCode: number,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;

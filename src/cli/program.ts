@@ -13,10 +13,11 @@ import { registerExportCommand } from './commands/export.js';
 import { registerImportCommand } from './commands/import.js';
 import { registerPointCommands } from './commands/points.js';
 import { registerShellCommand } from './commands/shell.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './errors.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, FailureWithNotes, UsageError } from './errors.js';
 import { USAGE } from './flags.js';
 
-export function buildProgram(): Command {
+/** `argv`: the words after `kith`, as given (an import prints them back in the command that resumes it). */
+export function buildProgram(argv: readonly string[] = []): Command {
   const program = new Command('kith')
     .description('kith, a vector database: run the service, or work with a database file (--db) or a running server (--url)')
     .exitOverride()
@@ -30,7 +31,7 @@ export function buildProgram(): Command {
     .allowExcessArguments();
   registerCollectionCommands(program);
   registerPointCommands(program);
-  registerImportCommand(program);
+  registerImportCommand(program, argv);
   registerExportCommand(program);
   registerBackupCommand(program);
   registerCheckCommand(program);
@@ -41,7 +42,7 @@ export function buildProgram(): Command {
 
 /** Runs the program on `argv` (without node and script) and returns the exit code; never throws. */
 export async function runProgram(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+  const program = buildProgram(argv);
   // `kith export C | head`: the reader went away; stop quietly instead of a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(EXIT_OK);
@@ -59,9 +60,11 @@ export async function runProgram(argv: readonly string[]): Promise<number> {
       process.stderr.write(`kith: ${error.message}\n(add --help for usage)\n`);
       return EXIT_USAGE;
     }
-    const code = isKithError(error) || error instanceof KithClientError ? ` [${error.code}]` : '';
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`kith: ${message}${code}\n`);
-    return EXIT_FAILURE;
+    const failure = error instanceof FailureWithNotes ? error.cause : error;
+    const code = isKithError(failure) || failure instanceof KithClientError ? ` [${failure.code}]` : '';
+    const message = failure instanceof Error ? failure.message : String(failure);
+    const notes = error instanceof FailureWithNotes ? error.notes.map((note) => `kith: ${note}\n`).join('') : '';
+    process.stderr.write(`kith: ${message}${code}\n${notes}`);
+    return error instanceof FailureWithNotes ? error.exitCode : EXIT_FAILURE;
   }
 }

@@ -17,7 +17,7 @@ export function startProgress(total: number, quiet: boolean): Progress {
   if (process.stderr.isTTY !== true) {
     return {
       update(_done, points, note) {
-        process.stderr.write(`kith: ${note} (${points} points, ${rate(points)} points/s)\n`);
+        process.stderr.write(`kith: ${note} (${points} point${points === 1 ? '' : 's'}, ${rate(points)} points/s)\n`);
       },
       stop() {},
     };

@@ -70,6 +70,12 @@ class EmbeddedTarget implements Target {
   }
 
   async drop(name: string): Promise<void> {
+    // A collection being restored is out of the registry until its restore finishes.
+    const session = this.restores.get(name);
+    if (session !== undefined) {
+      this.restores.delete(name);
+      await session.finish();
+    }
     await this.db.dropCollection(name);
   }
 

@@ -8,7 +8,21 @@ import type { CollectionConfigInput } from '../collection/collection-config.js';
 import { type CollectionSummary, type Hit, NotAvailableError, type PointLine, type PointRecord, type SearchArgs, type Target } from './target.js';
 
 export function openRemote(url: string, apiKey: string | undefined): Target {
-  return new RemoteTarget(url, new KithClient(url, apiKey === undefined ? {} : { apiKey }));
+  // fetch fails with "fetch failed" and the reason in `cause`: say which server and why.
+  const reaching: typeof fetch = async (input, init) => {
+    try {
+      return await fetch(input, init);
+    } catch (error) {
+      throw cannotReach(url, error);
+    }
+  };
+  return new RemoteTarget(url, new KithClient(url, { fetch: reaching, ...(apiKey === undefined ? {} : { apiKey }) }));
+}
+
+/** A server that did not answer: `cannot reach URL: connect ECONNREFUSED 127.0.0.1:1`. */
+export function cannotReach(url: string, error: unknown): Error {
+  const reason = ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
+  return new Error(`cannot reach ${url.replace(/\/+$/, '')}: ${reason}`);
 }
 
 class RemoteTarget implements Target {

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { KITH_JS, kith, ok } from '../helpers/kith-cli.js';
@@ -93,16 +93,21 @@ async function exerciseCommands(where: readonly string[], file: string, remote: 
   assert.match(point.version, /^\d+$/);
   const missing = await kith(['get', 'docs', 'nope', ...where]);
   assert.equal(missing.code, 1);
-  assert.match(missing.stderr, /point "nope" does not exist/);
+  assert.match(missing.stderr, /point "nope" does not exist.* \[ERR_POINT_NOT_FOUND\]\n$/);
 
   assert.equal(await ok(['delete', 'docs', '--ids', '1,4', ...where]), 'deleted 2 points\n');
   assert.equal(await ok(['delete', 'docs', '--filter', EN, ...where]), 'deleted 1 point\n');
   assert.equal(await ok(['count', 'docs', ...where]), '2\n');
-  assert.equal(await ok(['drop', 'docs', ...where]), 'dropped collection docs\n');
+  // Without a terminal to ask on, drop needs --yes; without it nothing is dropped.
+  const unasked = await kith(['drop', 'docs', ...where]);
+  assert.equal(unasked.code, 2, unasked.stderr);
+  assert.match(unasked.stderr, /^kith: drop: stdin is not a terminal, so no one can confirm; pass --yes to drop docs without asking\n/);
+  assert.equal(await ok(['count', 'docs', ...where]), '2\n');
+  assert.equal(await ok(['drop', 'docs', '--yes', ...where]), 'dropped collection docs\n');
   assert.equal(await ok(['ls', ...where]), 'no collections\n');
   const gone = await kith(['info', 'docs', ...where]);
   assert.equal(gone.code, 1);
-  assert.match(gone.stderr, /collection "docs" does not exist/);
+  assert.match(gone.stderr, /collection "docs" does not exist.* \[ERR_COLLECTION_NOT_FOUND\]\n$/);
 }
 
 test('every command against a database file (--db)', async (t) => {
@@ -142,6 +147,7 @@ test('usage errors exit 2, failures exit 1, --help exits 0 everywhere', async (t
     [['delete', 'docs', '--ids', '1', '--filter', '{}', '--db', db], /exactly one of --ids or --filter/],
     [['ls', '--db', db, '--url', 'http://127.0.0.1:1'], /--db and --url: give one, not both/],
     [['ls', '--url', 'localhost:18080'], /--url: expected http/],
+    [['drop', 'docs', '--db', db], /pass --yes/],
     [['ls', '--frobnicate'], /unknown option '--frobnicate'/],
     [['info'], /missing required argument 'collection'/],
     [['import', join(dir, 'x.parquet'), '--collection', 'docs', '--db', db], /cannot tell the format/],
@@ -157,7 +163,7 @@ test('usage errors exit 2, failures exit 1, --help exits 0 everywhere', async (t
     [['count', 'nope', '--db', db], /collection "nope" does not exist/],
     [['search', 'docs', '--vector', '[1, 0]', '--db', db], /vector: expected 4 numbers|vector.*4/],
     [['count', 'docs', '--filter', '{"must":[{"key":"lang"}]}', '--db', db], /filter\.must\[0\]/],
-    [['ls', '--url', 'http://127.0.0.1:1'], /fetch failed|ECONNREFUSED/],
+    [['ls', '--url', 'http://127.0.0.1:1'], /^kith: cannot reach http:\/\/127\.0\.0\.1:1: /],
     [['import', join(dir, 'absent.jsonl'), '--collection', 'docs', '--db', db], /absent\.jsonl: cannot read \(ENOENT\)/],
     [['import', fixture(dir), '--collection', 'fresh', '--db', db], /collection "fresh" does not exist; give --dim/],
     [['import', fixture(dir), '--collection', 'docs', '--dim', '8', '--db', db], /holds 4-dimensional vectors, not --dim 8/],
@@ -182,4 +188,35 @@ test('usage errors exit 2, failures exit 1, --help exits 0 everywhere', async (t
   const serveHelp = await kith(['serve', '-help']);
   assert.equal(serveHelp.code, 0);
   assert.match(serveHelp.stdout, /-qdrant-port/);
+});
+
+test('KITH_URL names the server when neither --db nor --url is given; a flag wins over it', async (t) => {
+  const dir = tempDir(t);
+  const url = await startService(t, ['serve', '-db', join(dir, 'served.db')]);
+  const file = join(dir, 'local.db');
+  await ok(['import', fixture(dir), '--collection', 'local', '--dim', '4', '--db', file, '--quiet']);
+  const env = { KITH_URL: url };
+  // In a folder of its own: a run that missed KITH_URL would write ./kith.db there, not in the repository.
+  const run = { env, cwd: dir };
+  await ok(['import', fixture(dir), '--collection', 'served', '--dim', '4', '--quiet'], run);
+  assert.match(await ok(['ls'], run), /^served\s/m);
+  assert.doesNotMatch(await ok(['ls'], run), /^local\s/m);
+  assert.match(await ok(['ls', '--db', file], run), /^local\s/m, '--db wins over KITH_URL');
+  const other = await kith(['ls', '--url', 'http://127.0.0.1:9'], run);
+  assert.match(other.stderr, /cannot reach http:\/\/127\.0\.0\.1:9/, '--url wins over KITH_URL');
+  // In a folder without kith.db, no KITH_URL means the default file, which is missing.
+  const noUrl = await kith(['ls'], { env: { KITH_URL: '' }, cwd: dir });
+  assert.equal(noUrl.code, 1);
+  assert.match(noUrl.stderr, /database file kith\.db does not exist/);
+  const bad = await kith(['ls'], { env: { KITH_URL: 'localhost:18080' }, cwd: dir });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /KITH_URL: expected http:\/\/HOST:PORT, got "localhost:18080"/);
+  const exported = await kith(['export', 'served', '--out', join(dir, 'served.jsonl')], run);
+  assert.equal(exported.code, 1);
+  assert.match(exported.stderr, /not available over --url/);
+  assert.equal(existsSync(join(dir, 'served.jsonl')), false, 'export wrote a file before refusing');
+  assert.equal(await ok(['drop', 'served', '--yes'], run), 'dropped collection served\n');
+  // kith backup goes to the server too.
+  await ok(['backup', join(dir, 'copy.db'), '--quiet'], run);
+  assert.equal((await kith(['check', join(dir, 'copy.db')])).code, 0);
 });

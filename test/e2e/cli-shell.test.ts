@@ -4,69 +4,19 @@
  * database file and against a real server process. tmux is required: without it the test fails.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { KITH_JS, ok } from '../helpers/kith-cli.js';
+import { kith, ok, startInTerminal } from '../helpers/kith-cli.js';
 import { httpJson, startServer } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-function tmuxPath(): string {
-  const found = spawnSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).stdout.trim();
-  assert.ok(found !== '', 'tmux is required for the kith shell tests (apt-get install tmux); it is not on PATH');
-  return found;
+/** `kith shell …args` in a terminal, its history in `history`. */
+function startShell(t: { after(fn: () => void): void }, args: readonly string[], history: string) {
+  return startInTerminal(t, ['shell', ...args], { env: { KITH_HISTORY: history } });
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The shell in a detached tmux session on its own server socket, 200×50. */
-function startShell(t: { after(fn: () => void): void }, args: readonly string[], history: string) {
-  const tmux = tmuxPath();
-  const socket = `kith-shell-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const run = (...tmuxArgs: string[]): string => execFileSync(tmux, ['-L', socket, ...tmuxArgs], { encoding: 'utf8' });
-  const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
-  const command = `env KITH_HISTORY=${quote(history)} KITH_API_KEY= ${quote(process.execPath)} ${quote(KITH_JS)} shell ${args.map(quote).join(' ')}`;
-  run('new-session', '-d', '-x', '200', '-y', '50', command);
-  t.after(() => {
-    spawnSync(tmux, ['-L', socket, 'kill-server']);
-    // kill-server leaves the socket file behind: -L names it in tmux's folder for this user.
-    rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
-  });
-  const alive = (): boolean => spawnSync(tmux, ['-L', socket, 'has-session'], { stdio: 'ignore' }).status === 0;
-  return {
-    alive,
-    screen: (): string => run('capture-pane', '-p', '-J'),
-    /** Keys as tmux names them ("Tab", "Enter", "C-d", "Up") or literal text (-l). */
-    async keys(...keys: string[]): Promise<void> {
-      run('send-keys', ...keys);
-      await sleep(150);
-    },
-    async type(text: string): Promise<void> {
-      run('send-keys', '-l', text);
-      await sleep(150);
-    },
-    /** Waits until the last non-empty line of the screen is `line` (capture-pane drops trailing spaces). */
-    async waitForLast(line: string, what: string): Promise<void> {
-      let last = '';
-      for (let i = 0; i < 200; i++) {
-        last = alive() ? (run('capture-pane', '-p', '-J').trimEnd().split('\n').at(-1) ?? '') : last;
-        if (last === line) return;
-        await sleep(50);
-      }
-      throw new Error(`${what}: the last line is ${JSON.stringify(last)}, not ${JSON.stringify(line)}`);
-    },
-    async waitFor(pattern: RegExp, what: string): Promise<string> {
-      let screen = '';
-      for (let i = 0; i < 200; i++) {
-        screen = alive() ? run('capture-pane', '-p', '-J') : screen;
-        if (pattern.test(screen)) return screen;
-        await sleep(50);
-      }
-      throw new Error(`${what}: ${pattern} not on the screen:\n${screen}`);
-    },
-  };
-}
 
 test('kith shell on a file: Tab completes commands and collections, JSON with spaces, tables, help, history, Ctrl-D', async (t) => {
   const dir = tempDir(t);
@@ -174,4 +124,63 @@ test('kith shell --url: the same commands against a running server; exit leaves'
   assert.equal(shell.alive(), false, 'exit did not end the shell');
   assert.ok(existsSync(history));
   assert.deepEqual(readFileSync(history, 'utf8').trimEnd().split('\n'), ['upsert remote 7 [2, 3] {"tag": "a b"}', 'search remote [1, 1]', 'exit']);
+});
+
+test('kith drop asks on a terminal (n, Ctrl-C keep the collection; y drops it); the shell asks too; without a terminal --yes is required', async (t) => {
+  const dir = tempDir(t);
+  const db = join(dir, 'kith.db');
+  const file = join(dir, 'docs.jsonl');
+  writeFileSync(file, '{"id": 1, "vector": [1, 0]}\n{"id": 2, "vector": [0, 1]}\n{"id": 3, "vector": [1, 1]}\n');
+  for (const name of ['keep', 'gone', 'asked', 'piped']) await ok(['import', file, '--collection', name, '--dim', '2', '--db', db, '--quiet']);
+  const names = async (): Promise<string[]> => JSON.parse(await ok(['ls', '--json', '--db', db])).map((c: { name: string }) => c.name);
+
+  for (const [answer, keys] of [
+    ['n', ['n', 'Enter']],
+    ['Ctrl-C', ['C-c']],
+    ['an empty line', ['Enter']],
+  ] as const) {
+    const terminal = startInTerminal(t, ['drop', 'keep', '--db', db], { showExit: true });
+    await terminal.waitFor(/drop collection keep and its 3 points \(.*kith\.db\)\? \[y\/N\]/, `the question (${answer})`);
+    await terminal.keys(...keys);
+    const screen = await terminal.waitFor(/\[exit \d+\]/, `the end (${answer})`);
+    assert.match(screen, /kith: keep not dropped\n[\s\S]*\[exit 1\]/, answer);
+    assert.ok((await names()).includes('keep'), `${answer} dropped the collection`);
+  }
+  const yes = startInTerminal(t, ['drop', 'gone', '--db', db], { showExit: true });
+  await yes.waitFor(/drop collection gone and its 3 points .*\? \[y\/N\]/, 'the question');
+  await yes.type('y');
+  await yes.keys('Enter');
+  assert.match(await yes.waitFor(/\[exit \d+\]/, 'the end'), /dropped collection gone\n\[exit 0\]/);
+  assert.deepEqual((await names()).sort(), ['asked', 'keep', 'piped']);
+
+  // The shell asks at its prompt; --yes does not.
+  const shell = startInTerminal(t, ['shell', '--db', db], { env: { KITH_HISTORY: join(dir, 'history') } });
+  await shell.waitForLast('kith>', 'the prompt');
+  const askDrop = async (what: string): Promise<void> => {
+    await shell.type('drop asked');
+    await shell.keys('Enter');
+    await shell.waitForLast('drop collection asked and its 3 points? [y/N]', what);
+  };
+  await askDrop('the question');
+  await shell.type('n');
+  await shell.keys('Enter');
+  await shell.waitFor(/\[y\/N\] n\nnot dropped\nkith>/, 'not dropped');
+  await askDrop('the question again');
+  await shell.keys('C-c');
+  await shell.waitFor(/\[y\/N\] \^C *\n+not dropped\nkith>/, 'Ctrl-C answers no');
+  await askDrop('the question a third time');
+  await shell.type('yes');
+  await shell.keys('Enter');
+  await shell.waitFor(/\[y\/N\] yes\ndropped asked\nkith>/, 'dropped');
+  await shell.type('drop keep --yes');
+  await shell.keys('Enter');
+  await shell.waitFor(/dropped keep\nkith>/, '--yes');
+  await shell.keys('C-d');
+  assert.ok(await shell.ended(), 'Ctrl-D did not end the shell');
+  assert.deepEqual(await names(), ['piped']);
+
+  // From a pipe there is no one to ask: drop needs --yes.
+  const piped = await kith(['shell', '--db', db], { input: 'drop piped\nls\ndrop piped --yes\nls\n' });
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.match(piped.stdout, /^not on a terminal, so no one can confirm: write drop piped --yes\nusage: drop COLLECTION \[--yes\]\nNAME .*\npiped .*\ndropped piped\nno collections\n$/);
 });

@@ -1,10 +1,16 @@
 /**
  * `kith/client` against the real service over a real socket: every method, its errors (status,
- * message, code) and versions read exactly (compared with the digits of the raw response).
+ * message, and the code the server's envelope carries, compared with the raw answer) and versions
+ * read exactly (compared with the digits of the raw response). An HTTP server that is not kith (a
+ * proxy, a newer version) shows what the client makes of answers it does not know.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { KithClient, KithClientError } from '../../src/api/client/kith-client.js';
+import { kith } from '../helpers/kith-cli.js';
 import { httpJson, type ServerProcess, startServer } from '../helpers/server-process.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 
@@ -20,6 +26,7 @@ test('kith/client against the real service', async (t) => {
   await t.test('collections', collections);
   await t.test('points', points);
   await t.test('not kith', notKith);
+  await t.test('codes are the envelope\'s', codesFromEnvelope);
 });
 
 /** The version digits as the server wrote them. */
@@ -140,3 +147,87 @@ async function notKith(): Promise<void> {
   await assert.rejects(new KithClient(`${server.url}/nowhere`).info(), isClientError(404, 'ERR_ROUTE_NOT_FOUND', /^no endpoint GET \/nowhere\//));
   await assert.rejects(new KithClient(`${server.url}/openapi.json?`).info(), isClientError(200, 'ERR_UNEXPECTED_RESPONSE', /not a kith envelope/));
 }
+
+/** For each refusal, the code in the server's own answer is the code the client reports. */
+async function codesFromEnvelope(): Promise<void> {
+  await client.createCollection({ name: 'c-codes', vector_size: 2, distance: 'dot' });
+  await client.upsert('c-codes', [{ id: 1, vector: [1, 0] }]);
+  // A payload key JSON.parse keeps as an own "__proto__": refused as ERR_INVALID_JSON, a 400 like ERR_BAD_INPUT.
+  const poisoned = JSON.parse('{"__proto__": {"x": 1}}') as Record<string, unknown>;
+  const cases: [string, string, string, unknown, () => Promise<unknown>][] = [
+    ['ERR_COLLECTION_NOT_FOUND', 'GET', '/collections/missing', undefined, () => client.getCollection('missing')],
+    ['ERR_POINT_NOT_FOUND', 'GET', '/collections/c-codes/points/zz', undefined, () => client.getPoint('c-codes', 'zz')],
+    ['ERR_BAD_INPUT', 'POST', '/collections/c-codes/points/search', { vector: [1] }, () => client.search('c-codes', { vector: [1] })],
+    ['ERR_COLLECTION_EXISTS', 'POST', '/collections', { name: 'c-codes', vector_size: 2, distance: 'dot' }, () => client.createCollection({ name: 'c-codes', vector_size: 2, distance: 'dot' })],
+    ['ERR_INVALID_JSON', 'PUT', '/collections/c-codes/points', { points: [{ id: 2, vector: [1, 0], payload: poisoned }] }, () => client.upsert('c-codes', [{ id: 2, vector: [1, 0], payload: poisoned }])],
+    ['ERR_ROUTE_NOT_FOUND', 'GET', '/nowhere', undefined, () => new KithClient(`${server.url}/nowhere`).info()],
+  ];
+  for (const [expected, method, path, body, call] of cases) {
+    const raw = await httpJson(server.url, method, path === '/nowhere' ? '/nowhere/' : path, body);
+    assert.equal(raw.body?.status?.code, expected, `${method} ${path}: ${raw.raw}`);
+    await assert.rejects(call(), (error: unknown) => {
+      assert.ok(error instanceof KithClientError, String(error));
+      assert.equal(error.code, raw.body.status.code, `${method} ${path}`);
+      assert.equal(error.status, raw.status);
+      assert.equal(error.message, raw.body.status.error);
+      return true;
+    });
+  }
+  assert.equal((await client.getCollection('c-codes')).points_count, 1, 'refused requests changed nothing');
+}
+
+test('a wrong or missing API key is ERR_UNAUTHORIZED in the client and the CLI', async (t) => {
+  const keyed = await startServer(tempDbPath(t), ['-api-key', 'open-sesame']);
+  t.after(() => keyed.stop());
+  for (const apiKey of ['wrong', undefined]) {
+    const refused = new KithClient(keyed.url, apiKey === undefined ? {} : { apiKey });
+    await assert.rejects(refused.listCollections(), isClientError(401, 'ERR_UNAUTHORIZED', /API key/i));
+    await assert.rejects(refused.getCollection('any'), isClientError(401, 'ERR_UNAUTHORIZED', /API key/i));
+    const run = await kith(['ls', '--url', keyed.url, ...(apiKey === undefined ? [] : ['--api-key', apiKey])]);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /^kith: .*API key.* \[ERR_UNAUTHORIZED\]\n$/i);
+  }
+  assert.deepEqual(await new KithClient(keyed.url, { apiKey: 'open-sesame' }).listCollections(), []);
+  // The CLI's other refusals carry the server's code too.
+  const key = ['--url', keyed.url, '--api-key', 'open-sesame'];
+  const missing = await kith(['info', 'missing', ...key]);
+  assert.match(missing.stderr, /\[ERR_COLLECTION_NOT_FOUND\]\n$/);
+});
+
+/** An HTTP server that is not kith: `answer(path)` gives each path's status, content type and body. */
+async function foreignServer(t: { after(fn: () => Promise<void>): void }, answers: Record<string, [number, string, string]>): Promise<string> {
+  const foreign = createServer((request, response) => {
+    const [status, type, body] = answers[request.url ?? ''] ?? [500, 'text/plain', 'no answer'];
+    response.writeHead(status, { 'content-type': type }).end(body);
+  });
+  foreign.listen(0, '127.0.0.1');
+  await once(foreign, 'listening');
+  t.after(async () => {
+    foreign.close();
+    await once(foreign, 'close');
+  });
+  return `http://127.0.0.1:${(foreign.address() as AddressInfo).port}`;
+}
+
+test('codes a client does not list pass through; answers that are not kith\'s are ERR_UNEXPECTED_RESPONSE, never a guess', async (t) => {
+  const json = 'application/json';
+  const url = await foreignServer(t, {
+    // A 503 of a newer server (a code this client does not list) and one that is not "shutting down".
+    '/collections/loading': [503, json, '{"status":{"error":"collections are still loading","code":"ERR_LOADING"},"time":0}'],
+    '/collections/unavailable': [503, json, '{"status":{"error":"the dashboard is not built","code":"ERR_UNAVAILABLE"},"time":0}'],
+    // An error envelope without a code (a Qdrant-dialect server), a proxy's HTML page, a code of another shape.
+    '/collections/codeless': [404, json, '{"status":{"error":"Not found: Collection `codeless` doesn\'t exist!"},"time":0}'],
+    '/collections/proxy': [502, 'text/html', '<html><body>Bad Gateway</body></html>'],
+    '/collections/odd': [401, json, '{"status":{"error":"go away","code":"<b>nope</b>"},"time":0}'],
+  });
+  const foreign = new KithClient(url);
+  await assert.rejects(foreign.getCollection('loading'), isClientError(503, 'ERR_LOADING', /^collections are still loading$/));
+  await assert.rejects(foreign.getCollection('unavailable'), isClientError(503, 'ERR_UNAVAILABLE', /^the dashboard is not built$/));
+  await assert.rejects(foreign.getCollection('codeless'), isClientError(404, 'ERR_UNEXPECTED_RESPONSE', /^GET \/collections\/codeless: HTTP 404 without kith's error code .*: Not found: Collection/));
+  await assert.rejects(foreign.getCollection('proxy'), isClientError(502, 'ERR_UNEXPECTED_RESPONSE', /^GET \/collections\/proxy: the answer is not JSON \(HTTP 502\)$/));
+  await assert.rejects(foreign.getCollection('odd'), isClientError(401, 'ERR_UNEXPECTED_RESPONSE', /without kith's error code .*: go away$/));
+  // The CLI prints the code it was given.
+  const run = await kith(['info', 'loading', '--url', url]);
+  assert.equal(run.code, 1);
+  assert.equal(run.stderr, 'kith: collections are still loading [ERR_LOADING]\n');
+});

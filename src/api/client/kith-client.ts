@@ -46,8 +46,16 @@ export interface ServiceInfo {
   version: string;
 }
 
-/** What the client can report: a kith error code, or a response that is not kith's (a proxy's HTML page, say). */
-export type KithClientErrorCode = ErrorCode | 'ERR_UNEXPECTED_RESPONSE';
+/**
+ * The code of a refused request: one of kith's error table (core/errors.ts), as the server's
+ * envelope carries it; `ERR_UNEXPECTED_RESPONSE` for an answer that is not kith's (a proxy's error
+ * page, a server of another kind, an error envelope without a code); or, from a newer server, a code
+ * this version of the client does not list, passed through as the server wrote it.
+ */
+export type KithClientErrorCode = ErrorCode | 'ERR_UNEXPECTED_RESPONSE' | (string & Record<never, never>);
+
+/** A code as kith writes one; anything else in the `code` field is not kith's. */
+const CODE_SHAPE = /^ERR_[A-Z0-9_]{1,64}$/;
 
 /** A request the server refused (or an answer that was not kith's). */
 export class KithClientError extends Error {
@@ -60,6 +68,26 @@ export class KithClientError extends Error {
     super(message);
     this.name = 'KithClientError';
   }
+
+  /**
+   * The error an answer stands for. kith's envelope `{"status":{"error":"…","code":"ERR_…"}}` gives
+   * the message and the code. Any other answer is `ERR_UNEXPECTED_RESPONSE`, its message saying what
+   * came: the code is never guessed from the status (one status has several codes: 503 is a
+   * closing service or a part not there). `request` (`GET /x`) names the request in those messages.
+   */
+  static fromAnswer(status: number, text: string, request: string): KithClientError {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return new KithClientError(status, `${request}: the answer is not JSON (HTTP ${status})`, 'ERR_UNEXPECTED_RESPONSE');
+    }
+    const envelope = typeof parsed === 'object' && parsed !== null ? (parsed as { status?: unknown }).status : undefined;
+    const { error, code } = typeof envelope === 'object' && envelope !== null ? (envelope as { error?: unknown; code?: unknown }) : {};
+    if (typeof error !== 'string') return new KithClientError(status, `${request}: the answer is not a kith envelope (HTTP ${status})`, 'ERR_UNEXPECTED_RESPONSE');
+    if (typeof code === 'string' && CODE_SHAPE.test(code)) return new KithClientError(status, error, code);
+    return new KithClientError(status, `${request}: HTTP ${status} without kith's error code (not a kith server?): ${error}`, 'ERR_UNEXPECTED_RESPONSE');
+  }
 }
 
 export interface KithClientOptions {
@@ -69,37 +97,6 @@ export interface KithClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** The `fetch` to use; default the global one. */
   readonly fetch?: typeof fetch;
-}
-
-/**
- * The error envelope carries a message, not a code: the code is recovered from the status, and
- * where one status has several codes, from the start of the message (written by kith's own error
- * table, core/errors.ts).
- */
-function codeOf(status: number, message: string): KithClientErrorCode {
-  switch (status) {
-    case 400:
-      return message.startsWith('body: expected JSON') || message.startsWith('body: not valid JSON') ? 'ERR_INVALID_JSON' : 'ERR_BAD_INPUT';
-    case 404:
-      if (message.startsWith('no endpoint')) return 'ERR_ROUTE_NOT_FOUND';
-      return message.startsWith('point ') ? 'ERR_POINT_NOT_FOUND' : 'ERR_COLLECTION_NOT_FOUND';
-    case 405:
-      return 'ERR_METHOD_NOT_ALLOWED';
-    case 409:
-      return 'ERR_COLLECTION_EXISTS';
-    case 413:
-      return 'ERR_BODY_TOO_LARGE';
-    case 414:
-      return 'ERR_URI_TOO_LONG';
-    case 415:
-      return 'ERR_UNSUPPORTED_MEDIA_TYPE';
-    case 503:
-      return 'ERR_SHUTTING_DOWN';
-    case 507:
-      return 'ERR_CAPACITY';
-    default:
-      return status >= 500 ? 'ERR_INTERNAL' : 'ERR_BAD_INPUT';
-  }
 }
 
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
@@ -250,21 +247,16 @@ export class KithClient {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
+    const request = `${method} ${path}`;
+    if (!response.ok) throw KithClientError.fromAnswer(response.status, text, request);
     let parsed: unknown;
     try {
       parsed = JSON.parse(quoteVersions(text));
     } catch {
-      throw new KithClientError(response.status, `${method} ${path}: the answer is not JSON (HTTP ${response.status})`, 'ERR_UNEXPECTED_RESPONSE');
+      throw KithClientError.fromAnswer(response.status, text, request);
     }
     const envelope = parsed as Envelope;
-    const error = typeof envelope?.status === 'object' && envelope.status !== null ? (envelope.status as { error?: unknown }).error : undefined;
-    if (!response.ok || typeof error === 'string') {
-      const message = typeof error === 'string' ? error : `HTTP ${response.status}`;
-      throw new KithClientError(response.status, message, typeof error === 'string' ? codeOf(response.status, message) : 'ERR_UNEXPECTED_RESPONSE');
-    }
-    if (enveloped && envelope?.status !== 'ok') {
-      throw new KithClientError(response.status, `${method} ${path}: the answer is not a kith envelope`, 'ERR_UNEXPECTED_RESPONSE');
-    }
+    if (enveloped && envelope?.status !== 'ok') throw KithClientError.fromAnswer(response.status, text, request);
     return envelope;
   }
 }

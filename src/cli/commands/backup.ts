@@ -10,8 +10,10 @@ import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
-import { addTargetOptions, openTarget, type TargetOptions } from '../context.js';
+import { KithClientError } from '../../api/client/kith-client.js';
+import { addTargetOptions, openTarget, resolveWhere, type TargetOptions } from '../context.js';
 import { UsageError } from '../errors.js';
+import { cannotReach } from '../target-remote.js';
 
 interface BackupOptions extends TargetOptions {
   readonly quiet?: boolean;
@@ -33,16 +35,12 @@ async function download(url: string, apiKey: string | undefined, partial: string
   try {
     response = await fetch(`${base}/backup`, { method: 'POST', headers: apiKey === undefined ? {} : { 'api-key': apiKey } });
   } catch (error) {
-    throw new Error(`cannot reach ${base}: ${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message}`);
+    throw cannotReach(base, error);
   }
   if (!response.ok || response.body === null) {
-    const text = await response.text();
-    let message = text.slice(0, 300);
-    try {
-      const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
-      if (body.error?.message !== undefined) message = `${body.error.message} [${body.error.code ?? response.status}]`;
-    } catch {}
-    throw new Error(`POST ${base}/backup: HTTP ${response.status}: ${message}`);
+    // The envelope's message and code, printed as every command prints a server's refusal.
+    const refused = KithClientError.fromAnswer(response.status, await response.text(), `POST ${base}/backup`);
+    throw new KithClientError(refused.status, `POST ${base}/backup: HTTP ${response.status}: ${refused.message}`, refused.code);
   }
   const expected = Number(response.headers.get('content-length') ?? Number.NaN);
   const file = await open(partial, 'wx');
@@ -71,12 +69,11 @@ export function registerBackupCommand(program: Command): void {
       if (existsSync(dest)) throw new UsageError(`${dest} already exists; a backup is written to a new file`);
       const partial = `${dest}.partial`;
       if (existsSync(partial)) throw new UsageError(`${partial} exists (left by another backup?); remove it first`);
+      const where = resolveWhere(options); // --url or KITH_URL, checked the way every command does
       const started = performance.now();
       try {
-        if (options.url !== undefined) {
-          openTarget(options); // checks --url and --api-key the way every command does
-          const apiKey = options.apiKey ?? process.env.KITH_API_KEY;
-          await download(options.url, apiKey === '' ? undefined : apiKey, partial);
+        if ('url' in where) {
+          await download(where.url, where.apiKey, partial);
         } else {
           const target = openTarget(options, 'read');
           try {
@@ -95,7 +92,7 @@ export function registerBackupCommand(program: Command): void {
       const { size } = await stat(dest);
       if (options.quiet !== true) {
         const seconds = (performance.now() - started) / 1000;
-        process.stdout.write(`backed up ${options.url ?? options.db ?? 'kith.db'} to ${dest}: ${(size / 1048576).toFixed(1)} MiB in ${seconds.toFixed(1)} s\n`);
+        process.stdout.write(`backed up ${'url' in where ? where.url : where.db} to ${dest}: ${(size / 1048576).toFixed(1)} MiB in ${seconds.toFixed(1)} s\n`);
       }
     });
 }

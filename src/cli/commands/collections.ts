@@ -1,6 +1,8 @@
 /** `kith ls`, `kith info C`, `kith drop C`. */
 import type { Command } from 'commander';
+import { askOnTerminal } from '../confirm.js';
 import { addTargetOptions, type TargetOptions, withTarget } from '../context.js';
+import { UsageError } from '../errors.js';
 import { table, toJson } from '../output.js';
 
 interface JsonOption {
@@ -30,9 +32,22 @@ export function registerCollectionCommands(program: Command): void {
       process.stdout.write(`${toJson(info, 2)}\n`);
     });
 
-  addTargetOptions(program.command('drop').description('drop a collection and every point in it').argument('<collection>'))
-    .action(async (name: string, options: TargetOptions) => {
-      await withTarget(options, (target) => target.drop(name));
+  addTargetOptions(program.command('drop').description('drop a collection and every point in it; asks first on a terminal').argument('<collection>'))
+    .option('--yes', 'drop without asking (required when stdin is not a terminal)')
+    .action(async (name: string, options: TargetOptions & { yes?: boolean }) => {
+      const ask = options.yes !== true;
+      if (ask && process.stdin.isTTY !== true) {
+        throw new UsageError(`drop: stdin is not a terminal, so no one can confirm; pass --yes to drop ${name} without asking`);
+      }
+      const dropped = await withTarget(options, async (target) => {
+        if (ask) {
+          const { points_count } = await target.info(name);
+          if (!(await askOnTerminal(`drop collection ${name} and its ${points_count} point${points_count === 1 ? '' : 's'} (${target.where})? [y/N] `))) return false;
+        }
+        await target.drop(name);
+        return true;
+      });
+      if (!dropped) throw new Error(`${name} not dropped`);
       process.stdout.write(`dropped collection ${name}\n`);
     });
 }

@@ -14,7 +14,7 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Command } from 'commander';
-import { addTargetOptions, type TargetOptions, withTarget } from '../context.js';
+import { addTargetOptions, resolveWhere, type TargetOptions, withTarget } from '../context.js';
 import { UsageError } from '../errors.js';
 import { npyHeader, npyIdsPath } from '../npy.js';
 import { toJson } from '../output.js';
@@ -66,7 +66,7 @@ export function registerExportCommand(program: Command): void {
     .option('--format <format>', 'output format: jsonl, or npy (float32 vectors, ids in FILE.ids.jsonl)', 'jsonl')
     .option('--quiet', 'no progress on stderr')
     .action(async (name: string, options: ExportOptions) => {
-      if (options.url !== undefined) throw new NotAvailableError('export is not available over --url (the REST API cannot list points); use --db on the file');
+      if ('url' in resolveWhere(options)) throw new NotAvailableError('export is not available over --url (the REST API cannot list points); use --db on the file');
       if (options.format !== 'jsonl' && options.format !== 'npy') throw new UsageError(`--format: expected jsonl or npy, got ${JSON.stringify(options.format)}`);
       if (options.format === 'npy' && options.out === undefined) throw new UsageError('--format npy: give the file with --out FILE.npy (its ids go to FILE.ids.jsonl beside it)');
       const npy = options.format === 'npy';

@@ -1,9 +1,9 @@
 /**
  * `kith import FILE --collection C`: points from a file into a collection, in batches that are
- * each durable before the next is sent (the next is read while one is written). Upserts replace by id, so re-running the same file after
- * an interruption (or twice) gives the same collection: that is how an import resumes. Every point
- * of a batch is checked before the batch is written, so a bad line stops the import with nothing
- * of its batch written (earlier batches stay: re-run once the file is fixed).
+ * each durable before the next is sent (import/batches.ts). Upserts replace by id, so re-running
+ * the same file after an interruption (or twice) gives the same collection; a failed or interrupted
+ * import says how many points of the file are durable and the command that goes on from there
+ * (`--skip N`), and drops again a collection it created if nothing reached it (import/resume.ts).
  */
 import { statSync } from 'node:fs';
 import { basename, extname } from 'node:path';
@@ -11,14 +11,19 @@ import type { Command } from 'commander';
 import { KithClientError } from '../../api/client/kith-client.js';
 import { isKithError, KithError } from '../../core/errors.js';
 import { addTargetOptions, type TargetOptions, withTarget } from '../context.js';
-import { parsePositiveInt, UsageError } from '../errors.js';
+import { EXIT_FAILURE, EXIT_USAGE, FailureWithNotes, parsePositiveInt, UsageError } from '../errors.js';
+import { ImportInterrupted, newTally, writeBatches } from '../import/batches.js';
+import { signalExitCode, watchSignals } from '../import/interrupt.js';
+import { afterFailure } from '../import/resume.js';
 import { startProgress } from '../progress.js';
 import { readBvecs, readFvecs, readNpy } from '../readers/binary.js';
 import { readCsv } from '../readers/csv.js';
+import { expandVectorColumns, type VectorColumns } from '../readers/csv-columns.js';
+import { type ColumnType, parseTypes } from '../readers/csv-types.js';
 import { withIds } from '../readers/ids.js';
 import { readJsonl } from '../readers/jsonl.js';
-import { InputFileError, type SourcePoint } from '../readers/source.js';
-import type { CollectionSummary, PointLine, Target } from '../target.js';
+import type { SourcePoint } from '../readers/source.js';
+import type { CollectionSummary, Target } from '../target.js';
 
 interface ImportOptions extends TargetOptions {
   readonly collection: string;
@@ -26,14 +31,19 @@ interface ImportOptions extends TargetOptions {
   readonly distance: string;
   readonly hnsw?: boolean;
   readonly batch: string;
+  readonly skip: string;
   readonly format?: string;
   readonly idColumn: string;
   readonly ids?: string;
-  readonly vectorColumn: string;
+  readonly vectorColumn?: string;
+  readonly vectorColumns?: string;
+  readonly vectorPrefix?: string;
+  readonly delimiter?: string;
+  readonly types?: string;
   readonly quiet?: boolean;
 }
 
-const FORMATS = ['jsonl', 'csv', 'fvecs', 'bvecs', 'npy'] as const;
+const FORMATS = ['jsonl', 'csv', 'tsv', 'fvecs', 'bvecs', 'npy'] as const;
 type Format = (typeof FORMATS)[number];
 
 const EXTENSIONS: Record<string, Format> = {
@@ -41,18 +51,23 @@ const EXTENSIONS: Record<string, Format> = {
   '.ndjson': 'jsonl',
   '.json': 'jsonl',
   '.csv': 'csv',
+  '.tsv': 'tsv',
+  '.tab': 'tsv',
   '.fvecs': 'fvecs',
   '.bvecs': 'bvecs',
   '.npy': 'npy',
 };
 
-const READERS: Record<Format, (path: string, label: string, dim: number, options: ImportOptions) => AsyncIterable<SourcePoint>> = {
-  jsonl: readJsonl,
-  csv: (path, label, dim, options) => readCsv(path, label, dim, { idColumn: options.idColumn, vectorColumn: options.vectorColumn }),
-  fvecs: readFvecs,
-  bvecs: readBvecs,
-  npy: readNpy,
-};
+/** What one point of the file is called in the summary and in `--skip`. */
+const UNIT: Record<Format, string> = { jsonl: 'line', csv: 'row', tsv: 'row', fvecs: 'vector', bvecs: 'vector', npy: 'row' };
+
+/** The CSV reader's settings, from the options; checked before anything is opened. */
+interface CsvSettings {
+  readonly idColumn: string;
+  readonly vector: VectorColumns;
+  readonly delimiter: string;
+  readonly types: ReadonlyMap<string, ColumnType>;
+}
 
 function formatOf(file: string, given: string | undefined): Format {
   const name = given ?? EXTENSIONS[extname(file).toLowerCase()];
@@ -61,151 +76,180 @@ function formatOf(file: string, given: string | undefined): Format {
   return name as Format;
 }
 
+/** `--delimiter`: one character; `tab` or `\t` for a tab. */
+function delimiterOf(given: string | undefined, format: Format): string {
+  if (given === undefined) return format === 'tsv' ? '\t' : ',';
+  const delimiter = given === 'tab' || given === '\\t' ? '\t' : given;
+  if ([...delimiter].length !== 1 || delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
+    throw new UsageError(`--delimiter: expected one character (not a quote or a line break; tab or \\t for a tab), got ${JSON.stringify(given)}`);
+  }
+  return delimiter;
+}
+
+function csvSettings(options: ImportOptions, format: Format): CsvSettings {
+  const given = [options.vectorColumn, options.vectorColumns, options.vectorPrefix].filter((o) => o !== undefined);
+  if (given.length > 1) throw new UsageError('--vector-column, --vector-columns, --vector-prefix: give one');
+  let vector: VectorColumns = { column: options.vectorColumn ?? 'vector' };
+  if (options.vectorColumns !== undefined) {
+    const columns = expandVectorColumns(options.vectorColumns);
+    if (typeof columns === 'string') throw new UsageError(`--vector-columns: ${columns}`);
+    vector = { columns };
+  } else if (options.vectorPrefix !== undefined) {
+    if (options.vectorPrefix === '') throw new UsageError('--vector-prefix: expected the text before each component column\'s number, e.g. v for v0, v1, …');
+    vector = { prefix: options.vectorPrefix };
+  }
+  return {
+    idColumn: options.idColumn,
+    vector,
+    delimiter: delimiterOf(options.delimiter, format),
+    types: options.types === undefined ? new Map() : parseTypes(options.types),
+  };
+}
+
+/** The options only CSV reads, refused for other formats rather than ignored. */
+function checkFormatOptions(command: Command, format: Format): void {
+  const csv = format === 'csv' || format === 'tsv';
+  const csvOnly = ['idColumn', 'vectorColumn', 'vectorColumns', 'vectorPrefix', 'delimiter', 'types'];
+  const given = csvOnly.find((key) => command.getOptionValueSource(key) === 'cli');
+  if (!csv && given !== undefined) {
+    throw new UsageError(`--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: only for CSV and TSV files, not ${format}`);
+  }
+  if (csv || format === 'jsonl') {
+    if (command.getOptionValueSource('ids') === 'cli') throw new UsageError(`--ids: only for .fvecs, .bvecs and .npy; a ${format} file names its ids`);
+  }
+}
+
+function readerOf(format: Format, file: string, dim: number, csv: CsvSettings, announce: (text: string) => void): AsyncIterable<SourcePoint> {
+  const label = basename(file);
+  switch (format) {
+    case 'jsonl':
+      return readJsonl(file, label, dim);
+    case 'csv':
+    case 'tsv':
+      return readCsv(file, label, dim, { ...csv, announce });
+    case 'fvecs':
+      return readFvecs(file, label, dim);
+    case 'bvecs':
+      return readBvecs(file, label, dim);
+    case 'npy':
+      return readNpy(file, label, dim);
+  }
+}
+
+/** The file's size (for the progress bar); a directory, or a pipe for a format read by position, is refused. */
+function sourceSize(file: string, format: Format): number {
+  let stats: ReturnType<typeof statSync>;
+  try {
+    stats = statSync(file);
+  } catch (error) {
+    throw new KithError('ERR_BAD_INPUT', `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  if (stats.isDirectory()) throw new KithError('ERR_BAD_INPUT', `${file}: is a directory, not a file`);
+  const byPosition = format === 'fvecs' || format === 'bvecs' || format === 'npy';
+  if (byPosition && !stats.isFile()) throw new KithError('ERR_BAD_INPUT', `${file}: not a regular file (a ${format} file is read by position)`);
+  return stats.size;
+}
+
 function isNotFound(error: unknown): boolean {
   return (isKithError(error) || error instanceof KithClientError) && error.code === 'ERR_COLLECTION_NOT_FOUND';
 }
 
 /** The collection to import into: existing (its dimension must match --dim if given), or created from --dim/--distance/--hnsw. */
-async function resolveCollection(target: Target, options: ImportOptions, dim: number | undefined): Promise<CollectionSummary> {
+async function resolveCollection(target: Target, options: ImportOptions, dim: number | undefined): Promise<{ info: CollectionSummary; created: boolean }> {
   try {
     const info = await target.info(options.collection);
     if (dim !== undefined && info.vector_size !== dim) {
       throw new KithError('ERR_BAD_INPUT', `collection "${options.collection}" holds ${info.vector_size}-dimensional vectors, not --dim ${dim}`);
     }
-    return info;
+    return { info, created: false };
   } catch (error) {
     if (!isNotFound(error)) throw error;
     if (dim === undefined) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${options.collection}" does not exist; give --dim (and --distance, --hnsw) to create it`);
-    return target.create({ name: options.collection, vector_size: dim, distance: options.distance, hnsw: options.hnsw === true });
+    const info = await target.create({ name: options.collection, vector_size: dim, distance: options.distance, hnsw: options.hnsw === true });
+    return { info, created: true };
   }
 }
 
-/** An error the engine raised for `points[i]…` of a batch, told as the file location of that point. */
-function locate(error: unknown, batch: readonly SourcePoint[]): unknown {
-  if (!(isKithError(error) || error instanceof KithClientError) || error.code !== 'ERR_BAD_INPUT') return error;
-  const m = /^points\[(\d+)\]\.?(.*)$/s.exec(error.message);
-  const source = m === null ? undefined : batch[Number(m[1])];
-  return source === undefined ? error : new InputFileError(`${source.location}: ${m?.[2]}`);
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : noun.endsWith('h') ? 'es' : 's'}`;
 }
 
-export function registerImportCommand(program: Command): void {
-  addTargetOptions(program.command('import').description('load points from a file (JSON Lines, CSV, .fvecs, .bvecs, .npy) into a collection, in durable batches').argument('<file>'))
+/** `commandLine`: the words after `kith`, as given, for the command that resumes an import. */
+export function registerImportCommand(program: Command, commandLine: readonly string[]): void {
+  addTargetOptions(
+    program.command('import').description('load points from a file (JSON Lines, CSV, TSV, .fvecs, .bvecs, .npy) into a collection, in durable batches').argument('<file>'),
+  )
     .requiredOption('--collection <name>', 'the collection to load into')
     .option('--dim <n>', 'create the collection if it does not exist, with this vector size')
     .option('--distance <name>', 'distance of a created collection: cosine, dot or euclid', 'cosine')
     .option('--hnsw', 'give a created collection an HNSW index (default: exact, flat)')
     .option('--batch <n>', 'points per durable batch', '1000')
-    .option('--format <format>', 'file format: jsonl, csv, fvecs, bvecs or npy (default: from the extension .jsonl/.ndjson/.json, .csv, .fvecs, .bvecs, .npy)')
+    .option('--skip <n>', 'read the first N points of the file without writing them (to resume: an interrupted import prints the command)', '0')
+    .option('--format <format>', 'file format: jsonl, csv, tsv, fvecs, bvecs or npy (default: from the extension .jsonl/.ndjson/.json, .csv, .tsv/.tab, .fvecs, .bvecs, .npy)')
     .option('--ids <file>', '.fvecs/.bvecs/.npy: point ids from this file, one JSON id a line (as kith export --format npy writes FILE.ids.jsonl)')
     .option('--id-column <name>', 'CSV: the column holding point ids (without one, ids are row positions 0, 1, …)', 'id')
-    .option('--vector-column <name>', 'CSV: the column holding vectors', 'vector')
-    .option('--quiet', 'no progress on stderr')
+    .option('--vector-column <name>', 'CSV: the column holding whole vectors (default: vector)')
+    .option('--vector-columns <list>', 'CSV: one column per component, in order: x,y,z or a range v0..v127')
+    .option('--vector-prefix <prefix>', 'CSV: one column per component, every column PREFIX<n> in the order of n (v0, v1, …)')
+    .option('--delimiter <char>', 'CSV: the field delimiter (default , and a tab for .tsv; tab or \\t for a tab)')
+    .option('--types <list>', 'CSV: payload column types, e.g. zip:string,score:number (string, number, boolean, json); others are decided from the first 1000 rows')
+    .option('--quiet', 'no progress or column types on stderr')
     .addHelpText(
       'after',
       '\nJSON Lines, each line: {"id": 1, "vector": [0.1, 0.2], "payload": {"lang": "en"}} (payload optional;\n' +
         '"version": "…" as kith export writes it is kept with --db, left out over --url).\n' +
-        'CSV: a header row; a vector column (a JSON array, or numbers separated by spaces or semicolons),\n' +
-        'an id column, every other column a payload field (true/false, numbers and JSON typed; empty cells left out).\n' +
+        'CSV/TSV: a header row; a vector column (a JSON array, or numbers separated by spaces or semicolons)\n' +
+        'or one column per component, an id column, every other column a payload field of one type for the\n' +
+        'whole column (boolean, number, json or string, from its first 1000 rows or --types; empty cells left out).\n' +
         '.fvecs, .bvecs (u8 components) and .npy (2-D float32/float64): the id of a vector is its index in\n' +
         'the file (0, 1, …), no payload.\n' +
-        'Upserts replace points by id: after an interruption, run the same command again; the result is\n' +
-        'the same collection as one uninterrupted run, without duplicates.',
+        'A failed or interrupted import prints how many points of the file are durable and the command\n' +
+        'that resumes it (--skip N); running the same command again also works: upserts replace by id.\n' +
+        'A collection the import created is dropped again if nothing was written to it.',
     )
-    .action(async (file: string, options: ImportOptions) => {
+    .action(async (file: string, options: ImportOptions, command: Command) => {
       const format = formatOf(file, options.format);
-      if (options.ids !== undefined && (format === 'jsonl' || format === 'csv')) throw new UsageError(`--ids: only for .fvecs, .bvecs and .npy; a ${format} file names its ids`);
+      checkFormatOptions(command, format);
+      const csv = csvSettings(options, format);
       const batchSize = parsePositiveInt(options.batch, '--batch', 100000);
       const dim = options.dim === undefined ? undefined : parsePositiveInt(options.dim, '--dim', 65536);
-      let size: number;
-      try {
-        size = statSync(file).size;
-      } catch (error) {
-        throw new KithError('ERR_BAD_INPUT', `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-      }
+      if (!/^\d+$/.test(options.skip) || !Number.isSafeInteger(Number(options.skip))) throw new UsageError(`--skip: expected a whole number of points, got ${JSON.stringify(options.skip)}`);
+      const skip = Number(options.skip);
+      const size = sourceSize(file, format);
+      const quiet = options.quiet === true;
+      const announce = (text: string): void => {
+        if (!quiet) process.stderr.write(`kith: ${text}\n`);
+      };
+      const tally = newTally();
       const started = performance.now();
-      const { points, batches } = await withTarget(
-        options,
-        async (target) => {
-          const info = await resolveCollection(target, options, dim);
-          const read = READERS[format](file, basename(file), info.vector_size, options);
-          const source = options.ids === undefined ? read : withIds(read, options.ids);
-          return importPoints(target, options, source, batchSize, size);
-        },
-        'create',
-      );
+      const signals = watchSignals();
+      try {
+        await withTarget(
+          options,
+          async (target) => {
+            const { info, created } = await resolveCollection(target, options, dim);
+            const progress = startProgress(size, quiet);
+            try {
+              const read = readerOf(format, file, info.vector_size, csv, announce);
+              const source = options.ids === undefined ? read : withIds(read, options.ids);
+              await writeBatches(target, source, { collection: options.collection, batchSize, skip, signals, progress }, tally);
+            } catch (error) {
+              const notes = await afterFailure({ target, collection: options.collection, created, tally, file, rawArgs: commandLine, error });
+              const exitCode = error instanceof ImportInterrupted ? signalExitCode(error.signal) : error instanceof UsageError ? EXIT_USAGE : EXIT_FAILURE;
+              throw new FailureWithNotes(error, notes, exitCode);
+            } finally {
+              progress.stop();
+            }
+          },
+          'create',
+        );
+      } finally {
+        signals.stop();
+      }
       const seconds = (performance.now() - started) / 1000;
+      const skipped = skip === 0 ? '' : `, the first ${skip} skipped`;
       process.stdout.write(
-        `imported ${points} points into ${options.collection} from ${file} in ${batches} batch${batches === 1 ? '' : 'es'}, ${seconds.toFixed(1)} s (${Math.round(points / Math.max(seconds, 0.001))} points/s)\n`,
+        `imported ${plural(tally.written, 'point')} into ${options.collection} from ${file} (${plural(tally.read, UNIT[format])} read${skipped}) in ${plural(tally.batches, 'batch')}, ${seconds.toFixed(1)} s (${Math.round(tally.written / Math.max(seconds, 0.001))} points/s)\n`,
       );
     });
-}
-
-async function importPoints(
-  target: Target,
-  options: ImportOptions,
-  source: AsyncIterable<SourcePoint>,
-  batchSize: number,
-  size: number,
-): Promise<{ points: number; batches: number }> {
-  const progress = startProgress(size, options.quiet === true);
-  let points = 0;
-  let batches = 0;
-  let batch: SourcePoint[] = [];
-  /** Whether the file's points carry versions: decided by the first point, the same for every other. */
-  let versioned: boolean | undefined;
-  /**
-   * One batch is written while the next is read and checked: at most one in flight, so batches
-   * still become durable in file order, and a later batch is sent only once the one before it is
-   * durable.
-   */
-  let inFlight: Promise<void> | undefined;
-  const write = async (current: SourcePoint[]): Promise<void> => {
-    try {
-      await target.upsert(options.collection, current.map((s): PointLine => s.point));
-    } catch (error) {
-      throw locate(error, current);
-    }
-    points += current.length;
-    batches++;
-    const last = current[current.length - 1] as SourcePoint;
-    progress.update(last.bytesRead, points, `durable through ${last.location}`);
-  };
-  const settle = async (): Promise<void> => {
-    const pending = inFlight;
-    inFlight = undefined;
-    if (pending !== undefined) await pending;
-  };
-  const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
-    const current = batch;
-    batch = [];
-    await settle();
-    const pending = write(current);
-    // Handled when settled; without this, a failure while the next batch is read counts as unhandled.
-    pending.catch(() => {});
-    inFlight = pending;
-  };
-  try {
-    for await (const item of source) {
-      const hasVersion = item.point.version !== undefined;
-      if (versioned === undefined) {
-        versioned = hasVersion;
-        if (versioned && !target.keepsVersions) process.stderr.write(`kith: warning: the file's versions are not kept over --url (the server gives each batch a new one); import with --db to keep them\n`);
-      } else if (hasVersion !== versioned) {
-        throw new InputFileError(`${item.location}: version: ${versioned ? 'required: the first point has one, so every point must' : 'unexpected: the first point has none, so no point may'}`);
-      }
-      batch.push(item);
-      if (batch.length >= batchSize) await flush();
-    }
-    await flush();
-    await settle();
-  } catch (error) {
-    // The batch already sent ends first (its failure, earlier in the file, is the one reported);
-    // then the error of the line read after it.
-    await settle();
-    throw error;
-  } finally {
-    progress.stop();
-  }
-  return { points, batches };
 }

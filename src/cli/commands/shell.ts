@@ -12,7 +12,8 @@ import type { Command } from 'commander';
 import { KithClientError } from '../../api/client/kith-client.js';
 import { isKithError } from '../../core/errors.js';
 import { addTargetOptions, openTarget, type TargetOptions } from '../context.js';
-import { helpText, SHELL_COMMANDS, ShellUsage } from '../shell/shell-commands.js';
+import { isYes } from '../confirm.js';
+import { type Ask, helpText, SHELL_COMMANDS, ShellUsage } from '../shell/shell-commands.js';
 import { TokenizeError, tokenize } from '../shell/tokenize.js';
 import type { Target } from '../target.js';
 
@@ -55,7 +56,7 @@ export function complete(line: string, collections: readonly string[]): [string[
   return [[], words.at(-1) ?? ''];
 }
 
-async function runLine(target: Target, line: string, rl: Interface): Promise<string | undefined> {
+async function runLine(target: Target, line: string, rl: Interface, ask: Ask): Promise<string | undefined> {
   const words = tokenize(line);
   const [name, ...args] = words;
   if (name === undefined) return undefined;
@@ -67,7 +68,7 @@ async function runLine(target: Target, line: string, rl: Interface): Promise<str
   const command = SHELL_COMMANDS[name];
   if (command === undefined) return `unknown command ${JSON.stringify(name)}; type help for the list`;
   try {
-    return await command.run(target, args);
+    return await command.run(target, args, ask);
   } catch (error) {
     if (error instanceof ShellUsage) return `${error.message}\nusage: ${command.usage}`;
     throw error;
@@ -103,15 +104,39 @@ export function registerShellCommand(program: Command): void {
           completer: (line: string) => complete(line, collections),
         });
         let closed = false;
+        /** The question being asked (drop), which Ctrl-C or Ctrl-D answers no. */
+        let pending: { abort: AbortController; resolve: (yes: boolean) => void } | undefined;
+        const settle = (yes: boolean): void => {
+          const question = pending;
+          pending = undefined;
+          question?.abort.abort();
+          question?.resolve(yes);
+        };
         rl.on('close', () => {
           closed = true;
+          settle(false);
         });
         rl.on('SIGINT', () => {
-          // Ctrl-C drops the line being typed, as in a shell; Ctrl-D (or exit) leaves.
+          // Ctrl-C drops the line being typed, as in a shell, or answers no; Ctrl-D (or exit) leaves.
           process.stdout.write('^C\n');
+          if (pending !== undefined) {
+            settle(false);
+            return;
+          }
           rl.write(null, { ctrl: true, name: 'u' });
           rl.prompt();
         });
+        const ask: Ask = interactive
+          ? (question) =>
+              new Promise<boolean>((resolve) => {
+                const abort = new AbortController();
+                pending = { abort, resolve };
+                rl.question(question, { signal: abort.signal }, (answer) => {
+                  pending = undefined;
+                  resolve(isYes(answer));
+                });
+              })
+          : undefined;
         if (interactive) process.stdout.write(`kith shell on ${target.where}; type help for the commands, exit or Ctrl-D to leave\n`);
         rl.prompt();
         for await (const line of rl) {
@@ -123,7 +148,7 @@ export function registerShellCommand(program: Command): void {
             }
           }
           try {
-            const out = await runLine(target, line, rl);
+            const out = await runLine(target, line, rl, ask);
             if (out !== undefined) process.stdout.write(`${out}\n`);
           } catch (error) {
             process.stdout.write(`error: ${describeError(error)}\n`);

@@ -2,10 +2,11 @@
  * Binary vector files, read in blocks of whole records: `.fvecs` (each vector is an int32
  * dimension then that many float32, little-endian: the TEXMEX/ANN-benchmarks format), `.bvecs`
  * (the same with one unsigned byte per component, 0–255, as in SIFT1B) and NumPy
- * `.npy` (a 2-D little-endian float32 or float64 array in C order). Neither carries ids nor
+ * `.npy` (a 2-D little-endian float32 or float64 array in C order, npy-header.ts). Neither carries ids nor
  * payloads: a point's id is its index in the file (0, 1, 2, …) and its payload is empty.
  */
 import { open } from 'node:fs/promises';
+import { NPY_HEAD_BYTES, type NpyHeader, parseNpyHeader } from './npy-header.js';
 import { InputFileError, type SourcePoint } from './source.js';
 
 const BLOCK_BYTES = 1 << 20;
@@ -73,39 +74,16 @@ export function readBvecs(path: string, label: string, dim: number): AsyncGenera
   });
 }
 
-interface NpyHeader {
-  readonly dataStart: number;
-  readonly rows: number;
-  readonly columns: number;
-  readonly itemBytes: 4 | 8;
-}
-
-/** The .npy header (format versions 1–3): a Python dict literal with descr, fortran_order, shape. */
+/** The .npy header, checked against the file's size (npy-header.ts). */
 async function readNpyHeader(path: string, label: string): Promise<NpyHeader> {
   const file = await open(path, 'r');
-  let head: Buffer;
   try {
-    head = Buffer.alloc(65536 + 12);
+    const head = Buffer.alloc(NPY_HEAD_BYTES);
     const { bytesRead } = await file.read(head, 0, head.length, 0);
-    head = head.subarray(0, bytesRead);
+    return parseNpyHeader(head.subarray(0, bytesRead), (await file.stat()).size, label);
   } finally {
     await file.close();
   }
-  if (head.length < 10 || head.toString('latin1', 0, 6) !== '\x93NUMPY') throw new InputFileError(`${label}: not a NumPy .npy file (no \\x93NUMPY magic)`);
-  const major = head[6] as number;
-  const lengthBytes = major === 1 ? 2 : 4;
-  const headerLength = major === 1 ? head.readUInt16LE(8) : head.readUInt32LE(8);
-  const dataStart = 8 + lengthBytes + headerLength;
-  if (head.length < dataStart) throw new InputFileError(`${label}: the .npy header is truncated`);
-  const header = head.toString('latin1', 8 + lengthBytes, dataStart);
-  const descr = /'descr':\s*'([^']*)'/.exec(header)?.[1];
-  const fortran = /'fortran_order':\s*(True|False)/.exec(header)?.[1];
-  const shape = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];
-  if (descr !== '<f4' && descr !== '<f8') throw new InputFileError(`${label}: dtype ${descr ?? '?'} is not supported; expected little-endian float32 (<f4) or float64 (<f8)`);
-  if (fortran !== 'False') throw new InputFileError(`${label}: Fortran-order arrays are not supported; save with np.ascontiguousarray`);
-  const dims = (shape ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '').map(Number);
-  if (dims.length !== 2 || dims.some((d) => !Number.isSafeInteger(d))) throw new InputFileError(`${label}: expected a 2-D array (points × dimension), got shape (${shape ?? '?'})`);
-  return { dataStart, rows: dims[0] as number, columns: dims[1] as number, itemBytes: descr === '<f4' ? 4 : 8 };
 }
 
 export async function* readNpy(path: string, label: string, dim: number): AsyncGenerator<SourcePoint> {

@@ -1,23 +1,23 @@
 /**
- * An RFC 4180 record reader: fields separated by commas, records by CRLF or LF; a field in double
- * quotes may hold commas, line breaks and doubled quotes (`""` is one `"`). Streams the file in
- * chunks and yields each record with the line it starts on, so that errors can name `FILE:LINE`
- * even when an earlier field spans several lines.
+ * An RFC 4180 record reader: fields separated by commas (or another delimiter: a tab for TSV),
+ * records by CRLF or LF; a field in double quotes may hold delimiters, line breaks and doubled
+ * quotes (`""` is one `"`). Streams the file line by line (text-lines.ts: UTF-8 checked, a byte
+ * order mark skipped) and yields each record with the line it starts on, so that errors can name
+ * `FILE:LINE` even when an earlier field spans several lines.
  */
-import { createReadStream } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 import { InputFileError } from './source.js';
+import { readTextLines } from './text-lines.js';
 
 export interface CsvRecord {
   readonly fields: string[];
   /** The physical line (1-based) the record starts on. */
   readonly line: number;
-  /** Bytes of the file read so far (at chunk granularity: for the progress bar only). */
+  /** Bytes of the file read so far (for the progress bar). */
   readonly bytesRead: number;
 }
 
-export async function* readCsvRecords(path: string, label: string): AsyncGenerator<CsvRecord> {
-  const decoder = new StringDecoder('utf8');
+/** `delimiter`: one character, not a quote nor a line break (checked by the command). */
+export async function* readCsvRecords(path: string, label: string, delimiter = ','): AsyncGenerator<CsvRecord> {
   let fields: string[] = [];
   let field = '';
   /** 'start': at a field's start; 'plain': in an unquoted field; 'quoted': inside quotes; 'closed': just after a closing quote. */
@@ -25,7 +25,6 @@ export async function* readCsvRecords(path: string, label: string): AsyncGenerat
   let line = 1;
   let recordLine = 1;
   let bytesRead = 0;
-  let first = true;
   let pendingCr = false;
   const fail = (problem: string): never => {
     throw new InputFileError(`${label}:${line}: ${problem}`);
@@ -38,15 +37,9 @@ export async function* readCsvRecords(path: string, label: string): AsyncGenerat
     state = 'start';
     return record;
   };
-  for await (const chunk of createReadStream(path)) {
-    const buffer = chunk as Buffer;
-    bytesRead += buffer.length;
-    let text = decoder.write(buffer);
-    if (first) {
-      // A UTF-8 byte order mark (spreadsheets write one) is not part of the first column's name.
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      first = false;
-    }
+  for await (const chunk of readTextLines(path, label)) {
+    bytesRead = chunk.bytesRead;
+    const text = chunk.ended ? `${chunk.text}\n` : chunk.text;
     const out: CsvRecord[] = [];
     for (let i = 0; i < text.length; i++) {
       const c = text[i] as string;
@@ -68,7 +61,7 @@ export async function* readCsvRecords(path: string, label: string): AsyncGenerat
         state = 'quoted';
         continue;
       }
-      if (c === ',') {
+      if (c === delimiter) {
         fields.push(field);
         field = '';
         state = 'start';

@@ -1,44 +1,38 @@
 /**
- * CSV (RFC 4180, csv-records.ts) with a header row naming the columns:
+ * CSV (RFC 4180, csv-records.ts; or TSV, with a tab as the delimiter) with a header row naming the
+ * columns (csv-columns.ts):
  *
- * - `vector` (or --vector-column): a JSON array `[0.1, 0.2]`, or numbers separated by spaces or
- *   semicolons `0.1 0.2` / `0.1;0.2` (a comma-separated list must be quoted as one field);
+ * - the vector: one column (`vector`, or --vector-column) holding a JSON array `[0.1, 0.2]` or
+ *   numbers separated by spaces or semicolons `0.1 0.2` / `0.1;0.2`; or one column per component
+ *   (--vector-columns, --vector-prefix), each a number;
  * - `id` (or --id-column): a non-negative integer becomes a numeric id, anything else a string id;
  *   without an id column, a point's id is its row's position among the data rows (0, 1, …);
- * - every other column is a payload field, typed from its text: `true`/`false` a boolean, a JSON
- *   number literal a number, text starting with `{` or `[` that parses as JSON that value, any other
- *   text a string; an empty cell leaves the field out.
+ * - every other column is a payload field, of one type for the whole column (csv-types.ts), decided
+ *   from the first rows or given with --types; an empty cell leaves the field out.
  */
 import type { PointLine } from '../target.js';
-import { readCsvRecords } from './csv-records.js';
+import { type CsvRecord, readCsvRecords } from './csv-records.js';
+import { type CsvLayout, layoutOf, type VectorColumns } from './csv-columns.js';
+import { type ColumnType, convertCell, inferType, TYPE_SAMPLE_ROWS } from './csv-types.js';
 import { checkLine } from './jsonl.js';
 import { InputFileError, type SourcePoint } from './source.js';
 
-export interface CsvColumns {
+export interface CsvOptions {
   readonly idColumn: string;
-  readonly vectorColumn: string;
+  readonly vector: VectorColumns;
+  readonly delimiter: string;
+  /** Types given with --types, by column. */
+  readonly types: ReadonlyMap<string, ColumnType>;
+  /** Told which type each payload column got, once they are decided (before any point). */
+  readonly announce: (text: string) => void;
 }
 
-const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+/** A vector component: a number as a CSV writer prints one (`0.5`, `-1e-05`, `.5`, `+2`, `1.`). */
+const COMPONENT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const INTEGER = /^(?:0|[1-9]\d*)$/;
 
-/** A payload cell's value (undefined: leave the field out). */
-export function typedCell(text: string): unknown {
-  if (text === '') return undefined;
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  if (NUMBER.test(text)) {
-    const value = Number(text);
-    if (Number.isFinite(value)) return value;
-  }
-  if (text.startsWith('{') || text.startsWith('[')) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
-  }
-  return text;
+function quoted(text: string): string {
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
 }
 
 /** The vector cell as numbers, or a problem. */
@@ -56,8 +50,20 @@ export function vectorCell(text: string, column: string): unknown[] | string {
   const parts = trimmed.split(/[\s;]+/);
   const out: unknown[] = [];
   for (const [i, part] of parts.entries()) {
-    if (!NUMBER.test(part)) return `${column}[${i}]: expected a number, got ${JSON.stringify(part.length > 40 ? `${part.slice(0, 40)}…` : part)}`;
+    if (!COMPONENT.test(part)) return `${column}[${i}]: expected a number, got ${quoted(part)}`;
     out.push(Number(part));
+  }
+  return out;
+}
+
+/** One number a column (--vector-columns, --vector-prefix), or a problem. */
+function componentCells(fields: readonly string[], components: readonly { at: number; name: string }[]): number[] | string {
+  const out: number[] = [];
+  for (const { at, name } of components) {
+    const text = (fields[at] as string).trim();
+    if (text === '') return `${name}: empty (a vector component)`;
+    if (!COMPONENT.test(text)) return `${name}: expected a number (a vector component), got ${quoted(text)}`;
+    out.push(Number(text));
   }
   return out;
 }
@@ -70,47 +76,95 @@ function idCell(text: string): string | number {
   return text;
 }
 
-export async function* readCsv(path: string, label: string, dim: number, columns: CsvColumns): AsyncGenerator<SourcePoint> {
-  let header: string[] | undefined;
-  let idAt = -1;
-  let vectorAt = -1;
-  let row = 0;
-  for await (const record of readCsvRecords(path, label)) {
-    const location = `${label}:${record.line}`;
-    if (header === undefined) {
-      header = record.fields.map((name) => name.trim());
-      const seen = new Set<string>();
-      for (const name of header) {
-        if (name === '') throw new InputFileError(`${location}: the header row has an empty column name`);
-        if (seen.has(name)) throw new InputFileError(`${location}: the header row names column ${JSON.stringify(name)} twice`);
-        seen.add(name);
-      }
-      idAt = header.indexOf(columns.idColumn);
-      vectorAt = header.indexOf(columns.vectorColumn);
-      if (vectorAt < 0) {
-        throw new InputFileError(`${location}: the header row has no ${JSON.stringify(columns.vectorColumn)} column (give another with --vector-column); a header row is required`);
-      }
-      continue;
+interface Typed {
+  readonly name: string;
+  readonly at: number;
+  readonly type: ColumnType;
+  /** Whether --types gave the type (else it was decided from the first rows). */
+  readonly given: boolean;
+  /** Whether the first rows hold a value of the column (a column without one is a string column). */
+  readonly seen: boolean;
+}
+
+function decideTypes(layout: CsvLayout, sample: readonly CsvRecord[], given: ReadonlyMap<string, ColumnType>): Typed[] {
+  return layout.payload.map(({ name, at }) => {
+    const type = given.get(name);
+    if (type !== undefined) return { name, at, type, given: true, seen: true };
+    const inferred = inferType(sample.map((record) => record.fields[at] ?? ''));
+    return { name, at, type: inferred ?? 'string', given: false, seen: inferred !== undefined };
+  });
+}
+
+function describeColumns(label: string, layout: CsvLayout, header: readonly string[], typed: readonly Typed[]): string {
+  const ids = layout.idAt < 0 ? "ids are the rows' positions" : `ids from ${JSON.stringify(header[layout.idAt])}`;
+  const { vector } = layout;
+  const vectors = 'at' in vector ? `vectors from ${JSON.stringify(vector.name)}` : `vectors from ${vector.components[0]?.name}…${vector.components.at(-1)?.name} (${vector.components.length} columns)`;
+  const note = (t: Typed): string => (t.given ? ' (given)' : t.seen ? '' : ' (no value seen)');
+  const fields = typed.length === 0 ? 'no payload columns' : `payload ${typed.map((t) => `${t.name} ${t.type}${note(t)}`).join(', ')}`;
+  const inferred = typed.some((t) => !t.given) ? `; types from the first ${TYPE_SAMPLE_ROWS} rows (--types COLUMN:TYPE,… sets them)` : '';
+  return `${label}: ${ids}, ${vectors}, ${fields}${inferred}`;
+}
+
+/** How a cell that does not fit its column's type is told. */
+const TYPE_NOUN: Record<ColumnType, string> = { string: 'text', number: 'a number', boolean: 'true or false', json: 'a JSON object or array' };
+
+export async function* readCsv(path: string, label: string, dim: number, options: CsvOptions): AsyncGenerator<SourcePoint> {
+  const records = readCsvRecords(path, label, options.delimiter)[Symbol.asyncIterator]();
+  try {
+    const first = await records.next();
+    if (first.done === true) throw new InputFileError(`${label}: empty file; a header row is required`);
+    const header = first.value.fields.map((name) => name.trim());
+    const headerAt = `${label}:${first.value.line}`;
+    const layout = layoutOf(header, options.idColumn, options.vector, dim, headerAt);
+    for (const column of options.types.keys()) {
+      const at = header.indexOf(column);
+      if (at < 0) throw new InputFileError(`${headerAt}: --types names column ${JSON.stringify(column)}, which the header row does not have`);
+      if (!layout.payload.some((p) => p.at === at)) throw new InputFileError(`${headerAt}: --types: ${JSON.stringify(column)} is the id or a vector column, not a payload field`);
     }
-    const { fields } = record;
-    if (fields.length !== header.length) throw new InputFileError(`${location}: ${fields.length} fields, the header has ${header.length}`);
-    const vector = vectorCell(fields[vectorAt] as string, columns.vectorColumn);
-    if (typeof vector === 'string') throw new InputFileError(`${location}: ${vector}`);
-    const payload: Record<string, unknown> = {};
-    header.forEach((name, c) => {
-      if (c === idAt || c === vectorAt) return;
-      const value = typedCell(fields[c] as string);
-      if (value !== undefined) payload[name] = value;
-    });
-    const id = idAt < 0 ? row : idCell(fields[idAt] as string);
-    row++;
-    const checked = checkLine({ id, vector, payload }, dim);
-    if (typeof checked === 'string') {
-      // checkLine names JSON fields; in a CSV the id and vector are columns.
-      const named = checked.replace(/^id:/, `${columns.idColumn}:`).replace(/^vector/, columns.vectorColumn);
-      throw new InputFileError(`${location}: ${named}`);
+    // The types are decided on the first rows, which are then imported like every other row.
+    const sample: CsvRecord[] = [];
+    while (sample.length < TYPE_SAMPLE_ROWS) {
+      const next = await records.next();
+      if (next.done === true) break;
+      sample.push(next.value);
     }
-    yield { location, point: checked as PointLine, bytesRead: record.bytesRead };
+    const typed = decideTypes(layout, sample, options.types);
+    options.announce(describeColumns(label, layout, header, typed));
+    let row = 0;
+    const toPoint = (record: CsvRecord): SourcePoint => {
+      const location = `${label}:${record.line}`;
+      const { fields } = record;
+      if (fields.length !== header.length) throw new InputFileError(`${location}: ${fields.length} fields, the header has ${header.length}`);
+      const { vector: where } = layout;
+      const vector = 'at' in where ? vectorCell(fields[where.at] as string, where.name) : componentCells(fields, where.components);
+      if (typeof vector === 'string') throw new InputFileError(`${location}: ${vector}`);
+      const payload: Record<string, unknown> = {};
+      for (const { name, at, type, given } of typed) {
+        const text = fields[at] as string;
+        if (text === '') continue;
+        const value = convertCell(type, text);
+        if (value === undefined) {
+          const why = given
+            ? `--types ${name}:${type}`
+            : `the column is ${type}, from its first ${TYPE_SAMPLE_ROWS} rows; --types ${name}:string keeps every value as text`;
+          throw new InputFileError(`${location}: ${name}: ${quoted(text)} is not ${TYPE_NOUN[type]} (${why})`);
+        }
+        payload[name] = value;
+      }
+      const id = layout.idAt < 0 ? row : idCell(fields[layout.idAt] as string);
+      row++;
+      const checked = checkLine({ id, vector, payload }, dim);
+      if (typeof checked === 'string') {
+        // checkLine names JSON fields; in a CSV the id, vector and payload fields are columns.
+        const idName = header[layout.idAt] ?? 'id';
+        const named = checked.replace(/^id:/, `${idName}:`).replace(/^vector/, 'at' in where ? where.name : 'vector').replace(/^payload\./, '');
+        throw new InputFileError(`${location}: ${named}`);
+      }
+      return { location, point: checked as PointLine, bytesRead: record.bytesRead };
+    };
+    for (const record of sample) yield toPoint(record);
+    for (let next = await records.next(); next.done !== true; next = await records.next()) yield toPoint(next.value);
+  } finally {
+    await records.return(undefined);
   }
-  if (header === undefined) throw new InputFileError(`${label}: empty file; a header row is required`);
 }

@@ -1,13 +1,15 @@
 /**
  * JSON Lines: one `{"id", "version", "vector", "payload"}` object a line (version and payload
- * optional; blank lines skipped). A version (what `kith export` writes) is a decimal string.
- * Every line is checked here, against the collection's dimension, so that an error names
- * the line: `points.jsonl:17: vector: expected 4 numbers, got 3`.
+ * optional; blank lines skipped; a UTF-8 byte order mark skipped, as CSV does). A version (what
+ * `kith export` writes) is a decimal string. Every line is checked here, against the collection's
+ * dimension and as the server checks a payload, so that an error names the line:
+ * `points.jsonl:17: vector: expected 4 numbers, got 3`.
  */
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { isKithError } from '../../core/errors.js';
+import { checkJsonValue } from '../../payload/json-value.js';
 import type { PointLine } from '../target.js';
 import { InputFileError, type SourcePoint } from './source.js';
+import { readTextLines } from './text-lines.js';
 
 const KEYS = new Set(['id', 'version', 'vector', 'payload']);
 
@@ -43,6 +45,13 @@ export function checkLine(value: unknown, dim: number): PointLine | string {
     if (typeof x !== 'number' || !Number.isFinite(x)) return `vector[${i}]: expected a finite number, got ${describe(x)}`;
   }
   if (payload !== undefined && payload !== null && (typeof payload !== 'object' || Array.isArray(payload))) return `payload: expected an object, got ${describe(payload)}`;
+  try {
+    // Nesting, non-finite numbers, keys such as __proto__: refused here with the line, not by the server for the whole batch.
+    if (payload !== undefined && payload !== null) checkJsonValue(payload, 'payload');
+  } catch (error) {
+    if (isKithError(error)) return error.message;
+    throw error;
+  }
   return {
     id: id as string | number,
     ...(versionText === undefined ? {} : { version: versionText }),
@@ -52,17 +61,12 @@ export function checkLine(value: unknown, dim: number): PointLine | string {
 }
 
 export async function* readJsonl(path: string, label: string, dim: number): AsyncGenerator<SourcePoint> {
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
-  let lineNumber = 0;
-  let bytesRead = 0;
-  for await (const line of lines) {
-    lineNumber++;
-    bytesRead += Buffer.byteLength(line) + 1;
-    if (line.trim() === '') continue;
-    const location = `${label}:${lineNumber}`;
+  for await (const { text, line, bytesRead } of readTextLines(path, label)) {
+    if (text.trim() === '') continue;
+    const location = `${label}:${line}`;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = JSON.parse(text);
     } catch (error) {
       throw new InputFileError(`${location}: not valid JSON (${(error as Error).message})`);
     }

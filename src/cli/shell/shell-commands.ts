@@ -10,12 +10,18 @@ export class ShellUsage extends Error {
   override readonly name = 'ShellUsage';
 }
 
+/**
+ * Asks the person at the shell a yes/no question; undefined when the shell reads a pipe or a file,
+ * where no one can answer.
+ */
+export type Ask = ((question: string) => Promise<boolean>) | undefined;
+
 interface ShellCommand {
   readonly usage: string;
   readonly help: string;
   /** Whether the first argument is a collection name (for completion). */
   readonly takesCollection: boolean;
-  run(target: Target, args: string[]): Promise<string>;
+  run(target: Target, args: string[], ask: Ask): Promise<string>;
 }
 
 function json(text: string | undefined, what: string): unknown {
@@ -172,11 +178,17 @@ export const SHELL_COMMANDS: Record<string, ShellCommand> = {
     },
   },
   drop: {
-    usage: 'drop COLLECTION',
-    help: 'drop a collection and every point in it',
+    usage: 'drop COLLECTION [--yes]',
+    help: 'drop a collection and every point in it (asks first; --yes does not)',
     takesCollection: true,
-    async run(target, args) {
-      const name = collectionArg(args);
+    async run(target, args, ask) {
+      const { positional, values } = options(args, [], ['yes']);
+      const name = collectionArg(positional);
+      if (!values.has('yes')) {
+        if (ask === undefined) throw new ShellUsage(`not on a terminal, so no one can confirm: write drop ${name} --yes`);
+        const { points_count } = await target.info(name);
+        if (!(await ask(`drop collection ${name} and its ${points_count} point${points_count === 1 ? '' : 's'}? [y/N] `))) return `not dropped`;
+      }
       await target.drop(name);
       return `dropped ${name}`;
     },
