@@ -7,6 +7,7 @@
  * (docs/architecture.md, "The serving path").
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { jsonSliced } from './sliced-json.js';
 
 const startedAt = Symbol('kith.startedAt');
 
@@ -42,6 +43,12 @@ export function ok<T>(reply: FastifyReply, result: T): { status: 'ok'; result: T
  */
 export function okJson(reply: FastifyReply, resultJson: string): string {
   return `{"status":"ok","result":${resultJson},"time":${secondsSince(reply)}}`;
+}
+
+/** `ok` for a result that can be large (hits, pages): written in slices (api/sliced-json.ts), then sent. */
+export async function okSliced(reply: FastifyReply, result: unknown): Promise<FastifyReply> {
+  const json = await jsonSliced(result);
+  return sendJson(reply, okJson(reply, json));
 }
 
 /** Sends JSON text as it is, with the content type Fastify gives a serialised body. */

@@ -9,29 +9,32 @@
  * an integer, every other value as JSON.stringify writes it.
  */
 import type { ScoredPoint } from '../collection/collection.js';
+import { jsonArraySliced, JsonSlicer } from './sliced-json.js';
 
 /** A finite number as JSON; never anything else here (scores and stored components are finite). */
 function numberJson(x: number): string {
   return Number.isFinite(x) ? String(x) : 'null';
 }
 
-/** `[{"id":"…","version":…,"score":…,"payload":{…}},…]` */
-export function scoredPointsJson(points: readonly ScoredPoint[]): string {
-  let out = '[';
-  for (let i = 0; i < points.length; i++) {
-    const p = points[i] as ScoredPoint;
-    if (i > 0) out += ',';
-    out += `{"id":${JSON.stringify(p.id)},"version":${p.version.toString()},"score":${numberJson(p.score)}`;
-    if (p.payload !== undefined) out += `,"payload":${JSON.stringify(p.payload)}`;
-    if (p.vector !== undefined) out += `,"vector":${JSON.stringify(p.vector)}`;
-    out += '}';
-  }
-  return `${out}]`;
+/** `{"id":"…","version":…,"score":…,"payload":{…}}` */
+function scoredPointJson(p: ScoredPoint): string {
+  let out = `{"id":${JSON.stringify(p.id)},"version":${p.version.toString()},"score":${numberJson(p.score)}`;
+  if (p.payload !== undefined) out += `,"payload":${JSON.stringify(p.payload)}`;
+  if (p.vector !== undefined) out += `,"vector":${JSON.stringify(p.vector)}`;
+  return `${out}}`;
 }
 
-/** One list per search: `[[…],[…]]`. */
-export function scoredPointListsJson(lists: readonly (readonly ScoredPoint[])[]): string {
-  let out = '[';
-  for (let i = 0; i < lists.length; i++) out += (i > 0 ? ',' : '') + scoredPointsJson(lists[i] as readonly ScoredPoint[]);
-  return `${out}]`;
+/** Hits this many or fewer are written in one go (no slicing to pay for). */
+const SMALL_ANSWER = 64;
+
+/** `[{"id":"…","version":…,"score":…,"payload":{…}},…]`, in slices when long (api/sliced-json.ts). */
+export async function scoredPointsJson(points: readonly ScoredPoint[], slicer = new JsonSlicer()): Promise<string> {
+  if (points.length <= SMALL_ANSWER) return `[${points.map(scoredPointJson).join(',')}]`;
+  return jsonArraySliced(points, scoredPointJson, slicer);
+}
+
+/** One list per search: `[[…],[…]]`, in slices. */
+export async function scoredPointListsJson(lists: readonly (readonly ScoredPoint[])[]): Promise<string> {
+  const slicer = new JsonSlicer();
+  return jsonArraySliced(lists, (list) => jsonArraySliced(list, scoredPointJson, slicer), slicer);
 }

@@ -11,7 +11,7 @@ import { runSteps, type Steps } from '../core/steps.js';
 import { nextVersion } from '../core/version-clock.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
-import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
+import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import { selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
@@ -94,6 +94,11 @@ const SNAPSHOT_MIN_CHANGES = 20000;
  * after this long, so a large batch never holds other requests for more than about one search.
  */
 const BATCH_SLICE_MS = 10;
+
+/** A search estimated at more units than this (about a nanosecond each) goes to a search thread even alone (isLong). */
+const LONG_SEARCH_UNITS = 5_000_000;
+/** Units of one filter term checked on one point (a payload lookup and a comparison). */
+const FILTER_TERM_UNITS = 10;
 const SNAPSHOT_SHARE = 0.1;
 
 /**
@@ -358,7 +363,8 @@ export class Collection {
   private runSearch(checked: SearchInput, spread: boolean): Promise<SearchOutcome> | SearchOutcome {
     const threads = this.threads;
     const backlogged = threads?.backlogged() === true;
-    if (threads === undefined || !threads.available || this.dropped || (!spread && threads.idle && !(backlogged && this.isHeavy(checked)))) {
+    const toThread = spread || !threads?.idle || (backlogged && this.isHeavy(checked)) || this.isLong(checked);
+    if (threads === undefined || !threads.available || this.dropped || !toThread) {
       return searchSegment(this.segment, this.config, checked);
     }
     return this.gate.read(() => {
@@ -376,6 +382,21 @@ export class Collection {
    */
   private isHeavy(input: SearchInput): boolean {
     return !this.config.hnsw || input.params?.exact === true || (input.filter !== undefined && !isEmptyFilter(input.filter));
+  }
+
+  /**
+   * A search whose scoring would hold the service thread for milliseconds even alone: a filter
+   * checked on many points (its terms × the points), a scan of many vectors, or MMR's pairwise
+   * scoring. It goes to a thread whatever the load, so the service keeps answering meanwhile; the
+   * hand-off costs microseconds against it. The estimate counts about a nanosecond per unit.
+   */
+  private isLong(input: SearchInput): boolean {
+    const n = this.segment.table.liveCount;
+    const dim = this.config.vectorSize;
+    const scan = !this.config.hnsw || input.params?.exact === true ? n * dim : 0;
+    const filtered = input.filter === undefined || isEmptyFilter(input.filter) ? 0 : n * filterTerms(input.filter) * FILTER_TERM_UNITS;
+    const mmr = input.mmr === undefined || input.mmr === null ? 0 : ((input.offset ?? 0) + (input.limit ?? this.config.parameters.k)) * input.mmr.candidates * dim;
+    return scan + filtered + mmr > LONG_SEARCH_UNITS;
   }
 
   private searchStarted(): void {

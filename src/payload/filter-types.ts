@@ -109,8 +109,8 @@ export function isEmptyFilter(filter: Filter): boolean {
 
 /**
  * A filter's size for a request's cost (collection/request-cost.ts): one per condition at every
- * level, plus the values of its lists (`match.any`/`except`, `has_id`, polygon points), which are
- * checked per point too.
+ * level, plus the values of its lists that are compared per point (`match.any`/`except`, polygon
+ * points). `has_id` is one term whatever its length: a point's id is looked up in its set.
  */
 export function filterTerms(filter: Filter): number {
   let terms = 0;
@@ -122,9 +122,6 @@ export function filterTerms(filter: Filter): number {
         case 'nested':
         case 'elements':
           terms += filterTerms(condition.filter);
-          break;
-        case 'has_id':
-          terms += condition.ids.size;
           break;
         case 'any':
         case 'except':

@@ -140,9 +140,13 @@ export function selectPayload(payload: Payload, selector: PayloadSelector): Payl
     case 'include':
     case 'exclude': {
       const include = selector.kind === 'include';
+      const { byText, byFirstStep } = compiled(selector.patterns);
       const out: Payload = {};
       for (const key of Object.keys(payload)) {
-        const live = topLevelMatches(selector.patterns, key, payload);
+        const live: Steps[] = [];
+        // A pattern that is literally this key names it; one read as a path applies unless its text is a key of this payload.
+        for (const steps of byText.get(key) ?? []) live.push(steps);
+        for (const { text, items } of byFirstStep.get(key) ?? []) if (!Object.hasOwn(payload, text)) live.push(items);
         const value = payload[key];
         const kept = include ? keepIncluded(value, live, 1) : keepExcluded(value, live, 1);
         if (kept !== DROP) out[key] = kept;
@@ -155,19 +159,36 @@ export function selectPayload(payload: Payload, selector: PayloadSelector): Payl
 /** A pattern's steps, as they apply to one payload (a literal top-level key wins over the path reading). */
 type Steps = readonly PathItem[];
 
-function topLevelMatches(patterns: readonly PayloadPattern[], key: string, payload: Payload): Steps[] {
-  const live: Steps[] = [];
-  for (const pattern of patterns) {
-    const steps = Object.hasOwn(payload, pattern.text) ? [{ key: pattern.text }] : pattern.items;
-    if (steps !== undefined && sameStep(steps[0] as PathItem, { key })) live.push(steps);
-  }
-  return live;
+interface Compiled {
+  /** Patterns by their text, as literal top-level keys (`[{key: text}]`). */
+  readonly byText: ReadonlyMap<string, Steps[]>;
+  /** Patterns read as paths, by their first step's key. */
+  readonly byFirstStep: ReadonlyMap<string, { text: string; items: Steps }[]>;
 }
 
-function sameStep(a: PathItem, b: PathItem): boolean {
-  if ('key' in a) return 'key' in b && a.key === b.key;
-  if ('index' in a) return 'index' in b && a.index === b.index;
-  return 'every' in b;
+/** Each selector is grouped once (the same patterns select every hit of a request). */
+const compiledSelectors = new WeakMap<readonly PayloadPattern[], Compiled>();
+
+function compiled(patterns: readonly PayloadPattern[]): Compiled {
+  let found = compiledSelectors.get(patterns);
+  if (found === undefined) {
+    const byText = new Map<string, Steps[]>();
+    const byFirstStep = new Map<string, { text: string; items: Steps }[]>();
+    for (const { text, items } of patterns) {
+      pushTo(byText, text, [{ key: text }]);
+      const first = items?.[0];
+      if (items !== undefined && first !== undefined && 'key' in first) pushTo(byFirstStep, first.key, { text, items });
+    }
+    found = { byText, byFirstStep };
+    compiledSelectors.set(patterns, found);
+  }
+  return found;
+}
+
+function pushTo<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
 }
 
 const DROP = Symbol('drop');
@@ -189,11 +210,13 @@ function keepExcluded(value: unknown, live: readonly Steps[], depth: number): un
   return mapChildren(value, live, depth, keepExcluded);
 }
 
+const NONE: readonly Steps[] = [];
+
 /** The value with its children kept or dropped by `keep`; scalars are kept as they are. */
 function mapChildren(value: unknown, live: readonly Steps[], depth: number, keep: typeof keepIncluded): unknown {
   if (Array.isArray(value)) {
-    const step: PathItem = { every: true };
-    const next = live.filter((steps) => sameStep(steps[depth] as PathItem, step));
+    // Elements are reached by `[]` only (never by an index, as in Qdrant).
+    const next = live.filter((steps) => 'every' in (steps[depth] as PathItem));
     const out: unknown[] = [];
     for (const element of value as JsonValue[]) {
       const kept = keep(element, next, depth + 1);
@@ -202,10 +225,15 @@ function mapChildren(value: unknown, live: readonly Steps[], depth: number, keep
     return out;
   }
   if (isPlainObject(value)) {
+    // The live patterns by the key of their next step: one lookup per member.
+    const byKey = new Map<string, Steps[]>();
+    for (const steps of live) {
+      const step = steps[depth] as PathItem;
+      if ('key' in step) pushTo(byKey, step.key, steps);
+    }
     const out: Payload = {};
     for (const key of Object.keys(value)) {
-      const step: PathItem = { key };
-      const kept = keep(value[key], live.filter((steps) => sameStep(steps[depth] as PathItem, step)), depth + 1);
+      const kept = keep(value[key], byKey.get(key) ?? NONE, depth + 1);
       if (kept !== DROP) out[key] = kept;
     }
     return out;

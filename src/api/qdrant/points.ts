@@ -13,7 +13,7 @@ import { childPath } from '../../core/field-path.js';
 import { describeJson, type PointId } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';
 import type { Filter } from '../../payload/filter-types.js';
-import { ok } from '../envelope.js';
+import { ok, okSliced } from '../envelope.js';
 import { collectionOf } from './collections.js';
 import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, QdrantHttpError, } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
@@ -118,7 +118,7 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
       with_payload: parsePayloadSelector(body.with_payload, 'with_payload', true),
       with_vector: parseVectorSelector(body.with_vector, 'with_vector', false),
     });
-    return ok(reply, found.map(asRecord));
+    return okSliced(reply, found.map(asRecord));
   });
 
   app.get<{ Params: { name: string; id: string } }>('/collections/:name/points/:id', async (request, reply) => {
@@ -152,7 +152,7 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
       with_payload: parsePayloadSelector(body.with_payload, 'with_payload', true),
       with_vector: parseVectorSelector(body.with_vector, 'with_vector', false),
     });
-    return ok(reply, { points: page.points.map(asRecord), next_page_offset: page.next === undefined ? null : toQdrantId(page.next) });
+    return okSliced(reply, { points: page.points.map(asRecord), next_page_offset: page.next === undefined ? null : toQdrantId(page.next) });
   });
 
   app.post<NameParams>('/collections/:name/points/count', async (request, reply) => {

@@ -17,7 +17,7 @@ import { describeJson, type PointId } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';
 import { excludingIds, type Filter } from '../../payload/filter-types.js';
 import { type PayloadSelector, parsePayloadSelector, selectorPatterns } from '../../payload/payload-selector.js';
-import { ok } from '../envelope.js';
+import { okSliced } from '../envelope.js';
 import { collectionOf } from './collections.js';
 import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, optionalNumber, QdrantHttpError, validationError } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
@@ -247,20 +247,20 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Dat
   app.post<NameParams>('/collections/:name/points/search', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const [answer] = await runPlans(collection, [searchPlan(request.body, '')], [''], new RequestCost());
-    return ok(reply, answer);
+    return okSliced(reply, answer);
   });
 
   app.post<NameParams>('/collections/:name/points/search/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const plans = searches(request.body).map((s, i) => searchPlan(s, childPath('searches', i)));
-    return ok(reply, await runPlans(collection, plans, pathsOf(plans.length), new RequestCost()));
+    return okSliced(reply, await runPlans(collection, plans, pathsOf(plans.length), new RequestCost()));
   });
 
   app.post<NameParams>('/collections/:name/points/query', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const cost = new RequestCost();
     const [answer] = await runPlans(collection, [queryPlan(collection, request.body, '', cost)], [''], cost);
-    return ok(reply, { points: answer });
+    return okSliced(reply, { points: answer });
   });
 
   app.post<NameParams>('/collections/:name/points/query/batch', async (request, reply) => {
@@ -268,20 +268,20 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Dat
     const cost = new RequestCost();
     const plans = searches(request.body).map((s, i) => queryPlan(collection, s, childPath('searches', i), cost));
     const answers = await runPlans(collection, plans, pathsOf(plans.length), cost);
-    return ok(reply, answers.map((points) => ({ points })));
+    return okSliced(reply, answers.map((points) => ({ points })));
   });
 
   app.post<NameParams>('/collections/:name/points/recommend', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const cost = new RequestCost();
     const [answer] = await runPlans(collection, [recommendPlan(collection, request.body, '', cost)], [''], cost);
-    return ok(reply, answer);
+    return okSliced(reply, answer);
   });
 
   app.post<NameParams>('/collections/:name/points/recommend/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const cost = new RequestCost();
     const plans = searches(request.body).map((s, i) => recommendPlan(collection, s, childPath('searches', i), cost));
-    return ok(reply, await runPlans(collection, plans, pathsOf(plans.length), cost));
+    return okSliced(reply, await runPlans(collection, plans, pathsOf(plans.length), cost));
   });
 }

@@ -39,7 +39,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: A
       const { points, explain } = await collection.searchParallel(filter === undefined ? (body as Omit<typeof body, 'filter'>) : { ...body, filter });
       metrics?.countSearch(explain.strategy);
       if (body.params?.explain === true) return { ...ok(reply, points), explain };
-      return sendJson(reply, okJson(reply, scoredPointsJson(points)));
+      return sendJson(reply, okJson(reply, await scoredPointsJson(points)));
     },
   );
 
@@ -68,7 +68,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: A
       const outcomes = await collection.searchBatch(searches);
       for (const { explain } of outcomes) metrics?.countSearch(explain.strategy);
       const results = outcomes.map((outcome) => outcome.points);
-      if (!searches.some((search) => search.params?.explain === true)) return sendJson(reply, okJson(reply, scoredPointListsJson(results)));
+      if (!searches.some((search) => search.params?.explain === true)) return sendJson(reply, okJson(reply, await scoredPointListsJson(results)));
       return { ...ok(reply, results), explain: outcomes.map((outcome, i) => (searches[i]?.params?.explain === true ? outcome.explain : null)) };
     },
   );
