@@ -24,6 +24,7 @@ import { checkPointShape, checkSearchInput, type FilterInput, inSearch, prefixEr
 import { searchSegmentParallel } from './parallel-search.js';
 import type { Payload } from './point-table.js';
 import { ReadWriteGate } from './read-write-gate.js';
+import { sumVectors } from './recommend.js';
 import { LowestIds } from './lowest-ids.js';
 import { scanMatches } from './point-scan.js';
 import type { PointTableReader } from './point-table.js';
@@ -94,6 +95,12 @@ const SNAPSHOT_MIN_CHANGES = 20000;
  * after this long, so a large batch never holds other requests for more than about one search.
  */
 const BATCH_SLICE_MS = 10;
+
+/** Searches of a batch sent to the threads at once: their answers are shaped here in one turn. */
+const BATCH_ROUND = 64;
+
+/** Vectors summed between two looks at the clock (sumOfVectors on the service thread). */
+const SUM_CHUNK = 1024;
 
 /** A search estimated at more units than this (about a nanosecond each) goes to a search thread even alone (isLong). */
 const LONG_SEARCH_UNITS = 5_000_000;
@@ -330,7 +337,15 @@ export class Collection {
     this.searchStarted();
     const checked = this.checkSearches(inputs, 'searches', options.cost, options.paths);
     const threads = this.threads;
-    if (threads?.available === true) return Promise.all(checked.map((input, i) => inSearch(options.paths?.[i] ?? childPath('searches', i), () => this.runSearch(input, true))));
+    if (threads?.available === true) {
+      // In rounds, so that shaping the answers of one round (on this thread) is a short turn, not the whole batch's.
+      const outcomes: SearchOutcome[] = [];
+      for (let from = 0; from < checked.length; from += BATCH_ROUND) {
+        const round = checked.slice(from, from + BATCH_ROUND);
+        outcomes.push(...(await Promise.all(round.map((input, j) => inSearch(options.paths?.[from + j] ?? childPath('searches', from + j), () => this.runSearch(input, true))))));
+      }
+      return outcomes;
+    }
     const outcomes: SearchOutcome[] = [];
     let sliceStart = performance.now();
     for (const [i, input] of checked.entries()) {
@@ -583,26 +598,34 @@ export class Collection {
    * The listed points that exist, in the order listed (each once), with payload and vector as
    * asked; the request's cost (ids, returned vectors and payload paths) is bounded first.
    */
-  retrieve(rawIds: readonly (PointId | number)[], options: { readonly with_payload?: SearchInput['with_payload']; readonly with_vector?: boolean | null } = {}): PointRecord[] {
+  async retrieve(rawIds: readonly (PointId | number)[], options: { readonly with_payload?: SearchInput['with_payload']; readonly with_vector?: boolean | null } = {}): Promise<PointRecord[]> {
     if (!Array.isArray(rawIds)) throw badInput('ids', `expected an array of ids, got ${describeJson(rawIds)}`);
     const selector = toPayloadSelector(options.with_payload, 'with_payload', true);
     const cost = new RequestCost();
     cost.add('ids', rawIds.length, 'ids');
     const ids = [...new Set(rawIds.map((id: unknown, i) => normalizePointId(id, childPath('ids', i))))];
     addRecords(cost, ids.length, { withVector: options.with_vector === true, vectorSize: this.config.vectorSize, payloadPaths: selectorPatterns(selector) }, 'ids');
-    const segment = this.segment;
-    const table = segment.table;
-    const out: PointRecord[] = [];
-    for (const id of ids) {
-      const slot = table.slotOf(id);
-      if (slot === undefined) continue;
-      const record: PointRecord = { id, version: table.versionOf(slot) };
-      const payload = selectPayload(table.payloadOf(slot), selector);
-      if (payload !== undefined) record.payload = payload;
-      if (options.with_vector === true) record.vector = Array.from(segment.readVector(slot));
-      out.push(record);
-    }
-    return out;
+    // Under the read gate, so the slots read in one slice still hold the same points in the next.
+    return this.gate.read(async () => {
+      const segment = this.segment;
+      const table = segment.table;
+      const out: PointRecord[] = [];
+      let sliceStart = performance.now();
+      for (const id of ids) {
+        const slot = table.slotOf(id);
+        if (slot === undefined) continue;
+        const record: PointRecord = { id, version: table.versionOf(slot) };
+        const payload = selectPayload(table.payloadOf(slot), selector);
+        if (payload !== undefined) record.payload = payload;
+        if (options.with_vector === true) record.vector = Array.from(segment.readVector(slot));
+        out.push(record);
+        if (performance.now() - sliceStart >= BATCH_SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+      }
+      return out;
+    });
   }
 
   /**
@@ -658,6 +681,41 @@ export class Collection {
     });
     this.scheduleSnapshot();
     return result;
+  }
+
+  /** Whether a point with this id exists. */
+  hasPoint(rawId: unknown): boolean {
+    return this.segment.table.slotOf(normalizePointId(rawId, 'id')) !== undefined;
+  }
+
+  /**
+   * The component-wise sum of the stored vectors of `ids` (as searched: normalised under Cosine,
+   * dequantized for sq8): a recommendation's examples. Under the read gate, on a search thread when
+   * the service has them, else here in slices; ERR_POINT_NOT_FOUND for an id that does not exist.
+   */
+  async sumOfVectors(ids: readonly PointId[]): Promise<Float64Array> {
+    return this.gate.read(async () => {
+      const segment = this.segment;
+      const slots = Int32Array.from(ids, (rawId) => {
+        const slot = segment.table.slotOf(normalizePointId(rawId, 'id'));
+        if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(rawId)} does not exist in collection "${this.name}"`);
+        return slot;
+      });
+      const threads = this.threads;
+      if (threads?.available === true && !this.dropped && slots.length > 0) return (await this.onThread(threads, { kind: 'sum', slots })).hits.sims;
+      const dim = this.config.vectorSize;
+      const sum = new Float64Array(dim);
+      let sliceStart = performance.now();
+      for (let from = 0; from < slots.length; from += SUM_CHUNK) {
+        const part = sumVectors((slot) => segment.readVector(slot), slots.subarray(from, from + SUM_CHUNK), dim);
+        for (let d = 0; d < dim; d++) sum[d] = (sum[d] as number) + (part[d] as number);
+        if (performance.now() - sliceStart >= BATCH_SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+      }
+      return sum;
+    });
   }
 
   /** The vector a point is searched as (normalised under Cosine, dequantized for sq8), a copy; undefined when it does not exist. */

@@ -6,22 +6,29 @@
  */
 import { badInput } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
+import type { SearchStats } from '../index/vector-index.js';
 
-function mean(vectors: readonly ArrayLike<number>[], dim: number, path: string): Float64Array {
-  const out = new Float64Array(dim);
-  vectors.forEach((v, i) => {
-    if (v.length !== dim) throw badInput(childPath(path, i), `expected a vector of ${dim} numbers, got ${v.length}`);
-    for (let d = 0; d < dim; d++) out[d] = (out[d] as number) + (v[d] as number);
-  });
-  for (let d = 0; d < dim; d++) out[d] = (out[d] as number) / vectors.length;
-  return out;
+/** The component-wise sum of the stored vectors of `slots`, read by `read` (on the service thread or a search thread). */
+export function sumVectors(read: (slot: number) => Float32Array, slots: ArrayLike<number>, dim: number, stats?: SearchStats): Float64Array {
+  const sum = new Float64Array(dim);
+  for (let i = 0; i < slots.length; i++) {
+    const v = read(slots[i] as number);
+    for (let d = 0; d < dim; d++) sum[d] = (sum[d] as number) + (v[d] as number);
+  }
+  if (stats !== undefined) stats.scored += slots.length;
+  return sum;
 }
 
-/** The query vector of a recommendation from its examples (at least one positive); `path` names the request. */
-export function averageExamples(positive: readonly ArrayLike<number>[], negative: readonly ArrayLike<number>[], dim: number, path: string): number[] {
-  if (positive.length === 0) throw badInput(childPath(path, 'positive'), 'at least one positive example is required');
-  const pos = mean(positive, dim, childPath(path, 'positive'));
-  if (negative.length === 0) return Array.from(pos);
-  const neg = mean(negative, dim, childPath(path, 'negative'));
-  return Array.from(pos, (p, d) => p + (p - (neg[d] as number)));
+/** A recommendation's examples on one side: the sum of their vectors and how many there are. */
+export interface ExampleSum {
+  readonly sum: Float64Array;
+  readonly count: number;
+}
+
+/** The query vector from the examples' sums: the positives' mean, pushed away from the negatives' mean when there are any. */
+export function recommendationVector(positive: ExampleSum, negative: ExampleSum, path: string): number[] {
+  if (positive.count === 0) throw badInput(childPath(path, 'positive'), 'at least one positive example is required');
+  const pos = Array.from(positive.sum, (x) => x / positive.count);
+  if (negative.count === 0) return pos;
+  return pos.map((p, d) => p + (p - (negative.sum[d] as number) / negative.count));
 }

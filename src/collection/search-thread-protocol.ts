@@ -40,7 +40,9 @@ export type ThreadWork =
   | { readonly kind: 'flat'; readonly query: Float32Array; readonly k: number; readonly acceptBits?: Uint32Array; readonly filter?: PortableFilter }
   | { readonly kind: 'slots'; readonly query: Float32Array; readonly k: number; readonly slots: Int32Array; readonly filter?: PortableFilter }
   /** MMR's picks among candidates (collection/mmr.ts); the hits come back in MMR order, not re-ranked. */
-  | { readonly kind: 'mmr'; readonly slots: Int32Array; readonly sims: Float64Array; readonly picks: number; readonly diversity: number };
+  | { readonly kind: 'mmr'; readonly slots: Int32Array; readonly sims: Float64Array; readonly picks: number; readonly diversity: number }
+  /** The component-wise sum of the stored vectors of `slots` (a recommendation's examples); it comes back as the reply's `sims`, with no slots. */
+  | { readonly kind: 'sum'; readonly slots: Int32Array };
 
 export type ToThread =
   | {

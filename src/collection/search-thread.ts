@@ -21,6 +21,7 @@ import { VectorArena } from '../kernels/vector-arena.js';
 import { type SharedPayloadArrays, SharedPayloadReader } from '../payload/shared-payloads.js';
 import { recordPredicate } from '../payload/thread-filter.js';
 import { pickMmr } from './mmr.js';
+import { sumVectors } from './recommend.js';
 import { type CalibrationReader, type CalibrationResult, calibrateEf } from './recall-calibration.js';
 import type { FromThread, SearchReply, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
 import type { SegmentHeader, StoredVectorContext } from './segment.js';
@@ -101,7 +102,7 @@ function followPayloads(view: SegmentView, payloads: SharedPayloadArrays | null)
 }
 
 /** The test a slot must pass, if the work has one: its bitset, or its filter run on the payload records. */
-function acceptorOf(view: SegmentView, work: Exclude<ThreadWork, { kind: 'mmr' }>): ((slot: number) => boolean) | undefined {
+function acceptorOf(view: SegmentView, work: Exclude<ThreadWork, { kind: 'mmr' | 'sum' }>): ((slot: number) => boolean) | undefined {
   const bits = 'acceptBits' in work ? work.acceptBits : undefined;
   if (bits !== undefined) return (slot) => hasBit(bits, slot);
   if (work.filter === undefined) return undefined;
@@ -179,6 +180,7 @@ function calibrationSlice(view: SegmentView, message: Extract<ToThread, { type: 
 function run(view: SegmentView, header: SegmentHeader, work: ThreadWork, stats: SearchStats): SearchHits {
   // The writer may have grown the memory since the last search: follow it.
   follow(view, header);
+  if (work.kind === 'sum') return { slots: new Int32Array(0), sims: sumVectors((slot) => view.arena.read(slot), work.slots, view.spec.dim, stats) };
   if (work.kind === 'mmr') {
     const reader = { readVector: (slot: number) => view.arena.read(slot), scoreEach: view.flat.scoreEach.bind(view.flat) };
     return pickMmr(reader, view.spec.distance, { candidates: { slots: work.slots, sims: work.sims }, picks: work.picks, diversity: work.diversity }, stats);

@@ -11,7 +11,7 @@ import { describeJson } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';
 import { ok } from '../envelope.js';
 import { collectionOf } from './collections.js';
-import { PAYLOAD_SELECTOR_LIMITS } from '../../payload/payload-selector.js';
+import { PAYLOAD_SELECTOR_LIMITS, parsePayloadSelector, selectPayload } from '../../payload/payload-selector.js';
 import { asObject, formatError, notSupported, validationError } from './errors.js';
 import { pointsSelector } from './points.js';
 import { updateResult } from './shape.js';
@@ -23,21 +23,6 @@ function newPayload(body: Record<string, unknown>): Payload {
   const payload = body.payload;
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw formatError('payload', `expected an object, got ${describeJson(payload)}`);
   return payload as Payload;
-}
-
-/** A copy of the payload without `path` (a top-level key, or dotted through nested objects). */
-function withoutKey(payload: Payload, path: string): Payload {
-  const [head, ...rest] = path.split('.') as [string, ...string[]];
-  if (!Object.hasOwn(payload, head)) return payload;
-  const copy = { ...payload };
-  if (rest.length === 0) {
-    delete copy[head];
-    return copy;
-  }
-  const child = payload[head];
-  if (typeof child !== 'object' || child === null || Array.isArray(child)) return payload;
-  copy[head] = withoutKey(child as Payload, rest.join('.'));
-  return copy;
 }
 
 export async function qdrantPayloadRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
@@ -64,8 +49,10 @@ export async function qdrantPayloadRoutes(app: FastifyInstance, { db }: { db: Da
     if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) throw formatError('keys', `expected an array of payload keys, got ${describeJson(keys)}`);
     // Each key is removed from every selected point: as many as a payload selector may name.
     if (keys.length > PAYLOAD_SELECTOR_LIMITS.patterns) throw validationError('keys', `${keys.length} keys; the limit is ${PAYLOAD_SELECTOR_LIMITS.patterns}`);
+    // Removing paths is keeping all but them: one pass per payload over the keys grouped once.
+    const without = parsePayloadSelector({ exclude: keys }, 'keys', true);
     const selector = pointsSelector(body);
-    await collection.updatePayloads(selector, (current) => (keys as string[]).reduce(withoutKey, current));
+    await collection.updatePayloads(selector, (current) => selectPayload(current, without) as Payload);
     return ok(reply, updateResult());
   });
 

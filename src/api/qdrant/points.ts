@@ -114,7 +114,7 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
     refuseShardKey(body);
     if (!Array.isArray(body.ids)) throw formatError('ids', `expected an array of ids, got ${describeJson(body.ids)}`);
     const ids = body.ids.map((id, i) => toKithId(id, childPath('ids', i)));
-    const found = collection.retrieve(ids, {
+    const found = await collection.retrieve(ids, {
       with_payload: parsePayloadSelector(body.with_payload, 'with_payload', true),
       with_vector: parseVectorSelector(body.with_vector, 'with_vector', false),
     });

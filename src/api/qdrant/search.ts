@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Collection } from '../../collection/collection.js';
 import { LIMITS } from '../../collection/collection-config.js';
 import type { SearchRequest } from '../../collection/embedded-input.js';
-import { averageExamples } from '../../collection/recommend.js';
+import { type ExampleSum, recommendationVector } from '../../collection/recommend.js';
 import { addScroll, REQUEST_BUDGET, RequestCost } from '../../collection/request-cost.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson, type PointId } from '../../core/point-id.js';
@@ -84,7 +84,7 @@ function searchPlan(raw: unknown, path: string): Plan {
 const UNSUPPORTED_QUERIES = ['discover', 'context', 'order_by', 'fusion', 'rrf', 'formula', 'sample'];
 
 /** A query request body: `query` is a vector, an id, `{nearest: vector | id, mmr?}`, `{recommend}`, or absent. */
-function queryPlan(collection: Collection, raw: unknown, path: string, cost: RequestCost): Plan {
+async function queryPlan(collection: Collection, raw: unknown, path: string, cost: RequestCost): Promise<Plan> {
   const body = asObject(raw, path);
   if (Array.isArray(body.prefetch) ? body.prefetch.length > 0 : body.prefetch !== undefined && body.prefetch !== null) {
     throw notSupported(childPath(path, 'prefetch'), '`prefetch` (multi-stage queries)');
@@ -102,7 +102,7 @@ function queryPlan(collection: Collection, raw: unknown, path: string, cost: Req
     if (kind !== undefined) throw notSupported(childPath(queryPath, kind), `the \`${kind}\` query`, true);
     if (Object.hasOwn(q, 'recommend')) {
       const recommendPath = childPath(queryPath, 'recommend');
-      return { kind: 'search', ...common, ...recommendVector(collection, asObject(q.recommend, recommendPath), recommendPath, cost) };
+      return { kind: 'search', ...common, ...(await recommendVector(collection, asObject(q.recommend, recommendPath), recommendPath, cost)) };
     }
     if (!Object.hasOwn(q, 'nearest')) {
       if (Object.hasOwn(q, 'indices')) throw notSupported(queryPath, 'sparse vectors');
@@ -135,30 +135,41 @@ function queryVector(collection: Collection, query: unknown, path: string): { ve
   return { vector: denseVector(query, path) };
 }
 
-/** Examples of a recommendation: point ids (their stored vectors; the points are left out) or vectors. */
-function exampleVectors(collection: Collection, raw: unknown, path: string, exclude: Set<PointId>): ArrayLike<number>[] {
-  if (raw === undefined || raw === null) return [];
+/** One side of a recommendation: the ids given (their stored vectors; the points are left out) and the vectors given. */
+function examples(collection: Collection, raw: unknown, path: string, exclude: Set<PointId>): { ids: PointId[]; vectors: number[][] } {
+  const out = { ids: [] as PointId[], vectors: [] as number[][] };
+  if (raw === undefined || raw === null) return out;
   if (!Array.isArray(raw)) throw formatError(path, `expected a list of point ids or vectors, got ${describeJson(raw)}`);
-  return raw.map((example, i) => {
+  const dim = collection.describe().vector_size;
+  raw.forEach((example, i) => {
     const at = childPath(path, i);
     if (typeof example === 'number' || typeof example === 'string') {
       const id = toKithId(example, at);
-      const vector = collection.vectorOf(id);
-      if (vector === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(example)} found`);
+      if (!collection.hasPoint(id)) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(example)} found`);
       exclude.add(id);
-      return vector;
+      out.ids.push(id);
+      return;
     }
     const vector = denseVector(example, at);
     if (!Array.isArray(vector) || vector.some((x) => typeof x !== 'number')) throw formatError(at, 'expected a point id or a vector of numbers');
-    return vector as number[];
+    if (vector.length !== dim) throw formatError(at, `expected a vector of ${dim} numbers, got ${vector.length}`);
+    out.vectors.push(vector as number[]);
   });
+  return out;
+}
+
+/** The sum of one side's examples: the stored vectors summed by the engine (on a search thread), then the given ones. */
+async function exampleSum(collection: Collection, side: { ids: PointId[]; vectors: number[][] }): Promise<ExampleSum> {
+  const sum = await collection.sumOfVectors(side.ids);
+  for (const v of side.vectors) for (let d = 0; d < sum.length; d++) sum[d] = (sum[d] as number) + (v[d] as number);
+  return { sum, count: side.ids.length + side.vectors.length };
 }
 
 /**
  * Qdrant's average_vector strategy (collection/recommend.ts); the examples given by id are left out
  * of the answer. The examples' cost is counted before any is read.
  */
-function recommendVector(collection: Collection, body: Record<string, unknown>, path: string, cost: RequestCost): { vector: number[]; exclude: ReadonlySet<PointId> } {
+async function recommendVector(collection: Collection, body: Record<string, unknown>, path: string, cost: RequestCost): Promise<{ vector: number[]; exclude: ReadonlySet<PointId> }> {
   const strategy = body.strategy ?? 'average_vector';
   if (strategy !== 'average_vector') throw notSupported(childPath(path, 'strategy'), `the ${JSON.stringify(strategy)} strategy (only average_vector is)`);
   if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported(childPath(path, 'using'), 'named vectors');
@@ -167,16 +178,17 @@ function recommendVector(collection: Collection, body: Record<string, unknown>, 
   const count = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
   cost.add('exampleComponents', (count(body.positive) + count(body.negative)) * dim, childPath(path, 'positive'));
   const exclude = new Set<PointId>();
-  const positive = exampleVectors(collection, body.positive, childPath(path, 'positive'), exclude);
-  const negative = exampleVectors(collection, body.negative, childPath(path, 'negative'), exclude);
-  if (positive.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
-  return { vector: averageExamples(positive, negative, dim, path), exclude };
+  const positive = examples(collection, body.positive, childPath(path, 'positive'), exclude);
+  const negative = examples(collection, body.negative, childPath(path, 'negative'), exclude);
+  if (positive.ids.length + positive.vectors.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
+  return { vector: recommendationVector(await exampleSum(collection, positive), await exampleSum(collection, negative), path), exclude };
 }
 
 /** POST …/points/recommend: the recommendation's vector, then a search. */
-function recommendPlan(collection: Collection, raw: unknown, path: string, cost: RequestCost): Plan {
+async function recommendPlan(collection: Collection, raw: unknown, path: string, cost: RequestCost): Promise<Plan> {
   const body = asObject(raw, path);
-  return { kind: 'search', ...commonPlan(body, path, false), ...recommendVector(collection, body, path, cost) };
+  const common = commonPlan(body, path, false);
+  return { kind: 'search', ...common, ...(await recommendVector(collection, body, path, cost)) };
 }
 
 /** The engine's search for a plan: the points to leave out are a `has_id` exclusion of its filter. */
@@ -241,6 +253,13 @@ function searches(body: unknown): unknown[] {
   return list;
 }
 
+/** A batch's plans, one after another (each may read examples, in order, so errors name the first bad one). */
+async function plansOf(bodies: readonly unknown[], plan: (body: unknown, i: number) => Promise<Plan>): Promise<Plan[]> {
+  const plans: Plan[] = [];
+  for (const [i, body] of bodies.entries()) plans.push(await plan(body, i));
+  return plans;
+}
+
 const pathsOf = (count: number): string[] => Array.from({ length: count }, (_, i) => childPath('searches', i));
 
 export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
@@ -259,14 +278,14 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Dat
   app.post<NameParams>('/collections/:name/points/query', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const cost = new RequestCost();
-    const [answer] = await runPlans(collection, [queryPlan(collection, request.body, '', cost)], [''], cost);
+    const [answer] = await runPlans(collection, [await queryPlan(collection, request.body, '', cost)], [''], cost);
     return okSliced(reply, { points: answer });
   });
 
   app.post<NameParams>('/collections/:name/points/query/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const cost = new RequestCost();
-    const plans = searches(request.body).map((s, i) => queryPlan(collection, s, childPath('searches', i), cost));
+    const plans = await plansOf(searches(request.body), (s, i) => queryPlan(collection, s, childPath('searches', i), cost));
     const answers = await runPlans(collection, plans, pathsOf(plans.length), cost);
     return okSliced(reply, answers.map((points) => ({ points })));
   });
@@ -274,14 +293,14 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Dat
   app.post<NameParams>('/collections/:name/points/recommend', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const cost = new RequestCost();
-    const [answer] = await runPlans(collection, [recommendPlan(collection, request.body, '', cost)], [''], cost);
+    const [answer] = await runPlans(collection, [await recommendPlan(collection, request.body, '', cost)], [''], cost);
     return okSliced(reply, answer);
   });
 
   app.post<NameParams>('/collections/:name/points/recommend/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const cost = new RequestCost();
-    const plans = searches(request.body).map((s, i) => recommendPlan(collection, s, childPath('searches', i), cost));
+    const plans = await plansOf(searches(request.body), (s, i) => recommendPlan(collection, s, childPath('searches', i), cost));
     return okSliced(reply, await runPlans(collection, plans, pathsOf(plans.length), cost));
   });
 }
