@@ -129,7 +129,7 @@ function follow(view: SegmentView, header: SegmentHeader): void {
   view.arena.refreshViews(view.arena.slotCapacity);
   view.table.slotCount = header.slotCount;
   view.table.liveCount = header.liveCount;
-  view.hnsw?.graph.setEntry(header.entryPoint, header.maxLevel);
+  view.hnsw?.graph.setEntry(header.entryPoint, header.maxLevel, header.anchor);
 }
 
 /** Also reads and scores stored vectors as the owner does (the Dot graph's norms, sq8 maxes). */

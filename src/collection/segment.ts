@@ -10,7 +10,7 @@ import { FlatIndex } from '../index/flat/flat-index.js';
 import { checkIntegrity } from '../index/hnsw/check-integrity.js';
 import { decodeGraphInto, encodeGraph } from '../index/hnsw/graph-codec.js';
 import type { SharedGraphArrays } from '../index/hnsw/hnsw-graph.js';
-import { ALWAYS_CHECK_EVERYTHING_BELOW, ALWAYS_CHECK_REACHABILITY_BELOW, CONNECTIVITY_CHECK_SHARE, HnswIndex } from '../index/hnsw/hnsw-index.js';
+import { HnswIndex } from '../index/hnsw/hnsw-index.js';
 import type { InsertJob } from '../index/hnsw/insert-job.js';
 import { VisitedSet } from '../index/hnsw/visited-set.js';
 import type { SearchHits, SearchOptions, SearchStats } from '../index/vector-index.js';
@@ -110,6 +110,8 @@ export interface StagedWrite {
 export interface SegmentHeader {
   readonly entryPoint: number;
   readonly maxLevel: number;
+  /** The root of the graph's rooted tree: searches walk from it too (index/hnsw/graph-mender.ts). */
+  readonly anchor: number;
   readonly slotCount: number;
   readonly liveCount: number;
 }
@@ -142,7 +144,6 @@ export class Segment implements SegmentReader {
   private readonly flat: FlatIndex;
   private hnsw: HnswIndex | undefined;
   private changesSinceSnapshot = 0;
-  private changesSinceConnectivityCheck = 0;
   /** While loading: the snapshot's slot of each (id, version) its graph holds, and the points it does not. */
   private restored: Map<string, { readonly slot: number; readonly version: bigint }> | undefined;
   private pending: SegmentPoint[] = [];
@@ -248,6 +249,7 @@ export class Segment implements SegmentReader {
     return {
       entryPoint: graph?.entryPoint ?? -1,
       maxLevel: graph?.maxLevel ?? -1,
+      anchor: graph?.tree.anchor ?? -1,
       slotCount: this.points.slotCount,
       liveCount: this.points.liveCount,
     };
@@ -369,7 +371,6 @@ export class Segment implements SegmentReader {
       this.points.bind(slot, id, version, payload);
       this.payloads.add(slot, payload);
       this.changesSinceSnapshot++;
-      this.changesSinceConnectivityCheck++;
     });
   }
 
@@ -386,7 +387,6 @@ export class Segment implements SegmentReader {
       this.points.delete(id, false);
       toRepair.push(slot);
       this.changesSinceSnapshot++;
-      this.changesSinceConnectivityCheck++;
     }
     return { points: [], slots: [], fresh: [], toLink: [], toRepair };
   }
@@ -395,7 +395,6 @@ export class Segment implements SegmentReader {
   repairStaged(staged: StagedWrite, count: number): boolean {
     const hnsw = this.hnsw as HnswIndex;
     for (const slot of staged.toRepair.splice(0, count)) hnsw.repairAround(slot);
-    hnsw.mendNow();
     return staged.toRepair.length > 0;
   }
 
@@ -425,27 +424,12 @@ export class Segment implements SegmentReader {
   }
 
   /**
-   * Housekeeping after a write: compaction once tombstones pass COMPACTION_SHARE, and mending of
-   * layer-0 connectivity (everything after every write below 2,000 nodes and after every 5% of
-   * the nodes changed, reachability after every write below 20,000; index/hnsw/hnsw-index.ts).
+   * Housekeeping after a write: compaction once tombstones pass COMPACTION_SHARE. Connectivity
+   * needs none: every write keeps every live node rooted (index/hnsw/graph-mender.ts).
    */
   maintain(): void {
     const hnsw = this.hnsw;
-    if (hnsw === undefined) return;
-    if (hnsw.needsCompaction()) {
-      this.points.release(hnsw.compact());
-      this.changesSinceConnectivityCheck = 0;
-      return;
-    }
-    const changes = this.changesSinceConnectivityCheck;
-    if (changes === 0) return;
-    const nodes = hnsw.graph.nodeCount;
-    if (changes >= CONNECTIVITY_CHECK_SHARE * nodes || nodes < ALWAYS_CHECK_EVERYTHING_BELOW) {
-      hnsw.ensureConnected();
-      this.changesSinceConnectivityCheck = 0;
-    } else if (nodes < ALWAYS_CHECK_REACHABILITY_BELOW) {
-      hnsw.ensureConnected({ startsToo: false });
-    }
+    if (hnsw?.needsCompaction() === true) this.points.release(hnsw.compact());
   }
 
   // ---- graph snapshots -----------------------------------------------------------------------
@@ -459,11 +443,10 @@ export class Segment implements SegmentReader {
     return this.hnsw?.graph.nodeCount ?? 0;
   }
 
-  /** The graph snapshot (collection/snapshot.ts) as parts for the store, after mending connectivity; undefined without a graph. */
+  /** The graph snapshot (collection/snapshot.ts) as parts for the store; undefined without a graph. */
   snapshotParts(): Uint8Array[] | undefined {
     const hnsw = this.hnsw;
     if (hnsw === undefined) return undefined;
-    hnsw.ensureConnected();
     const table = this.points;
     return encodeSnapshot(encodeGraph(hnsw), hnsw.graph.capacity, (slot) =>
       table.isLive(slot) ? { id: table.idOf(slot), version: table.versionOf(slot) } : undefined,

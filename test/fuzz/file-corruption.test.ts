@@ -77,17 +77,27 @@ function runServer(file: string): Promise<Run & { listing?: string }> {
     let stdout = '';
     let stderr = '';
     let listing: string | undefined;
+    let asked = false;
+    let exited = false;
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    // The service listens first, then loads: it serves once /readyz says so, or exits if the load fails.
+    const listOnceReady = async (url: string): Promise<void> => {
+      while (!exited) {
+        const ready = await httpJson(url, 'GET', '/readyz').catch(() => undefined);
+        if (ready?.status === 200) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      if (exited) return;
+      const answer = await httpJson(url, 'GET', '/collections');
+      // Without the answer's `time`, which differs from run to run.
+      listing = JSON.stringify(answer.body?.result ?? answer.raw);
+    };
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
       const url = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-      if (url !== null && listing === undefined) {
-        listing = '';
-        httpJson(url[1] as string, 'GET', '/collections')
-          .then((answer) => {
-            // Without the answer's `time`, which differs from run to run.
-            listing = JSON.stringify(answer.body?.result ?? answer.raw);
-          })
+      if (url !== null && !asked) {
+        asked = true;
+        listOnceReady(url[1] as string)
           .catch((error: unknown) => {
             listing = `request failed: ${String(error)}`;
           })
@@ -96,6 +106,9 @@ function runServer(file: string): Promise<Run & { listing?: string }> {
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
+    child.on('exit', () => {
+      exited = true;
+    });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr, ...(listing === undefined ? {} : { listing }) });

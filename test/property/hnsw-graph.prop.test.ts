@@ -1,7 +1,7 @@
 /**
  * HNSW under random seeded sequences of inserts, updates (re-upserts) and deletes, with small m
  * so lists overflow and get pruned often: after every operation the graph has no self or
- * duplicate links, respects degree bounds, reaches every live point from the entry point, never
+ * duplicate links, respects degree bounds, reaches every live point from the anchor, never
  * returns a deleted point, and returns results sorted.
  */
 import assert from 'node:assert/strict';

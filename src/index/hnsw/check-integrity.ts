@@ -3,6 +3,7 @@
  * violation found, empty when the graph is sound. Used by tests after random operation sequences.
  */
 import type { HnswIndex } from './hnsw-index.js';
+import { treeProblems } from './reachability.js';
 
 export function checkIntegrity(index: HnswIndex, isLiveSlot: (slot: number) => boolean): string[] {
   const g = index.graph;
@@ -43,8 +44,9 @@ export function checkIntegrity(index: HnswIndex, isLiveSlot: (slot: number) => b
     for (let slot = 0; slot < g.capacity; slot++) {
       if (g.isLive(slot) && g.levelOf(slot) > g.maxLevel) problems.push(`live slot ${slot} is above maxLevel`);
     }
-    for (const slot of index.unreachable()) problems.push(`live slot ${slot} is unreachable from the entry point`);
-    for (const slot of index.strandedStarts()) problems.push(`slot ${slot} (level ${g.levelOf(slot)}) cannot reach the entry point on layer 0`);
+    // Searches walk layer 0 from the anchor too: what it reaches, they can find.
+    for (const slot of index.unreachable()) problems.push(`live slot ${slot} is unreachable from the anchor`);
+    for (const problem of treeProblems(g)) problems.push(`rooted tree: ${problem}`);
   }
   return problems;
 }

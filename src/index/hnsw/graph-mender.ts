@@ -1,14 +1,33 @@
 /**
- * Keeps an HNSW graph whole while it changes (index/hnsw/reachability.ts says what "whole" means):
- * re-attaches nodes that lost their last layer-0 in-link, links in live nodes the entry point
- * cannot reach, and gives stranded search starts a way back to the entry point. Every fix adds
- * one link: where a list has room, else in place of a link to a node that keeps other in-links,
- * and only as a last resort in place of one that does not (that node is then mended in turn).
- * Links made during one mending are never given up by a later fix of the same mending, so fixes
- * do not undo each other.
+ * Keeps every live node of an HNSW graph findable, by construction rather than by checking.
+ *
+ * The neighbour heuristic prunes links: a full list that takes a new neighbour drops another, and
+ * a list repaired after a delete keeps only some of its candidates. Each such drop can cut off a
+ * group of nodes whose remaining in-links all come from inside the group (a group of exact copies
+ * is the common case). Checking reachability after every write costs O(links), so it was done
+ * only now and then, and between checks a search could miss live points.
+ *
+ * The rooted tree (index/hnsw/rooted-tree.ts) makes such drops impossible: every node but the
+ * anchor has a parent whose layer-0 list links to it, parents lead to the anchor, and a parent's
+ * link to its child is pinned. The index never drops a pinned link (HnswIndex `keepPinned`): when
+ * the heuristic would, the child is first handed to another node of its list that links to it
+ * (`handOver`), and only if none can take it does the link stay; this file never replaces one.
+ * A node gets its parent when a rooted node first links to it; a node no rooted node links to
+ * once it is linked in gets a link from one here (`root`). A search walks layer 0 from the anchor as well as from where its descent
+ * ended, so every rooted node is within its reach: a search whose ef is at least the number of
+ * points returns every live point, after every step of every write.
+ *
+ * Deleted nodes (tombstones) keep their pinned links while a child depends on them; compaction
+ * empties the tree and grows it again over the graph without the tombstones (`regrow`), as does
+ * the first start from a snapshot written before the tree existed.
+ *
+ * Every fix adds one layer-0 link: from a host that already has room; else in place of the
+ * host's link to its most linked-to neighbour that keeps other in-links; else in place of any
+ * link that is not pinned. Only unrooted nodes can lose their last in-link that way, and they
+ * are rooted in turn.
  */
-import type { HnswGraph } from './hnsw-graph.js';
-import { markReachable, reachedFromEntry, strandedStarts } from './reachability.js';
+import { type HnswGraph, TOMBSTONE } from './hnsw-graph.js';
+import { adoptReachable } from './reachability.js';
 
 /** What the mender needs of the index: its graph, its scoring and its searches. */
 export interface MendingHost {
@@ -17,138 +36,116 @@ export interface MendingHost {
   setQuery(slot: number): void;
   /** Similarities of `slots` to the query; the view is valid until the next call. */
   score(slots: ArrayLike<number>, count: number): Float32Array;
-  /**
-   * The nodes nearest to the query that pass `accept` (tombstones and `exclude` never), best
-   * first: from a descent when any node will do, from the entry point when `accept` asks for
-   * nodes it reaches.
-   */
-  nearest(exclude: number, accept: ((slot: number) => boolean) | undefined): number[];
+  /** The nodes nearest to the query that pass `accept` (tombstones and `exclude` never), best first, found by a walk from the anchor. */
+  nearest(exclude: number, accept: (slot: number) => boolean): number[];
 }
 
-/** Bounds the rounds of mending: a last-resort fix can orphan another node, which is then mended. */
-const MAX_ROUNDS = 8;
-const MAX_PASSES = 16;
-
 export class GraphMender {
-  private readonly justAttached = new Set<number>();
-
   constructor(private readonly host: MendingHost) {}
 
-  /** Starts a new mending: links made by earlier ones may be given up again. */
-  begin(): void {
-    this.justAttached.clear();
-  }
-
   /**
-   * Gives every live node that lost its last layer-0 in-link one again, from the nearest host
-   * among its own neighbours, then theirs, then the nodes a search finds. A few distances each.
+   * Gives each node of `slots` that needs one (in the graph, not a tombstone, not rooted) a
+   * parent: a rooted node among its own neighbours, then theirs, then the nodes a search finds,
+   * that links to it or is made to. Returns how many links were made.
    */
-  mendOrphans(orphans: number[]): void {
+  root(slots: Iterable<number>): number {
     const g = this.host.graph;
-    for (let round = 0; orphans.length > 0 && round < MAX_ROUNDS; round++) {
-      for (const orphan of orphans) {
-        if (!g.isLive(orphan) || g.inDegreeOf(orphan) > 0) continue;
-        this.host.setQuery(orphan);
-        const own = g.neighbors(orphan, 0).filter((s) => s !== orphan && g.has(s));
-        if (this.attachFromNearest(orphan, own, false)) continue;
-        const twoHop = new Set<number>();
-        for (const neighbor of own) for (const second of g.neighbors(neighbor, 0)) if (second !== orphan && g.has(second)) twoHop.add(second);
-        if (this.attachFromNearest(orphan, [...twoHop], false)) continue;
-        this.attachFromNearest(orphan, this.host.nearest(orphan, undefined), true);
-      }
-      orphans = g.takeOrphans();
+    let made = 0;
+    for (const slot of slots) {
+      if (!g.has(slot) || g.deleted[slot] === TOMBSTONE || g.tree.isRooted(slot)) continue;
+      made += this.attach(slot);
     }
+    return made;
   }
 
   /**
-   * Mends layer 0 until a walk from wherever a search can start reaches every live node: a live
-   * node the entry point cannot reach gets a link from its nearest reachable node; a possible
-   * start that cannot reach the entry point gets a link to it (checked only with `startsToo`, or
-   * when reachability needed mending). Returns how many links were made.
+   * Grows the tree anew from the anchor, after `HnswGraph.resetTree`: parents along a walk from
+   * the anchor, then each node the walk did not reach (tombstones excepted) linked in from its
+   * nearest rooted node, and what it reaches rooted under it. Returns how many links were made.
    */
-  ensureConnected(startsToo: boolean): number {
+  regrow(): number {
     const g = this.host.graph;
-    if (g.entryPoint < 0) return 0;
-    let mended = 0;
-    for (let pass = 0; pass < MAX_PASSES; pass++) {
-      let mendedThisPass = 0;
-      this.justAttached.clear();
-      const reached = reachedFromEntry(g);
-      const isReached = (s: number): boolean => reached[s] === 1;
-      for (let slot = 0; slot < g.capacity; slot++) {
-        if (!g.isLive(slot) || reached[slot] === 1) continue;
-        this.host.setQuery(slot);
-        if (this.attachFromNearest(slot, this.host.nearest(slot, isReached), true) || this.attachFromAnyReached(slot, reached)) {
-          markReachable(g, reached, slot);
-          mendedThisPass++;
-        }
-      }
-      this.mendOrphans(g.takeOrphans());
-      // Few nodes have a level ≥ 1 (about 1/m), so a direct link to the entry point is cheap.
-      if (startsToo || mendedThisPass > 0) {
-        for (const start of strandedStarts(g)) if (this.linkOut(start, g.entryPoint)) mendedThisPass++;
-        this.mendOrphans(g.takeOrphans());
-      }
-      mended += mendedThisPass;
-      if (mendedThisPass === 0) break;
+    if (g.tree.anchor < 0) return 0;
+    adoptReachable(g, g.tree.anchor);
+    let made = 0;
+    for (let slot = 0; slot < g.capacity; slot++) {
+      if (!g.has(slot) || g.deleted[slot] === TOMBSTONE || g.tree.isRooted(slot)) continue;
+      made += this.attach(slot);
+      adoptReachable(g, slot);
     }
-    return mended;
+    return made;
+  }
+
+  /** Roots `target` under a rooted host, nearest hosts first (see `root`). Returns the links made (0 or 1). */
+  private attach(target: number): number {
+    const g = this.host.graph;
+    this.host.setQuery(target);
+    const own = g.neighbors(target, 0).filter((s) => s !== target);
+    const fromOwn = this.attachFromNearest(target, own, false);
+    if (fromOwn >= 0) return fromOwn;
+    const twoHop = new Set<number>();
+    for (const neighbor of own) for (const second of g.neighbors(neighbor, 0)) if (second !== target) twoHop.add(second);
+    const fromTwoHop = this.attachFromNearest(target, [...twoHop], false);
+    if (fromTwoHop >= 0) return fromTwoHop;
+    const fromSearch = this.attachFromNearest(
+      target,
+      this.host.nearest(target, (s) => g.tree.isRooted(s)),
+      true,
+    );
+    if (fromSearch >= 0) return fromSearch;
+    return this.attachFromAnyRooted(target);
   }
 
   /**
-   * Links a host among `hosts` (any order; the query must be `target`) to `target` on layer 0:
-   * the nearest that has room; else the nearest that can give up a link to a node with other
-   * in-links; else, with `force`, the nearest that can give up any link not made by this mending.
-   * Returns whether a link was made.
+   * Roots `target` (the query) under a rooted host among `hosts`: the nearest that links to it
+   * already; else the nearest with room; else the nearest that can give up a link to a node with
+   * other in-links; else, with `force`, the nearest that can give up any link that is not pinned.
+   * Returns the links made (0 or 1), or -1 when no host would do.
    */
-  private attachFromNearest(target: number, hosts: readonly number[], force: boolean): boolean {
+  private attachFromNearest(target: number, hosts: readonly number[], force: boolean): number {
     const g = this.host.graph;
-    const candidates = hosts.filter((h) => h !== target);
-    if (candidates.length === 0) return false;
+    const candidates = hosts.filter((h) => h !== target && g.tree.isRooted(h));
+    if (candidates.length === 0) return -1;
     const scores = this.host.score(candidates, candidates.length);
     const sims = new Map(candidates.map((h, i) => [h, scores[i] as number]));
     const order = [...candidates].sort((a, b) => (sims.get(b) as number) - (sims.get(a) as number));
-    for (const host of order) if (g.linksTo(host, 0, target)) return true;
+    for (const host of order) if (g.linksTo(host, 0, target) && g.tree.adopt(target, host)) return 0;
     for (const host of order) {
       if ((g.links0[host * (1 + g.maxM0)] as number) < g.maxM0) {
         g.appendLink(host, 0, target);
-        this.justAttached.add(target);
-        return true;
+        g.tree.adopt(target, host);
+        return 1;
       }
     }
-    for (const host of order) if (this.replaceMostLinked(host, target, 2)) return true;
-    if (force) for (const host of order) if (this.replaceMostLinked(host, target, 1)) return true;
-    return false;
+    for (const host of order) if (this.replaceMostLinked(host, target, 2)) return 1;
+    if (force) for (const host of order) if (this.replaceMostLinked(host, target, 0)) return 1;
+    return -1;
   }
 
-  /** Last resort: the first reachable live node with room links to `target`. O(nodes), and rare. */
-  private attachFromAnyReached(target: number, reached: Uint8Array): boolean {
+  /** Last resort: the first rooted node with room, else with a link that is not pinned, links to `target`. O(nodes), and rare. */
+  private attachFromAnyRooted(target: number): number {
     const g = this.host.graph;
     for (let host = 0; host < g.capacity; host++) {
-      if (host === target || reached[host] === 0 || !g.isLive(host)) continue;
+      if (host === target || !g.has(host) || !g.tree.isRooted(host)) continue;
+      if (g.linksTo(host, 0, target)) {
+        g.tree.adopt(target, host);
+        return 0;
+      }
       if ((g.links0[host * (1 + g.maxM0)] as number) < g.maxM0) {
         g.appendLink(host, 0, target);
-        this.justAttached.add(target);
-        return true;
+        g.tree.adopt(target, host);
+        return 1;
       }
     }
-    return false;
-  }
-
-  /** Adds `node` → `target` on layer 0, in place of the link to its most linked-to neighbour when full. */
-  private linkOut(node: number, target: number): boolean {
-    const g = this.host.graph;
-    if (g.linksTo(node, 0, target)) return true;
-    if ((g.links0[node * (1 + g.maxM0)] as number) < g.maxM0) {
-      g.appendLink(node, 0, target);
-      return true;
+    for (let host = 0; host < g.capacity; host++) {
+      if (host !== target && g.has(host) && g.tree.isRooted(host) && this.replaceMostLinked(host, target, 0)) return 1;
     }
-    return this.replaceMostLinked(node, target, 1);
+    throw new Error(`HNSW: no node can link to slot ${target}`);
   }
 
   /**
-   * Makes `host`'s layer-0 link to its most linked-to neighbour (in-degree ≥ `minDegree`, not
-   * attached during this mending) point at `target` instead. Returns whether it did.
+   * Makes `host`'s layer-0 link to its most linked-to neighbour that is not pinned (in-degree ≥
+   * `minDegree`) point at `target` instead, and roots `target` under `host`. Returns whether it did.
    */
   private replaceMostLinked(host: number, target: number, minDegree: number): boolean {
     const g = this.host.graph;
@@ -159,14 +156,14 @@ export class GraphMender {
     for (let i = 0; i < count; i++) {
       const node = array[offset + 1 + i] as number;
       const degree = g.inDegreeOf(node);
-      if (degree > victimDegree && !this.justAttached.has(node)) {
+      if (degree > victimDegree && !g.tree.isPinned(host, node)) {
         victim = i;
         victimDegree = degree;
       }
     }
     if (victim < 0) return false;
     g.replaceLink(host, 0, victim, target);
-    this.justAttached.add(target);
+    g.tree.adopt(target, host);
     return true;
   }
 }

@@ -16,16 +16,20 @@
  * rebuilt from a snapshot; nodes are dropped only by compaction, after deletions.
  *
  * The graph owns its arrays: every change goes through a method here, so the derived layer-0
- * in-degrees stay exact. A node whose in-degree falls to 0 while it is live cannot be reached by
- * any search; such nodes are queued as orphans for the index to re-attach (`takeOrphans`).
+ * in-degrees stay exact.
+ *
+ * The rooted tree over layer 0 (`tree`, index/hnsw/rooted-tree.ts; graph-mender.ts says why)
+ * lives beside the links: every node but the anchor may have a parent that links to it, and that
+ * link is pinned, so every rooted node stays reachable from the anchor whatever is pruned.
  *
  * Inserts may run on several threads at once (index/hnsw/insert-job.ts): each thread then has
  * its own `HnswGraph` over the same arrays (`attach`), changes a list only under its lock
- * (`locks`, index/hnsw/link-locks.ts), counts in-degrees with atomic adds, and logs orphans to the
- * job's shared log (`logOrphansTo`) instead of its own queue.
+ * (`locks`, index/hnsw/link-locks.ts), counts in-degrees with atomic adds, and sets parents with
+ * compare-and-swap.
  */
 import { grownArray, sharedArray } from '../../core/shared-array.js';
 import { newLockTable } from './link-locks.js';
+import { RootedTree, type TreeParts } from './rooted-tree.js';
 
 /** `deleted[slot]` of a tombstone. */
 export const TOMBSTONE = 1;
@@ -46,6 +50,8 @@ export interface GraphParts {
   readonly upper: ReadonlyArray<Int32Array | undefined>;
   readonly entryPoint: number;
   readonly maxLevel: number;
+  /** The rooted tree; absent in snapshots written before it existed (graph-codec.ts grows one). */
+  readonly tree?: TreeParts;
 }
 
 /** Every array of a graph, as search threads attach to it (views over SharedArrayBuffers). */
@@ -56,6 +62,8 @@ export interface SharedGraphArrays {
   readonly upperOffset: Int32Array;
   readonly upperPool: Int32Array;
   readonly inDegree: Int32Array;
+  readonly parents: Int32Array;
+  readonly ranks: Int32Array;
   readonly locks: Int32Array;
 }
 
@@ -74,11 +82,9 @@ export class HnswGraph {
   private tombstones: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
   /** Layer-0 links pointing at each slot, from any node in the graph (tombstones included); changed atomically. */
   private inDegree0: Int32Array<ArrayBufferLike> = sharedArray(Int32Array, 0);
+  private rooted = new RootedTree();
   /** Lock words of the link lists, for inserts on several threads. */
   private linkLocks: Int32Array<ArrayBufferLike> = newLockTable();
-  private orphans: number[] = [];
-  /** While inserts run on several threads: `[count, slot…]`, shared by all of them. */
-  private orphanLog: Int32Array | null = null;
   private entry = -1;
   private topLevel = -1;
   private nodes = 0;
@@ -131,6 +137,11 @@ export class HnswGraph {
     }
     g.entry = g.nodes > 0 ? parts.entryPoint : -1;
     g.topLevel = g.nodes > 0 ? parts.maxLevel : -1;
+    const tree = parts.tree;
+    if (tree !== undefined) {
+      if (tree.parents.length !== capacity || tree.ranks.length !== capacity) return 'array lengths disagree';
+      g.rooted.load(tree);
+    }
     return g;
   }
 
@@ -144,6 +155,11 @@ export class HnswGraph {
 
   get maxLevel(): number {
     return this.topLevel;
+  }
+
+  /** The rooted tree over layer 0 (index/hnsw/rooted-tree.ts). */
+  get tree(): RootedTree {
+    return this.rooted;
   }
 
   /** Nodes in the graph, tombstones included. */
@@ -171,7 +187,7 @@ export class HnswGraph {
   }
 
   /** The arrays as a snapshot stores them (views, not copies; read only). */
-  parts(): GraphParts {
+  parts(): GraphParts & { readonly tree: TreeParts } {
     const upper: Array<Int32Array | undefined> = [];
     const stride = 1 + this.maxM;
     for (let slot = 0; slot < this.levelOfSlot.length; slot++) {
@@ -186,6 +202,7 @@ export class HnswGraph {
       upper,
       entryPoint: this.entry,
       maxLevel: this.topLevel,
+      tree: { parents: this.rooted.parents, ranks: this.rooted.ranks, anchor: this.rooted.anchor },
     };
   }
 
@@ -198,14 +215,16 @@ export class HnswGraph {
       upperOffset: this.upperOffset,
       upperPool: this.upperPool,
       inDegree: this.inDegree0,
+      parents: this.rooted.parents,
+      ranks: this.rooted.ranks,
       locks: this.linkLocks,
     };
   }
 
   /**
    * Another thread's view of a graph's arrays: read-only for searches, or for inserting nodes the
-   * owner has added (`addNode`) under the locks. Entry point and top level travel with each
-   * search or insert job (`setEntry`); node counts and the pool are the owner's business.
+   * owner has added (`addNode`) under the locks. Entry point, top level and anchor travel with
+   * each search or insert job (`setEntry`); node counts and the pool are the owner's business.
    */
   static attach(m: number, arrays: SharedGraphArrays): HnswGraph {
     const g = new HnswGraph(m);
@@ -215,22 +234,16 @@ export class HnswGraph {
     g.upperOffset = arrays.upperOffset;
     g.upperPool = arrays.upperPool;
     g.inDegree0 = arrays.inDegree;
+    g.rooted = RootedTree.attach(arrays.parents, arrays.ranks);
     g.linkLocks = arrays.locks;
     return g;
   }
 
-  /**
-   * While inserts run on several threads, orphans go to a log they all share (`[count, slot…]`,
-   * count may exceed the room: the owner then looks at every node); null ends it.
-   */
-  logOrphansTo(log: Int32Array | null): void {
-    this.orphanLog = log;
-  }
-
-  /** A view's entry point and top level, as the owner had them when the search was sent. */
-  setEntry(entryPoint: number, maxLevel: number): void {
+  /** A view's entry point, top level and anchor, as the owner had them when the search or job was sent. */
+  setEntry(entryPoint: number, maxLevel: number, anchor = this.rooted.anchor): void {
     this.entry = entryPoint;
     this.topLevel = maxLevel;
+    this.rooted.setAnchor(anchor);
   }
 
   /** Grows the per-slot arrays to hold slots `[0, slots)`. */
@@ -248,6 +261,7 @@ export class HnswGraph {
     this.upperOffset.fill(-1, previous);
     // Shared for inserts on several threads (search threads never read them).
     this.inDegree0 = grownArray(Int32Array, this.inDegree0, capacity);
+    this.rooted.reserve(capacity);
   }
 
   /** Room in the pool for `level` upper-layer lists of `slot`, zeroed; returns its start. */
@@ -270,6 +284,8 @@ export class HnswGraph {
       this.layer0.byteLength +
       this.tombstones.byteLength +
       this.inDegree0.byteLength +
+      this.rooted.parents.byteLength +
+      this.rooted.ranks.byteLength +
       this.upperOffset.byteLength +
       this.upperPool.byteLength
     );
@@ -355,6 +371,7 @@ export class HnswGraph {
   addNode(slot: number, level: number): void {
     this.levelOfSlot[slot] = level;
     this.tombstones[slot] = PENDING;
+    this.rooted.clear(slot);
     this.layer0[slot * (1 + this.maxM0)] = 0;
     if (level > 0) this.allocateUpper(slot, level);
     else this.upperOffset[slot] = -1;
@@ -380,14 +397,8 @@ export class HnswGraph {
     this.levelOfSlot[slot] = -1;
     this.tombstones[slot] = 0;
     this.upperOffset[slot] = -1;
+    this.rooted.clear(slot);
     this.nodes--;
-  }
-
-  /** Live nodes whose in-degree fell to 0 since the last call (some may have regained links since). */
-  takeOrphans(): number[] {
-    const orphans = this.orphans;
-    this.orphans = [];
-    return orphans;
   }
 
   /** Re-picks the entry point as a live node of the highest level (after its deletion). */
@@ -415,14 +426,6 @@ export class HnswGraph {
   }
 
   private loseInLink(target: number): void {
-    const degree = Atomics.sub(this.inDegree0, target, 1) - 1;
-    if (degree !== 0 || !this.isLive(target)) return;
-    const log = this.orphanLog;
-    if (log === null) {
-      this.orphans.push(target);
-      return;
-    }
-    const at = Atomics.add(log, 0, 1) + 1;
-    if (at < log.length) log[at] = target;
+    Atomics.sub(this.inDegree0, target, 1);
   }
 }

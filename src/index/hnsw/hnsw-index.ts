@@ -7,11 +7,14 @@
  *   of width ef_construction (Alg. 2) and the neighbour-selection heuristic (Alg. 4) for m links;
  *   reverse links are added and an overfull list (m above layer 0, 2m on it) is re-selected with
  *   the same heuristic.
- * - Search (Alg. 5): greedy descent, then a beam of max(ef, k) on layer 0. With a filter, nodes
- *   that fail it are still walked but never enter the result set.
+ * - Search (Alg. 5): greedy descent, then a beam of max(ef, k) on layer 0, started from where the
+ *   descent ended and from the anchor of the rooted tree (graph-mender.ts), which reaches every
+ *   live node. With a filter, nodes that fail it are still walked but never enter the result set.
  * - Delete: the node becomes a tombstone (still walked, never returned); every neighbour that linked
  *   to it re-selects its links among its other links and the tombstone's. Compaction later scrubs
  *   every remaining link to tombstones and frees their slots.
+ * - Every layer-0 list keeps its pinned links (to the nodes it is the tree parent of) through
+ *   every re-selection, so no write can cut a live node off (graph-mender.ts).
  *
  * Similarities are "higher is better" throughout (core/distance.ts).
  */
@@ -23,9 +26,9 @@ import type { SearchHits, SearchOptions, SlotTable, VectorIndex } from '../vecto
 import { CandidateHeap } from './candidate-heap.js';
 import { GraphMender } from './graph-mender.js';
 import { HnswGraph, PENDING, TOMBSTONE } from './hnsw-graph.js';
-import { awaitInsertJob, forEachClaim, type InsertHelpers, type InsertJob, newInsertJob, PARALLEL_INSERT_MIN, takeJobOrphans } from './insert-job.js';
-import { lockSlot, unlockSlot } from './link-locks.js';
-import { strandedStarts, unreachableNodes } from './reachability.js';
+import { awaitInsertJob, forEachClaim, type InsertHelpers, type InsertJob, newInsertJob, PARALLEL_INSERT_MIN } from './insert-job.js';
+import { lockSlot, tryLockSlot, unlockSlot } from './link-locks.js';
+import { unreachableNodes } from './reachability.js';
 import { VisitedSet } from './visited-set.js';
 
 /** The arena as HNSW needs it: kernel scratch views, the query, and the stored vectors. */
@@ -64,20 +67,8 @@ const MIN_DEGREE_SHARE = 0.25;
  */
 const DUPLICATE_SHARE = 0.5;
 
-/**
- * Connectivity checks cost O(links) (about 10 ms for reachability and 30 ms for everything at 100k
- * nodes). Below this many nodes, reachability from the entry point is checked (and mended) after
- * every write; above it, after every CONNECTIVITY_CHECK_SHARE of the nodes changed. Every write
- * also re-attaches at once the nodes that lost their last in-link.
- */
-export const ALWAYS_CHECK_REACHABILITY_BELOW = 20000;
-/** Below this many nodes, everything (search starts too) is checked after every write: it costs well under a millisecond. */
-export const ALWAYS_CHECK_EVERYTHING_BELOW = 2000;
-/** The narrowest beam searching for hosts to mend the graph from. */
+/** The narrowest beam searching for hosts to root a node under. */
 const MENDING_EF = 64;
-
-/** Share of the nodes changed after which the whole graph is checked and mended. */
-export const CONNECTIVITY_CHECK_SHARE = 0.05;
 
 export class HnswIndex implements VectorIndex {
   readonly kind = 'hnsw' as const;
@@ -184,9 +175,10 @@ export class HnswIndex implements VectorIndex {
       this.checkNew(slot);
       const level = this.drawLevel();
       if (g.entryPoint < 0) {
-        // The first node: nothing to link it to.
+        // The first node: nothing to link it to; it roots the tree.
         g.addNode(slot, level);
         g.setEntry(slot, level);
+        g.tree.reset(slot);
         this.inserts.alone++;
         continue;
       }
@@ -201,8 +193,8 @@ export class HnswIndex implements VectorIndex {
   /**
    * Links pending nodes (`addPending`). With `helpers` and enough slots, other threads link
    * alongside this one (index/hnsw/insert-job.ts): each claims the next slot through a shared
-   * counter and reads and writes lists under their locks; orphans are mended here afterwards.
-   * Otherwise each is linked in order, and its orphans mended, as `add` does.
+   * counter and reads and writes lists under their locks; the nodes no rooted node links to then
+   * are rooted here afterwards. Otherwise each is linked in order, and rooted, as `add` does.
    */
   linkPending(slots: readonly number[], helpers?: InsertHelpers): void {
     const g = this.g;
@@ -216,9 +208,8 @@ export class HnswIndex implements VectorIndex {
     helpers.join(job);
     this.runInsertJob(job);
     awaitInsertJob(job);
-    const orphans = takeJobOrphans(job, g);
-    for (const slot of slots) if (g.inDegreeOf(slot) === 0) orphans.push(slot);
-    this.mendOrphans(orphans);
+    this.scorer = this.buildKernel;
+    this.mender.root(slots);
   }
 
   /** Pending nodes become searchable. */
@@ -226,7 +217,7 @@ export class HnswIndex implements VectorIndex {
     for (const slot of slots) this.g.publish(slot);
   }
 
-  /** Links one pending node below the current entry point (which it becomes, if it is higher), then mends its orphans. */
+  /** Links one pending node below the current entry point (which it becomes, if it is higher), and roots it. */
   private linkOne(slot: number): void {
     const g = this.g;
     const level = g.levelOf(slot);
@@ -235,9 +226,8 @@ export class HnswIndex implements VectorIndex {
     this.inserts.alone++;
     this.link(slot, level, entry, topLevel);
     if (level > topLevel) g.setEntry(slot, level);
-    const orphans = g.takeOrphans();
-    if (g.inDegreeOf(slot) === 0) orphans.push(slot);
-    this.mendOrphans(orphans);
+    // Only the new node can be unrooted: every other node keeps its pinned in-link.
+    if (!g.tree.isRooted(slot)) this.mender.root([slot]);
   }
 
   /**
@@ -247,13 +237,11 @@ export class HnswIndex implements VectorIndex {
   runInsertJob(job: InsertJob): void {
     const g = this.g;
     g.setEntry(job.entryPoint, job.maxLevel);
-    g.logOrphansTo(job.orphanLog);
     this.concurrent = true;
     try {
       forEachClaim(job, (slot) => this.link(slot, g.levelOf(slot), job.entryPoint, job.maxLevel));
     } finally {
       this.concurrent = false;
-      g.logOrphansTo(null);
     }
   }
 
@@ -302,7 +290,10 @@ export class HnswIndex implements VectorIndex {
     }
   }
 
-  /** Adds `target` to `node`'s links at `layer`, re-selecting them if the list is full. */
+  /**
+   * Adds `target` to `node`'s links at `layer`, re-selecting them if the list is full. On layer 0
+   * a rooted node that ends up linking to an unrooted target becomes its parent.
+   */
   private connect(node: number, target: number, layer: number): void {
     const g = this.g;
     if (this.concurrent) lockSlot(g.locks, node);
@@ -311,17 +302,21 @@ export class HnswIndex implements VectorIndex {
       const { array, offset } = g.links(node, layer);
       if ((array[offset] as number) < g.capacityAt(layer)) {
         g.appendLink(node, layer, target);
-        return;
+      } else {
+        const candidates = g.neighbors(node, layer);
+        candidates.push(target);
+        this.reselect(node, layer, candidates);
       }
-      const candidates = g.neighbors(node, layer);
-      candidates.push(target);
-      this.reselect(node, layer, candidates);
+      if (layer === 0 && g.linksTo(node, 0, target)) g.tree.adopt(target, node);
     } finally {
       if (this.concurrent) unlockSlot(g.locks, node);
     }
   }
 
-  /** Sets `node`'s links at `layer` to the heuristic's choice among `candidates` (≠ node). */
+  /**
+   * Sets `node`'s links at `layer` to the heuristic's choice among `candidates` (≠ node); on
+   * layer 0, its pinned links stay whatever the heuristic thinks of them.
+   */
   private reselect(node: number, layer: number, candidates: number[]): void {
     const n = candidates.length;
     this.ensureBuffers(n);
@@ -342,8 +337,64 @@ export class HnswIndex implements VectorIndex {
       this.bufSlots[i] = candidates[order[i] as number] as number;
       this.bufSims[i] = scores[order[i] as number] as number;
     }
-    const count = this.selectNeighbors(node, selfSim, n, g.capacityAt(layer));
+    let count = this.selectNeighbors(node, selfSim, n, g.capacityAt(layer));
+    if (layer === 0) count = this.keepPinned(node, count);
     g.setLinks(node, layer, this.selected, count);
+  }
+
+  /**
+   * Puts back into `this.selected[0, count)` every pinned link of `node`'s current layer-0 list
+   * the heuristic left out: appended while there is room, else in place of the last (weakest)
+   * choice that is not pinned. Returns the new count. A list never holds more pinned links than
+   * its capacity, so there is always a place.
+   */
+  private keepPinned(node: number, count: number): number {
+    const g = this.g;
+    const out = this.selected;
+    const { array, offset } = g.links(node, 0);
+    const current = array[offset] as number;
+    let replaceable = count;
+    for (let i = 1; i <= current; i++) {
+      const child = array[offset + i] as number;
+      if (!g.tree.isPinned(node, child) || out.subarray(0, count).includes(child)) continue;
+      if (this.handOver(child, node)) continue;
+      if (count < g.maxM0) {
+        out[count++] = child;
+        continue;
+      }
+      do replaceable--;
+      while (g.tree.isPinned(node, out[replaceable] as number));
+      out[replaceable] = child;
+    }
+    return count;
+  }
+
+  /**
+   * Hands `child`, whose pinned link from `from` the heuristic would drop, to another parent: a
+   * node of its own list that links back to it, is no tombstone and can take it (lower rank:
+   * index/hnsw/rooted-tree.ts). The heuristic dropped the link because a kept neighbour leads to
+   * `child` as well; moving the pin lets it, so pins cost the graph almost nothing (SIFT's recall
+   * at ef 16 fell by 0.007 with pins that never moved). With other threads inserting, `child`'s
+   * list is only a hint (read without its lock); the new parent's list is read and the pin moved
+   * under that list's lock, taken only if free (the caller holds `from`'s). Returns whether
+   * `child` was handed over.
+   */
+  private handOver(child: number, from: number): boolean {
+    const g = this.g;
+    const tree = g.tree;
+    const { array, offset } = g.links(child, 0);
+    const count = array[offset] as number;
+    for (let i = 1; i <= count; i++) {
+      const to = array[offset + i] as number;
+      if (to === from || g.deleted[to] === TOMBSTONE || !tree.canHandOver(child, to)) continue;
+      if (this.concurrent && !tryLockSlot(g.locks, to, from)) continue;
+      try {
+        if (g.linksTo(to, 0, child) && tree.handOver(child, from, to)) return true;
+      } finally {
+        if (this.concurrent) unlockSlot(g.locks, to);
+      }
+    }
+    return false;
   }
 
   /**
@@ -443,7 +494,7 @@ export class HnswIndex implements VectorIndex {
     for (let layer = g.maxLevel; layer > 0; layer--) [ep, epSim] = this.greedy(ep, epSim, layer);
     const bits = options.acceptBits;
     const accept = options.accept ?? (bits !== undefined ? (slot: number) => hasBit(bits, slot) : null);
-    this.searchLayer(ep, epSim, ef, 0, accept, -1, accept !== null && options.twoHop === true, bits ?? null);
+    this.searchLayer(ep, epSim, ef, 0, accept, -1, accept !== null && options.twoHop === true, bits ?? null, g.tree.anchor);
     const { slots, sims, count } = this.found.entries();
     for (let i = 0; i < count; i++) top.offer(slots[i] as number, sims[i] as number);
     if (options.stats !== undefined) options.stats.scored += this.scored;
@@ -455,7 +506,9 @@ export class HnswIndex implements VectorIndex {
    * `this.found`. Tombstones, `exclude`, and (when given) slots `accept` rejects are walked but
    * never become results. `accept` undefined means construction (only tombstones are excluded).
    * With `twoHop`, a neighbour `accept` rejects is not scored: its own neighbours that pass are.
-   * `bits`, when given, is `accept` as a bitset, tested inline.
+   * `bits`, when given, is `accept` as a bitset, tested inline. `alsoFrom`, when given, is a second
+   * start (the anchor, from which every live node can be reached): with ef at least the number of
+   * nodes, the walk then visits every node, wherever the first start lies.
    */
   private searchLayer(
     entry: number,
@@ -466,6 +519,7 @@ export class HnswIndex implements VectorIndex {
     exclude: number,
     twoHop = false,
     bits: Uint32Array | null = null,
+    alsoFrom = -1,
   ): void {
     const g = this.g;
     const queue = this.queue;
@@ -482,6 +536,14 @@ export class HnswIndex implements VectorIndex {
     // Searches return only live nodes (0); construction and mending (accept undefined) also take pending ones.
     const hidden = accept === undefined ? TOMBSTONE : TOMBSTONE | PENDING;
     if ((deleted[entry] & hidden) === 0 && entry !== exclude && (accept == null || accept(entry))) found.push(entry, entrySim);
+    if (alsoFrom >= 0 && !this.visited.visit(alsoFrom)) {
+      const sim = this.scoreOne(alsoFrom);
+      queue.push(alsoFrom, sim);
+      if ((deleted[alsoFrom] & hidden) === 0 && alsoFrom !== exclude && (accept == null || accept(alsoFrom))) {
+        found.push(alsoFrom, sim);
+        if (found.size > ef) found.pop();
+      }
+    }
 
     // Hot loop: layer 0 is read straight from the flat link array (no per-node allocation), and
     // the visited marks are tested inline.
@@ -632,7 +694,6 @@ export class HnswIndex implements VectorIndex {
   remove(slot: number): void {
     if (!this.hide(slot)) return;
     this.repairAround(slot);
-    this.mendOrphans(this.g.takeOrphans());
   }
 
   /**
@@ -656,11 +717,6 @@ export class HnswIndex implements VectorIndex {
     }
   }
 
-  /** Mends the nodes that lost their last layer-0 in-link since the last mending (after `repairAround`s). */
-  mendNow(): void {
-    this.mendOrphans(this.g.takeOrphans());
-  }
-
   /** Tombstones many nodes at once (no repair each) and compacts, if any were live. */
   dropNodes(slots: readonly number[]): void {
     const g = this.g;
@@ -672,10 +728,15 @@ export class HnswIndex implements VectorIndex {
     return this.g.deletedCount > 0 && this.g.deletedCount > COMPACTION_SHARE * this.g.nodeCount;
   }
 
-  /** Scrubs every link to a tombstone, drops the tombstones and returns their (now free) slots. */
+  /**
+   * Scrubs every link to a tombstone, drops the tombstones and returns their (now free) slots.
+   * The tree is emptied first (its pins would keep links to tombstones) and grown anew after,
+   * from the entry point.
+   */
   compact(): number[] {
     const g = this.g;
     this.scorer = this.buildKernel;
+    g.tree.reset(-1);
     const dead: number[] = [];
     for (let slot = 0; slot < g.capacity; slot++) {
       if (!g.has(slot)) continue;
@@ -696,14 +757,15 @@ export class HnswIndex implements VectorIndex {
     }
     for (const slot of dead) g.dropNode(slot);
     if (g.entryPoint < 0 || !g.has(g.entryPoint) || g.deleted[g.entryPoint] === 1) g.chooseEntryPoint();
-    this.mendOrphans(g.takeOrphans());
-    this.ensureConnected();
+    g.tree.reset(g.entryPoint);
+    this.mender.regrow();
     return dead;
   }
 
   /**
    * Re-selects `node`'s links at `layer` without tombstones: candidates are its live links plus
-   * the live links of every tombstone it linked to (Qdrant and hnswlib repair the same way).
+   * the live links of every tombstone it linked to (Qdrant and hnswlib repair the same way). A
+   * tombstone it is the tree parent of stays, pinned, while a node of the tree hangs from it.
    */
   private repair(node: number, layer: number): void {
     const g = this.g;
@@ -713,58 +775,42 @@ export class HnswIndex implements VectorIndex {
         candidates.add(neighbor);
         continue;
       }
+      if (layer === 0 && g.tree.isPinned(node, neighbor) && !this.hasChildren(neighbor)) g.tree.release(neighbor);
       if (g.levelOf(neighbor) < layer) continue;
       for (const second of g.neighbors(neighbor, layer)) if (second !== node && g.isLive(second)) candidates.add(second);
-    }
-    if (candidates.size === 0) {
-      g.setLinks(node, layer, [], 0);
-      return;
     }
     this.reselect(node, layer, [...candidates]);
   }
 
+  /** Whether `slot` is the tree parent of some node (a node's parent always links to it, so its children are in its own list). */
+  private hasChildren(slot: number): boolean {
+    const g = this.g;
+    const { array, offset } = g.links(slot, 0);
+    const count = array[offset] as number;
+    for (let i = 1; i <= count; i++) if (g.tree.isPinned(slot, array[offset + i] as number)) return true;
+    return false;
+  }
+
   // ---- connectivity (graph-mender.ts, reachability.ts) ----------------------------------------
 
-  /** Live nodes not reachable on layer 0 from the entry point (tombstones are walked). */
+  /** Live nodes not reachable on layer 0 from the anchor (tombstones are walked). */
   unreachable(): number[] {
     return unreachableNodes(this.g);
   }
 
-  /** Possible search starts (level ≥ 1) that cannot walk back to the entry point on layer 0. */
-  strandedStarts(): number[] {
-    return strandedStarts(this.g);
-  }
-
-  /**
-   * Mends layer 0 so that a walk from wherever a search can start reaches every live node (the
-   * starts themselves only with `startsToo`, default true). Returns how many links were made.
-   */
-  ensureConnected(options: { readonly startsToo?: boolean } = {}): number {
-    if (this.g.entryPoint < 0) return 0;
-    this.scorer = this.buildKernel;
-    return this.mender.ensureConnected(options.startsToo ?? true);
-  }
-
-  /** The mending of one write's orphans (nodes that lost their last in-link). */
-  private mendOrphans(orphans: number[]): void {
-    this.mender.begin();
-    this.mender.mendOrphans(orphans);
-  }
-
   /**
    * The nodes nearest to the query (a stored slot, set as the query) that pass `accept`, found by
-   * a beam of max(ef_construction, MENDING_EF) on layer 0 (after a descent when any node will do; from the entry
-   * point when `accept` asks for nodes it reaches), into bufSlots/bufSims best first; returns how
-   * many. Tombstones and `exclude` are never returned.
+   * a beam of max(ef_construction, MENDING_EF) on layer 0 started from the descent's end and from
+   * the anchor, into bufSlots/bufSims best first; returns how many. Tombstones and `exclude` are
+   * never returned.
    */
-  private nearestTo(exclude: number, accept: ((slot: number) => boolean) | undefined): number {
+  private nearestTo(exclude: number, accept: (slot: number) => boolean): number {
     const g = this.g;
     let ep = g.entryPoint;
     let epSim = this.scoreOne(ep);
-    // Looking for nodes the entry point reaches: a walk from a landing node might not get there.
-    if (accept === undefined) for (let layer = g.maxLevel; layer > 0; layer--) [ep, epSim] = this.greedy(ep, epSim, layer);
+    for (let layer = g.maxLevel; layer > 0; layer--) [ep, epSim] = this.greedy(ep, epSim, layer);
     // At least 64 wide: with a small ef_construction the few nodes found may all be full.
-    this.searchLayer(ep, epSim, Math.max(this.params.efConstruction, MENDING_EF), 0, accept, exclude);
+    this.searchLayer(ep, epSim, Math.max(this.params.efConstruction, MENDING_EF), 0, accept, exclude, false, null, g.tree.anchor);
     return this.drainFoundSorted();
   }
 

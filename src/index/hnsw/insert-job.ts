@@ -11,13 +11,10 @@
  * linked when it searched, and so on timing: graphs built by several threads differ from run to
  * run; their recall does not, within noise (test/integration/parallel-build.test.ts).
  */
-import type { HnswGraph } from './hnsw-graph.js';
 
 /** Below this many slots a batch is inserted by the owner alone: waking a thread costs about one insert. */
 export const PARALLEL_INSERT_MIN = 16;
 
-/** Orphans a job logs before the owner looks at every node instead. */
-const ORPHAN_LOG_ROOM = 1024;
 /** The owner gives up on helpers that make no progress for this long (one slot takes about a millisecond). */
 const STALLED_AFTER_MS = 60_000;
 const WAIT_SLICE_MS = 1000;
@@ -32,8 +29,6 @@ export interface InsertJob {
   readonly slots: Int32Array;
   /** `[next slot to claim, slots done, failed]`. */
   readonly control: Int32Array;
-  /** `[count, slot…]` of nodes that lost their last layer-0 in-link (HnswGraph.logOrphansTo). */
-  readonly orphanLog: Int32Array;
   /** Where every insert starts; it does not move while the job runs. */
   readonly entryPoint: number;
   readonly maxLevel: number;
@@ -52,7 +47,7 @@ function fixedInt32(length: number): Int32Array {
 export function newInsertJob(slots: readonly number[], entryPoint: number, maxLevel: number): InsertJob {
   const shared = fixedInt32(slots.length);
   shared.set(slots);
-  return { slots: shared, control: fixedInt32(3), orphanLog: fixedInt32(1 + ORPHAN_LOG_ROOM), entryPoint, maxLevel };
+  return { slots: shared, control: fixedInt32(3), entryPoint, maxLevel };
 }
 
 /** Claims the job's slots one by one and inserts each, until none are left. */
@@ -90,14 +85,4 @@ export function awaitInsertJob(job: InsertJob): void {
     }
   }
   if (Atomics.load(control, FAILED) !== 0) throw new Error('parallel insert: an insert thread failed (its error is logged); the graph is incomplete');
-}
-
-/** The live nodes the job left without a layer-0 in-link (from its log, or every node if the log overflowed). */
-export function takeJobOrphans(job: InsertJob, graph: HnswGraph): number[] {
-  const log = job.orphanLog;
-  const count = log[0] as number;
-  if (count < log.length) return Array.from(log.subarray(1, 1 + count));
-  const orphans: number[] = [];
-  for (let slot = 0; slot < graph.capacity; slot++) if (graph.isLive(slot) && graph.inDegreeOf(slot) === 0) orphans.push(slot);
-  return orphans;
 }

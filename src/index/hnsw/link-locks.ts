@@ -2,8 +2,8 @@
  * Locks on link lists for inserts running on several threads at once (index/hnsw/insert-job.ts),
  * after hnswlib's per-node mutexes. A fixed table of lock words over a SharedArrayBuffer, a slot
  * mapped to word `slot mod size`: the table never grows (so threads never need a new one), and two
- * slots sharing a word only wait for each other. No thread ever holds two locks, so sharing cannot
- * deadlock.
+ * slots sharing a word only wait for each other. No thread ever waits for a lock while it holds
+ * one (a second lock is only ever tried: `tryLockSlot`), so sharing cannot deadlock.
  *
  * Each word is a futex-style mutex (Drepper, "Futexes Are Tricky", mutex 2): 0 free, 1 held, 2
  * held with waiters. Taking a free lock is one compare-and-swap; releasing one nobody waits for is
@@ -35,6 +35,15 @@ export function lockSlot(locks: Int32Array, slot: number): void {
     }
     state = Atomics.exchange(locks, word, 2);
   }
+}
+
+/**
+ * Takes `slot`'s lock if it is free, without waiting, for a thread that holds `held`'s: waiting
+ * while holding a lock could deadlock, and `held` may share `slot`'s word. Returns whether it did.
+ */
+export function tryLockSlot(locks: Int32Array, slot: number, held: number): boolean {
+  const word = slot & (LOCK_WORDS - 1);
+  return word !== (held & (LOCK_WORDS - 1)) && Atomics.compareExchange(locks, word, 0, 1) === 0;
 }
 
 export function unlockSlot(locks: Int32Array, slot: number): void {

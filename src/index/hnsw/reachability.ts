@@ -1,11 +1,12 @@
 /**
  * Who can reach whom on layer 0 of an HNSW graph: the checks behind "every live point is
- * findable". A search descends the upper layers and then walks layer 0 from where the descent
- * ended (a node of level ≥ 1, or the entry point); it finds a node only if that walk can get to
- * it. So every live node must be reachable from the entry point, and every possible start must
- * be able to walk back to the entry point. Tombstones are walked like any node.
+ * findable". A search walks layer 0 from where its descent ended and from the anchor at once
+ * (HnswIndex.search), so it can find every node the anchor reaches. The rooted tree
+ * (index/hnsw/graph-mender.ts) is what keeps every live node so reached; these functions check
+ * it from scratch. Tombstones are walked like any node.
  */
-import type { HnswGraph } from './hnsw-graph.js';
+import { type HnswGraph, TOMBSTONE } from './hnsw-graph.js';
+import { UNRANKED, UNROOTED } from './rooted-tree.js';
 
 /** Marks (1) every node reachable on layer 0 from `start`, depth first, in `reached`. */
 export function markReachable(graph: HnswGraph, reached: Uint8Array, start: number): void {
@@ -26,63 +27,60 @@ export function markReachable(graph: HnswGraph, reached: Uint8Array, start: numb
   }
 }
 
-/** 1 for every node reachable on layer 0 from the entry point. */
-export function reachedFromEntry(graph: HnswGraph): Uint8Array {
-  const reached = new Uint8Array(graph.capacity);
-  if (graph.entryPoint >= 0) markReachable(graph, reached, graph.entryPoint);
-  return reached;
-}
-
-/** 1 for every node from which the entry point is reachable on layer 0: a search backwards over in-links. */
-export function reachingEntry(graph: HnswGraph): Uint8Array {
-  const capacity = graph.capacity;
-  const back = new Uint8Array(capacity);
-  if (graph.entryPoint < 0) return back;
+/** Roots every unrooted node reachable on layer 0 from rooted `start`, breadth first (each under the node it was first reached from). */
+export function adoptReachable(graph: HnswGraph, start: number): void {
   const links0 = graph.links0;
   const stride = 1 + graph.maxM0;
-  // In-links as compressed rows: the graph keeps exact in-degrees, so one pass fills them.
-  const start = new Int32Array(capacity + 1);
-  for (let slot = 0; slot < capacity; slot++) start[slot + 1] = (start[slot] as number) + graph.inDegreeOf(slot);
-  const fill = start.slice(0, capacity);
-  const from = new Int32Array(start[capacity] as number);
-  for (let slot = 0; slot < capacity; slot++) {
-    if (!graph.has(slot)) continue;
-    const at = slot * stride;
+  const queue = [start];
+  for (let head = 0; head < queue.length; head++) {
+    const node = queue[head] as number;
+    const at = node * stride;
     const count = links0[at] as number;
     for (let i = 1; i <= count; i++) {
-      const target = links0[at + i] as number;
-      from[fill[target]++] = slot;
-    }
-  }
-  const stack = [graph.entryPoint];
-  back[graph.entryPoint] = 1;
-  while (stack.length > 0) {
-    const node = stack.pop() as number;
-    for (let i = start[node] as number; i < (start[node + 1] as number); i++) {
-      const source = from[i] as number;
-      if (back[source] === 0) {
-        back[source] = 1;
-        stack.push(source);
+      const next = links0[at + i] as number;
+      if (!graph.tree.isRooted(next)) {
+        graph.tree.adopt(next, node);
+        queue.push(next);
       }
     }
   }
-  return back;
 }
 
-/** Live nodes not reachable on layer 0 from the entry point. */
+/** Live nodes not reachable on layer 0 from the anchor. */
 export function unreachableNodes(graph: HnswGraph): number[] {
-  if (graph.entryPoint < 0) return [];
-  const reached = reachedFromEntry(graph);
+  if (graph.tree.anchor < 0) return [];
+  const reached = new Uint8Array(graph.capacity);
+  markReachable(graph, reached, graph.tree.anchor);
   const out: number[] = [];
   for (let slot = 0; slot < graph.capacity; slot++) if (graph.isLive(slot) && reached[slot] === 0) out.push(slot);
   return out;
 }
 
-/** Possible search starts (nodes of level ≥ 1) from which the entry point cannot be reached on layer 0. */
-export function strandedStarts(graph: HnswGraph): number[] {
-  if (graph.entryPoint < 0) return [];
-  const back = reachingEntry(graph);
-  const out: number[] = [];
-  for (let slot = 0; slot < graph.capacity; slot++) if (graph.has(slot) && graph.levelOf(slot) >= 1 && back[slot] === 0) out.push(slot);
-  return out;
+/**
+ * What is wrong with the rooted tree (index/hnsw/rooted-tree.ts), empty when it is sound: the
+ * anchor is a node and its own parent; every node that is not a tombstone has a parent; a parent
+ * is a rooted node that links to its child on layer 0 and has a lower rank. Ranks falling along
+ * every chain of parents is what makes each chain end at the anchor, so no chain is followed.
+ */
+export function treeProblems(graph: HnswGraph): string[] {
+  const problems: string[] = [];
+  if (graph.nodeCount === 0) return problems;
+  const tree = graph.tree;
+  const anchor = tree.anchor;
+  if (!graph.has(anchor)) return [`the anchor ${anchor} is not in the graph`];
+  for (let slot = 0; slot < graph.capacity; slot++) {
+    const parent = tree.parentOf(slot);
+    if (!graph.has(slot)) {
+      if (parent !== UNROOTED) problems.push(`slot ${slot} is not in the graph but has parent ${parent}`);
+    } else if (parent === UNROOTED) {
+      if (graph.deleted[slot] !== TOMBSTONE) problems.push(`slot ${slot} has no parent`);
+    } else if (slot === anchor || parent === slot) {
+      if (slot !== parent || slot !== anchor) problems.push(`slot ${slot} has parent ${parent}, the anchor is ${anchor}`);
+    } else if (!graph.has(parent) || !tree.isRooted(parent) || !graph.linksTo(parent, 0, slot)) {
+      problems.push(`slot ${slot}: parent ${parent} is not a rooted node that links to it`);
+    } else if (!(tree.rankOf(parent) < tree.rankOf(slot)) || tree.rankOf(slot) === UNRANKED) {
+      problems.push(`slot ${slot} has rank ${tree.rankOf(slot)}, its parent ${parent} rank ${tree.rankOf(parent)}`);
+    }
+  }
+  return problems;
 }

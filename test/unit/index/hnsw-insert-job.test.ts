@@ -1,13 +1,13 @@
 /**
  * HnswIndex.addMany with a helper index over the same memory and graph (the job's mechanics; real
  * threads are in test/integration/parallel-build.test.ts): levels, entry point and top level equal
- * the one-by-one build's, the graph is sound and complete on duplicates and Dot, the job's orphan
- * log is read back (or every node is looked at when it overflowed).
+ * the one-by-one build's, the graph is sound and complete on duplicates and Dot, and nodes the job
+ * leaves unrooted are rooted by the owner afterwards.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkIntegrity } from '../../../src/index/hnsw/check-integrity.js';
-import { newInsertJob, PARALLEL_INSERT_MIN, takeJobOrphans } from '../../../src/index/hnsw/insert-job.js';
+import { type InsertHelpers, PARALLEL_INSERT_MIN } from '../../../src/index/hnsw/insert-job.js';
 import { testSeed, withSeed } from '../../helpers/data.js';
 import { fixture, helperIndex } from './hnsw-fixture.js';
 
@@ -62,26 +62,38 @@ test(`addMany below ${PARALLEL_INSERT_MIN} slots, or without helpers, builds exa
   });
 });
 
-test('a job reads back its logged orphans, and looks at every node once the log overflowed', () => {
-  const f = fixture('Euclid', 2, 2, 8);
-  for (let slot = 0; slot < 40; slot++) f.add(slot, [slot, slot % 7]);
-  const job = newInsertJob([1, 2, 3], f.index.graph.entryPoint, f.index.graph.maxLevel);
-  job.orphanLog[0] = 2;
-  job.orphanLog[1] = 17;
-  job.orphanLog[2] = 23;
-  assert.deepEqual(takeJobOrphans(job, f.index.graph), [17, 23]);
-  // Orphan slot 5 by hand: every layer-0 list that links to it drops the link.
-  const g = f.index.graph;
-  for (let slot = 0; slot < 40; slot++) {
-    const links = g.neighbors(slot, 0);
-    if (links.includes(5)) {
-      const kept = links.filter((s) => s !== 5);
-      g.setLinks(slot, 0, kept, kept.length);
-    }
-  }
-  g.takeOrphans();
-  job.orphanLog[0] = job.orphanLog.length;
-  const orphans = takeJobOrphans(job, g);
-  assert.ok(orphans.includes(5), `orphans found by looking at every node: ${orphans.join(', ')}`);
-  for (const slot of orphans) assert.equal(g.inDegreeOf(slot), 0, `slot ${slot} is no orphan`);
+test('nodes a job leaves unrooted are rooted by the owner when the job ends', () => {
+  withSeed(testSeed(93), (rng) => {
+    const f = fixture('Euclid', 3, 4, 16, 2);
+    for (let slot = 0; slot < 200; slot++) f.add(slot, [rng.gaussian(), rng.gaussian(), rng.gaussian()]);
+    const helper = helperIndex(f, 'Euclid', 1);
+    const g = f.index.graph;
+    const cut: number[] = [];
+    // The helper links the whole job, then every link to a few of its childless nodes is taken
+    // away, as if the helpers' pruning had dropped them: only the owner's rooting can bring them back.
+    const cutting: InsertHelpers = {
+      join(job) {
+        helper.join(job);
+        for (const slot of job.slots) {
+          if (cut.length === 5) break;
+          if (g.neighbors(slot, 0).some((child) => g.tree.isPinned(slot, child))) continue;
+          g.tree.release(slot);
+          for (let node = 0; node < g.capacity; node++) {
+            const links = g.neighbors(node, 0);
+            if (!g.has(node) || !links.includes(slot)) continue;
+            const kept = links.filter((s) => s !== slot);
+            g.setLinks(node, 0, kept, kept.length);
+          }
+          cut.push(slot);
+        }
+      },
+    };
+    const entries = Array.from({ length: 100 }, (_, i) => [200 + i, [rng.gaussian(), rng.gaussian(), rng.gaussian()]] as const);
+    f.addMany(entries, cutting);
+    assert.equal(cut.length, 5, 'the job had childless nodes to cut');
+    for (const slot of cut) assert.ok(g.tree.isRooted(slot), `slot ${slot} was rooted again`);
+    assert.deepEqual(checkIntegrity(f.index, (s) => f.slots.isLive(s)), []);
+    const hits = f.index.search({ query: f.arena.read(cut[0] as number), k: 300, ef: 300 });
+    assert.equal(hits.slots.length, 300, 'a search with ef = n returns every point');
+  });
 });
