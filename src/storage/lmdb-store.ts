@@ -24,8 +24,11 @@
 import { existsSync } from 'node:fs';
 import { type Database, open, type RootDatabase } from 'lmdb';
 import { badInput, KithError } from '../core/errors.js';
+import { TimeSlices } from '../core/time-slices.js';
 import { type FileLock, lockDatabaseFile } from './file-lock.js';
 import { migrateFormat1 } from './format-1-migration.js';
+import { ENV_OPTIONS, LAST_VERSIONS_DB, POINT_RECORDS_DB } from './lmdb-layout.js';
+import { isLargeWrite, writeOnThread } from './point-writer.js';
 import { decodePointKey, encodePointKey, MAX_POINT_KEY_BYTES, pointKeyRange } from './point-key.js';
 
 /** 1: points under ordered-binary `[uid, id]` keys (migrated at open); 2: point-key.ts keys. */
@@ -77,7 +80,7 @@ export class LmdbStore {
     const lock = lockDatabaseFile(path);
     let root: RootDatabase;
     try {
-      root = open({ path, overlappingSync: false, noSubdir: true, cache: false });
+      root = open({ path, ...ENV_OPTIONS });
     } catch (error) {
       lock.release();
       throw new KithError('ERR_STORAGE', `cannot open database file ${path}: ${messageOf(error)}`, { cause: error });
@@ -93,8 +96,8 @@ export class LmdbStore {
         root,
         root.openDB<unknown, string>({ name: 'meta' }),
         root.openDB<CollectionEntry, string>({ name: 'collections' }),
-        root.openDB<string, number>({ name: 'last_versions', encoding: 'string' }),
-        root.openDB<Buffer, Buffer>({ name: 'point_records', encoding: 'binary', keyEncoding: 'binary' }),
+        root.openDB<string, number>(LAST_VERSIONS_DB),
+        root.openDB<Buffer, Buffer>(POINT_RECORDS_DB),
         root.openDB<Buffer, SnapshotKey>({ name: 'snapshots', encoding: 'binary' }),
         root.openDB<string, number>({ name: 'annotations', encoding: 'string' }),
       );
@@ -229,11 +232,31 @@ export class LmdbStore {
 
   /**
    * Applies removes, then puts, of one collection (and its last version) all or nothing; resolves
-   * once durable. Keys are encoded before the transaction starts, so a bad id fails before any write.
+   * once durable. Keys are encoded before the transaction starts (a slice at a time), so a bad id
+   * fails before any write. A large batch is committed by a thread of its own (point-writer.ts),
+   * so that its transaction does not hold the service thread.
    */
   async writePoints(uid: number, puts: readonly PointWrite[], removes: readonly string[], lastVersion?: bigint): Promise<void> {
-    const removeKeys = removes.map((id) => encodePointKey(uid, id));
-    const putEntries = puts.map(({ id, record }) => [encodePointKey(uid, id), record] as const);
+    if (this.closed) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closed');
+    const slices = new TimeSlices();
+    const removeKeys: Buffer[] = new Array(removes.length);
+    for (let i = 0; i < removes.length; i++) {
+      if (slices.due(i)) await slices.pause();
+      removeKeys[i] = encodePointKey(uid, removes[i] as string);
+    }
+    const putEntries: Array<readonly [Buffer, Buffer]> = new Array(puts.length);
+    let recordBytes = 0;
+    for (let i = 0; i < puts.length; i++) {
+      if (slices.due(i)) await slices.pause();
+      const { id, record } = puts[i] as PointWrite;
+      putEntries[i] = [encodePointKey(uid, id), record];
+      recordBytes += record.length;
+    }
+    if (isLargeWrite(removeKeys.length + putEntries.length, recordBytes)) {
+      if (this.closed) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closed');
+      await writeOnThread(this.path, uid, removeKeys, putEntries, lastVersion);
+      return;
+    }
     await this.write(() => {
       for (const key of removeKeys) this.points.removeSync(key);
       for (const [key, record] of putEntries) this.points.putSync(key, record);
