@@ -1,12 +1,15 @@
 /**
  * One collection: validate → write storage (durable) → update memory, in that order, one write
- * at a time. Searches read memory only and run synchronously, so a search sees a batch either
- * wholly or not at all.
+ * at a time. Every step runs in slices of a few milliseconds (docs/architecture.md, "The write
+ * path"), so no write holds the service thread for long; searches read memory only, and see a
+ * batch either wholly or not at all (visible-change.ts).
  */
 import type { Distance } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { normalizePointId, type PointId } from '../core/point-id.js';
+import { ShardedMap } from '../core/sharded-map.js';
+import { nextTurn, SLICE_MS, TimeSlices } from '../core/time-slices.js';
 import { nextVersion } from '../core/version-clock.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
@@ -18,26 +21,24 @@ import { type CollectionConfig, type CollectionConfigJson, configToInfo } from '
 import { type LoadReport, loadCollection } from './collection-load.js';
 import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchSegment } from './collection-search.js';
 import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from './ef-calibration.js';
-import { checkPointShape, checkSearchInput, type FilterInput, type SearchRequest, toFilter } from './embedded-input.js';
+import { checkSearchInput, type FilterInput, type SearchRequest, toFilter } from './embedded-input.js';
+import { matchingIds } from './filter-matches.js';
 import { searchSegmentParallel } from './parallel-search.js';
 import type { Payload } from './point-table.js';
+import { normalizeIds, type PointInput, type PreparedPoint, preparePoints, storedPayload } from './prepare-points.js';
 import { ReadWriteGate } from './read-write-gate.js';
 import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
 import type { ThreadWork } from './search-thread-protocol.js';
 import type { SearchThreads } from './search-threads.js';
-import { type MemoryStats, Segment, type SegmentInserters, type SharedSegmentState, type StagedWrite } from './segment.js';
-import { parseVector, toStoredVector } from './vector-input.js';
+import { type MemoryStats, Segment, type SegmentInserters, type SegmentPoint, type SharedSegmentState, type StagedWrite } from './segment.js';
+import { toStoredVector } from './vector-input.js';
+import { VisibleChanges } from './visible-change.js';
 import { spreadLiveSlots } from './warm-up.js';
 import { WriteQueue } from './write-queue.js';
 
 export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from './collection-search.js';
 export type { FilterInput, FilterJson, SearchRequest } from './embedded-input.js';
-
-export interface PointInput {
-  readonly id: unknown;
-  readonly vector: unknown;
-  readonly payload?: unknown;
-}
+export type { PointInput } from './prepare-points.js';
 
 export interface StoredPoint {
   id: PointId;
@@ -78,19 +79,21 @@ const SHARE_SLICE_MS = 4;
 /** Points copied between two looks at the clock. */
 const SHARED_PER_CHECK = 256;
 
-/** A point validated and converted, ready to be written. */
-interface PreparedPoint {
-  readonly id: PointId;
-  readonly stored: StoredVector;
-  readonly payload: Payload;
-  readonly payloadJson: string;
-}
+/** Points whose slots are counted between two looks at the clock (a map lookup each). */
+const POINTS_PER_CHECK = 256;
+/**
+ * Points applied to memory between two looks at the clock: a point's payload may hold thousands
+ * of indexed values (a 500-number list took ~3 ms to index), so the clock is read often.
+ */
+const APPLIED_PER_CHECK = 4;
 
 export class Collection {
   private segment: Segment;
   private readonly writes = new WriteQueue();
   /** Searches on threads read the segment's memory: changes to it wait for them, and they for changes. */
   private readonly gate = new ReadWriteGate();
+  /** A change being made visible in slices; readers wait for it or finish it (visible-change.ts). */
+  private readonly changes = new VisibleChanges(this.gate, (apply) => this.applyOrReload(apply));
   /** The segment the search threads have a view of, its key there, and the arrays they were given. */
   private posted: { readonly segment: Segment; readonly key: number; readonly state: SharedSegmentState } | undefined;
   private dropped = false;
@@ -132,8 +135,9 @@ export class Collection {
     return this.config.name;
   }
 
+  /** Live points; while a change is made visible, the count before it. */
   get pointsCount(): number {
-    return this.segment.liveCount;
+    return this.changes.countBefore ?? this.segment.liveCount;
   }
 
   /** Writes waiting in (or running from) this collection's write queue. */
@@ -147,7 +151,7 @@ export class Collection {
 
   describe(): CollectionInfo {
     this.calibration.touch();
-    return { ...configToInfo(this.config), points_count: this.segment.liveCount, calibration: this.calibration.info() };
+    return { ...configToInfo(this.config), points_count: this.pointsCount, calibration: this.calibration.info() };
   }
 
   /**
@@ -156,6 +160,7 @@ export class Collection {
    * fixed ef_search.
    */
   calibrateEf(): CalibrationResult | undefined {
+    this.changes.settleNow();
     return this.calibration.calibrateNow();
   }
 
@@ -188,8 +193,11 @@ export class Collection {
   /** Validates the whole batch, then writes it atomically; resolves once durable and searchable. */
   async upsert(points: readonly PointInput[]): Promise<{ upserted: number }> {
     if (!Array.isArray(points)) throw badInput('points', `expected an array of points, got ${typeof points}`);
-    const prepared = this.preparePoints(points);
+    // Checked in slices while earlier writes run; the place in the queue is taken now, so writes
+    // still apply in the order they came. A bad batch fails here, before anything is written.
+    const preparing = settledLater(preparePoints(points, this.config));
     const result = await this.writes.run(async () => {
+      const prepared = await preparing;
       this.assertLive();
       if (prepared.length === 0) return { upserted: 0 };
       await this.writePrepared(prepared);
@@ -203,8 +211,8 @@ export class Collection {
   /** Deletes the listed ids (strings or integers, normalised by `normalizePointId`); resolves with how many existed, once durable. */
   async deleteIds(rawIds: readonly (PointId | number)[]): Promise<{ deleted: number }> {
     if (!Array.isArray(rawIds)) throw badInput('points', `expected an array of ids, got ${typeof rawIds}`);
-    const ids = rawIds.map((id: unknown, i) => normalizePointId(id, childPath('points', i)));
-    const result = await this.writes.run(() => this.deleteExisting(ids));
+    const normalizing = settledLater(normalizeIds(rawIds));
+    const result = await this.writes.run(async () => this.deleteExisting(await normalizing));
     this.calibration.noteChanges(result.deleted);
     this.scheduleSnapshot();
     return result;
@@ -217,24 +225,9 @@ export class Collection {
   async deleteByFilter(filterInput: FilterInput): Promise<{ deleted: number }> {
     const filter = toFilter(filterInput);
     if (filter === undefined) throw badInput('filter', 'expected a filter object ({} matches every point)');
-    const result = await this.writes.run(() => {
-      const segment = this.segment;
-      const table = segment.table;
-      const ids: PointId[] = [];
-      if (isEmptyFilter(filter)) {
-        for (const slot of table.liveSlots()) ids.push(table.idOf(slot));
-        return this.deleteExisting(ids);
-      }
-      // The payload indexes name the candidates when they can; every candidate is checked.
-      const estimated = estimateFilter(filter, segment.payloadIndex, table.liveCount, (id) => table.slotOf(id));
-      const predicate = compileFilter(filter, estimated.conditions);
-      const accept = (slot: number): boolean => predicate(table.payloadOf(slot), table.idOf(slot));
-      if (estimated.candidates !== undefined) {
-        for (const slot of collectMatches(segment, estimated.candidates, accept)) ids.push(table.idOf(slot));
-      } else {
-        for (const slot of table.liveSlots()) if (accept(slot)) ids.push(table.idOf(slot));
-      }
-      return this.deleteExisting(ids);
+    const result = await this.writes.run(async () => {
+      this.assertLive();
+      return this.deleteExisting(await matchingIds(this.segment, filter));
     });
     this.calibration.noteChanges(result.deleted);
     this.scheduleSnapshot();
@@ -244,13 +237,23 @@ export class Collection {
   /** Checked as the REST API checks a search body; `filter` is parsed by `parseFilter` or the REST JSON. */
   search(input: SearchRequest): ScoredPoint[] {
     this.searchStarted();
+    this.changes.settleNow();
     return searchSegment(this.segment, this.config, checkSearchInput(input)).points;
   }
 
   /** The search and how it was answered: strategy, estimate, distances computed, exactness. */
   searchExplained(input: SearchRequest): SearchOutcome {
     this.searchStarted();
+    this.changes.settleNow();
     return searchSegment(this.segment, this.config, checkSearchInput(input));
+  }
+
+  /**
+   * Resolves once no write is being made visible (visible-change.ts). A synchronous read after it
+   * (`getPoint`, `matchingPoints`, …) then needs no rest of a change finished at once.
+   */
+  settled(): Promise<void> {
+    return this.changes.settled();
   }
 
   /**
@@ -264,6 +267,7 @@ export class Collection {
   async searchParallel(input: SearchRequest, options: { readonly spread?: boolean } = {}): Promise<SearchOutcome> {
     this.searchStarted();
     const checked = checkSearchInput(input);
+    await this.changes.settled();
     const threads = this.threads;
     const backlogged = threads?.backlogged() === true;
     if (threads === undefined || !threads.available || this.dropped || (options.spread !== true && threads.idle && !(backlogged && this.isHeavy(checked)))) {
@@ -405,6 +409,7 @@ export class Collection {
    * particular order. Payloads are the stored objects: callers must not change them.
    */
   matchingPoints(filter?: Filter): { id: PointId; payload: Payload }[] {
+    this.changes.settleNow();
     const segment = this.segment;
     const table = segment.table;
     const out: { id: PointId; payload: Payload }[] = [];
@@ -430,24 +435,35 @@ export class Collection {
     const result = await this.writes.run(async () => {
       this.assertLive();
       const table = this.segment.table;
+      const slices = new TimeSlices();
       let ids: PointId[];
       if (Array.isArray(selector)) {
-        ids = [...new Set(selector as readonly PointId[])];
-        const missing = ids.find((id) => table.slotOf(id) === undefined);
-        if (missing !== undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(missing)} does not exist in collection "${this.name}"`);
+        const listed = selector as readonly PointId[];
+        const seen = new ShardedMap<true>();
+        ids = [];
+        for (let i = 0; i < listed.length; i++) {
+          if (slices.due(i)) await slices.pause();
+          const id = listed[i] as PointId;
+          if (seen.has(id)) continue;
+          seen.set(id, true);
+          if (table.slotOf(id) === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
+          ids.push(id);
+        }
       } else {
-        ids = this.matchingPoints(selector as Filter).map((p) => p.id);
+        ids = await matchingIds(this.segment, selector as Filter);
       }
       if (ids.length === 0) return { updated: 0 };
-      const prepared = ids.map((id, i) => {
+      const prepared: PreparedPoint[] = new Array(ids.length);
+      for (let i = 0; i < ids.length; i++) {
+        if (slices.due(i)) await slices.pause();
+        const id = ids[i] as PointId;
         const slot = table.slotOf(id) as number;
         const payloadPath = childPath(childPath('points', i), 'payload');
         const payload = update(table.payloadOf(slot));
         if (!isPlainObject(payload)) throw badInput(payloadPath, 'expected an object');
         checkJsonValue(payload, payloadPath);
-        const payloadJson = JSON.stringify(payload);
-        return { id, stored: this.storedVectorOf(slot), payload: JSON.parse(payloadJson) as Payload, payloadJson };
-      });
+        prepared[i] = { id, stored: this.storedVectorOf(slot), ...storedPayload(payload) };
+      }
       await this.writePrepared(prepared);
       return { updated: prepared.length };
     });
@@ -458,6 +474,7 @@ export class Collection {
   /** One stored point, as the API shows it. */
   getPoint(rawId: unknown): StoredPoint {
     const id = normalizePointId(rawId, 'id');
+    this.changes.settleNow();
     const table = this.segment.table;
     const slot = table.slotOf(id);
     if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
@@ -466,6 +483,7 @@ export class Collection {
 
   /** Memory taken by vectors and graph. */
   memoryStats(): MemoryStats {
+    this.changes.settleNow();
     return this.segment.memoryStats();
   }
 
@@ -481,6 +499,7 @@ export class Collection {
 
   /** Structural problems of the in-memory index; empty when sound. For tests and diagnostics. */
   checkIntegrity(): string[] {
+    this.changes.settleNow();
     return this.segment.checkIntegrity();
   }
 
@@ -531,87 +550,91 @@ export class Collection {
     await this.writes.run(() => (this.dropped ? undefined : this.writeSnapshot(1)));
   }
 
-  private preparePoints(points: readonly PointInput[]): PreparedPoint[] {
-    const dim = this.config.vectorSize;
-    const byId = new Map<PointId, PreparedPoint>();
-    points.forEach((point, i) => {
-      const at = childPath('points', i);
-      checkPointShape(point, at);
-      const id = normalizePointId(point.id, childPath(at, 'id'));
-      const vector = parseVector(point.vector, dim, childPath(at, 'vector'));
-      const payloadPath = childPath(at, 'payload');
-      const payload = point.payload ?? {};
-      if (!isPlainObject(payload)) throw badInput(payloadPath, 'expected an object');
-      checkJsonValue(payload, payloadPath);
-      const stored = toStoredVector(vector, this.config.distance, this.config.quantization);
-      // A repeated id: the last occurrence wins, as if the batch were applied in order.
-      byId.delete(id);
-      // Memory holds what the record holds, parsed back: a caller changing its object later changes
-      // nothing, and answers are the same before and after a restart (-0 becomes 0 in both).
-      const payloadJson = JSON.stringify(payload);
-      byId.set(id, { id, stored, payload: JSON.parse(payloadJson) as Payload, payloadJson });
-    });
-    return [...byId.values()];
-  }
-
   /**
    * Writes a validated batch under one new version (inside the write queue): reserve memory,
-   * commit durably, then apply to memory in one turn.
+   * commit durably, then apply to memory (Flat: in slices, made visible all at once; graph: in
+   * steps, applyInSteps). Records, keys and the count of new slots are computed in slices first.
    */
   private async writePrepared(prepared: readonly PreparedPoint[]): Promise<void> {
     const version = nextVersion(this.lastVersion);
-    const writes: PointWrite[] = prepared.map((p) => ({
-      id: p.id,
-      record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }),
-    }));
-    await this.gate.write(() => this.segment.reserveFor(prepared.map((p) => ({ id: p.id, vector: p.stored }))));
+    const slices = new TimeSlices();
+    const writes: PointWrite[] = new Array(prepared.length);
+    const points: SegmentPoint[] = new Array(prepared.length);
+    for (let i = 0; i < prepared.length; i++) {
+      if (slices.due(i)) await slices.pause();
+      const p = prepared[i] as PreparedPoint;
+      writes[i] = { id: p.id, record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }) };
+      points[i] = { id: p.id, version, payload: p.payload, vector: p.stored };
+    }
+    const segment = this.segment;
+    let newSlots = 0;
+    for (let from = 0; from < points.length; from += POINTS_PER_CHECK) {
+      if (slices.due(0)) await slices.pause();
+      newSlots += segment.newSlotsAmong(points, from, Math.min(points.length, from + POINTS_PER_CHECK));
+    }
+    await this.gate.write(() => segment.reserveSlots(newSlots));
     await this.store.writePoints(this.uid, writes, [], version);
     this.lastVersion = version;
-    const points = prepared.map((p) => ({ id: p.id, version, payload: p.payload, vector: p.stored }));
-    if (this.segment.hasGraph) {
-      await this.applyInSteps(() => this.segment.stageUpserts(points, this.inserters() !== undefined));
+    if (segment.hasGraph) {
+      await this.applyInSteps(segment.startUpserts(points));
       return;
     }
-    await this.gate.write(() =>
-      this.applyOrReload(() => {
-        this.segment.upsertMany(points);
-        this.segment.maintain();
-      }),
-    );
+    let applied = 0;
+    await this.changes.apply(segment.liveCount, (deadline) => {
+      do {
+        const to = Math.min(points.length, applied + APPLIED_PER_CHECK);
+        segment.upsertFlat(points, applied, to);
+        applied = to;
+      } while (applied < points.length && performance.now() < deadline);
+      return applied === points.length;
+    });
   }
 
+  /** Deletes those of `ids` that exist (inside the write queue): commit durably, then remove from memory in slices. */
   private async deleteExisting(ids: readonly PointId[]): Promise<{ deleted: number }> {
     this.assertLive();
-    const existing = [...new Set(ids)].filter((id) => this.segment.table.slotOf(id) !== undefined);
+    const table = this.segment.table;
+    const slices = new TimeSlices();
+    const existing: PointId[] = [];
+    const seen = new ShardedMap<true>();
+    for (let i = 0; i < ids.length; i++) {
+      if (slices.due(i)) await slices.pause();
+      const id = ids[i] as PointId;
+      if (table.slotOf(id) === undefined || seen.has(id)) continue;
+      seen.set(id, true);
+      existing.push(id);
+    }
     if (existing.length === 0) return { deleted: 0 };
     await this.store.writePoints(this.uid, [], existing);
-    if (this.segment.hasGraph) {
-      await this.applyInSteps(() => this.segment.stageDeletes(existing));
-      return { deleted: existing.length };
-    }
-    await this.gate.write(() =>
-      this.applyOrReload(() => {
-        this.segment.deleteMany(existing);
-        this.segment.maintain();
-      }),
-    );
+    const segment = this.segment;
+    const toRepair: number[] = [];
+    let deleted = 0;
+    await this.changes.apply(segment.liveCount, (deadline) => {
+      do {
+        const to = Math.min(existing.length, deleted + APPLIED_PER_CHECK);
+        segment.deleteRange(existing, deleted, to, toRepair);
+        deleted = to;
+      } while (deleted < existing.length && performance.now() < deadline);
+      return deleted === existing.length;
+    });
+    if (segment.hasGraph) await this.repairInSteps({ toRepair });
     return { deleted: existing.length };
   }
 
   /**
-   * Applies a durable change to a graph collection's memory in steps (segment.ts, "writes in
+   * Applies a durable upsert to a graph collection's memory in steps (segment.ts, "writes in
    * steps"), each under the gate, with a turn of the event loop before each, so that searches (on
-   * threads and here) run between them instead of waiting for the whole batch; they see the batch
-   * wholly or not at all. Then housekeeping, in a step of its own.
+   * threads and here) run between them instead of waiting for the whole batch: staging and linking
+   * are invisible to them; publishing is made visible all at once (visible-change.ts). Then the
+   * replaced nodes' repairs and housekeeping, in steps of their own.
    */
-  private async applyInSteps(stage: () => StagedWrite): Promise<void> {
-    const step = async <T>(apply: () => T): Promise<T> => {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      return this.gate.write(() => this.applyOrReload(apply));
-    };
-    const staged = await step(stage);
+  private async applyInSteps(staged: StagedWrite): Promise<void> {
+    const segment = this.segment;
+    const linkNow = this.inserters() !== undefined;
+    let staging = true;
+    while (staging) staging = await this.step(() => this.untilDeadline(() => segment.stageUpserts(staged, APPLIED_PER_CHECK, linkNow)));
     while (staged.toLink.length > 0) {
-      await step(() => {
+      await this.step(() => {
         // While searches run, the writer links alone: a step shared with a thread ends when the
         // thread's last node does, and on a busy machine that thread may not be running then.
         const searching = performance.now() - this.lastSearchAt < SEARCHES_RECENT_MS;
@@ -621,15 +644,34 @@ export class Collection {
         const count = Math.min(LINKS_PER_STEP_MAX, Math.max(LINKS_PER_STEP_MIN[mode], Math.floor(stepMs / this.msPerLink[mode])));
         const linked = Math.min(count, staged.toLink.length);
         const began = performance.now();
-        const more = this.segment.linkStaged(staged, count, inserters);
+        const more = segment.linkStaged(staged, count, inserters);
         // A moving average: the cost per node grows with the graph and changes with the threads' load.
         this.msPerLink[mode] = 0.8 * this.msPerLink[mode] + (0.2 * (performance.now() - began)) / linked;
         return more;
       });
     }
-    await step(() => this.segment.publishStaged(staged));
-    while (staged.toRepair.length > 0) await step(() => this.segment.repairStaged(staged, REPAIRS_PER_STEP));
-    await step(() => this.segment.maintain());
+    await this.changes.apply(segment.liveCount, (deadline) => !this.untilDeadline(() => segment.publishStaged(staged, APPLIED_PER_CHECK), deadline));
+    await this.repairInSteps(staged);
+  }
+
+  /** Repairs a graph write's tombstones' neighbours a few at a time, then housekeeping, each a step of its own. */
+  private async repairInSteps(staged: { readonly toRepair: number[] }): Promise<void> {
+    const segment = this.segment;
+    while (staged.toRepair.length > 0) await this.step(() => segment.repairStaged(staged, REPAIRS_PER_STEP));
+    await this.step(() => segment.maintain());
+  }
+
+  /** One step of a graph write: after a turn of the event loop, under the gate (searches on threads are done or wait). */
+  private async step<T>(apply: () => T): Promise<T> {
+    await nextTurn();
+    return this.gate.write(() => this.applyOrReload(apply));
+  }
+
+  /** Calls `more` until it returns false or the deadline (a slice from now by default) passes; returns whether more is left. */
+  private untilDeadline(more: () => boolean, deadline = performance.now() + SLICE_MS): boolean {
+    let left = more();
+    while (left && performance.now() < deadline) left = more();
+    return left;
   }
 
   /**
@@ -686,4 +728,13 @@ export class Collection {
   private assertLive(): void {
     if (this.dropped) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${this.name}" does not exist`);
   }
+}
+
+/**
+ * The promise, its failure handled now: it is awaited later (inside the write queue), and a
+ * failure before then must not count as an unhandled rejection.
+ */
+function settledLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }

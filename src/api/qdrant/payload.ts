@@ -44,7 +44,7 @@ export async function qdrantPayloadRoutes(app: FastifyInstance, { db }: { db: Da
     const collection = collectionOf(db, request.params.name);
     const body = asObject(request.body, 'body');
     const payload = newPayload(body);
-    await collection.updatePayloads(pointsSelector(body), (current) => ({ ...current, ...payload }));
+    await collection.updatePayloads(await pointsSelector(body), (current) => ({ ...current, ...payload }));
     return ok(reply, updateResult());
   });
 
@@ -52,7 +52,7 @@ export async function qdrantPayloadRoutes(app: FastifyInstance, { db }: { db: Da
     const collection = collectionOf(db, request.params.name);
     const body = asObject(request.body, 'body');
     const payload = newPayload(body);
-    await collection.updatePayloads(pointsSelector(body), () => payload);
+    await collection.updatePayloads(await pointsSelector(body), () => payload);
     return ok(reply, updateResult());
   });
 
@@ -61,7 +61,7 @@ export async function qdrantPayloadRoutes(app: FastifyInstance, { db }: { db: Da
     const body = asObject(request.body, 'body');
     const keys = body.keys;
     if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) throw formatError('keys', `expected an array of payload keys, got ${describeJson(keys)}`);
-    const selector = pointsSelector(body);
+    const selector = await pointsSelector(body);
     await collection.updatePayloads(selector, (current) => (keys as string[]).reduce(withoutKey, current));
     return ok(reply, updateResult());
   });
@@ -69,7 +69,7 @@ export async function qdrantPayloadRoutes(app: FastifyInstance, { db }: { db: Da
   app.post<NameParams>('/collections/:name/points/payload/clear', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const body = asObject(request.body, 'body');
-    await collection.updatePayloads(pointsSelector(body), () => ({}));
+    await collection.updatePayloads(await pointsSelector(body), () => ({}));
     return ok(reply, updateResult());
   });
 }
