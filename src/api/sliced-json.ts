@@ -2,22 +2,18 @@
  * Large answers written as JSON text in slices: a search batch at its bounds answers ~40 MB of
  * hits and payloads, which one JSON.stringify would write in one block of a few hundred ms,
  * during which the service answers nothing (not even /healthz). Here each element is written
- * natively (JSON.stringify, or a route's own writer) and the event loop gets a turn whenever
- * SLICE_MS have passed, so other requests are answered between the pieces.
+ * natively (JSON.stringify, or a route's own writer) and the event loop gets a turn whenever a
+ * slice is used up, so other requests are answered between the pieces.
  */
+import { TimeSlices } from '../core/time-slices.js';
 
-/** How long writing may hold the event loop before it gives other work a turn. */
-const SLICE_MS = 8;
-
-/** Tracks one answer's writing time, and yields to the event loop once a slice is used up. */
+/** Tracks one answer's writing time (core/time-slices.ts), and yields to the event loop once a slice is used up. */
 export class JsonSlicer {
-  private sliceStart = performance.now();
+  private readonly slices = new TimeSlices();
 
-  /** Resolves at once within a slice; after a turn of the event loop once the slice is used. */
+  /** Resolves at once within a slice; after a turn of the event loop once the slice is used. The clock is read every time: one element may be a 65,536-component vector. */
   async turn(): Promise<void> {
-    if (performance.now() - this.sliceStart < SLICE_MS) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    this.sliceStart = performance.now();
+    if (this.slices.due(0)) await this.slices.pause();
   }
 }
 

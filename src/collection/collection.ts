@@ -1,13 +1,16 @@
 /**
  * One collection: validate → write storage (durable) → update memory, in that order, one write
- * at a time. Searches read memory only and run synchronously, so a search sees a batch either
- * wholly or not at all.
+ * at a time. Every step runs in slices of a few milliseconds (docs/architecture.md, "The write
+ * path"), so no write holds the service thread for long; searches read memory only, and see a
+ * batch either wholly or not at all (visible-change.ts).
  */
 import type { Distance } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { compareIds, describeJson, normalizePointId, type PointId } from '../core/point-id.js';
+import { ShardedMap } from '../core/sharded-map.js';
 import { runSteps, type Steps } from '../core/steps.js';
+import { nextTurn, SLICE_MS, TimeSlices } from '../core/time-slices.js';
 import { nextVersion } from '../core/version-clock.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
@@ -20,31 +23,28 @@ import { type CollectionConfig, type CollectionConfigJson, configToInfo, LIMITS 
 import { type LoadProgress, type LoadReport, loadCollectionSteps, newLoadProgress } from './collection-load.js';
 import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchSegment, searchShape } from './collection-search.js';
 import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from './ef-calibration.js';
-import { checkPointShape, checkSearchInput, type FilterInput, inSearch, prefixErrors, type SearchRequest, toFilter } from './embedded-input.js';
+import { checkSearchInput, type FilterInput, inSearch, prefixErrors, type SearchRequest, toFilter } from './embedded-input.js';
+import { matchingIds, scanMatches } from './point-scan.js';
 import { searchSegmentParallel } from './parallel-search.js';
 import type { Payload } from './point-table.js';
+import { normalizeIds, type PointInput, type PreparedPoint, preparePoints, storedPayload } from './prepare-points.js';
 import { ReadWriteGate } from './read-write-gate.js';
 import { sumVectors } from './recommend.js';
 import { LowestIds } from './lowest-ids.js';
-import { scanMatches } from './point-scan.js';
 import type { PointTableReader } from './point-table.js';
 import { addRecords, addScroll, addSearch, RequestCost } from './request-cost.js';
 import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
 import type { ThreadWork } from './search-thread-protocol.js';
 import type { SearchThreads } from './search-threads.js';
-import { type MemoryStats, Segment, type SegmentInserters, type SharedSegmentState, type StagedWrite } from './segment.js';
-import { parseVector, toStoredVector } from './vector-input.js';
+import { type MemoryStats, Segment, type SegmentInserters, type SegmentPoint, type SharedSegmentState, type StagedWrite } from './segment.js';
+import { toStoredVector } from './vector-input.js';
+import { VisibleChanges } from './visible-change.js';
 import { spreadLiveSlots } from './warm-up.js';
 import { WriteQueue } from './write-queue.js';
 
 export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from './collection-search.js';
 export type { FilterInput, FilterJson, SearchRequest } from './embedded-input.js';
-
-export interface PointInput {
-  readonly id: unknown;
-  readonly vector: unknown;
-  readonly payload?: unknown;
-}
+export type { PointInput } from './prepare-points.js';
 
 export interface StoredPoint {
   id: PointId;
@@ -90,17 +90,11 @@ export type WarningSink = (message: string, error?: unknown) => void;
 /** A graph snapshot is written once this many changes (or 10% of the graph) have accumulated. */
 const SNAPSHOT_MIN_CHANGES = 20000;
 
-/**
- * A batch's searches run on the service thread (no search threads) give the event loop a turn
- * after this long, so a large batch never holds other requests for more than about one search.
- */
-const BATCH_SLICE_MS = 10;
-
 /** Searches of a batch sent to the threads at once: their answers are shaped here in one turn. */
 const BATCH_ROUND = 64;
 
 /** Vectors summed between two looks at the clock (sumOfVectors on the service thread). */
-const SUM_CHUNK = 1024;
+const SUM_CHUNK = 256;
 
 /** A search estimated at more units than this (about a nanosecond each) goes to a search thread even alone (isLong). */
 const LONG_SEARCH_UNITS = 5_000_000;
@@ -127,19 +121,21 @@ const SHARE_SLICE_MS = 4;
 /** Points copied between two looks at the clock. */
 const SHARED_PER_CHECK = 256;
 
-/** A point validated and converted, ready to be written. */
-interface PreparedPoint {
-  readonly id: PointId;
-  readonly stored: StoredVector;
-  readonly payload: Payload;
-  readonly payloadJson: string;
-}
+/** Points whose slots are counted between two looks at the clock (a map lookup each). */
+const POINTS_PER_CHECK = 256;
+/**
+ * Points applied to memory between two looks at the clock: a point's payload may hold thousands
+ * of indexed values (a 500-number list took ~3 ms to index), so the clock is read often.
+ */
+const APPLIED_PER_CHECK = 4;
 
 export class Collection {
   private segment: Segment;
   private readonly writes = new WriteQueue();
   /** Searches on threads read the segment's memory: changes to it wait for them, and they for changes. */
   private readonly gate = new ReadWriteGate();
+  /** A change being made visible in slices; readers wait for it or finish it (visible-change.ts). */
+  private readonly changes = new VisibleChanges(this.gate, (apply) => this.applyOrReload(apply));
   /** The segment the search threads have a view of, its key there, and the arrays they were given. */
   private posted: { readonly segment: Segment; readonly key: number; readonly state: SharedSegmentState } | undefined;
   private dropped = false;
@@ -181,8 +177,9 @@ export class Collection {
     return this.config.name;
   }
 
+  /** Live points; while a change is made visible, the count before it. */
   get pointsCount(): number {
-    return this.segment.liveCount;
+    return this.changes.countBefore ?? this.segment.liveCount;
   }
 
   /** Writes waiting in (or running from) this collection's write queue. */
@@ -196,7 +193,7 @@ export class Collection {
 
   describe(): CollectionInfo {
     this.calibration.touch();
-    return { ...configToInfo(this.config), points_count: this.segment.liveCount, calibration: this.calibration.info() };
+    return { ...configToInfo(this.config), points_count: this.pointsCount, calibration: this.calibration.info() };
   }
 
   /**
@@ -205,6 +202,7 @@ export class Collection {
    * fixed ef_search.
    */
   calibrateEf(): CalibrationResult | undefined {
+    this.changes.settleNow();
     return this.calibration.calibrateNow();
   }
 
@@ -247,8 +245,11 @@ export class Collection {
   /** Validates the whole batch, then writes it atomically; resolves once durable and searchable. */
   async upsert(points: readonly PointInput[]): Promise<{ upserted: number }> {
     if (!Array.isArray(points)) throw badInput('points', `expected an array of points, got ${typeof points}`);
-    const prepared = this.preparePoints(points);
+    // Checked in slices while earlier writes run; the place in the queue is taken now, so writes
+    // still apply in the order they came. A bad batch fails here, before anything is written.
+    const preparing = settledLater(preparePoints(points, this.config));
     const result = await this.writes.run(async () => {
+      const prepared = await preparing;
       this.assertLive();
       if (prepared.length === 0) return { upserted: 0 };
       await this.writePrepared(prepared);
@@ -262,9 +263,8 @@ export class Collection {
   /** Deletes the listed ids (strings or integers, normalised by `normalizePointId`); resolves with how many existed, once durable. */
   async deleteIds(rawIds: readonly (PointId | number)[]): Promise<{ deleted: number }> {
     if (!Array.isArray(rawIds)) throw badInput('points', `expected an array of ids, got ${typeof rawIds}`);
-    new RequestCost().add('ids', rawIds.length, 'points');
-    const ids = rawIds.map((id: unknown, i) => normalizePointId(id, childPath('points', i)));
-    const result = await this.writes.run(() => this.deleteExisting(ids));
+    const normalizing = settledLater(normalizeIds(rawIds));
+    const result = await this.writes.run(async () => this.deleteExisting(await normalizing));
     this.calibration.noteChanges(result.deleted);
     this.scheduleSnapshot();
     return result;
@@ -277,24 +277,9 @@ export class Collection {
   async deleteByFilter(filterInput: FilterInput): Promise<{ deleted: number }> {
     const filter = toFilter(filterInput);
     if (filter === undefined) throw badInput('filter', 'expected a filter object ({} matches every point)');
-    const result = await this.writes.run(() => {
-      const segment = this.segment;
-      const table = segment.table;
-      const ids: PointId[] = [];
-      if (isEmptyFilter(filter)) {
-        for (const slot of table.liveSlots()) ids.push(table.idOf(slot));
-        return this.deleteExisting(ids);
-      }
-      // The payload indexes name the candidates when they can; every candidate is checked.
-      const estimated = estimateFilter(filter, segment.payloadIndex, table.liveCount, (id) => table.slotOf(id));
-      const predicate = compileFilter(filter, estimated.conditions);
-      const accept = (slot: number): boolean => predicate(table.payloadOf(slot), table.idOf(slot));
-      if (estimated.candidates !== undefined) {
-        for (const slot of collectMatches(segment, estimated.candidates, accept)) ids.push(table.idOf(slot));
-      } else {
-        for (const slot of table.liveSlots()) if (accept(slot)) ids.push(table.idOf(slot));
-      }
-      return this.deleteExisting(ids);
+    const result = await this.writes.run(async () => {
+      this.assertLive();
+      return this.deleteExisting(await matchingIds(this.segment, filter));
     });
     this.calibration.noteChanges(result.deleted);
     this.scheduleSnapshot();
@@ -309,7 +294,16 @@ export class Collection {
   /** The search and how it was answered: strategy, estimate, distances computed, exactness. */
   searchExplained(input: SearchRequest): SearchOutcome {
     this.searchStarted();
+    this.changes.settleNow();
     return searchSegment(this.segment, this.config, this.checkSearches([input], '')[0] as SearchInput);
+  }
+
+  /**
+   * Resolves once no write is being made visible (visible-change.ts). A synchronous read after it
+   * (`getPoint`, `matchingPoints`, …) then needs no rest of a change finished at once.
+   */
+  settled(): Promise<void> {
+    return this.changes.settled();
   }
 
   /**
@@ -330,8 +324,8 @@ export class Collection {
    * Several searches of one request (a batch), each checked and the whole request's cost bounded
    * (collection/request-cost.ts) before any runs; an error names its search (`searches[3].limit`).
    * With search threads, every search goes to one even when they are idle. Without, they run here
-   * one after another, with a turn of the event loop whenever one has taken the thread for
-   * BATCH_SLICE_MS, so other requests are answered between them.
+   * one after another, with a turn of the event loop whenever a slice (core/time-slices.ts) is
+   * used up, so other requests are answered between them.
    */
   async searchBatch(inputs: readonly SearchRequest[], options: { readonly cost?: RequestCost; readonly paths?: readonly string[] } = {}): Promise<SearchOutcome[]> {
     this.searchStarted();
@@ -347,13 +341,12 @@ export class Collection {
       return outcomes;
     }
     const outcomes: SearchOutcome[] = [];
-    let sliceStart = performance.now();
+    const slices = new TimeSlices();
     for (const [i, input] of checked.entries()) {
-      if (performance.now() - sliceStart >= BATCH_SLICE_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
+      // Every search is checked against the clock: one may take a whole slice.
+      if (i > 0 && slices.due(0)) await slices.pause();
       if (this.dropped) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${this.name}" does not exist`);
+      await this.changes.settled();
       outcomes.push(await inSearch(options.paths?.[i] ?? childPath('searches', i), async () => searchSegment(this.segment, this.config, input)));
     }
     return outcomes;
@@ -375,7 +368,9 @@ export class Collection {
   }
 
   /** One checked search: here, or with its scoring on the search threads (see searchParallel). */
-  private runSearch(checked: SearchInput, spread: boolean): Promise<SearchOutcome> | SearchOutcome {
+  private async runSearch(checked: SearchInput, spread: boolean): Promise<SearchOutcome> {
+    // A write being made visible in slices is finished first: a search sees it wholly or not at all.
+    await this.changes.settled();
     const threads = this.threads;
     const backlogged = threads?.backlogged() === true;
     const toThread = spread || !threads?.idle || (backlogged && this.isHeavy(checked)) || this.isLong(checked);
@@ -610,8 +605,9 @@ export class Collection {
       const segment = this.segment;
       const table = segment.table;
       const out: PointRecord[] = [];
-      let sliceStart = performance.now();
-      for (const id of ids) {
+      const slices = new TimeSlices();
+      for (const [i, id] of ids.entries()) {
+        if (slices.due(i)) await slices.pause();
         const slot = table.slotOf(id);
         if (slot === undefined) continue;
         const record: PointRecord = { id, version: table.versionOf(slot) };
@@ -619,10 +615,6 @@ export class Collection {
         if (payload !== undefined) record.payload = payload;
         if (options.with_vector === true) record.vector = Array.from(segment.readVector(slot));
         out.push(record);
-        if (performance.now() - sliceStart >= BATCH_SLICE_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          sliceStart = performance.now();
-        }
       }
       return out;
     });
@@ -633,6 +625,7 @@ export class Collection {
    * particular order. Payloads are the stored objects: callers must not change them.
    */
   matchingPoints(filter?: Filter): { id: PointId; payload: Payload }[] {
+    this.changes.settleNow();
     const segment = this.segment;
     const table = segment.table;
     const out: { id: PointId; payload: Payload }[] = [];
@@ -655,27 +648,39 @@ export class Collection {
    * exist fails the whole call (ERR_POINT_NOT_FOUND) and nothing is written.
    */
   async updatePayloads(selector: readonly PointId[] | Filter, update: (payload: Payload) => Payload): Promise<{ updated: number }> {
+    if (Array.isArray(selector)) new RequestCost().add('ids', selector.length, 'points');
     const result = await this.writes.run(async () => {
       this.assertLive();
       const table = this.segment.table;
+      const slices = new TimeSlices();
       let ids: PointId[];
       if (Array.isArray(selector)) {
-        ids = [...new Set(selector as readonly PointId[])];
-        const missing = ids.find((id) => table.slotOf(id) === undefined);
-        if (missing !== undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(missing)} does not exist in collection "${this.name}"`);
+        const listed = selector as readonly PointId[];
+        const seen = new ShardedMap<true>();
+        ids = [];
+        for (let i = 0; i < listed.length; i++) {
+          if (slices.due(i)) await slices.pause();
+          const id = listed[i] as PointId;
+          if (seen.has(id)) continue;
+          seen.set(id, true);
+          if (table.slotOf(id) === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
+          ids.push(id);
+        }
       } else {
-        ids = this.matchingPoints(selector as Filter).map((p) => p.id);
+        ids = await matchingIds(this.segment, selector as Filter);
       }
       if (ids.length === 0) return { updated: 0 };
-      const prepared = ids.map((id, i) => {
+      const prepared: PreparedPoint[] = new Array(ids.length);
+      for (let i = 0; i < ids.length; i++) {
+        if (slices.due(i)) await slices.pause();
+        const id = ids[i] as PointId;
         const slot = table.slotOf(id) as number;
         const payloadPath = childPath(childPath('points', i), 'payload');
         const payload = update(table.payloadOf(slot));
         if (!isPlainObject(payload)) throw badInput(payloadPath, 'expected an object');
         checkJsonValue(payload, payloadPath);
-        const payloadJson = JSON.stringify(payload);
-        return { id, stored: this.storedVectorOf(slot), payload: JSON.parse(payloadJson) as Payload, payloadJson };
-      });
+        prepared[i] = { id, stored: this.storedVectorOf(slot), ...storedPayload(payload) };
+      }
       await this.writePrepared(prepared);
       return { updated: prepared.length };
     });
@@ -705,14 +710,11 @@ export class Collection {
       if (threads?.available === true && !this.dropped && slots.length > 0) return (await this.onThread(threads, { kind: 'sum', slots })).hits.sims;
       const dim = this.config.vectorSize;
       const sum = new Float64Array(dim);
-      let sliceStart = performance.now();
+      const slices = new TimeSlices();
       for (let from = 0; from < slots.length; from += SUM_CHUNK) {
+        if (slices.due(0)) await slices.pause();
         const part = sumVectors((slot) => segment.readVector(slot), slots.subarray(from, from + SUM_CHUNK), dim);
         for (let d = 0; d < dim; d++) sum[d] = (sum[d] as number) + (part[d] as number);
-        if (performance.now() - sliceStart >= BATCH_SLICE_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          sliceStart = performance.now();
-        }
       }
       return sum;
     });
@@ -727,6 +729,7 @@ export class Collection {
   /** One stored point, as the API shows it. */
   getPoint(rawId: unknown): StoredPoint {
     const id = normalizePointId(rawId, 'id');
+    this.changes.settleNow();
     const table = this.segment.table;
     const slot = table.slotOf(id);
     if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
@@ -735,6 +738,7 @@ export class Collection {
 
   /** Memory taken by vectors and graph. */
   memoryStats(): MemoryStats {
+    this.changes.settleNow();
     return this.segment.memoryStats();
   }
 
@@ -750,6 +754,7 @@ export class Collection {
 
   /** Structural problems of the in-memory index; empty when sound. For tests and diagnostics. */
   checkIntegrity(): string[] {
+    this.changes.settleNow();
     return this.segment.checkIntegrity();
   }
 
@@ -809,87 +814,91 @@ export class Collection {
     await this.writes.run(() => (this.dropped ? undefined : this.writeSnapshot(1)));
   }
 
-  private preparePoints(points: readonly PointInput[]): PreparedPoint[] {
-    const dim = this.config.vectorSize;
-    const byId = new Map<PointId, PreparedPoint>();
-    points.forEach((point, i) => {
-      const at = childPath('points', i);
-      checkPointShape(point, at);
-      const id = normalizePointId(point.id, childPath(at, 'id'));
-      const vector = parseVector(point.vector, dim, childPath(at, 'vector'));
-      const payloadPath = childPath(at, 'payload');
-      const payload = point.payload ?? {};
-      if (!isPlainObject(payload)) throw badInput(payloadPath, 'expected an object');
-      checkJsonValue(payload, payloadPath);
-      const stored = toStoredVector(vector, this.config.distance, this.config.quantization);
-      // A repeated id: the last occurrence wins, as if the batch were applied in order.
-      byId.delete(id);
-      // Memory holds what the record holds, parsed back: a caller changing its object later changes
-      // nothing, and answers are the same before and after a restart (-0 becomes 0 in both).
-      const payloadJson = JSON.stringify(payload);
-      byId.set(id, { id, stored, payload: JSON.parse(payloadJson) as Payload, payloadJson });
-    });
-    return [...byId.values()];
-  }
-
   /**
    * Writes a validated batch under one new version (inside the write queue): reserve memory,
-   * commit durably, then apply to memory in one turn.
+   * commit durably, then apply to memory (Flat: in slices, made visible all at once; graph: in
+   * steps, applyInSteps). Records, keys and the count of new slots are computed in slices first.
    */
   private async writePrepared(prepared: readonly PreparedPoint[]): Promise<void> {
     const version = nextVersion(this.lastVersion);
-    const writes: PointWrite[] = prepared.map((p) => ({
-      id: p.id,
-      record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }),
-    }));
-    await this.gate.write(() => this.segment.reserveFor(prepared.map((p) => ({ id: p.id, vector: p.stored }))));
+    const slices = new TimeSlices();
+    const writes: PointWrite[] = new Array(prepared.length);
+    const points: SegmentPoint[] = new Array(prepared.length);
+    for (let i = 0; i < prepared.length; i++) {
+      if (slices.due(i)) await slices.pause();
+      const p = prepared[i] as PreparedPoint;
+      writes[i] = { id: p.id, record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }) };
+      points[i] = { id: p.id, version, payload: p.payload, vector: p.stored };
+    }
+    const segment = this.segment;
+    let newSlots = 0;
+    for (let from = 0; from < points.length; from += POINTS_PER_CHECK) {
+      if (slices.due(0)) await slices.pause();
+      newSlots += segment.newSlotsAmong(points, from, Math.min(points.length, from + POINTS_PER_CHECK));
+    }
+    await this.gate.write(() => segment.reserveSlots(newSlots));
     await this.store.writePoints(this.uid, writes, [], version);
     this.lastVersion = version;
-    const points = prepared.map((p) => ({ id: p.id, version, payload: p.payload, vector: p.stored }));
-    if (this.segment.hasGraph) {
-      await this.applyInSteps(() => this.segment.stageUpserts(points, this.inserters() !== undefined));
+    if (segment.hasGraph) {
+      await this.applyInSteps(segment.startUpserts(points));
       return;
     }
-    await this.gate.write(() =>
-      this.applyOrReload(() => {
-        this.segment.upsertMany(points);
-        this.segment.maintain();
-      }),
-    );
+    let applied = 0;
+    await this.changes.apply(segment.liveCount, (deadline) => {
+      do {
+        const to = Math.min(points.length, applied + APPLIED_PER_CHECK);
+        segment.upsertFlat(points, applied, to);
+        applied = to;
+      } while (applied < points.length && performance.now() < deadline);
+      return applied === points.length;
+    });
   }
 
+  /** Deletes those of `ids` that exist (inside the write queue): commit durably, then remove from memory in slices. */
   private async deleteExisting(ids: readonly PointId[]): Promise<{ deleted: number }> {
     this.assertLive();
-    const existing = [...new Set(ids)].filter((id) => this.segment.table.slotOf(id) !== undefined);
+    const table = this.segment.table;
+    const slices = new TimeSlices();
+    const existing: PointId[] = [];
+    const seen = new ShardedMap<true>();
+    for (let i = 0; i < ids.length; i++) {
+      if (slices.due(i)) await slices.pause();
+      const id = ids[i] as PointId;
+      if (table.slotOf(id) === undefined || seen.has(id)) continue;
+      seen.set(id, true);
+      existing.push(id);
+    }
     if (existing.length === 0) return { deleted: 0 };
     await this.store.writePoints(this.uid, [], existing);
-    if (this.segment.hasGraph) {
-      await this.applyInSteps(() => this.segment.stageDeletes(existing));
-      return { deleted: existing.length };
-    }
-    await this.gate.write(() =>
-      this.applyOrReload(() => {
-        this.segment.deleteMany(existing);
-        this.segment.maintain();
-      }),
-    );
+    const segment = this.segment;
+    const toRepair: number[] = [];
+    let deleted = 0;
+    await this.changes.apply(segment.liveCount, (deadline) => {
+      do {
+        const to = Math.min(existing.length, deleted + APPLIED_PER_CHECK);
+        segment.deleteRange(existing, deleted, to, toRepair);
+        deleted = to;
+      } while (deleted < existing.length && performance.now() < deadline);
+      return deleted === existing.length;
+    });
+    if (segment.hasGraph) await this.repairInSteps({ toRepair });
     return { deleted: existing.length };
   }
 
   /**
-   * Applies a durable change to a graph collection's memory in steps (segment.ts, "writes in
+   * Applies a durable upsert to a graph collection's memory in steps (segment.ts, "writes in
    * steps"), each under the gate, with a turn of the event loop before each, so that searches (on
-   * threads and here) run between them instead of waiting for the whole batch; they see the batch
-   * wholly or not at all. Then housekeeping, in a step of its own.
+   * threads and here) run between them instead of waiting for the whole batch: staging and linking
+   * are invisible to them; publishing is made visible all at once (visible-change.ts). Then the
+   * replaced nodes' repairs and housekeeping, in steps of their own.
    */
-  private async applyInSteps(stage: () => StagedWrite): Promise<void> {
-    const step = async <T>(apply: () => T): Promise<T> => {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      return this.gate.write(() => this.applyOrReload(apply));
-    };
-    const staged = await step(stage);
+  private async applyInSteps(staged: StagedWrite): Promise<void> {
+    const segment = this.segment;
+    const linkNow = this.inserters() !== undefined;
+    let staging = true;
+    while (staging) staging = await this.step(() => this.untilDeadline(() => segment.stageUpserts(staged, APPLIED_PER_CHECK, linkNow)));
     while (staged.toLink.length > 0) {
-      await step(() => {
+      await this.step(() => {
         // While searches run, the writer links alone: a step shared with a thread ends when the
         // thread's last node does, and on a busy machine that thread may not be running then.
         const searching = performance.now() - this.lastSearchAt < SEARCHES_RECENT_MS;
@@ -899,15 +908,34 @@ export class Collection {
         const count = Math.min(LINKS_PER_STEP_MAX, Math.max(LINKS_PER_STEP_MIN[mode], Math.floor(stepMs / this.msPerLink[mode])));
         const linked = Math.min(count, staged.toLink.length);
         const began = performance.now();
-        const more = this.segment.linkStaged(staged, count, inserters);
+        const more = segment.linkStaged(staged, count, inserters);
         // A moving average: the cost per node grows with the graph and changes with the threads' load.
         this.msPerLink[mode] = 0.8 * this.msPerLink[mode] + (0.2 * (performance.now() - began)) / linked;
         return more;
       });
     }
-    await step(() => this.segment.publishStaged(staged));
-    while (staged.toRepair.length > 0) await step(() => this.segment.repairStaged(staged, REPAIRS_PER_STEP));
-    await step(() => this.segment.maintain());
+    await this.changes.apply(segment.liveCount, (deadline) => !this.untilDeadline(() => segment.publishStaged(staged, APPLIED_PER_CHECK), deadline));
+    await this.repairInSteps(staged);
+  }
+
+  /** Repairs a graph write's tombstones' neighbours a few at a time, then housekeeping, each a step of its own. */
+  private async repairInSteps(staged: { readonly toRepair: number[] }): Promise<void> {
+    const segment = this.segment;
+    while (staged.toRepair.length > 0) await this.step(() => segment.repairStaged(staged, REPAIRS_PER_STEP));
+    await this.step(() => segment.maintain());
+  }
+
+  /** One step of a graph write: after a turn of the event loop, under the gate (searches on threads are done or wait). */
+  private async step<T>(apply: () => T): Promise<T> {
+    await nextTurn();
+    return this.gate.write(() => this.applyOrReload(apply));
+  }
+
+  /** Calls `more` until it returns false or the deadline (a slice from now by default) passes; returns whether more is left. */
+  private untilDeadline(more: () => boolean, deadline = performance.now() + SLICE_MS): boolean {
+    let left = more();
+    while (left && performance.now() < deadline) left = more();
+    return left;
   }
 
   /**
@@ -964,4 +992,13 @@ export class Collection {
   private assertLive(): void {
     if (this.dropped) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${this.name}" does not exist`);
   }
+}
+
+/**
+ * The promise, its failure handled now: it is awaited later (inside the write queue), and a
+ * failure before then must not count as an unhandled rejection.
+ */
+function settledLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }

@@ -7,6 +7,7 @@
  */
 
 import type { PointId } from '../core/point-id.js';
+import { ShardedMap } from '../core/sharded-map.js';
 import { grownArray } from '../core/shared-array.js';
 import type { SlotTable } from '../index/vector-index.js';
 import { type SharedPayloadArrays, SharedPayloadWriter } from '../payload/shared-payloads.js';
@@ -17,7 +18,8 @@ export type Payload = Record<string, unknown>;
 export type PointTableReader = Pick<PointTable, 'slotCount' | 'liveCount' | 'isLive' | 'idOf' | 'slotOf' | 'versionOf' | 'payloadOf' | 'liveSlots'>;
 
 export class PointTable implements SlotTable {
-  private readonly slotById = new Map<PointId, number>();
+  /** Sharded: a plain Map rehashes every id at once when it grows (core/sharded-map.ts). */
+  private readonly slotById = new ShardedMap<number>();
   private ids: Array<PointId | undefined> = [];
   private payloads: Array<Payload | undefined> = [];
   private versions = new BigUint64Array(0);

@@ -4,17 +4,19 @@
  * flight are done, and searches that arrive meanwhile wait until the change is applied; the
  * change itself is synchronous, so readers see a batch wholly or not at all and never a list
  * being rewritten. Searches still overlap everything else a write does (validation, the
- * durable commit and its fsync): only the in-memory apply, a few milliseconds, excludes them.
+ * durable commit and its fsync): only the in-memory apply excludes them. A change applied in
+ * several slices `hold`s the gate across them, so that no read starts between two slices.
  */
 export class ReadWriteGate {
   private readers = 0;
   private writing = false;
+  private held = false;
   private drained: (() => void) | undefined;
   private waiting: Array<() => void> = [];
 
-  /** Runs a read; it starts once no change is being applied and holds changes off until it ends. */
+  /** Runs a read; it starts once no change is being applied (or held) and holds changes off until it ends. */
   async read<T>(run: () => Promise<T>): Promise<T> {
-    while (this.writing) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    while (this.writing || this.held) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.readers++;
     try {
       return await run();
@@ -36,10 +38,24 @@ export class ReadWriteGate {
     } finally {
       this.writing = false;
       this.drained = undefined;
-      const waiting = this.waiting;
-      this.waiting = [];
-      for (const resume of waiting) resume();
+      this.resumeReaders();
     }
+  }
+
+  /** Keeps reads from starting until `release`, across several `write`s (the reads in flight still end first). */
+  hold(): void {
+    this.held = true;
+  }
+
+  release(): void {
+    this.held = false;
+    this.resumeReaders();
+  }
+
+  private resumeReaders(): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resume of waiting) resume();
   }
 
   /** Reads in flight (for tests and metrics). */

@@ -16,7 +16,8 @@
  *   is checked per point);
  * - example vectors of recommendations (each is read and averaged): examples × vector_size;
  * - MMR: picks × candidates × vector_size (each pick scores every remaining candidate);
- * - ids named in one request (retrieve, delete).
+ * - ids named in one request whose points are answered or rewritten (retrieve, payload updates by
+ *   id; a delete by ids is bounded by the body only, being checked and applied in slices).
  * Per-field bounds that hold for one search alone (limit, offset, ef, filter size, regexes) are
  * where the field is parsed; this adds up what a request's parts ask for together.
  */
@@ -37,7 +38,7 @@ export const REQUEST_BUDGET = {
   exampleComponents: 16_777_216,
   /** Σ picks × candidates × vector_size over a request's MMR re-rankings. */
   mmrComponents: 268_435_456,
-  /** Point ids named in one request (retrieve, delete by id, payload updates by id). */
+  /** Point ids named in one request whose points are answered or rewritten (retrieve, payload updates by id). */
   ids: 100_000,
 } as const;
 

@@ -2,8 +2,9 @@
  * A collection's in-memory state, and its one owner: the point table (id ↔ slot, versions,
  * payloads), the vector arena and its kernels, the payload indexes and the vector indexes. Start-up,
  * writes and searches all go through its methods; its parts are private, and searches get them only
- * through the read-only `SegmentReader`. Everything here is synchronous: a caller applies a whole
- * batch in one event-loop turn, so searches see it wholly or not at all.
+ * through the read-only `SegmentReader`. Everything here is synchronous; a write is applied in
+ * parts (ranges of a batch, steps of a graph write: see "writes in steps"), which collection.ts
+ * runs in slices, keeping searches from seeing a batch partly applied.
  */
 
 import { FlatIndex } from '../index/flat/flat-index.js';
@@ -96,14 +97,16 @@ export interface SegmentInserters {
 /** A graph collection's write applied in steps (Segment "writes in steps"); the steps consume it. */
 export interface StagedWrite {
   readonly points: readonly SegmentPoint[];
-  /** Per point: the slot of its new node, or undefined when it keeps its node (same vector). */
-  readonly slots: ReadonlyArray<number | undefined>;
+  /** Per point staged so far: the slot of its new node, or undefined when it keeps its node (same vector). */
+  readonly slots: Array<number | undefined>;
   /** Every new node's slot. */
-  readonly fresh: readonly number[];
-  /** New nodes not linked yet, in order. */
-  readonly toLink: number[];
+  readonly fresh: number[];
+  /** New nodes not linked yet, in order (set once every point is staged). */
+  toLink: number[];
   /** Tombstones whose neighbours are not repaired yet. */
   readonly toRepair: number[];
+  /** Points published so far (`publishStaged`). */
+  published: number;
 }
 
 /** The scalars a search thread needs with each search: they change with every write. */
@@ -287,9 +290,22 @@ export class Segment implements SegmentReader {
 
   /** Grows every per-slot structure so that upserting `points` cannot allocate (call before the durable write). */
   reserveFor(points: readonly { readonly id: string; readonly vector: StoredVector }[]): void {
+    this.reserveSlots(this.newSlotsAmong(points, 0, points.length));
+  }
+
+  /** How many of `points[from…to)` take a slot they do not hold (reads only: callers may count in slices). */
+  newSlotsAmong(points: readonly { readonly id: string; readonly vector: StoredVector }[], from: number, to: number): number {
     let slots = 0;
-    for (const p of points) if (this.needsNewSlot(p.id, p.vector)) slots++;
-    this.reserve(slots);
+    for (let i = from; i < to; i++) {
+      const p = points[i] as { readonly id: string; readonly vector: StoredVector };
+      if (this.needsNewSlot(p.id, p.vector)) slots++;
+    }
+    return slots;
+  }
+
+  /** Grows every per-slot structure so that `newSlots` more slots cannot allocate. */
+  reserveSlots(newSlots: number): void {
+    this.reserve(newSlots);
   }
 
   /**
@@ -299,43 +315,71 @@ export class Segment implements SegmentReader {
    */
   upsertMany(points: readonly SegmentPoint[], inserters?: SegmentInserters): void {
     if (this.hnsw === undefined) {
-      for (const point of points) this.upsertFlat(point);
+      this.upsertFlat(points, 0, points.length);
       return;
     }
-    const staged = this.stageUpserts(points, inserters !== undefined);
+    const staged = this.startUpserts(points);
+    this.stageUpserts(staged, points.length, inserters !== undefined);
     this.linkStaged(staged, staged.toLink.length, inserters);
-    this.publishStaged(staged);
+    this.publishStaged(staged, points.length);
     this.repairStaged(staged, staged.toRepair.length);
+  }
+
+  /**
+   * Upserts `points[from…to)` into a collection without a graph (each id at most once): a point's
+   * vector is overwritten in place. Visible at once: callers applying a batch in ranges keep
+   * searches out until the last range (collection.ts).
+   */
+  upsertFlat(points: readonly SegmentPoint[], from: number, to: number): void {
+    for (let i = from; i < to; i++) {
+      const { id, version, payload, vector } = points[i] as SegmentPoint;
+      const old = this.points.slotOf(id);
+      if (old !== undefined) this.payloads.remove(old, this.points.payloadOf(old));
+      const slot = this.points.upsert(id, version, payload);
+      this.payloads.add(slot, payload);
+      this.writeVector(slot, vector);
+    }
   }
 
   // ---- writes in steps -------------------------------------------------------------------------
   //
   // A graph collection's batch is applied in steps (collection.ts runs each under the read-write
   // gate, searches run between them), so that no search waits for a whole batch's inserts:
-  // `stageUpserts` writes the new vectors into free slots and adds their graph nodes as pending
-  // (linked and walked, returned by no search); `linkStaged` links them a few at a time;
-  // `publishStaged` makes the whole batch visible in one step (ids, versions, payloads, payload
-  // indexes, liveness, the old nodes of replaced vectors tombstoned); `repairStaged` then repairs
-  // the tombstones' neighbours a few at a time. Searches between steps see the batch wholly
-  // (after publishing) or not at all (before).
+  // `stageUpserts` writes the new vectors into free slots, a range at a time, then adds their graph
+  // nodes as pending (linked and walked, returned by no search); `linkStaged` links them a few at a
+  // time; `publishStaged` makes the batch visible (ids, versions, payloads, payload indexes,
+  // liveness, the old nodes of replaced vectors tombstoned), a range at a time, while collection.ts
+  // holds searches off until the last range; `repairStaged` then repairs the tombstones'
+  // neighbours a few at a time. Searches see the batch wholly (after publishing) or not at all.
 
-  /** Stage 1 of a batch of upserts (each id at most once): see above. `linkNow`: links will be shared with threads. */
-  stageUpserts(points: readonly SegmentPoint[], linkNow: boolean): StagedWrite {
-    const hnsw = this.hnsw;
-    if (hnsw === undefined) throw new Error('only a graph collection stages its writes');
-    const slots: Array<number | undefined> = [];
-    const fresh: number[] = [];
-    for (const point of points) {
+  /** A graph write of `points` (each id at most once), nothing staged yet. */
+  startUpserts(points: readonly SegmentPoint[]): StagedWrite {
+    if (this.hnsw === undefined) throw new Error('only a graph collection stages its writes');
+    return { points, slots: [], fresh: [], toLink: [], toRepair: [], published: 0 };
+  }
+
+  /**
+   * Stage 1 of a batch of upserts: up to `count` more points' vectors written into free slots,
+   * invisible to searches. Once every point is staged, their nodes are added as pending (`linkNow`:
+   * links will be shared with threads). Returns whether points are left to stage.
+   */
+  stageUpserts(staged: StagedWrite, count: number, linkNow: boolean): boolean {
+    const hnsw = this.hnsw as HnswIndex;
+    const end = Math.min(staged.points.length, staged.slots.length + count);
+    for (let i = staged.slots.length; i < end; i++) {
+      const point = staged.points[i] as SegmentPoint;
       if (!this.needsNewSlot(point.id, point.vector)) {
-        slots.push(undefined);
+        staged.slots.push(undefined);
         continue;
       }
       const slot = this.points.takeSlot();
       this.writeVector(slot, point.vector);
-      slots.push(slot);
-      fresh.push(slot);
+      staged.slots.push(slot);
+      staged.fresh.push(slot);
     }
-    return { points, slots, fresh, toLink: hnsw.addPending(fresh, linkNow), toRepair: [] };
+    if (end < staged.points.length) return true;
+    staged.toLink = hnsw.addPending(staged.fresh, linkNow);
+    return false;
   }
 
   /** Links up to `count` staged nodes (shared with `inserters` when given); returns whether some are left. */
@@ -346,13 +390,17 @@ export class Segment implements SegmentReader {
     return staged.toLink.length > 0;
   }
 
-  /** Makes a staged batch visible, all in this one step. */
-  publishStaged(staged: StagedWrite): void {
+  /**
+   * Publishes up to `count` more points of a linked batch; returns whether some are left. The
+   * batch is visible only once every point is published: the caller keeps searches out meanwhile.
+   */
+  publishStaged(staged: StagedWrite, count: number): boolean {
     const hnsw = this.hnsw as HnswIndex;
     // First: a replaced entry point is re-chosen among the new nodes too.
-    hnsw.publish(staged.fresh);
-    staged.points.forEach((point, i) => {
-      const { id, version, payload } = point;
+    if (staged.published === 0) hnsw.publish(staged.fresh);
+    const end = Math.min(staged.points.length, staged.published + count);
+    for (let i = staged.published; i < end; i++) {
+      const { id, version, payload } = staged.points[i] as SegmentPoint;
       const slot = staged.slots[i];
       const old = this.points.slotOf(id);
       if (old !== undefined) this.payloads.remove(old, this.points.payloadOf(old));
@@ -361,7 +409,7 @@ export class Segment implements SegmentReader {
         this.points.upsert(id, version, payload);
         this.payloads.add(old as number, payload);
         this.changesSinceSnapshot++;
-        return;
+        continue;
       }
       if (old !== undefined) {
         hnsw.hide(old);
@@ -371,56 +419,47 @@ export class Segment implements SegmentReader {
       this.points.bind(slot, id, version, payload);
       this.payloads.add(slot, payload);
       this.changesSinceSnapshot++;
-    });
+    }
+    staged.published = end;
+    return end < staged.points.length;
   }
 
-  /** Stage 1 of deleting ids (each at most once): gone from searches at once, their neighbours repaired by `repairStaged`. */
-  stageDeletes(ids: readonly string[]): StagedWrite {
+  /**
+   * Deletes `ids[from…to)` (each at most once; absent ids are passed over), gone from searches at
+   * once. A graph's deleted nodes become tombstones, pushed onto `toRepair` for `repairStaged`;
+   * without a graph, slots are free at once. Callers deleting in ranges keep searches out until
+   * the last range (collection.ts).
+   */
+  deleteRange(ids: readonly string[], from: number, to: number, toRepair: number[]): void {
     const hnsw = this.hnsw;
-    if (hnsw === undefined) throw new Error('only a graph collection stages its writes');
-    const toRepair: number[] = [];
-    for (const id of ids) {
+    for (let i = from; i < to; i++) {
+      const id = ids[i] as string;
       const slot = this.points.slotOf(id);
       if (slot === undefined) continue;
       this.payloads.remove(slot, this.points.payloadOf(slot));
+      if (hnsw === undefined) {
+        this.points.delete(id, true);
+        continue;
+      }
       hnsw.hide(slot);
       this.points.delete(id, false);
       toRepair.push(slot);
       this.changesSinceSnapshot++;
     }
-    return { points: [], slots: [], fresh: [], toLink: [], toRepair };
   }
 
   /** Repairs the neighbours of up to `count` tombstones of a staged write; returns whether some are left. */
-  repairStaged(staged: StagedWrite, count: number): boolean {
+  repairStaged(staged: { readonly toRepair: number[] }, count: number): boolean {
     const hnsw = this.hnsw as HnswIndex;
     for (const slot of staged.toRepair.splice(0, count)) hnsw.repairAround(slot);
     return staged.toRepair.length > 0;
   }
 
-  /** An upsert into a collection without a graph: the vector is overwritten in place. */
-  private upsertFlat(point: SegmentPoint): void {
-    const { id, version, payload, vector } = point;
-    const old = this.points.slotOf(id);
-    if (old !== undefined) this.payloads.remove(old, this.points.payloadOf(old));
-    const slot = this.points.upsert(id, version, payload);
-    this.payloads.add(slot, payload);
-    this.writeVector(slot, vector);
-  }
-
   /** Removes the points of these ids that exist. A graph's deletes take the steps of a delete in steps, back to back. */
   deleteMany(ids: readonly string[]): void {
-    if (this.hnsw !== undefined) {
-      const staged = this.stageDeletes(ids);
-      this.repairStaged(staged, staged.toRepair.length);
-      return;
-    }
-    for (const id of ids) {
-      const slot = this.points.slotOf(id);
-      if (slot === undefined) continue;
-      this.payloads.remove(slot, this.points.payloadOf(slot));
-      this.points.delete(id, true);
-    }
+    const toRepair: number[] = [];
+    this.deleteRange(ids, 0, ids.length, toRepair);
+    if (this.hnsw !== undefined) this.repairStaged({ toRepair }, toRepair.length);
   }
 
   /**
@@ -552,11 +591,12 @@ export class Segment implements SegmentReader {
     for (let start = 0; start < pending.length; start += LOAD_CHUNK) {
       const chunk = pending.slice(start, start + LOAD_CHUNK);
       if (this.hnsw === undefined) {
-        for (const point of chunk) this.upsertFlat(point);
+        this.upsertFlat(chunk, 0, chunk.length);
         yield chunk.length;
         continue;
       }
-      const staged = this.stageUpserts(chunk, inserters !== undefined);
+      const staged = this.startUpserts(chunk);
+      this.stageUpserts(staged, chunk.length, inserters !== undefined);
       while (staged.toLink.length > 0) {
         const count = Math.min(LOAD_CHUNK, Math.max(LOAD_LINKS_MIN, Math.floor(LOAD_STEP_MS / this.loadMsPerLink)));
         const linked = Math.min(count, staged.toLink.length);
@@ -565,7 +605,7 @@ export class Segment implements SegmentReader {
         this.loadMsPerLink = 0.8 * this.loadMsPerLink + (0.2 * (performance.now() - began)) / linked;
         yield 0;
       }
-      this.publishStaged(staged);
+      this.publishStaged(staged, chunk.length);
       this.repairStaged(staged, staged.toRepair.length);
       yield chunk.length;
     }

@@ -3,9 +3,11 @@
  *
  * A sorted run (binary-searched) plus a small unsorted delta of recent additions, merged into the
  * run once it passes 4·sqrt(run): adds stay O(1) amortised (a merge copies the run, every
- * 4·sqrt(n) adds, so O(sqrt n)/4 per add), lookups O(log n + sqrt n + matches). Removals mark the
- * pair in place (slot −1) and are purged at the next merge. Datetime fields use the same structure
- * keyed by epoch milliseconds.
+ * 4·sqrt(n) adds, so O(sqrt n)/4 per add), lookups O(log n + sqrt n + matches). The run is sorted
+ * by value, then slot, so a removal finds its pair by binary search (a scan of the value's pairs
+ * made deleting 200,000 points with a 10-valued field take tens of seconds); it marks the pair in
+ * place (slot s becomes −s − 1) and the next merge purges it. Datetime fields use the same
+ * structure keyed by epoch milliseconds.
  */
 
 /** Merge when the delta holds more than this many pairs, or 4·sqrt(run), whichever is larger. */
@@ -56,9 +58,9 @@ export class NumberIndex {
         return;
       }
     }
-    for (let i = this.lowerBound(value, true); i < this.runLength && this.values[i] === value; i++) {
-      if (this.slots[i] === slot) {
-        this.slots[i] = -1;
+    for (let i = this.pairLowerBound(value, slot); i < this.runLength && this.values[i] === value && held(this.slots[i] as number) === slot; i++) {
+      if ((this.slots[i] as number) >= 0) {
+        this.slots[i] = -slot - 1;
         this.removedInRun++;
         if (this.removedInRun > this.runLength >> 2) this.merge();
         return;
@@ -121,12 +123,28 @@ export class NumberIndex {
     return lo;
   }
 
+  /** First index whose (value, slot) is >= the given pair (removed pairs compare by the slot they held). */
+  private pairLowerBound(value: number, slot: number): number {
+    let lo = 0;
+    let hi = this.runLength;
+    const values = this.values;
+    const slots = this.slots;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const v = values[mid] as number;
+      if (v < value || (v === value && held(slots[mid] as number) < slot)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   private merge(): void {
     const total = this.runLength - this.removedInRun + this.deltaValues.length;
     const order = new Int32Array(this.deltaValues.length);
     for (let i = 0; i < order.length; i++) order[i] = i;
     const dv = this.deltaValues;
-    order.sort((a, b) => (dv[a] as number) - (dv[b] as number));
+    const ds = this.deltaSlots;
+    order.sort((a, b) => (dv[a] as number) - (dv[b] as number) || (ds[a] as number) - (ds[b] as number));
     const values = new Float64Array(total);
     const slots = new Int32Array(values.length);
     let i = 0;
@@ -137,14 +155,14 @@ export class NumberIndex {
         i++;
         continue;
       }
-      const takeRun = j >= order.length || (i < this.runLength && (this.values[i] as number) <= (dv[order[j] as number] as number));
+      const takeRun = j >= order.length || (i < this.runLength && comparePairs(this.values[i] as number, this.slots[i] as number, dv[order[j] as number] as number, ds[order[j] as number] as number) <= 0);
       if (takeRun) {
         values[out] = this.values[i] as number;
         slots[out++] = this.slots[i++] as number;
       } else {
         const k = order[j++] as number;
         values[out] = dv[k] as number;
-        slots[out++] = this.deltaSlots[k] as number;
+        slots[out++] = ds[k] as number;
       }
     }
     this.values = values;
@@ -154,6 +172,15 @@ export class NumberIndex {
     this.deltaValues = [];
     this.deltaSlots = [];
   }
+}
+
+/** The slot a run entry holds, or held before it was removed. */
+function held(entry: number): number {
+  return entry < 0 ? -entry - 1 : entry;
+}
+
+function comparePairs(valueA: number, slotA: number, valueB: number, slotB: number): number {
+  return valueA < valueB ? -1 : valueA > valueB ? 1 : slotA - slotB;
 }
 
 function inRange(value: number, lo: number | undefined, loInclusive: boolean, hi: number | undefined, hiInclusive: boolean): boolean {

@@ -34,6 +34,9 @@ import { inspectDatabaseFile } from './database-file.js';
 import { type FileLock, lockDatabaseFile } from './file-lock.js';
 import { migrateFormat1 } from './format-1-migration.js';
 import { migrateFormat2 } from './format-2-migration.js';
+import { TimeSlices } from '../core/time-slices.js';
+import { ENV_OPTIONS, LAST_VERSIONS_DB, POINT_RECORDS_DB } from './lmdb-env.js';
+import { isLargeWrite, writeOnThread } from './point-writer.js';
 import { decodePointKey, encodePointKey, MAX_POINT_KEY_BYTES, pointKeyRange } from './point-key.js';
 import { openReadOnlyEnv, type LmdbEnv } from './read-only-env.js';
 
@@ -118,8 +121,8 @@ export class LmdbStore {
         root,
         root.openDB<unknown, string>({ name: 'meta' }),
         root.openDB<CollectionEntry, string>({ name: 'collections' }),
-        root.openDB<string, number>({ name: 'last_versions', encoding: 'string' }),
-        root.openDB<Buffer, Buffer>({ name: 'point_records', encoding: 'binary', keyEncoding: 'binary' }),
+        root.openDB<string, number>(LAST_VERSIONS_DB),
+        root.openDB<Buffer, Buffer>(POINT_RECORDS_DB),
         root.openDB<Buffer, SnapshotKey>({ name: 'snapshots', encoding: 'binary' }),
         root.openDB<string, number>({ name: 'annotations', encoding: 'string' }),
       );
@@ -264,11 +267,31 @@ export class LmdbStore {
 
   /**
    * Applies removes, then puts, of one collection (and its last version) all or nothing; resolves
-   * once durable. Keys are encoded before the transaction starts, so a bad id fails before any write.
+   * once durable. Keys are encoded before the transaction starts (a slice at a time), so a bad id
+   * fails before any write. A large batch is committed by a thread of its own (point-writer.ts),
+   * so that its transaction does not hold the service thread.
    */
   async writePoints(uid: number, puts: readonly PointWrite[], removes: readonly string[], lastVersion?: bigint): Promise<void> {
-    const removeKeys = removes.map((id) => encodePointKey(uid, id));
-    const putEntries = puts.map(({ id, record }) => [encodePointKey(uid, id), record] as const);
+    if (this.closed) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closed');
+    const slices = new TimeSlices();
+    const removeKeys: Buffer[] = new Array(removes.length);
+    for (let i = 0; i < removes.length; i++) {
+      if (slices.due(i)) await slices.pause();
+      removeKeys[i] = encodePointKey(uid, removes[i] as string);
+    }
+    const putEntries: Array<readonly [Buffer, Buffer]> = new Array(puts.length);
+    let recordBytes = 0;
+    for (let i = 0; i < puts.length; i++) {
+      if (slices.due(i)) await slices.pause();
+      const { id, record } = puts[i] as PointWrite;
+      putEntries[i] = [encodePointKey(uid, id), record];
+      recordBytes += record.length;
+    }
+    if (isLargeWrite(removeKeys.length + putEntries.length, recordBytes)) {
+      if (this.closed) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closed');
+      await writeOnThread(this.path, uid, removeKeys, putEntries, lastVersion);
+      return;
+    }
     await this.write(() => {
       for (const key of removeKeys) this.points.removeSync(key);
       for (const [key, record] of putEntries) this.points.putSync(key, record);
@@ -340,7 +363,7 @@ function messageOf(error: unknown): string {
 function openWritable(path: string): LmdbEnv {
   let root: RootDatabase;
   try {
-    root = open({ path, overlappingSync: false, noSubdir: true, cache: false });
+    root = open({ path, ...ENV_OPTIONS });
   } catch (error) {
     throw new KithError('ERR_STORAGE', `cannot open database file ${path}: ${messageOf(error)}`, { cause: error });
   }

@@ -139,25 +139,14 @@ test('a lone search runs on the service thread; a spread one, or one while threa
   await c.upsert([{ id: 'a', vector: [0, 0] }, { id: 'b', vector: [1, 1] }]);
   const body = { vector: [0.1, 0.1], limit: 1 };
   const expected = c.searchExplained(body).points;
-  // A search that runs here completes within the call; one sent to a thread needs the thread's reply.
-  let settled = false;
-  const lone = c.searchParallel(body).then((o) => {
-    settled = true;
-    return o;
-  });
-  await Promise.resolve();
-  await Promise.resolve();
-  assert.equal(settled, true, 'a lone search did not wait for a thread');
-  assert.deepEqual((await lone).points, expected);
-  settled = false;
-  const spread = c.searchParallel(body, { spread: true }).then((o) => {
-    settled = true;
-    return o;
-  });
-  await Promise.resolve();
-  await Promise.resolve();
-  assert.equal(settled, false, 'a spread search waits for its thread');
+  // Whether a search's work went to a thread is counted (Collection.threadWorkCounts).
+  const sent = (): number => c.threadWorkCounts().all;
+  const before = sent();
+  assert.deepEqual((await c.searchParallel(body)).points, expected);
+  assert.equal(sent(), before, 'a lone search ran on the service thread');
+  const spread = c.searchParallel(body, { spread: true });
   assert.deepEqual((await spread).points, expected);
+  assert.equal(sent(), before + 1, 'a spread search went to its thread');
 });
 
 test('after a load, the search threads are warmed in the background with the load’s warm-up searches', async (t) => {

@@ -30,7 +30,7 @@ export async function qdrantPayloadRoutes(app: FastifyInstance, { db }: { db: Da
     const collection = collectionOf(db, request.params.name);
     const body = asObject(request.body, 'body');
     const payload = newPayload(body);
-    await collection.updatePayloads(pointsSelector(body), (current) => ({ ...current, ...payload }));
+    await collection.updatePayloads(await pointsSelector(body), (current) => ({ ...current, ...payload }));
     return ok(reply, updateResult());
   });
 
@@ -38,7 +38,7 @@ export async function qdrantPayloadRoutes(app: FastifyInstance, { db }: { db: Da
     const collection = collectionOf(db, request.params.name);
     const body = asObject(request.body, 'body');
     const payload = newPayload(body);
-    await collection.updatePayloads(pointsSelector(body), () => payload);
+    await collection.updatePayloads(await pointsSelector(body), () => payload);
     return ok(reply, updateResult());
   });
 
@@ -51,7 +51,7 @@ export async function qdrantPayloadRoutes(app: FastifyInstance, { db }: { db: Da
     if (keys.length > PAYLOAD_SELECTOR_LIMITS.patterns) throw validationError('keys', `${keys.length} keys; the limit is ${PAYLOAD_SELECTOR_LIMITS.patterns}`);
     // Removing paths is keeping all but them: one pass per payload over the keys grouped once.
     const without = parsePayloadSelector({ exclude: keys }, 'keys', true);
-    const selector = pointsSelector(body);
+    const selector = await pointsSelector(body);
     await collection.updatePayloads(selector, (current) => selectPayload(current, without) as Payload);
     return ok(reply, updateResult());
   });
@@ -59,7 +59,7 @@ export async function qdrantPayloadRoutes(app: FastifyInstance, { db }: { db: Da
   app.post<NameParams>('/collections/:name/points/payload/clear', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
     const body = asObject(request.body, 'body');
-    await collection.updatePayloads(pointsSelector(body), () => ({}));
+    await collection.updatePayloads(await pointsSelector(body), () => ({}));
     return ok(reply, updateResult());
   });
 }

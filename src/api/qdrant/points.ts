@@ -5,11 +5,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { LIMITS } from '../../collection/collection-config.js';
-import { RequestCost } from '../../collection/request-cost.js';
 import type { Collection, PointInput, PointRecord, StoredPoint } from '../../collection/collection.js';
 import { parsePayloadSelector } from '../../payload/payload-selector.js';
 import { isKithError } from '../../core/errors.js';
 import { childPath } from '../../core/field-path.js';
+import { mapInSlices } from '../../core/time-slices.js';
 import { describeJson, type PointId } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';
 import type { Filter } from '../../payload/filter-types.js';
@@ -40,12 +40,12 @@ function refuseShardKey(body: Record<string, unknown>): void {
   if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported('shard_key', 'custom sharding');
 }
 
-function upsertPoints(body: Record<string, unknown>): PointInput[] {
+async function upsertPoints(body: Record<string, unknown>): Promise<PointInput[]> {
   refuseShardKey(body);
   if (Object.hasOwn(body, 'points')) {
     const points = body.points;
     if (!Array.isArray(points)) throw formatError('points', `expected an array of points, got ${describeJson(points)}`);
-    return points.map((raw, i) => {
+    return mapInSlices(points, (raw, i) => {
       const at = childPath('points', i);
       const p = asObject(raw, at);
       if (p.vector === undefined) throw formatError(childPath(at, 'vector'), 'required');
@@ -64,7 +64,7 @@ function upsertPoints(body: Record<string, unknown>): PointInput[] {
     if (payloads !== undefined && payloads !== null && (!Array.isArray(payloads) || payloads.length !== ids.length)) {
       throw formatError('batch.payloads', `expected an array of ${ids.length} payloads`);
     }
-    return ids.map((id, i) => ({
+    return mapInSlices(ids, (id, i) => ({
       id: toKithId(id, childPath('batch.ids', i)),
       vector: denseVector(vectors[i], childPath('batch.vectors', i)),
       payload: (Array.isArray(payloads) ? payloads[i] : undefined) ?? {},
@@ -74,15 +74,14 @@ function upsertPoints(body: Record<string, unknown>): PointInput[] {
 }
 
 /** Qdrant's PointsSelector: `{points: [ids]}` or `{filter}` (exactly one). */
-export function pointsSelector(body: Record<string, unknown>): PointId[] | Filter {
+export async function pointsSelector(body: Record<string, unknown>): Promise<PointId[] | Filter> {
   refuseShardKey(body);
   const hasPoints = body.points !== undefined && body.points !== null;
   const hasFilter = body.filter !== undefined && body.filter !== null;
   if (hasPoints === hasFilter) throw formatError('', 'give exactly one of `points` (ids) or `filter`');
   if (hasPoints) {
     if (!Array.isArray(body.points)) throw formatError('points', `expected an array of ids, got ${describeJson(body.points)}`);
-    new RequestCost().add('ids', body.points.length, 'points');
-    return body.points.map((id, i) => toKithId(id, childPath('points', i)));
+    return mapInSlices(body.points, (id, i) => toKithId(id, childPath('points', i)));
   }
   return parseQdrantFilter(body.filter) as Filter;
 }
@@ -104,7 +103,7 @@ export function findPoint(collection: Collection, id: PointId): StoredPoint | un
 export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
   app.put<NameParams>('/collections/:name/points', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    await collection.upsert(upsertPoints(asObject(request.body, 'body')));
+    await collection.upsert(await upsertPoints(asObject(request.body, 'body')));
     return ok(reply, updateResult());
   });
 
@@ -131,7 +130,7 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
 
   app.post<NameParams>('/collections/:name/points/delete', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    const selector = pointsSelector(asObject(request.body, 'body'));
+    const selector = await pointsSelector(asObject(request.body, 'body'));
     if (Array.isArray(selector)) await collection.deleteIds(selector);
     else await collection.deleteByFilter(selector);
     return ok(reply, updateResult());

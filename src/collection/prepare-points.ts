@@ -1,0 +1,97 @@
+/**
+ * A write's input checked and converted before it is queued: points (ids normalised, vectors
+ * parsed and converted as stored, payloads checked and copied) and ids to delete. A loop over a
+ * batch as large as the body limit allows (50,000 points of 128 numbers, millions of ids) takes
+ * hundreds of milliseconds, so it runs in slices (core/time-slices.ts).
+ */
+import { badInput } from '../core/errors.js';
+import { childPath } from '../core/field-path.js';
+import { normalizePointId, type PointId } from '../core/point-id.js';
+import { ShardedMap } from '../core/sharded-map.js';
+import { TimeSlices } from '../core/time-slices.js';
+import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
+import type { StoredVector } from '../storage/point-record.js';
+import type { CollectionConfig } from './collection-config.js';
+import { checkPointShape } from './embedded-input.js';
+import type { Payload } from './point-table.js';
+import { parseVector, toStoredVector } from './vector-input.js';
+
+/** A point validated and converted, ready to be written. */
+export interface PreparedPoint {
+  readonly id: PointId;
+  readonly stored: StoredVector;
+  readonly payload: Payload;
+  readonly payloadJson: string;
+}
+
+/** What an upsert names: the REST API's JSON, checked here. */
+export interface PointInput {
+  readonly id: unknown;
+  readonly vector: unknown;
+  readonly payload?: unknown;
+}
+
+/**
+ * Checks and converts every point; throws ERR_BAD_INPUT naming the first bad field. A repeated id:
+ * the last occurrence wins, as if the batch were applied in order (and takes that place in it).
+ */
+export async function preparePoints(points: readonly PointInput[], config: CollectionConfig): Promise<PreparedPoint[]> {
+  const dim = config.vectorSize;
+  const slices = new TimeSlices();
+  const prepared: Array<PreparedPoint | undefined> = [];
+  const at = new ShardedMap<number>();
+  let repeated = 0;
+  for (let i = 0; i < points.length; i++) {
+    if (slices.due(i)) await slices.pause();
+    // Holes (an embedded caller's sparse array) are passed over, as `forEach` did.
+    if (!(i in points)) continue;
+    const point = points[i] as PointInput;
+    const path = childPath('points', i);
+    checkPointShape(point, path);
+    const id = normalizePointId(point.id, childPath(path, 'id'));
+    const vector = parseVector(point.vector, dim, childPath(path, 'vector'));
+    const payloadPath = childPath(path, 'payload');
+    const payload = point.payload ?? {};
+    if (!isPlainObject(payload)) throw badInput(payloadPath, 'expected an object');
+    checkJsonValue(payload, payloadPath);
+    const stored = toStoredVector(vector, config.distance, config.quantization);
+    const earlier = at.get(id);
+    if (earlier !== undefined) {
+      prepared[earlier] = undefined;
+      repeated++;
+    }
+    at.set(id, prepared.length);
+    // Memory holds what the record holds, parsed back (storedPayload says why).
+    const payloadJson = JSON.stringify(payload);
+    prepared.push({ id, stored, payload: JSON.parse(payloadJson) as Payload, payloadJson });
+  }
+  if (repeated === 0) return prepared as PreparedPoint[];
+  const kept: PreparedPoint[] = [];
+  for (let i = 0; i < prepared.length; i++) {
+    if (slices.due(i)) await slices.pause();
+    const point = prepared[i];
+    if (point !== undefined) kept.push(point);
+  }
+  return kept;
+}
+
+/**
+ * A checked payload as stored: its JSON, and the object memory holds, parsed back from it (as
+ * `preparePoints` does inline). A caller changing its object later changes nothing, and answers
+ * are the same before and after a restart (-0 becomes 0 in both).
+ */
+export function storedPayload(payload: Payload): { readonly payload: Payload; readonly payloadJson: string } {
+  const payloadJson = JSON.stringify(payload);
+  return { payload: JSON.parse(payloadJson) as Payload, payloadJson };
+}
+
+/** Normalises ids (`normalizePointId`), naming `points[i]` when one is bad; holes in a sparse array are passed over. */
+export async function normalizeIds(rawIds: readonly unknown[]): Promise<PointId[]> {
+  const slices = new TimeSlices();
+  const ids: PointId[] = [];
+  for (let i = 0; i < rawIds.length; i++) {
+    if (slices.due(i)) await slices.pause();
+    if (i in rawIds) ids.push(normalizePointId(rawIds[i], childPath('points', i)));
+  }
+  return ids;
+}
