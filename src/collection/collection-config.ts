@@ -53,6 +53,13 @@ export const LIMITS = {
   offset: { min: 0, max: 100000 },
   /** MMR candidates of one search (Qdrant's bound for `candidates_limit`). */
   mmrCandidates: { min: 1, max: 16384 },
+  /**
+   * m × ef_construction × vector_size of a new HNSW collection: one insert scores up to about that
+   * many vector components (its beam, then the neighbour heuristic), all of it in one step of the
+   * service thread. At the bound a node takes ~70 ms; m 100, ef_construction 1000 at 65,536
+   * dimensions (6.6 billion) took ~400 ms each.
+   */
+  insertWork: { min: 1, max: 2 ** 30 },
   nameLength: { min: 1, max: 255 },
 } as const;
 
@@ -137,11 +144,20 @@ export function parseCollectionConfig(input: CollectionConfigInput, limits: type
     efSearchExplicit: p.ef_search !== undefined,
     targetRecall: p.target_recall === undefined ? DEFAULT_PARAMETERS.targetRecall : numberIn(p.target_recall, LIMITS.targetRecall, 'parameters.target_recall'),
   };
+  const hnsw = optionalBoolean(input.hnsw, false, 'hnsw');
+  const insertWork = parameters.m * parameters.efConstruction * vectorSize;
+  // Collections stored under the earlier bounds keep loading; new ones are refused here.
+  if (hnsw && limits === LIMITS && insertWork > LIMITS.insertWork.max) {
+    throw badInput(
+      'parameters',
+      `m × ef_construction × vector_size is ${insertWork} (${parameters.m} × ${parameters.efConstruction} × ${vectorSize}); the limit is ${LIMITS.insertWork.max}, since each insert scores about that many components at once: lower m or ef_construction (docs/params.md)`,
+    );
+  }
   return {
     name: input.name,
     vectorSize,
     distance,
-    hnsw: optionalBoolean(input.hnsw, false, 'hnsw'),
+    hnsw,
     parameters,
     quantization: parseQuantization(input.quantization, 'quantization'),
     payloadIndex: optionalBoolean(input.payload_index, true, 'payload_index'),

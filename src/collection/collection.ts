@@ -114,6 +114,11 @@ const SEARCHES_RECENT_MS = 200;
 /** The fewest nodes a link step takes: alone, and shared with threads (a hand-off is worth about a dozen inserts). */
 const LINKS_PER_STEP_MIN = { alone: 4, shared: 16 };
 const LINKS_PER_STEP_MAX = 512;
+/**
+ * A step takes its fewest nodes only while they cost less than this; beyond, one node at a time
+ * (a 65,536-dimension node at m 100 costs hundreds of ms: sixteen of them held the service 2 s).
+ */
+const LINK_STEP_CAP_MS = 25;
 /** Tombstones whose neighbours one step repairs. */
 const REPAIRS_PER_STEP = 8;
 /** Payloads are copied into shared memory in slices of about this long (sharePayloadsInBackground). */
@@ -333,10 +338,20 @@ export class Collection {
     const threads = this.threads;
     if (threads?.available === true) {
       // In rounds, so that shaping the answers of one round (on this thread) is a short turn, not the whole batch's.
+      // Planning a search (the filter's estimate, its compiled form) happens here as it starts: the
+      // starts are spread over turns too.
       const outcomes: SearchOutcome[] = [];
+      const slices = new TimeSlices();
       for (let from = 0; from < checked.length; from += BATCH_ROUND) {
-        const round = checked.slice(from, from + BATCH_ROUND);
-        outcomes.push(...(await Promise.all(round.map((input, j) => inSearch(options.paths?.[from + j] ?? childPath('searches', from + j), () => this.runSearch(input, true))))));
+        const round: Promise<SearchOutcome>[] = [];
+        for (let i = from; i < Math.min(checked.length, from + BATCH_ROUND); i++) {
+          if (i > from && slices.due(0)) await slices.pause();
+          const search = inSearch(options.paths?.[i] ?? childPath('searches', i), () => this.runSearch(checked[i] as SearchInput, true));
+          // Awaited by Promise.all below; until then a failure must not count as unhandled (that ends the process).
+          search.catch(() => {});
+          round.push(search);
+        }
+        outcomes.push(...(await Promise.all(round)));
       }
       return outcomes;
     }
@@ -901,11 +916,15 @@ export class Collection {
       await this.step(() => {
         // While searches run, the writer links alone: a step shared with a thread ends when the
         // thread's last node does, and on a busy machine that thread may not be running then.
+        // So does it when a node costs so much that a shared step's fewest nodes would take long.
         const searching = performance.now() - this.lastSearchAt < SEARCHES_RECENT_MS;
-        const inserters = searching ? undefined : this.inserters();
+        const costly = this.msPerLink.alone * LINKS_PER_STEP_MIN.shared > LINK_STEP_CAP_MS;
+        const inserters = searching || costly ? undefined : this.inserters();
         const mode = inserters === undefined ? 'alone' : 'shared';
         const stepMs = searching ? LINK_STEP_MS.searching : LINK_STEP_MS.quiet;
-        const count = Math.min(LINKS_PER_STEP_MAX, Math.max(LINKS_PER_STEP_MIN[mode], Math.floor(stepMs / this.msPerLink[mode])));
+        // The fewest nodes a step takes is one when fewer than the minimum would already fill LINK_STEP_CAP_MS.
+        const fewest = this.msPerLink[mode] * LINKS_PER_STEP_MIN[mode] > LINK_STEP_CAP_MS ? 1 : LINKS_PER_STEP_MIN[mode];
+        const count = Math.min(LINKS_PER_STEP_MAX, Math.max(fewest, Math.floor(stepMs / this.msPerLink[mode])));
         const linked = Math.min(count, staged.toLink.length);
         const began = performance.now();
         const more = segment.linkStaged(staged, count, inserters);
