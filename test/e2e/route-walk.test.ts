@@ -1,0 +1,304 @@
+/**
+ * Every route of both ports at its largest legal values, against a real service with two search
+ * threads (the default on this two-core machine), while a separate process polls
+ * `/healthz` on both ports: no request may keep the service from answering for 250 ms, and the
+ * process must stay up. The routes walked must be exactly the routes the apps have, each with its
+ * cost entry (src/api/route-costs.ts): a route added without one stops the service from starting,
+ * and one added without a walk here fails the first check below.
+ *
+ * "Largest legal": each request sits at the bounds of docs/params.md, "Request limits" (the
+ * per-request budgets of collection/request-cost.ts, the body limit, limit/offset/ef, filter size),
+ * on collections of tens of thousands of points; a request one step over a budget is refused (and
+ * that refusal is walked too). The longest stall per port is printed as a diagnostic.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildApp } from '../../src/api/app.js';
+import { buildQdrantApp } from '../../src/api/qdrant/app.js';
+import { type Port, ROUTE_COSTS } from '../../src/api/route-costs.js';
+import { REQUEST_BUDGET } from '../../src/collection/request-cost.js';
+import { SeededRng } from '../../src/core/rng.js';
+import { Database } from '../../src/db/database.js';
+import { testSeed } from '../helpers/data.js';
+import { startHealthPoller } from '../helpers/health-poller.js';
+import { qdrantUrlOf, startServer } from '../helpers/server-process.js';
+import { tempDbPath } from '../helpers/temp-dir.js';
+
+const STALL_LIMIT_MS = 250;
+const DIM = 128;
+const POINTS = 20_000;
+const BODY_LIMIT = 64 * 1048576;
+
+interface Step {
+  readonly port: Port;
+  /** The route's key in ROUTE_COSTS. */
+  readonly route: string;
+  readonly what: string;
+  /** Sends the request(s); checks their status. */
+  run(): Promise<void>;
+}
+
+interface Answer {
+  status: number;
+  text: string;
+}
+
+async function send(base: string, method: string, path: string, body?: string | object): Promise<Answer> {
+  const response = await fetch(base + path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+function expectStatus(answer: Answer, status: number, what: string): void {
+  assert.equal(answer.status, status, `${what}: ${answer.text.slice(0, 400)}`);
+}
+
+/** The largest filter one request may send: 255 conditions and a 1024-value match.any, every point matching. */
+function widestFilter(): object {
+  const conditions = Array.from({ length: 254 }, (_, i) => ({ key: 'k', range: { gte: -1 - i } }));
+  return {
+    must: [...conditions, { key: 'k', match: { any: Array.from({ length: 1024 }, (_, i) => i % 10) } }],
+    must_not: [{ key: 'missing', match: { value: 'x' } }],
+  };
+}
+
+/** Payload paths for a selector: `count` of them, some naming nested values. */
+function paths(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => (i % 3 === 0 ? `nested.f${i}` : i % 3 === 1 ? `tags[].t${i}` : `p${i}`));
+}
+
+function vector(rng: SeededRng, dim = DIM): number[] {
+  return Array.from({ length: dim }, () => Math.round((rng.next() * 2 - 1) * 1e4) / 1e4);
+}
+
+function payload(i: number): object {
+  return { k: i % 10, s: `text ${i} ${'x'.repeat(i % 50)}`, nested: { a: i, b: [i, i + 1], f0: 'y' }, tags: [{ t1: i }, { t1: -i }], flag: i % 2 === 0 };
+}
+
+/** Points with integer ids from `from`, as an upsert body's `points`, until `bytes` of JSON. */
+function pointsUpTo(rng: SeededRng, from: number, bytes: number, dim = DIM): string {
+  const parts: string[] = [];
+  let size = 20;
+  for (let id = from; ; id++) {
+    const part = JSON.stringify({ id, vector: vector(rng, dim), payload: payload(id) });
+    if (size + part.length + 1 > bytes) break;
+    parts.push(part);
+    size += part.length + 1;
+  }
+  return `{"points":[${parts.join(',')}]}`;
+}
+
+test('every route of both ports at its largest legal values keeps /healthz answering within 250 ms, and the process up', async (t) => {
+  const seed = testSeed(1919);
+  t.diagnostic(`seed ${seed}`);
+  const rng = new SeededRng(seed);
+
+  // The walk covers exactly the apps' routes: the cost table names every route (the apps refuse to
+  // start otherwise), and every entry of the table is a real route.
+  const db = Database.open(tempDbPath(t));
+  const apps = { kith: await buildApp({ db }), qdrant: await buildQdrantApp({ db }) };
+  for (const port of ['kith', 'qdrant'] as const) {
+    for (const key of Object.keys(ROUTE_COSTS[port])) {
+      const [method, url] = key.split(' ') as [string, string];
+      assert.ok(apps[port].hasRoute({ method: method as 'GET', url }), `the cost table names ${key} on the ${port} port, which has no such route`);
+    }
+  }
+  await Promise.all([apps.kith.close(), apps.qdrant.close()]);
+  await db.close();
+
+  const server = await startServer(tempDbPath(t), ['-threads', '2', '-qdrant-port', '0']);
+  t.after(() => server.stop());
+  const kith = server.url;
+  const qdrant = await qdrantUrlOf(server);
+
+  // The data: an HNSW collection of POINTS points with payloads, a Flat one, and 255 declared fields.
+  expectStatus(await send(kith, 'POST', '/collections', { name: 'w', vector_size: DIM, distance: 'cosine', hnsw: true }), 200, 'create w');
+  for (let from = 0; from < POINTS; from += 2000) {
+    const points = Array.from({ length: 2000 }, (_, i) => ({ id: from + i, vector: vector(rng), payload: payload(from + i) }));
+    expectStatus(await send(kith, 'PUT', '/collections/w/points', { points }), 200, 'load w');
+  }
+  for (let f = 0; f < 255; f++) {
+    expectStatus(await send(qdrant, 'PUT', '/collections/w/index', { field_name: `p${f}`, field_schema: 'keyword' }), 200, 'declare a field');
+  }
+
+  const widest = widestFilter();
+  const ids = (count: number, from = 0): number[] => Array.from({ length: count }, (_, i) => from + (i % POINTS));
+  const query = vector(rng);
+  // Built before the walk, so that building them is not measured.
+  const fullFlatBody = pointsUpTo(rng, 0, BODY_LIMIT - 4096);
+  const fullBigBody = pointsUpTo(rng, 0, BODY_LIMIT - 4096, 65536);
+  const fullQdrantBody = pointsUpTo(rng, 0, BODY_LIMIT - 4096);
+  const hitsBatch = Array.from({ length: REQUEST_BUDGET.searches }, () => ({ vector: query, limit: REQUEST_BUDGET.hits / REQUEST_BUDGET.searches, params: { exact: true } }));
+  const vectorsBatch = Array.from({ length: REQUEST_BUDGET.searches }, () => ({ vector: query, limit: REQUEST_BUDGET.vectorComponents / DIM / REQUEST_BUDGET.searches, with_vector: true }));
+  const filterBatch = Array.from({ length: Math.floor(REQUEST_BUDGET.filterTerms / 1280) }, () => ({ vector: query, limit: 100, filter: widest }));
+
+  const search = (path: string, body: object, status = 200): (() => Promise<void>) => async () => expectStatus(await send(kith, 'POST', path, body), status, path);
+  const qSend =
+    (method: string, path: string, body?: string | object, status = 200): (() => Promise<void>) =>
+    async () =>
+      expectStatus(await send(qdrant, method, path, body), status, `${method} ${path}`);
+  const kSend =
+    (method: string, path: string, body?: string | object, status = 200): (() => Promise<void>) =>
+    async () =>
+      expectStatus(await send(kith, method, path, body), status, `${method} ${path}`);
+
+  const steps: Step[] = [
+    // kith's port
+    { port: 'kith', route: 'GET /', what: 'service', run: kSend('GET', '/') },
+    { port: 'kith', route: 'GET /healthz', what: 'health', run: kSend('GET', '/healthz') },
+    { port: 'kith', route: 'GET /readyz', what: 'ready', run: kSend('GET', '/readyz') },
+    { port: 'kith', route: 'GET /openapi.json', what: 'document', run: kSend('GET', '/openapi.json') },
+    { port: 'kith', route: 'GET /metrics', what: 'metrics', run: kSend('GET', '/metrics') },
+    { port: 'kith', route: 'GET /dashboard', what: 'page', run: kSend('GET', '/dashboard') },
+    { port: 'kith', route: 'GET /dashboard/*', what: 'a missing file', run: kSend('GET', '/dashboard/nope.js', undefined, 404) },
+    { port: 'kith', route: 'POST /collections', what: 'the largest collection', run: kSend('POST', '/collections', { name: 'big', vector_size: 65536, distance: 'dot', hnsw: true, parameters: { m: 64, ef_construction: 256, ef_search: 10000, k: 10000 } }) },
+    { port: 'kith', route: 'POST /collections', what: 'a Flat collection', run: kSend('POST', '/collections', { name: 'u', vector_size: DIM, distance: 'euclid' }) },
+    { port: 'kith', route: 'GET /collections', what: 'list', run: kSend('GET', '/collections') },
+    { port: 'kith', route: 'GET /collections/:name', what: 'describe', run: kSend('GET', '/collections/w') },
+    { port: 'kith', route: 'PUT /collections/:name/points', what: `${BODY_LIMIT >> 20} MiB into Flat`, run: kSend('PUT', '/collections/u/points', fullFlatBody) },
+    { port: 'kith', route: 'PUT /collections/:name/points', what: `${BODY_LIMIT >> 20} MiB of 65536-d points into HNSW m 64, ef_construction 256 (the most insert work a collection may have)`, run: kSend('PUT', '/collections/big/points', fullBigBody) },
+    { port: 'kith', route: 'PUT /collections/:name/points', what: '2,000 re-upserts into HNSW', run: kSend('PUT', '/collections/w/points', { points: Array.from({ length: 2000 }, (_, i) => ({ id: i, vector: vector(rng), payload: payload(i) })) }) },
+    { port: 'kith', route: 'GET /collections/:name/points/:id', what: 'a 1024-byte id', run: kSend('GET', `/collections/w/points/${encodeURIComponent('é'.repeat(512))}`, undefined, 404) },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search',
+      what: 'offset 100,000 + limit 10,000, ef 10,000, 100 payload paths, the widest filter',
+      run: search('/collections/w/points/search', { vector: query, limit: 10000, offset: 100000, params: { ef: 10000 }, with_payload: paths(100), filter: widest }),
+    },
+    { port: 'kith', route: 'POST /collections/:name/points/search', what: 'limit 10,000 exact, all payloads', run: search('/collections/w/points/search', { vector: query, limit: 10000, params: { exact: true } }) },
+    { port: 'kith', route: 'POST /collections/:name/points/search', what: '4,096 vectors of 128', run: search('/collections/w/points/search', { vector: query, limit: 4096, with_vector: true }) },
+    { port: 'kith', route: 'POST /collections/:name/points/search', what: '8 vectors of 65,536, exact', run: search('/collections/big/points/search', { vector: new Array(65536).fill(0.5), limit: 8, with_vector: true, params: { exact: true } }) },
+    { port: 'kith', route: 'POST /collections/:name/points/search/batch', what: '4,096 exact searches, 131,072 hits', run: search('/collections/w/points/search/batch', { searches: hitsBatch }) },
+    { port: 'kith', route: 'POST /collections/:name/points/search/batch', what: '4,096 searches, 524,288 vector components', run: search('/collections/w/points/search/batch', { searches: vectorsBatch }) },
+    { port: 'kith', route: 'POST /collections/:name/points/search/batch', what: '16,384 filter terms', run: search('/collections/w/points/search/batch', { searches: filterBatch }) },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search/batch',
+      what: "the issue's 4,096 × limit 10,000 (refused)",
+      run: search('/collections/w/points/search/batch', { searches: Array.from({ length: 4096 }, () => ({ vector: query, limit: 10000 })) }, 400),
+    },
+    { port: 'kith', route: 'POST /collections/:name/points/delete', what: '100,000 ids', run: kSend('POST', '/collections/u/points/delete', { points: ids(REQUEST_BUDGET.ids, 10_000_000) }) },
+    { port: 'kith', route: 'POST /collections/:name/points/delete', what: 'the widest filter, every point', run: kSend('POST', '/collections/u/points/delete', { filter: widest }) },
+    { port: 'kith', route: 'POST /backup', what: 'a hot copy', run: kSend('POST', '/backup') },
+    { port: 'kith', route: 'DELETE /collections/:name', what: 'drop the 65536-d collection', run: kSend('DELETE', '/collections/big') },
+    { port: 'kith', route: 'DELETE /collections/:name', what: 'drop the Flat collection', run: kSend('DELETE', '/collections/u') },
+
+    // the Qdrant port
+    { port: 'qdrant', route: 'GET /', what: 'service', run: qSend('GET', '/') },
+    { port: 'qdrant', route: 'GET /healthz', what: 'health', run: qSend('GET', '/healthz') },
+    { port: 'qdrant', route: 'GET /livez', what: 'live', run: qSend('GET', '/livez') },
+    { port: 'qdrant', route: 'GET /readyz', what: 'ready', run: qSend('GET', '/readyz') },
+    { port: 'qdrant', route: 'GET /collections', what: 'list', run: qSend('GET', '/collections') },
+    { port: 'qdrant', route: 'GET /collections/:name/exists', what: 'exists', run: qSend('GET', '/collections/w/exists') },
+    { port: 'qdrant', route: 'PUT /collections/:name', what: 'create', run: qSend('PUT', '/collections/q', { vectors: { size: DIM, distance: 'Dot' }, hnsw_config: { m: 0 } }) },
+    { port: 'qdrant', route: 'PUT /collections/:name/index', what: 'the 256th field', run: qSend('PUT', '/collections/w/index', { field_name: 'p255', field_schema: 'keyword' }) },
+    { port: 'qdrant', route: 'PUT /collections/:name/index', what: 'a 257th field (refused)', run: qSend('PUT', '/collections/w/index', { field_name: 'p256', field_schema: 'keyword' }, 422) },
+    { port: 'qdrant', route: 'GET /collections/:name', what: '256 declared fields counted', run: qSend('GET', '/collections/w') },
+    { port: 'qdrant', route: 'DELETE /collections/:name/index/:field', what: 'undeclare', run: qSend('DELETE', '/collections/w/index/p255') },
+    { port: 'qdrant', route: 'PUT /collections/:name/points', what: `${BODY_LIMIT >> 20} MiB into a Flat collection`, run: qSend('PUT', '/collections/q/points', fullQdrantBody) },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points',
+      what: '4,096 ids with vectors and 256 payload paths',
+      run: qSend('POST', '/collections/w/points', { ids: ids(4096), with_vector: true, with_payload: { include: paths(256) } }),
+    },
+    { port: 'qdrant', route: 'POST /collections/:name/points', what: '100,000 ids', run: qSend('POST', '/collections/w/points', { ids: ids(REQUEST_BUDGET.ids) }) },
+    { port: 'qdrant', route: 'GET /collections/:name/points/:id', what: 'one point', run: qSend('GET', '/collections/w/points/7') },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/scroll',
+      what: 'a 10,000-point page, the widest filter, 100 paths',
+      run: qSend('POST', '/collections/w/points/scroll', { limit: 10000, filter: widest, with_payload: { exclude: paths(100) } }),
+    },
+    { port: 'qdrant', route: 'POST /collections/:name/points/scroll', what: '4,096 vectors', run: qSend('POST', '/collections/w/points/scroll', { limit: 4096, with_vector: true, offset: 5000 }) },
+    { port: 'qdrant', route: 'POST /collections/:name/points/count', what: 'the widest filter', run: qSend('POST', '/collections/w/points/count', { filter: widest }) },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/search',
+      what: 'offset 100,000 + limit 10,000, 100 paths, the widest filter',
+      run: qSend('POST', '/collections/w/points/search', { vector: query, limit: 10000, offset: 100000, params: { hnsw_ef: 10000 }, with_payload: paths(100), filter: widest }),
+    },
+    { port: 'qdrant', route: 'POST /collections/:name/points/search/batch', what: '4,096 exact searches, 131,072 hits', run: qSend('POST', '/collections/w/points/search/batch', { searches: hitsBatch }) },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/search/batch',
+      what: '20,000 searches (refused)',
+      run: qSend('POST', '/collections/w/points/search/batch', { searches: Array.from({ length: 20000 }, () => ({ vector: query, limit: 1 })) }, 422),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: 'MMR over 16,384 candidates, 128 picks',
+      run: qSend('POST', '/collections/w/points/query', { query: { nearest: query, mmr: { diversity: 0.5, candidates_limit: 16384 } }, limit: 128, params: { exact: true }, with_payload: true }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: "the issue's MMR: 10,000 candidates, limit 10,000 (refused)",
+      run: qSend('POST', '/collections/w/points/query', { query: { nearest: query, mmr: { diversity: 0.5, candidates_limit: 10000 } }, limit: 10000 }, 422),
+    },
+    { port: 'qdrant', route: 'POST /collections/:name/points/query', what: 'by id, limit 10,000', run: qSend('POST', '/collections/w/points/query', { query: 3, limit: 10000, with_payload: true }) },
+    { port: 'qdrant', route: 'POST /collections/:name/points/query', what: 'no query: id order, offset 100,000', run: qSend('POST', '/collections/w/points/query', { limit: 10000, offset: 100000, filter: widest }) },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query/batch',
+      what: '4,096 queries of 32',
+      run: qSend('POST', '/collections/w/points/query/batch', { searches: Array.from({ length: 4096 }, (_, i) => ({ query: i % 2 === 0 ? query : { nearest: i }, limit: 32, params: { exact: true } })) }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/recommend',
+      what: '131,072 examples by id',
+      run: qSend('POST', '/collections/w/points/recommend', { positive: ids(REQUEST_BUDGET.exampleComponents / DIM - 1), negative: [query], limit: 100 }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/recommend/batch',
+      what: '4,096 recommendations of 32 examples',
+      run: qSend('POST', '/collections/w/points/recommend/batch', { searches: Array.from({ length: 4096 }, (_, i) => ({ positive: ids(32, i), limit: 32 })) }),
+    },
+    { port: 'qdrant', route: 'POST /collections/:name/points/payload', what: 'set on every point (by filter)', run: qSend('POST', '/collections/w/points/payload', { payload: { extra: 'x'.repeat(100) }, filter: widest }) },
+    { port: 'qdrant', route: 'PUT /collections/:name/points/payload', what: 'overwrite 20,000 points by id', run: qSend('PUT', '/collections/w/points/payload', { payload: { k: 1, again: true }, points: ids(POINTS) }) },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/payload/delete',
+      what: '1,000 keys from every point',
+      run: qSend('POST', '/collections/w/points/payload/delete', { keys: paths(1000), filter: {} }),
+    },
+    { port: 'qdrant', route: 'POST /collections/:name/points/payload/clear', what: 'every point by id', run: qSend('POST', '/collections/w/points/payload/clear', { points: ids(POINTS) }) },
+    { port: 'qdrant', route: 'POST /collections/:name/points/delete', what: 'the widest filter', run: qSend('POST', '/collections/q/points/delete', { filter: widest }) },
+    { port: 'qdrant', route: 'POST /collections/:name/points/delete', what: '100,000 ids', run: qSend('POST', '/collections/w/points/delete', { points: ids(REQUEST_BUDGET.ids) }) },
+    { port: 'qdrant', route: 'DELETE /collections/:name', what: 'drop', run: qSend('DELETE', '/collections/q') },
+  ];
+
+  for (const port of ['kith', 'qdrant'] as const) {
+    const walked = new Set(steps.filter((s) => s.port === port).map((s) => s.route));
+    assert.deepEqual([...walked].sort(), Object.keys(ROUTE_COSTS[port]).sort(), `the walk covers every route of the ${port} port`);
+  }
+
+  const poller = await startHealthPoller([kith, qdrant]);
+  t.after(() => poller.stop());
+  const worst: Record<Port, { ms: number; what: string }> = { kith: { ms: 0, what: '' }, qdrant: { ms: 0, what: '' } };
+  const stalls: string[] = [];
+  await poller.mark();
+  for (const step of steps) {
+    const started = performance.now();
+    await step.run();
+    const window = await poller.mark();
+    const label = `${step.port} ${step.route} (${step.what})`;
+    const line = `${label}: ${Math.round(performance.now() - started)} ms, longest /healthz ${Math.round(window.longestMs)} ms over ${window.polls} polls`;
+    t.diagnostic(line);
+    // KITH_WALK_LOG=1 prints each step as it ends (the diagnostics come at the end of the file).
+    if (process.env.KITH_WALK_LOG === '1') process.stderr.write(`${line}\n`);
+    assert.equal(window.failures, 0, `${label}: /healthz failed during it`);
+    if (window.longestMs > worst[step.port].ms) worst[step.port] = { ms: window.longestMs, what: label };
+    if (window.longestMs >= STALL_LIMIT_MS) stalls.push(`${label}: /healthz waited ${Math.round(window.longestMs)} ms`);
+    assert.equal(server.process.exitCode, null, `${label}: the service exited`);
+  }
+  for (const port of ['kith', 'qdrant'] as const) t.diagnostic(`longest stall, ${port} port: ${Math.round(worst[port].ms)} ms (${worst[port].what})`);
+  assert.deepEqual(stalls, [], `requests that stalled the service for ${STALL_LIMIT_MS} ms or more`);
+  expectStatus(await send(kith, 'GET', '/healthz'), 200, 'still up');
+});
