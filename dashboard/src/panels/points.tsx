@@ -121,7 +121,9 @@ function IdLookup({ collection, vectorSize }: { collection: string; vectorSize: 
 export function PointsPanel({ info }: { info: CollectionInfo }) {
   const pageSize = Math.min(PAGE_SIZE, maxPageWithVectors(info.vector_size));
   const [offset, setOffset] = useState(0);
-  const [page, setPage] = useState<{ offset: number; points: ScoredPoint[] } | null>(null);
+  // The page remembers the filter it was read with: until the next page arrives, the range describes
+  // the rows on screen, not the filter just applied.
+  const [page, setPage] = useState<{ offset: number; points: ScoredPoint[]; filtered: boolean } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [filterText, setFilterText] = useState('');
   const [applied, setApplied] = useState<Applied | null>(null);
@@ -131,7 +133,7 @@ export function PointsPanel({ info }: { info: CollectionInfo }) {
     let current = true;
     setError(null);
     listPage(info.name, info.vector_size, offset, pageSize, true, applied?.filter)
-      .then((points) => current && setPage({ offset, points }))
+      .then((points) => current && setPage({ offset, points, filtered: applied !== null }))
       .catch((e: unknown) => {
         if (!current) return;
         setPage(null);
@@ -155,16 +157,17 @@ export function PointsPanel({ info }: { info: CollectionInfo }) {
 
   const shown = page?.points ?? [];
   const first = (page?.offset ?? 0) + 1;
+  const shownFiltered = page?.filtered ?? applied !== null;
   // Without a filter the collection's size says where the pages end; with one, a short page does.
   const hasNext = applied === null ? offset + pageSize < Math.min(info.points_count, MAX_OFFSET + pageSize) : shown.length === pageSize && offset < MAX_OFFSET;
   const range =
     shown.length === 0
-      ? applied === null
+      ? !shownFiltered
         ? 'no points'
         : offset === 0
           ? 'no point matches the filter'
           : 'no more matching points'
-      : `${first}–${first + shown.length - 1} of ${applied === null ? info.points_count.toLocaleString('en') : 'the points matching the filter'}`;
+      : `${first}–${first + shown.length - 1} of ${shownFiltered ? 'the points matching the filter' : info.points_count.toLocaleString('en')}`;
   return (
     <div class="panel">
       <IdLookup key={info.name} collection={info.name} vectorSize={info.vector_size} />
