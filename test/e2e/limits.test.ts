@@ -74,3 +74,24 @@ test('with with_vector, limit × vector_size is at most 524288', async (t) => {
   // Without vectors the same limit is fine.
   assert.equal((await call('POST', '/collections/c/points/search', { vector: query, limit: 1025 })).status, 200);
 });
+
+test("one cost model for a request: the issue's 4,096 × limit 10,000 batch is refused before any search runs, naming the search that crossed the bound", async (t) => {
+  const { call } = await collection(t, 2);
+  const searches = Array.from({ length: 4096 }, () => ({ vector: [1, 1], limit: 10000 }));
+  const r = await call('POST', '/collections/c/points/search/batch', { searches });
+  assert.equal(r.status, 400, r.raw.slice(0, 300));
+  assert.equal(r.body.status.code, 'ERR_OVER_LIMIT');
+  assert.match(r.body.status.error, /^searches\[13\]\.limit: the request asks for 140,000 hits \(offset \+ limit, over all its searches\); the limit is 131,072/);
+  // Payload paths × hits, filter terms: each per request, summed over the batch.
+  const paths = Array.from({ length: 1000 }, (_, i) => `k${i}`);
+  const pathChecks = await call('POST', '/collections/c/points/search/batch', { searches: [{ vector: [1, 1], limit: 1000, with_payload: paths }, { vector: [1, 1], limit: 49, with_payload: paths }] });
+  assert.equal(pathChecks.status, 400, pathChecks.raw.slice(0, 300));
+  assert.match(pathChecks.body.status.error, /^searches\[1\]\.with_payload: the request asks for 1,049,000 payload path checks/);
+  const filter = { must: Array.from({ length: 256 }, () => ({ key: 's', match: { value: 'x' } })) };
+  const terms = await call('POST', '/collections/c/points/search/batch', { searches: Array.from({ length: 65 }, () => ({ vector: [1, 1], filter })) });
+  assert.equal(terms.status, 400, terms.raw.slice(0, 300));
+  assert.match(terms.body.status.error, /^searches\[64\]\.filter: the request asks for 16,640 filter terms/);
+  // Within the bounds, the same shapes are answered.
+  const fine = await call('POST', '/collections/c/points/search/batch', { searches: Array.from({ length: 64 }, () => ({ vector: [1, 1], filter })) });
+  assert.equal(fine.status, 200, fine.raw.slice(0, 300));
+});
