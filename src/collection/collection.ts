@@ -152,7 +152,8 @@ export class Collection {
   /** When the last search started (performance.now()): link steps are shorter while searches run. */
   private lastSearchAt = Number.NEGATIVE_INFINITY;
   /** The segment whose payloads are being copied into shared memory, slice by slice. */
-  private sharingPayloadsOf: Segment | undefined;
+  /** The copy of payloads into shared memory under way, and its end (true: shared; false: they will not be). */
+  private payloadSharing: { readonly segment: Segment; readonly done: Promise<boolean> } | undefined;
   /** The segment whose payloads could not be shared, once the failure was logged. */
   private sharingFailureTold: Segment | undefined;
   /** Pieces of search work sent to threads: in all, and those with a filter run on the payload records. */
@@ -394,7 +395,9 @@ export class Collection {
     }
     return this.gate.read(() => {
       const segment = this.segment;
-      const payloads = { shared: segment.payloadsShared, want: () => this.sharePayloadsInBackground() };
+      // A long search waits for the payloads' copy (made in slices, the service answering meanwhile)
+      // rather than run its filter here: that is the stall isLong keeps off the service thread.
+      const payloads = { shared: segment.payloadsShared, want: () => this.sharePayloadsInBackground(), waitForShare: this.isLong(checked) };
       return searchSegmentParallel(segment, this.config, checked, (work) => this.onThread(threads, work), payloads);
     });
   }
@@ -447,21 +450,27 @@ export class Collection {
    * copied, every write keeps them in step. A collection whose filters the indexes answer never
    * pays for the copy.
    */
-  private sharePayloadsInBackground(): void {
+  private sharePayloadsInBackground(): Promise<boolean> {
     const segment = this.segment;
     if (segment.payloadSharingFailure !== undefined) {
       // Dropped by a write (the copy outgrew its limit): say so once.
       if (this.sharingFailureTold !== segment) this.warn(`collection "${this.name}": filters no index answers stay on the service thread`, segment.payloadSharingFailure);
       this.sharingFailureTold = segment;
-      return;
+      return Promise.resolve(false);
     }
-    if (this.sharingPayloadsOf === segment || segment.payloadsShared) return;
-    this.sharingPayloadsOf = segment;
+    if (segment.payloadsShared) return Promise.resolve(true);
+    if (this.payloadSharing?.segment === segment) return this.payloadSharing.done;
+    let resolve: (shared: boolean) => void = () => {};
+    const promise = new Promise<boolean>((r) => {
+      resolve = r;
+    });
+    this.payloadSharing = { segment, done: promise };
+    const finish = (shared: boolean): void => {
+      this.payloadSharing = undefined;
+      resolve(shared);
+    };
     const slice = (): void => {
-      if (this.dropped || this.closing || this.segment !== segment) {
-        this.sharingPayloadsOf = undefined;
-        return;
-      }
+      if (this.dropped || this.closing || this.segment !== segment) return finish(false);
       const until = performance.now() + SHARE_SLICE_MS;
       let state = segment.sharePayloads(SHARED_PER_CHECK);
       while (state === 'more' && performance.now() < until) state = segment.sharePayloads(SHARED_PER_CHECK);
@@ -469,10 +478,13 @@ export class Collection {
         setImmediate(slice);
         return;
       }
-      this.sharingPayloadsOf = undefined;
-      if (state === 'failed') this.sharePayloadsInBackground();
+      if (state === 'done') return finish(true);
+      this.payloadSharing = undefined;
+      // Failed: warn once (the call above), and answer false.
+      void this.sharePayloadsInBackground().then(resolve);
     };
     setImmediate(slice);
+    return promise;
   }
 
   /**

@@ -16,11 +16,18 @@ import type { SegmentReader } from './segment.js';
 
 export type Dispatch = (work: ThreadWork) => Promise<{ hits: SearchHits; scored: number }>;
 
-/** Whether threads can read the payloads now; `want` asks for them to be shared (work that needs them runs here meanwhile). */
+/**
+ * Whether threads can read the payloads now; `want` asks for them to be shared and resolves once
+ * they are (true) or will not be (false). Work that needs them runs here meanwhile, unless
+ * `waitForShare` (a search too long for the service thread): it waits for the copy.
+ */
 export interface PayloadAccess {
   readonly shared: boolean;
-  want(): void;
+  want(): Promise<boolean>;
+  readonly waitForShare?: boolean;
 }
+
+const SHARED: PayloadAccess = { shared: true, want: () => Promise.resolve(true) };
 
 export async function searchSegmentParallel(
   memory: SegmentReader,
@@ -34,7 +41,8 @@ export async function searchSegmentParallel(
   let step = steps.next();
   while (step.done !== true) {
     const work = step.value;
-    const portable = threadWork(work, payloads);
+    let portable = threadWork(work, payloads);
+    if (portable === undefined && payloads.waitForShare === true && (await payloads.want())) portable = threadWork(work, SHARED);
     let hits: SearchHits;
     if (portable === undefined) {
       hits = scoreHere(memory, work, stats);
@@ -55,7 +63,7 @@ export function threadWork(work: SearchWork, payloads: PayloadAccess): ThreadWor
   const byFilter = work.accept !== undefined && (work.kind === 'slots' || work.acceptBits === undefined);
   if (byFilter && work.filter === undefined) return undefined;
   if (byFilter && !payloads.shared) {
-    payloads.want();
+    void payloads.want();
     return undefined;
   }
   const filter = byFilter && work.filter !== undefined ? portableFilter(work.filter) : undefined;

@@ -126,6 +126,27 @@ for (const payloadIndex of [false, true]) {
   });
 }
 
+test('a search too long for the service thread waits for the payload copy instead of running its filter here', async (t) => {
+  const seed = testSeed(7070);
+  t.diagnostic(`seed ${seed}`);
+  const rng = new SeededRng(seed);
+  const db = Database.open(tempDbPath(t), { threads: 2 });
+  t.after(() => db.close());
+  await db.createCollection({ name: 'c', vector_size: DIM, distance: 'euclid', hnsw: false, payload_index: false });
+  const c = db.collection('c');
+  await c.upsert(Array.from({ length: 3000 }, (_, i) => ({ id: `p${i}`, vector: vectorOf(rng), payload: payloadOf(rng, i) })));
+  // 250 terms no index answers, on 3,000 points: long by collection.ts's estimate (isLong).
+  const filter = parseFilter({ must: Array.from({ length: 250 }, (_, i) => ({ key: 'n', range: { gte: -1 - i } })) });
+  const body = { vector: vectorOf(rng), limit: 10, filter };
+  assert.equal(c.memoryStats().sharedPayloadBytesAllocated, 0);
+  // Alone, in a new turn, threads idle: before, this scan ran here (and held the service thread).
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const answer = await c.searchParallel(body);
+  assert.deepEqual(answer.points, c.searchExplained(body).points, `seed ${seed}`);
+  assert.equal(c.threadWorkCounts().filtered, 1, 'the first long filtered search ran its filter on a thread');
+  assert.ok(c.memoryStats().sharedPayloadBytesAllocated > 0);
+});
+
 test('a payload record compaction under writes and searches on threads keeps answers equal', async (t) => {
   const seed = testSeed(9090);
   const rng = new SeededRng(seed);
