@@ -470,7 +470,10 @@ export class Collection {
       resolve(shared);
     };
     const slice = (): void => {
-      if (this.dropped || this.closing || this.segment !== segment) return finish(false);
+      if (this.dropped || this.closing || this.segment !== segment) {
+        finish(false);
+        return;
+      }
       const until = performance.now() + SHARE_SLICE_MS;
       let state = segment.sharePayloads(SHARED_PER_CHECK);
       while (state === 'more' && performance.now() < until) state = segment.sharePayloads(SHARED_PER_CHECK);
@@ -478,7 +481,10 @@ export class Collection {
         setImmediate(slice);
         return;
       }
-      if (state === 'done') return finish(true);
+      if (state === 'done') {
+        finish(true);
+        return;
+      }
       this.payloadSharing = undefined;
       // Failed: warn once (the call above), and answer false.
       void this.sharePayloadsInBackground().then(resolve);
