@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { parseJson } from '../core/json-text.js';
 import type { Database } from '../db/database.js';
 import { registerCommon, serverOptions } from './app-common.js';
 import { registerMetrics } from './metrics.js';
@@ -29,7 +30,7 @@ export interface AppOptions {
 }
 
 export const SERVICE_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+  parseJson(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
+import { parseJson } from '../core/json-text.js';
 import { forbiddenKeyReason } from '../payload/json-value.js';
 
 export function registerJsonParser(app: FastifyInstance): void {
@@ -25,7 +26,7 @@ function parseJsonBody(text: string): unknown {
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text);
   } catch (error) {
     throw new KithError('ERR_INVALID_JSON', `body: not valid JSON (${(error as Error).message})`);
   }

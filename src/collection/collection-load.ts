@@ -10,6 +10,7 @@
  * Once memory is complete, a short bounded burst of searches warms the search path (warm-up.ts).
  */
 import { KithError } from '../core/errors.js';
+import { parseJson } from '../core/json-text.js';
 import { isPlainObject } from '../payload/json-value.js';
 import type { LmdbStore } from '../storage/lmdb-store.js';
 import { decodePointRecord } from '../storage/point-record.js';
@@ -56,7 +57,7 @@ function* readPoints(store: LmdbStore, uid: number, config: CollectionConfig): I
     const decoded = decodePointRecord(record, config.vectorSize, where);
     let payload: unknown;
     try {
-      payload = JSON.parse(decoded.payloadJson);
+      payload = parseJson(decoded.payloadJson);
     } catch (error) {
       throw new KithError('ERR_STORAGE_CORRUPTED', `point record ${where}: payload is not JSON`, { cause: error });
     }

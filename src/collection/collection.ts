@@ -6,6 +6,7 @@
 import type { Distance } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
+import { parseJson } from '../core/json-text.js';
 import { normalizePointId, type PointId } from '../core/point-id.js';
 import { nextVersion } from '../core/version-clock.js';
 import { compileFilter } from '../payload/filter-compile.js';
@@ -446,7 +447,7 @@ export class Collection {
         if (!isPlainObject(payload)) throw badInput(payloadPath, 'expected an object');
         checkJsonValue(payload, payloadPath);
         const payloadJson = JSON.stringify(payload);
-        return { id, stored: this.storedVectorOf(slot), payload: JSON.parse(payloadJson) as Payload, payloadJson };
+        return { id, stored: this.storedVectorOf(slot), payload: parseJson(payloadJson) as Payload, payloadJson };
       });
       await this.writePrepared(prepared);
       return { updated: prepared.length };
@@ -492,7 +493,7 @@ export class Collection {
     const text = this.store.readAnnotations(this.uid);
     if (text === undefined) return {};
     try {
-      const value: unknown = JSON.parse(text);
+      const value: unknown = parseJson(text);
       if (isPlainObject(value)) return value;
     } catch {
       // fall through: unreadable annotations are reported below, never guessed
@@ -549,7 +550,7 @@ export class Collection {
       // Memory holds what the record holds, parsed back: a caller changing its object later changes
       // nothing, and answers are the same before and after a restart (-0 becomes 0 in both).
       const payloadJson = JSON.stringify(payload);
-      byId.set(id, { id, stored, payload: JSON.parse(payloadJson) as Payload, payloadJson });
+      byId.set(id, { id, stored, payload: parseJson(payloadJson) as Payload, payloadJson });
     });
     return [...byId.values()];
   }

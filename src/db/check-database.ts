@@ -20,6 +20,7 @@
  * says how much of it is still used.
  */
 import { KithError } from '../core/errors.js';
+import { parseJson } from '../core/json-text.js';
 import { Collection } from '../collection/collection.js';
 import { type CollectionConfig, configFromStored } from '../collection/collection-config.js';
 import { decodeSnapshot } from '../collection/snapshot.js';
@@ -156,7 +157,7 @@ function runChecks(store: ReadOnlyStore): CheckReport {
       }
       let payload: unknown;
       try {
-        payload = JSON.parse(record.payloadJson);
+        payload = parseJson(record.payloadJson);
       } catch {
         note(uid, `point record ${where}: payload is not JSON`);
         continue;
@@ -214,7 +215,7 @@ function runChecks(store: ReadOnlyStore): CheckReport {
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(String(value));
+      parsed = parseJson(String(value));
     } catch {
       parsed = undefined;
     }

@@ -8,6 +8,7 @@
  */
 import type { Static } from 'typebox';
 import type { ErrorCode } from '../../core/errors.js';
+import { parseJson } from '../../core/json-text.js';
 import type {
   CollectionInfoSchema,
   CreateCollectionBody,
@@ -252,7 +253,7 @@ export class KithClient {
     const text = await response.text();
     let parsed: unknown;
     try {
-      parsed = JSON.parse(quoteVersions(text));
+      parsed = parseJson(quoteVersions(text));
     } catch {
       throw new KithClientError(response.status, `${method} ${path}: the answer is not JSON (HTTP ${response.status})`, 'ERR_UNEXPECTED_RESPONSE');
     }

@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
+import { parseJson } from '../../core/json-text.js';
 import { addTargetOptions, openTarget, type TargetOptions } from '../context.js';
 import { UsageError } from '../errors.js';
 
@@ -39,7 +40,7 @@ async function download(url: string, apiKey: string | undefined, partial: string
     const text = await response.text();
     let message = text.slice(0, 300);
     try {
-      const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
+      const body = parseJson(text) as { error?: { code?: string; message?: string } };
       if (body.error?.message !== undefined) message = `${body.error.message} [${body.error.code ?? response.status}]`;
     } catch {}
     throw new Error(`POST ${base}/backup: HTTP ${response.status}: ${message}`);

@@ -9,6 +9,7 @@
  *   number literal a number, text starting with `{` or `[` that parses as JSON that value, any other
  *   text a string; an empty cell leaves the field out.
  */
+import { parseJson } from '../../core/json-text.js';
 import type { PointLine } from '../target.js';
 import { readCsvRecords } from './csv-records.js';
 import { checkLine } from './jsonl.js';
@@ -33,7 +34,7 @@ export function typedCell(text: string): unknown {
   }
   if (text.startsWith('{') || text.startsWith('[')) {
     try {
-      return JSON.parse(text);
+      return parseJson(text);
     } catch {
       return text;
     }
@@ -47,7 +48,7 @@ export function vectorCell(text: string, column: string): unknown[] | string {
   if (trimmed === '') return `${column}: empty`;
   if (trimmed.startsWith('[')) {
     try {
-      const value: unknown = JSON.parse(trimmed);
+      const value: unknown = parseJson(trimmed);
       return Array.isArray(value) ? value : `${column}: expected a JSON array of numbers`;
     } catch (error) {
       return `${column}: not a valid JSON array (${(error as Error).message})`;

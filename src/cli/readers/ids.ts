@@ -6,6 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
+import { parseJson } from '../../core/json-text.js';
 import { checkLine } from './jsonl.js';
 import { InputFileError, type SourcePoint } from './source.js';
 
@@ -20,7 +21,7 @@ export async function* withIds(source: AsyncIterable<SourcePoint>, idsPath: stri
     if (next.done === true) throw new InputFileError(`${label}: ${lineNumber - 1} ids, but the vectors go on (${item.location})`);
     let id: unknown;
     try {
-      id = JSON.parse(next.value);
+      id = parseJson(next.value);
     } catch (error) {
       throw new InputFileError(`${label}:${lineNumber}: not valid JSON (${(error as Error).message})`);
     }

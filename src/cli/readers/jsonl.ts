@@ -6,6 +6,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { parseJson } from '../../core/json-text.js';
 import type { PointLine } from '../target.js';
 import { InputFileError, type SourcePoint } from './source.js';
 
@@ -62,7 +63,7 @@ export async function* readJsonl(path: string, label: string, dim: number): Asyn
     const location = `${label}:${lineNumber}`;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = parseJson(line);
     } catch (error) {
       throw new InputFileError(`${location}: not valid JSON (${(error as Error).message})`);
     }
