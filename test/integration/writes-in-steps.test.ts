@@ -31,10 +31,13 @@ for (const threads of [0, 2]) {
       acknowledged = true;
       return result;
     });
-    // Wait for the batch's nodes to be in the graph but not yet published.
-    let turns = 0;
+    // Wait for the batch's nodes to be in the graph but not yet published. The steps begin once the
+    // batch is durable, which takes longer on a busy disk: the wait is bounded by time, not by turns
+    // of the event loop (100,000 turns can pass in half a second, and failed a CI run).
+    const deadline = Date.now() + 60_000;
     while (c.memoryStats().graphNodes === c.pointsCount) {
-      assert.ok(!acknowledged && turns++ < 100_000, `seed ${seed}: the batch was never seen between steps`);
+      assert.ok(!acknowledged, `seed ${seed}: the write was acknowledged, its batch never seen between steps`);
+      assert.ok(Date.now() < deadline, `seed ${seed}: no step of the batch within 60 s`);
       await new Promise((resolve) => setImmediate(resolve));
     }
     assert.equal(c.pointsCount, 3000, `seed ${seed}: points counted before publishing`);
