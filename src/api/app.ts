@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { parseJson } from '../core/json-text.js';
 import type { Database } from '../db/database.js';
 import { registerCommon, serverOptions } from './app-common.js';
 import { registerMetrics } from './metrics.js';
@@ -30,7 +31,7 @@ export interface AppOptions {
 }
 
 export const SERVICE_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+  parseJson(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
 /** kith's error envelope carries the error's code (the contract), so clients never guess it from the status. */

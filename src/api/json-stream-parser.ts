@@ -39,6 +39,7 @@
 import { KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { forbiddenKeyReason } from '../payload/json-value.js';
+import { parseJson } from '../core/json-text.js';
 
 /** Containers spanning this many bytes are parsed in runs of about this many bytes (one `JSON.parse` each: ~2 ms). */
 export const PIECE_BYTES = 256 * 1024;
@@ -356,7 +357,7 @@ export class JsonStreamParser {
     } else {
       // The member's key and colon: `{` + prefix + `0}` is one member exactly when the prefix is.
       try {
-        key = Object.keys(JSON.parse(`{${prefix}0}`) as object)[0] as string;
+        key = Object.keys(parseJson(`{${prefix}0}`) as object)[0] as string;
       } catch (error) {
         this.fail(invalidJson(`${(error as Error).message} (in the key before byte ${at})`));
         return;
@@ -427,7 +428,7 @@ export class JsonStreamParser {
   private parseRun(container: OpenContainer, text: string, end: number): void {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(container.isArray ? `[${text}]` : `{${text}}`);
+      parsed = parseJson(container.isArray ? `[${text}]` : `{${text}}`);
     } catch (error) {
       this.fail(invalidJson(`${(error as Error).message} (in the part from byte ${container.runStart} to ${end})`));
       return;
@@ -583,7 +584,7 @@ export function parseJsonText(text: string): unknown {
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text);
   } catch (error) {
     throw invalidJson((error as Error).message);
   }

@@ -2,6 +2,8 @@
  * The command line's two kinds of failure and their exit codes: a usage error (the command line
  * itself is wrong: a missing option, JSON that does not parse) exits 2, everything else exits 1.
  */
+import { parseJson } from '../core/json-text.js';
+
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
@@ -28,7 +30,7 @@ export const EXIT_USAGE = 2;
 /** `--filter '{"must":…}'` and the like: JSON from the command line, or a usage error naming the option. */
 export function parseJsonOption(text: string, option: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (error) {
     throw new UsageError(`${option}: not valid JSON (${(error as Error).message})`);
   }

@@ -20,6 +20,7 @@ import { decodePointRecord } from '../storage/point-record.js';
 import type { CollectionConfig } from './collection-config.js';
 import type { Segment, SegmentInserters, SegmentPoint } from './segment.js';
 import { type WarmUpReport, warmUpSteps } from './warm-up.js';
+import { parseJson } from '../core/json-text.js';
 
 export interface LoadReport {
   /** Highest point version found. */
@@ -112,7 +113,7 @@ function* readPoints(store: LmdbStore, uid: number, config: CollectionConfig): I
     const decoded = decodePointRecord(record, config.vectorSize, where);
     let payload: unknown;
     try {
-      payload = JSON.parse(decoded.payloadJson);
+      payload = parseJson(decoded.payloadJson);
     } catch (error) {
       throw new KithError('ERR_STORAGE_CORRUPTED', `point record ${where}: payload is not JSON`, { cause: error });
     }

@@ -41,6 +41,7 @@ import { toStoredVector } from './vector-input.js';
 import { VisibleChanges } from './visible-change.js';
 import { spreadLiveSlots } from './warm-up.js';
 import { WriteQueue } from './write-queue.js';
+import { parseJson } from '../core/json-text.js';
 
 export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from './collection-search.js';
 export type { FilterInput, FilterJson, SearchRequest } from './embedded-input.js';
@@ -799,7 +800,7 @@ export class Collection {
     const text = this.store.readAnnotations(this.uid);
     if (text === undefined) return {};
     try {
-      const value: unknown = JSON.parse(text);
+      const value: unknown = parseJson(text);
       if (isPlainObject(value)) return value;
     } catch {
       // fall through: unreadable annotations are reported below, never guessed

@@ -15,6 +15,7 @@ import type { CollectionConfig } from './collection-config.js';
 import { checkPointShape } from './embedded-input.js';
 import type { Payload } from './point-table.js';
 import { parseVector, toStoredVector } from './vector-input.js';
+import { parseJson } from '../core/json-text.js';
 
 /** A point validated and converted, ready to be written. */
 export interface PreparedPoint {
@@ -63,7 +64,7 @@ export async function preparePoints(points: readonly PointInput[], config: Colle
     at.set(id, prepared.length);
     // Memory holds what the record holds, parsed back (storedPayload says why).
     const payloadJson = JSON.stringify(payload);
-    prepared.push({ id, stored, payload: JSON.parse(payloadJson) as Payload, payloadJson });
+    prepared.push({ id, stored, payload: parseJson(payloadJson) as Payload, payloadJson });
   }
   if (repeated === 0) return prepared as PreparedPoint[];
   const kept: PreparedPoint[] = [];
@@ -82,7 +83,7 @@ export async function preparePoints(points: readonly PointInput[], config: Colle
  */
 export function storedPayload(payload: Payload): { readonly payload: Payload; readonly payloadJson: string } {
   const payloadJson = JSON.stringify(payload);
-  return { payload: JSON.parse(payloadJson) as Payload, payloadJson };
+  return { payload: parseJson(payloadJson) as Payload, payloadJson };
 }
 
 /** Normalises ids (`normalizePointId`), naming `points[i]` when one is bad; holes in a sparse array are passed over. */

@@ -37,6 +37,7 @@ import type { LmdbStore } from '../storage/lmdb-store.js';
 import { decodePointKey } from '../storage/point-key.js';
 import { decodePointRecord } from '../storage/point-record.js';
 import { ReadOnlyStore } from '../storage/read-only-store.js';
+import { parseJson } from '../core/json-text.js';
 
 export interface CollectionCheck {
   readonly name: string;
@@ -204,7 +205,7 @@ function runChecks(store: ReadOnlyStore, file: LmdbFileSummary): CheckReport {
       }
       let payload: unknown;
       try {
-        payload = JSON.parse(record.payloadJson);
+        payload = parseJson(record.payloadJson);
       } catch {
         note(uid, `point record ${where}: payload is not JSON`);
         continue;
@@ -262,7 +263,7 @@ function runChecks(store: ReadOnlyStore, file: LmdbFileSummary): CheckReport {
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(String(value));
+      parsed = parseJson(String(value));
     } catch {
       parsed = undefined;
     }

@@ -17,6 +17,7 @@
  * read-write gate). A replaced record leaves garbage behind; once the garbage outweighs the live
  * records, the writer copies them into new buffers (`compact`), and readers are sent those.
  */
+import { parseJson } from '../core/json-text.js';
 import { grownArray, sharedArray } from '../core/shared-array.js';
 
 /** The buffers a reader needs; replaced (compare identities) when they grow or are compacted. */
@@ -186,7 +187,7 @@ export class SharedPayloadReader {
   idOf(slot: number): string {
     const start = this.starts[slot] as number;
     const size = this.text.readUInt32LE(start);
-    return JSON.parse(this.text.toString('utf8', start + 4, start + 4 + size)) as string;
+    return parseJson(this.text.toString('utf8', start + 4, start + 4 + size)) as string;
   }
 
   /**
@@ -236,7 +237,7 @@ const NINE = 0x39;
 /**
  * The JSON text `[start, end)` as a value: scalars (most filtered values) without JSON.parse, which
  * costs more than the rest of a check; anything else, and any string with an escape or beyond
- * ASCII, by JSON.parse.
+ * ASCII, by parseJson (JSON.parse, with escaped keys read right on Node 24: core/json-text.ts).
  */
 function parseValue(text: Buffer, start: number, end: number): unknown {
   const first = text[start] as number;
@@ -246,7 +247,7 @@ function parseValue(text: Buffer, start: number, end: number): unknown {
       const b = text[i] as number;
       ascii = b < 0x80 && b !== BACKSLASH;
     }
-    return ascii ? text.toString('latin1', start + 1, end - 1) : JSON.parse(text.toString('utf8', start, end));
+    return ascii ? text.toString('latin1', start + 1, end - 1) : parseJson(text.toString('utf8', start, end));
   }
   if (first === MINUS || (first >= ZERO && first <= NINE)) {
     // Up to 15 digits, no fraction or exponent: exact as an integer sum.
@@ -266,7 +267,7 @@ function parseValue(text: Buffer, start: number, end: number): unknown {
   if (first === 0x74) return true;
   if (first === 0x66) return false;
   if (first === 0x6e) return null;
-  return JSON.parse(text.toString('utf8', start, end));
+  return parseJson(text.toString('utf8', start, end));
 }
 
 function sameBytes(text: Buffer, at: number, size: number, key: Buffer): boolean {

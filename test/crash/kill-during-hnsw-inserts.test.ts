@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
 import { httpJson, startServer } from '../helpers/server-process.js';
@@ -33,6 +34,7 @@ test('SIGKILL during HNSW writes loses no acknowledged write and leaves a usable
   let uncertain = new Set<string>();
   let acknowledged = 0;
   let running = true;
+  let writerEnded = false;
   const writer = (async () => {
     for (let batch = 0; running; batch++) {
       try {
@@ -61,8 +63,15 @@ test('SIGKILL during HNSW writes loses no acknowledged write and leaves a usable
         return;
       }
     }
-  })();
-  await new Promise((resolve) => setTimeout(resolve, 1500 + rng.int(1000)));
+  })().finally(() => {
+    writerEnded = true;
+  });
+  // The kill lands at a random moment once three writes are acknowledged (within two minutes),
+  // however slow the machine: a fixed 1.5–2.5 s from the start saw only two on two cores at load 20.
+  const killDelayMs = rng.int(1000);
+  const deadline = Date.now() + 120_000;
+  while (acknowledged < 3 && !writerEnded && Date.now() < deadline) await sleep(10);
+  await sleep(killDelayMs);
   // Wait for the exit, as a supervisor restarting it would: the kernel frees the file lock then.
   await server.stop('SIGKILL');
   running = false;

@@ -8,6 +8,7 @@
  */
 import type { Static } from 'typebox';
 import type { ErrorCode } from '../../core/errors.js';
+import { parseJson } from '../../core/json-text.js';
 import type {
   CollectionInfoSchema,
   CreateCollectionBody,
@@ -78,7 +79,7 @@ export class KithClientError extends Error {
   static fromAnswer(status: number, text: string, request: string): KithClientError {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseJson(text);
     } catch {
       return new KithClientError(status, `${request}: the answer is not JSON (HTTP ${status})`, 'ERR_UNEXPECTED_RESPONSE');
     }
@@ -251,7 +252,7 @@ export class KithClient {
     if (!response.ok) throw KithClientError.fromAnswer(response.status, text, request);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(quoteVersions(text));
+      parsed = parseJson(quoteVersions(text));
     } catch {
       throw KithClientError.fromAnswer(response.status, text, request);
     }

@@ -14,6 +14,7 @@
  * its column's type stops the import naming its line and column. An empty cell leaves the field out.
  */
 import { UsageError } from '../errors.js';
+import { parseJson } from '../../core/json-text.js';
 
 export const COLUMN_TYPES = ['string', 'number', 'boolean', 'json'] as const;
 export type ColumnType = (typeof COLUMN_TYPES)[number];
@@ -36,7 +37,7 @@ function asNumber(text: string): number | undefined {
 function asJson(text: string): object | undefined {
   if (!text.startsWith('{') && !text.startsWith('[')) return undefined;
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = parseJson(text);
     return typeof value === 'object' && value !== null ? value : undefined;
   } catch {
     return undefined;

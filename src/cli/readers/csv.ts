@@ -16,6 +16,7 @@ import { type CsvLayout, layoutOf, type VectorColumns } from './csv-columns.js';
 import { type ColumnType, convertCell, inferType, TYPE_SAMPLE_ROWS } from './csv-types.js';
 import { checkLine } from './jsonl.js';
 import { InputFileError, type SourcePoint } from './source.js';
+import { parseJson } from '../../core/json-text.js';
 
 export interface CsvOptions {
   readonly idColumn: string;
@@ -41,7 +42,7 @@ export function vectorCell(text: string, column: string): unknown[] | string {
   if (trimmed === '') return `${column}: empty`;
   if (trimmed.startsWith('[')) {
     try {
-      const value: unknown = JSON.parse(trimmed);
+      const value: unknown = parseJson(trimmed);
       return Array.isArray(value) ? value : `${column}: expected a JSON array of numbers`;
     } catch (error) {
       return `${column}: not a valid JSON array (${(error as Error).message})`;

@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import { checkLine } from './jsonl.js';
 import { InputFileError, type SourcePoint } from './source.js';
 import { readTextLines } from './text-lines.js';
+import { parseJson } from '../../core/json-text.js';
 
 export async function* withIds(source: AsyncIterable<SourcePoint>, idsPath: string): AsyncGenerator<SourcePoint> {
   const label = basename(idsPath);
@@ -20,7 +21,7 @@ export async function* withIds(source: AsyncIterable<SourcePoint>, idsPath: stri
       if (next.done === true) throw new InputFileError(`${label}: ${lineNumber - 1} ids, but the vectors go on (${item.location})`);
       let id: unknown;
       try {
-        id = JSON.parse(next.value.text);
+        id = parseJson(next.value.text);
       } catch (error) {
         throw new InputFileError(`${label}:${lineNumber}: not valid JSON (${(error as Error).message})`);
       }

@@ -10,6 +10,7 @@ import { checkJsonValue } from '../../payload/json-value.js';
 import type { PointLine } from '../target.js';
 import { InputFileError, type SourcePoint } from './source.js';
 import { readTextLines } from './text-lines.js';
+import { parseJson } from '../../core/json-text.js';
 
 const KEYS = new Set(['id', 'version', 'vector', 'payload']);
 
@@ -66,7 +67,7 @@ export async function* readJsonl(path: string, label: string, dim: number): Asyn
     const location = `${label}:${line}`;
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseJson(text);
     } catch (error) {
       throw new InputFileError(`${location}: not valid JSON (${(error as Error).message})`);
     }

@@ -3,6 +3,7 @@
  * print (tables for lists and hits, JSON for one point). Wrong arguments throw ShellUsage, which the
  * shell prints with the command's usage line and goes on.
  */
+import { parseJson } from '../../core/json-text.js';
 import type { Target } from '../target.js';
 import { table, toJson } from '../output.js';
 
@@ -27,7 +28,7 @@ interface ShellCommand {
 function json(text: string | undefined, what: string): unknown {
   if (text === undefined) throw new ShellUsage(`${what}: missing`);
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (error) {
     throw new ShellUsage(`${what}: not valid JSON (${(error as Error).message})`);
   }

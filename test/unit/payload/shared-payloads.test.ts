@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { parseJson } from '../../../src/core/json-text.js';
 import { SeededRng } from '../../../src/core/rng.js';
 import { ProjectionKeys, SharedPayloadReader, SharedPayloadWriter } from '../../../src/payload/shared-payloads.js';
 import { testSeed } from '../../helpers/data.js';
@@ -15,8 +16,11 @@ function nastyPayload(rng: SeededRng): Record<string, unknown> {
   return payload;
 }
 
-/** What a payload is after a round trip through JSON (storage's form: -0 reads back as 0). */
-const asStored = (payload: Record<string, unknown>): Record<string, unknown> => JSON.parse(JSON.stringify(payload)) as Record<string, unknown>;
+/**
+ * What a payload is after a round trip through JSON (storage's form: -0 reads back as 0). Not by
+ * JSON.parse, which on Node 24 can misread the escaped keys these payloads have (core/json-text.ts).
+ */
+const asStored = (payload: Record<string, unknown>): Record<string, unknown> => parseJson(JSON.stringify(payload)) as Record<string, unknown>;
 
 test('a record gives back its id and, projected on all its keys, its payload, for nasty ids and payloads', () => {
   const seed = testSeed(424242);
@@ -50,6 +54,25 @@ test('scalars read back exactly: integers to 15 digits and past, fractions, expo
   writer.set(0, 'p', payload);
   const projected = new SharedPayloadReader(writer.arrays()).project(0, new ProjectionKeys(Object.keys(payload)));
   for (const [i, v] of values.entries()) assert.deepEqual(projected[`v${i}`], v, `value ${i}: ${JSON.stringify(v)}`);
+});
+
+test('nested objects read back with their escaped keys after values with keys ending in a backslash (Node 24 JSON.parse)', () => {
+  // Every key JSON.stringify escapes, each after a record whose value of the same shape has the key
+  // with a backslash in place of the escaped character: the parse V8 13.6 then misreads.
+  const keys = ['\n', '"', '\\', '\t', '\u0000', '\u0001', '\u001f', '\ud800', '\udfff', 'a\nb', 'ab"'];
+  const writer = new SharedPayloadWriter();
+  const wanted = new ProjectionKeys(['v']);
+  const reader = new SharedPayloadReader(writer.arrays());
+  keys.forEach((key, i) => {
+    const escapeAt = Array.from({ length: key.length }, (_, j) => key.charCodeAt(j)).findIndex((c) => c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff));
+    const poison = { v: { [`shape${i}`]: i, [`${key.slice(0, escapeAt)}\\`]: 'poison' } };
+    const victim = { v: { [`shape${i}`]: i, [key]: 'victim' } };
+    writer.set(2 * i, `p${i}`, poison);
+    writer.set(2 * i + 1, `v${i}`, victim);
+    reader.follow(writer.arrays());
+    assert.deepEqual(reader.project(2 * i, wanted), poison, JSON.stringify(key));
+    assert.deepEqual(reader.project(2 * i + 1, wanted), victim, JSON.stringify(key));
+  });
 });
 
 test('replaced and cleared records read as the writer left them; garbage is compacted into new arrays', () => {
