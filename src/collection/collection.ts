@@ -348,9 +348,18 @@ export class Collection {
         const round: Promise<SearchOutcome>[] = [];
         for (let i = from; i < Math.min(checked.length, from + BATCH_ROUND); i++) {
           if (i > from && slices.due(0)) await slices.pause();
-          const search = inSearch(options.paths?.[i] ?? childPath('searches', i), () => this.runSearch(checked[i] as SearchInput, true));
+          let planned = (): void => {};
+          const started = new Promise<void>((resolve) => {
+            planned = resolve;
+          });
+          const search = inSearch(options.paths?.[i] ?? childPath('searches', i), () => this.runSearch(checked[i] as SearchInput, true, planned));
           // Awaited by Promise.all below; until then a failure must not count as unhandled (that ends the process).
           search.catch(() => {});
+          search.finally(planned).catch(() => {});
+          // The next search starts once this one is planned (its filter estimated and sampled, its
+          // first work sent): so the slices above count the planning, which a filter of thousands
+          // of terms makes milliseconds long, instead of every search of the round planning in one turn.
+          await started;
           round.push(search);
         }
         outcomes.push(...(await Promise.all(round)));
@@ -385,7 +394,7 @@ export class Collection {
   }
 
   /** One checked search: here, or with its scoring on the search threads (see searchParallel). */
-  private async runSearch(checked: SearchInput, spread: boolean): Promise<SearchOutcome> {
+  private async runSearch(checked: SearchInput, spread: boolean, planned?: () => void): Promise<SearchOutcome> {
     // A write being made visible in slices is finished first: a search sees it wholly or not at all.
     await this.changes.settled();
     const threads = this.threads;
@@ -399,7 +408,7 @@ export class Collection {
       // A long search waits for the payloads' copy (made in slices, the service answering meanwhile)
       // rather than run its filter here: that is the stall isLong keeps off the service thread.
       const payloads = { shared: segment.payloadsShared, want: () => this.sharePayloadsInBackground(), waitForShare: this.isLong(checked) };
-      return searchSegmentParallel(segment, this.config, checked, (work) => this.onThread(threads, work), payloads);
+      return searchSegmentParallel(segment, this.config, checked, (work) => this.onThread(threads, work), payloads, planned);
     });
   }
 

@@ -35,6 +35,8 @@ export async function searchSegmentParallel(
   input: SearchInput,
   dispatch: Dispatch,
   payloads: PayloadAccess,
+  /** Called once the search is planned and its first work is sent (or done here). */
+  planned?: () => void,
 ): Promise<SearchOutcome> {
   const stats: SearchStats = { scored: 0 };
   const steps = searchSteps(memory, config, input, stats);
@@ -46,8 +48,11 @@ export async function searchSegmentParallel(
     let hits: SearchHits;
     if (portable === undefined) {
       hits = scoreHere(memory, work, stats);
+      planned?.();
     } else {
-      const done = await dispatch(portable);
+      const sent = dispatch(portable);
+      planned?.();
+      const done = await sent;
       stats.scored += done.scored;
       // MMR's order is its answer; every other piece comes back by score, with ties to break by id.
       hits = work.kind === 'mmr' ? done.hits : rerank(done.hits, work.k, (slot) => memory.table.idOf(slot));
