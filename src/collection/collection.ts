@@ -10,7 +10,7 @@ import { childPath } from '../core/field-path.js';
 import { compareIds, describeJson, normalizePointId, type PointId } from '../core/point-id.js';
 import { ShardedMap } from '../core/sharded-map.js';
 import { runSteps, type Steps } from '../core/steps.js';
-import { nextTurn, SLICE_MS, TimeSlices } from '../core/time-slices.js';
+import { mapInSlices, nextTurn, SLICE_MS, TimeSlices } from '../core/time-slices.js';
 import { nextVersion } from '../core/version-clock.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
@@ -617,10 +617,8 @@ export class Collection {
         const id = table.idOf(slot);
         if (from === undefined || compareIds(id, from) >= 0) page.offer(id, slot);
       });
-      points = page
-        .sorted()
-        .slice(offset)
-        .map(({ slot }) => {
+      // In slices too: a page of 10,000 points with 100 payload paths each is tens of milliseconds of selecting.
+      points = await mapInSlices(page.sorted().slice(offset), ({ slot }) => {
         const record: PointRecord = { id: table.idOf(slot), version: table.versionOf(slot) };
         const payload = selectPayload(table.payloadOf(slot), selector);
         if (payload !== undefined) record.payload = payload;

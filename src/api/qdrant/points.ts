@@ -117,7 +117,7 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
       with_payload: parsePayloadSelector(body.with_payload, 'with_payload', true),
       with_vector: parseVectorSelector(body.with_vector, 'with_vector', false),
     });
-    return okSliced(reply, found.map(asRecord));
+    return okSliced(reply, await mapInSlices(found, asRecord));
   });
 
   app.get<{ Params: { name: string; id: string } }>('/collections/:name/points/:id', async (request, reply) => {
@@ -151,7 +151,7 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
       with_payload: parsePayloadSelector(body.with_payload, 'with_payload', true),
       with_vector: parseVectorSelector(body.with_vector, 'with_vector', false),
     });
-    return okSliced(reply, { points: page.points.map(asRecord), next_page_offset: page.next === undefined ? null : toQdrantId(page.next) });
+    return okSliced(reply, { points: await mapInSlices(page.points, asRecord), next_page_offset: page.next === undefined ? null : toQdrantId(page.next) });
   });
 
   app.post<NameParams>('/collections/:name/points/count', async (request, reply) => {

@@ -24,6 +24,7 @@ import { parseQdrantFilter } from './filter.js';
 import { toKithId, toQdrantId } from './ids.js';
 import { denseVector, findPoint } from './points.js';
 import { parseVectorSelector, type QdrantScoredPoint } from './shape.js';
+import { mapInSlices } from '../../core/time-slices.js';
 
 type NameParams = { Params: { name: string } };
 
@@ -221,9 +222,10 @@ async function runPlans(collection: Collection, plans: readonly Plan[], paths: r
   const searches = searchAt.map((i) => engineSearch(plans[i] as Extract<Plan, { kind: 'search' }>));
   const outcomes = await collection.searchBatch(searches, { cost, paths: searchAt.map((i) => paths[i] as string) });
   const answers: QdrantScoredPoint[][] = new Array(plans.length);
-  searchAt.forEach((planIndex, i) => {
-    answers[planIndex] = (outcomes[i]?.points ?? []).map((h) => scoredPoint(h.id, h.version, h.score, h.payload, h.vector));
-  });
+  // In slices: a batch may answer 131,072 hits.
+  for (const [i, planIndex] of searchAt.entries()) {
+    answers[planIndex] = await mapInSlices(outcomes[i]?.points ?? [], (h) => scoredPoint(h.id, h.version, h.score, h.payload, h.vector));
+  }
   for (const [i, plan] of plans.entries()) {
     if (plan.kind !== 'list') continue;
     const page = await collection.scroll({
@@ -233,7 +235,7 @@ async function runPlans(collection: Collection, plans: readonly Plan[], paths: r
       with_payload: plan.withPayload,
       with_vector: plan.withVector,
     });
-    answers[i] = page.points.map((p) => scoredPoint(p.id, p.version, 0, p.payload, p.vector));
+    answers[i] = await mapInSlices(page.points, (p) => scoredPoint(p.id, p.version, 0, p.payload, p.vector));
   }
   return answers;
 }
