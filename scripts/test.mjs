@@ -2,6 +2,7 @@
 //   node scripts/test.mjs            every test
 //   node scripts/test.mjs e2e crash  only files whose path contains one of the words
 //   KITH_DIST=dist-x node scripts/test.mjs   tests compiled into another output folder
+// Two test files run at a time; the stall-measuring ones (SOLO) run alone at the end.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -25,9 +26,19 @@ if (files.length === 0) {
   console.error(`no test files under ${testRoot}${words.length ? ` matching ${words.join(', ')}` : ''}`);
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--test', '--test-concurrency=2', '--test-timeout=600000', '--test-reporter=spec', ...files],
-  { stdio: 'inherit', cwd: root },
-);
-process.exit(result.status ?? 1);
+// Tests that measure how long the service keeps others waiting run alone, after the rest: beside
+// another test file's servers on two cores they would measure that file's load, not kith's stalls.
+const SOLO = [/route-walk\.test\.js$/];
+const solo = files.filter((f) => SOLO.some((pattern) => pattern.test(f)));
+const shared = files.filter((f) => !solo.includes(f));
+let status = 0;
+for (const group of [shared, solo]) {
+  if (group.length === 0) continue;
+  const result = spawnSync(
+    process.execPath,
+    ['--test', '--test-concurrency=2', '--test-timeout=600000', '--test-reporter=spec', ...group],
+    { stdio: 'inherit', cwd: root },
+  );
+  if (result.status !== 0) status = result.status ?? 1;
+}
+process.exit(status);
