@@ -54,12 +54,12 @@ export const LIMITS = {
   /** MMR candidates of one search (Qdrant's bound for `candidates_limit`). */
   mmrCandidates: { min: 1, max: 16384 },
   /**
-   * m × ef_construction × vector_size of a new HNSW collection: one insert scores up to about that
-   * many vector components (its beam, then the neighbour heuristic), all of it in one step of the
-   * service thread. At the bound a node takes ~70 ms; m 100, ef_construction 1000 at 65,536
-   * dimensions (6.6 billion) took ~400 ms each.
+   * m × ef_construction × vector_size of a new HNSW collection: one insert scores a few times that
+   * many vector components (its beam, then the neighbour heuristic over up to 2m picks), all of it
+   * in one step of the service thread. A 65,536-d node at m 32, ef_construction 128 (this bound)
+   * took 100-200 ms on a busy 2-core machine; at 2^30 (m 64, ef_construction 256) up to 500 ms.
    */
-  insertWork: { min: 1, max: 2 ** 30 },
+  insertWork: { min: 1, max: 2 ** 28 },
   nameLength: { min: 1, max: 255 },
 } as const;
 
@@ -219,4 +219,14 @@ export function configFromStored(stored: unknown, name: string): CollectionConfi
       cause: error,
     });
   }
+}
+
+/**
+ * A first guess of one graph insert's wall time in ms, before any was measured: about 0.4 ns per
+ * unit of m × ef_construction × vector_size (0.15-0.3 ms at the defaults and 128 dimensions; about
+ * 100 ms at the insertWork bound). Link steps are sized by it until they have measured their own.
+ */
+export function guessedMsPerInsert(config: CollectionConfig): number {
+  if (!config.hnsw) return 0;
+  return config.parameters.m * config.parameters.efConstruction * config.vectorSize * 4e-7;
 }

@@ -19,7 +19,7 @@ import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import { selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
-import { type CollectionConfig, type CollectionConfigJson, configToInfo, LIMITS } from './collection-config.js';
+import { type CollectionConfig, type CollectionConfigJson, configToInfo, guessedMsPerInsert, LIMITS } from './collection-config.js';
 import { type LoadProgress, type LoadReport, loadCollectionSteps, newLoadProgress } from './collection-load.js';
 import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchSegment, searchShape } from './collection-search.js';
 import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from './ef-calibration.js';
@@ -149,7 +149,7 @@ export class Collection {
   private closing = false;
   private readonly calibration: EfCalibration;
   /** Recent wall time per node of a link step, in ms, alone and shared with threads (applyInSteps sizes its steps by it). */
-  private readonly msPerLink = { alone: 0.3, shared: 0.15 };
+  private readonly msPerLink: { alone: number; shared: number };
   /** When the last search started (performance.now()): link steps are shorter while searches run. */
   private lastSearchAt = Number.NEGATIVE_INFINITY;
   /** The segment whose payloads are being copied into shared memory, slice by slice. */
@@ -170,6 +170,10 @@ export class Collection {
     private readonly threads?: SearchThreads,
   ) {
     this.segment = new Segment(config, threads?.scratchAreas ?? 1);
+    // Until steps have measured it: a 65,536-d node costs hundreds of times a 128-d one, and a
+    // first step sized for 0.3 ms nodes took 53 of them (seconds) at once.
+    const guessed = guessedMsPerInsert(config);
+    this.msPerLink = { alone: Math.max(0.3, guessed), shared: Math.max(0.15, guessed / 2) };
     this.calibration = new EfCalibration(config, {
       reader: () => this.segment,
       offload: (options) => this.calibrationOnThread(options),

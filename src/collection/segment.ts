@@ -24,7 +24,7 @@ import { PayloadIndex, type PayloadIndexReader } from '../payload/payload-index.
 import type { SharedPayloadArrays } from '../payload/shared-payloads.js';
 import type { Steps } from '../core/steps.js';
 import type { StoredVector } from '../storage/point-record.js';
-import type { CollectionConfig } from './collection-config.js';
+import { type CollectionConfig, guessedMsPerInsert } from './collection-config.js';
 import { type Payload, PointTable, type PointTableReader } from './point-table.js';
 import { SlotMemo } from './slot-memo.js';
 import { decodeSnapshotSteps, encodeSnapshot } from './snapshot.js';
@@ -153,7 +153,7 @@ export class Segment implements SegmentReader {
   private restoredCount = 0;
   private loadInserters: SegmentInserters | undefined;
   /** The load's recent wall time per linked node, in ms (insertHeldBack sizes its steps by it). */
-  private loadMsPerLink = 0.3;
+  private loadMsPerLink: number;
 
   /**
    * @param scratchAreas scratch areas in the vector memory: one for this thread and one per search
@@ -163,6 +163,7 @@ export class Segment implements SegmentReader {
     private readonly config: CollectionConfig,
     scratchAreas = 1,
   ) {
+    this.loadMsPerLink = Math.max(0.3, guessedMsPerInsert(config));
     this.payloads = new PayloadIndex(config.payloadIndex);
     const layout = { scratchAreas, scratchIndex: 0 };
     let kernel: DistanceKernel;
