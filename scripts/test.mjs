@@ -26,17 +26,20 @@ if (files.length === 0) {
   console.error(`no test files under ${testRoot}${words.length ? ` matching ${words.join(', ')}` : ''}`);
   process.exit(1);
 }
-// Tests that measure how long the service keeps others waiting run alone, after the rest: beside
+// Tests that measure how long the service keeps others waiting run one at a time, after the rest: beside
 // another test file's servers on two cores they would measure that file's load, not kith's stalls.
-const SOLO = [/route-walk\.test\.js$/];
+const SOLO = [/route-walk\.test\.js$/, /large-writes\.test\.js$/, /start-up-load\.test\.js$/];
 const solo = files.filter((f) => SOLO.some((pattern) => pattern.test(f)));
 const shared = files.filter((f) => !solo.includes(f));
 let status = 0;
-for (const group of [shared, solo]) {
+for (const [group, concurrency] of [
+  [shared, 2],
+  [solo, 1],
+]) {
   if (group.length === 0) continue;
   const result = spawnSync(
     process.execPath,
-    ['--test', '--test-concurrency=2', '--test-timeout=600000', '--test-reporter=spec', ...group],
+    ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', '--test-reporter=spec', ...group],
     { stdio: 'inherit', cwd: root },
   );
   if (result.status !== 0) status = result.status ?? 1;
