@@ -24,7 +24,7 @@ import { parseQdrantFilter } from './filter.js';
 import { toKithId, toQdrantId } from './ids.js';
 import { denseVector, findPoint } from './points.js';
 import { parseVectorSelector, type QdrantScoredPoint } from './shape.js';
-import { mapInSlices } from '../../core/time-slices.js';
+import { mapInSlices, TimeSlices } from '../../core/time-slices.js';
 
 type NameParams = { Params: { name: string } };
 
@@ -136,26 +136,32 @@ function queryVector(collection: Collection, query: unknown, path: string): { ve
   return { vector: denseVector(query, path) };
 }
 
-/** One side of a recommendation: the ids given (their stored vectors; the points are left out) and the vectors given. */
-function examples(collection: Collection, raw: unknown, path: string, exclude: Set<PointId>): { ids: PointId[]; vectors: number[][] } {
+/**
+ * One side of a recommendation: the ids given (their stored vectors; the points are left out) and
+ * the vectors given. In time slices: a side may list 131,072 ids.
+ */
+async function examples(collection: Collection, raw: unknown, path: string, exclude: Set<PointId>): Promise<{ ids: PointId[]; vectors: number[][] }> {
   const out = { ids: [] as PointId[], vectors: [] as number[][] };
   if (raw === undefined || raw === null) return out;
   if (!Array.isArray(raw)) throw formatError(path, `expected a list of point ids or vectors, got ${describeJson(raw)}`);
   const dim = collection.describe().vector_size;
-  raw.forEach((example, i) => {
-    const at = childPath(path, i);
+  const slices = new TimeSlices();
+  for (let i = 0; i < raw.length; i++) {
+    if (slices.due(i)) await slices.pause();
+    const example: unknown = raw[i];
     if (typeof example === 'number' || typeof example === 'string') {
-      const id = toKithId(example, at);
+      const id = toKithId(example, childPath(path, i));
       if (!collection.hasPoint(id)) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(example)} found`);
       exclude.add(id);
       out.ids.push(id);
-      return;
+      continue;
     }
+    const at = childPath(path, i);
     const vector = denseVector(example, at);
     if (!Array.isArray(vector) || vector.some((x) => typeof x !== 'number')) throw formatError(at, 'expected a point id or a vector of numbers');
     if (vector.length !== dim) throw formatError(at, `expected a vector of ${dim} numbers, got ${vector.length}`);
     out.vectors.push(vector as number[]);
-  });
+  }
   return out;
 }
 
@@ -179,8 +185,8 @@ async function recommendVector(collection: Collection, body: Record<string, unkn
   const count = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
   cost.add('exampleComponents', (count(body.positive) + count(body.negative)) * dim, childPath(path, 'positive'));
   const exclude = new Set<PointId>();
-  const positive = examples(collection, body.positive, childPath(path, 'positive'), exclude);
-  const negative = examples(collection, body.negative, childPath(path, 'negative'), exclude);
+  const positive = await examples(collection, body.positive, childPath(path, 'positive'), exclude);
+  const negative = await examples(collection, body.negative, childPath(path, 'negative'), exclude);
   if (positive.ids.length + positive.vectors.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
   return { vector: recommendationVector(await exampleSum(collection, positive), await exampleSum(collection, negative), path), exclude };
 }
