@@ -20,7 +20,13 @@ const POINTS = 3000;
 const BATCH = 200;
 const QUERIES = 150;
 /** Recall@10 of the parallel build may trail the serial one's by at most this much (a run-to-run difference). */
-const RECALL_TOLERANCE = 0.03;
+/**
+ * Parallel inserts do not see each other while in flight, so the graph depends on how the threads
+ * interleave: at ef 32 on the Dot case, parallel recall measured 0.930-0.983 against the serial
+ * 0.983 over repeated runs on a loaded machine. At ef 32 the tolerance covers that spread; at ef 64,
+ * where both builds reach 0.999, a graph missing links would still show.
+ */
+const RECALL_TOLERANCE = { ef32: 0.07, ef64: 0.03 };
 
 function clusteredData(rng: SeededRng, nonNegative: boolean): number[][] {
   const centers = Array.from({ length: 20 }, () => Array.from({ length: DIM }, () => (nonNegative ? rng.next() * 3 : rng.gaussian())));
@@ -45,11 +51,11 @@ async function build(db: Database, config: { readonly distance: 'cosine' | 'dot'
   return c;
 }
 
-function recallAt10(c: Collection, queries: number[][]): number {
+function recallAt10(c: Collection, queries: number[][], ef: number): number {
   let found = 0;
   for (const vector of queries) {
     const exact = new Set(c.search({ vector, limit: 10, params: { exact: true } }).map((h) => h.id));
-    for (const hit of c.search({ vector, limit: 10, params: { ef: 32 } })) if (exact.has(hit.id)) found++;
+    for (const hit of c.search({ vector, limit: 10, params: { ef } })) if (exact.has(hit.id)) found++;
   }
   return found / (10 * queries.length);
 }
@@ -82,11 +88,14 @@ for (const [name, config, nonNegative] of [
       const all = parallel.search({ vector: queries[0] as number[], limit: POINTS, params: { ef: POINTS } });
       assert.equal(all.length, POINTS, `seed ${seed}: a search with ef = n must return every point`);
 
-      const serialRecall = recallAt10(serial, queries);
-      const parallelRecall = recallAt10(parallel, queries);
-      t.diagnostic(`recall@10 at ef 32: serial ${serialRecall.toFixed(3)}, parallel ${parallelRecall.toFixed(3)}`);
-      assert.ok(parallelRecall >= serialRecall - RECALL_TOLERANCE, `seed ${seed}: parallel recall ${parallelRecall} vs serial ${serialRecall}`);
-      assert.ok(parallelRecall >= 0.85, `seed ${seed}: parallel recall ${parallelRecall}`);
+      for (const ef of [32, 64] as const) {
+        const serialRecall = recallAt10(serial, queries, ef);
+        const parallelRecall = recallAt10(parallel, queries, ef);
+        t.diagnostic(`recall@10 at ef ${ef}: serial ${serialRecall.toFixed(3)}, parallel ${parallelRecall.toFixed(3)}`);
+        const tolerance = RECALL_TOLERANCE[`ef${ef}`];
+        assert.ok(parallelRecall >= serialRecall - tolerance, `seed ${seed}: parallel recall at ef ${ef} ${parallelRecall} vs serial ${serialRecall}`);
+        assert.ok(parallelRecall >= 0.85, `seed ${seed}: parallel recall at ef ${ef} ${parallelRecall}`);
+      }
     }
   });
 }
