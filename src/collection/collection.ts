@@ -66,8 +66,8 @@ export interface PointRecord {
 
 export interface ScrollRequest {
   readonly filter?: FilterInput;
-  /** The first id of the page (inclusive): the previous page's `next`. */
-  readonly from?: PointId;
+  /** The first id of the page (inclusive): the previous page's `next` (a number names its decimal string). */
+  readonly from?: PointId | number;
   readonly limit: number;
   /** Matches to skip first (a query without a vector takes an offset; a scroll pages with `from`). */
   readonly offset?: number;

@@ -22,18 +22,22 @@ import { type FilterInput, toFilter } from './embedded-input.js';
 import type { Payload } from './point-table.js';
 import { RequestCost } from './request-cost.js';
 
+/** Payloads are JSON objects, checked when the operation is (a nested value naming its path, e.g. `payload.a[2]`). */
 export type PayloadOperation =
   /** Merges `payload`'s top-level keys into each payload, or into the object at `key`. */
-  | { readonly op: 'set'; readonly payload: Payload; readonly key?: string | null }
+  | { readonly op: 'set'; readonly payload: object; readonly key?: string | null }
   /** Replaces each payload by `payload`. */
-  | { readonly op: 'overwrite'; readonly payload: Payload }
+  | { readonly op: 'overwrite'; readonly payload: object }
   /** Removes the values at these paths (`a`, `a.b`, `a[].b`). */
   | { readonly op: 'delete'; readonly keys: readonly string[] }
   /** Empties each payload. */
   | { readonly op: 'clear' };
 
-/** The points an operation applies to: listed ids (each must exist) or those a filter matches. */
-export type PointSelection = { readonly points: readonly (PointId | number)[] } | { readonly filter: FilterInput };
+/** The points an operation applies to: listed ids (each must exist) or those a filter matches; exactly one of the two (absent and null are not given). */
+export interface PointSelection {
+  readonly points?: readonly (PointId | number)[] | null;
+  readonly filter?: FilterInput | null;
+}
 
 /** A checked selection: ids (normalised, as listed) or a parsed filter. */
 export type CheckedSelection = readonly PointId[] | Filter;
@@ -41,7 +45,7 @@ export type CheckedSelection = readonly PointId[] | Filter;
 /** Checks a selection (exactly one of `points` and `filter`), counting its ids and filter terms against the budget. */
 export async function checkSelection(selection: PointSelection, cost = new RequestCost()): Promise<CheckedSelection> {
   if (!isPlainObject(selection)) throw badInput('body', `expected {points} or {filter}, got ${describeJson(selection)}`);
-  const raw = selection as { readonly points?: unknown; readonly filter?: unknown };
+  const raw: { readonly points?: unknown; readonly filter?: unknown } = selection;
   const hasPoints = raw.points !== undefined && raw.points !== null;
   const hasFilter = raw.filter !== undefined && raw.filter !== null;
   if (hasPoints === hasFilter) throw badInput('body', 'give exactly one of `points` (ids) or `filter`');
