@@ -6,7 +6,7 @@
 import { loadKey } from './key-store';
 import { parseExactJson } from './lib/exact-json';
 import { unitVector } from './lib/unit-vector';
-import type { CollectionInfo, Explain, PointRecord, SearchAnswer, SearchRequest } from './types';
+import type { CollectionInfo, Explain, PointRecord, ScrollPage, ScrollRequest, SearchAnswer, SearchRequest } from './types';
 
 export class ApiError extends Error {
   constructor(
@@ -97,6 +97,11 @@ export async function getPoint(name: string, id: string, vectorSize: number): Pr
 export async function search(name: string, request: SearchRequest): Promise<SearchAnswer> {
   const envelope = await call<SearchAnswer['points']>('POST', `${collectionPath(name)}/points/search`, request);
   return { points: envelope.result, explain: envelope.explain, time: envelope.time ?? 0 };
+}
+
+/** POST …/points/scroll: a page of points in id order, from `cursor` (the previous page's next_cursor). */
+export async function scroll(name: string, request: ScrollRequest): Promise<ScrollPage> {
+  return (await call<ScrollPage>('POST', `${collectionPath(name)}/points/scroll`, request)).result;
 }
 
 /** The Prometheus text of GET /metrics. */

@@ -46,6 +46,28 @@ export interface ScoredPoint {
   vector?: number[];
 }
 
+/** A point of a scroll page (POST …/points/scroll): payload and vector as asked for. */
+export interface ListedPoint {
+  id: string;
+  version: Version;
+  payload?: Payload;
+  vector?: number[];
+}
+
+/** One page of a scroll; `next_cursor` starts the next page, null on the last. */
+export interface ScrollPage {
+  points: ListedPoint[];
+  next_cursor: string | null;
+}
+
+export interface ScrollRequest {
+  limit: number;
+  cursor?: string;
+  filter?: unknown;
+  with_payload?: boolean;
+  with_vector?: boolean;
+}
+
 export interface Explain {
   strategy: 'graph' | 'flat-scan' | 'candidates-exact' | 'graph-filtered';
   fallback: boolean;

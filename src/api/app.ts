@@ -13,6 +13,8 @@ import { requireCostEntries } from './route-costs.js';
 import { collectionRoutes } from './routes/collections.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { opsRoutes } from './routes/ops.js';
+import { payloadRoutes } from './routes/payload.js';
+import { pointPageRoutes } from './routes/point-pages.js';
 import { pointRoutes } from './routes/points.js';
 import { searchRoutes } from './routes/search.js';
 import { serviceRoutes } from './routes/service.js';
@@ -69,6 +71,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(serviceRoutes, { version: SERVICE_VERSION });
   await app.register(collectionRoutes, { db: options.db });
   await app.register(pointRoutes, { db: options.db });
+  await app.register(pointPageRoutes, { db: options.db });
+  await app.register(payloadRoutes, { db: options.db });
   await app.register(searchRoutes, { db: options.db, metrics });
   await app.register(opsRoutes, { db: options.db, metrics });
   await app.register(dashboardRoutes);

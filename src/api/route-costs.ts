@@ -39,6 +39,13 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'PUT /collections/:name/points': { budgets: [], bounded: `${BODY}; applied in steps` },
     'POST /collections/:name/points/delete': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
     'GET /collections/:name/points/:id': { budgets: [], bounded: 'one point' },
+    'POST /collections/:name/points/scroll': { budgets: ['hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: SLICED },
+    'POST /collections/:name/points/count': { budgets: ['filterTerms'], bounded: SLICED },
+    'POST /collections/:name/points/retrieve': { budgets: ['ids', 'vectorComponents', 'payloadPathChecks'], bounded: 'the listed ids' },
+    'POST /collections/:name/points/payload': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
+    'PUT /collections/:name/points/payload': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
+    'POST /collections/:name/points/payload/delete': { budgets: ['ids', 'filterTerms'], bounded: `at most 1000 keys; ${SLICED}` },
+    'POST /collections/:name/points/payload/clear': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
     'POST /collections/:name/points/search': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: 'one search' },
     'POST /collections/:name/points/search/batch': {
       budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],

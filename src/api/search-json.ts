@@ -8,7 +8,7 @@
  * same order (`id`, `version`, `score`, then `payload` and `vector` when present), the version as
  * an integer, every other value as JSON.stringify writes it.
  */
-import type { ScoredPoint } from '../collection/collection.js';
+import type { PointRecord, ScoredPoint } from '../collection/collection.js';
 import { jsonArraySliced, JsonSlicer } from './sliced-json.js';
 
 /** A finite number as JSON; never anything else here (scores and stored components are finite). */
@@ -16,12 +16,27 @@ function numberJson(x: number): string {
   return Number.isFinite(x) ? String(x) : 'null';
 }
 
-/** `{"id":"…","version":…,"score":…,"payload":{…}}` */
-function scoredPointJson(p: ScoredPoint): string {
-  let out = `{"id":${JSON.stringify(p.id)},"version":${p.version.toString()},"score":${numberJson(p.score)}`;
+/** `,"payload":{…},"vector":[…]`, each when present. */
+function payloadAndVectorJson(p: Pick<PointRecord, 'payload' | 'vector'>): string {
+  let out = '';
   if (p.payload !== undefined) out += `,"payload":${JSON.stringify(p.payload)}`;
   if (p.vector !== undefined) out += `,"vector":${JSON.stringify(p.vector)}`;
-  return `${out}}`;
+  return out;
+}
+
+/** `{"id":"…","version":…,"score":…,"payload":{…}}` */
+function scoredPointJson(p: ScoredPoint): string {
+  return `{"id":${JSON.stringify(p.id)},"version":${p.version.toString()},"score":${numberJson(p.score)}${payloadAndVectorJson(p)}}`;
+}
+
+/** `{"id":"…","version":…,"payload":{…},"vector":[…]}`: a point of a page or a lookup (scroll, retrieve). */
+function pointRecordJson(p: PointRecord): string {
+  return `{"id":${JSON.stringify(p.id)},"version":${p.version.toString()}${payloadAndVectorJson(p)}}`;
+}
+
+/** Records of a page or a lookup, in slices (a page of 10,000 points with vectors is megabytes). */
+export async function pointRecordsJson(records: readonly PointRecord[], slicer = new JsonSlicer()): Promise<string> {
+  return jsonArraySliced(records, pointRecordJson, slicer);
 }
 
 /** Hits this many or fewer are written in one go (no slicing to pay for). */

@@ -47,9 +47,8 @@ class EmbeddedTarget implements Target {
   }
 
   async count(name: string, filter: unknown): Promise<number> {
-    const collection = this.db.collection(name);
-    if (filter === undefined) return collection.pointsCount;
-    return collection.matchingPoints(parseFilter(filter, 'filter')).length;
+    // The engine's exact count, as the server's POST …/points/count answers it.
+    return this.db.collection(name).count(filter === undefined ? undefined : parseFilter(filter, 'filter'));
   }
 
   async search(name: string, args: SearchArgs): Promise<Hit[]> {

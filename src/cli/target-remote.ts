@@ -1,10 +1,11 @@
 /**
- * The data commands against a running server (`--url`), through the typed REST client. The REST
- * API counts only whole collections (points_count) and has no way to list points: a filtered count
- * and an export are refused here (NotAvailableError) rather than approximated.
+ * The data commands against a running server (`--url`), through the typed REST client: a filtered
+ * count is `POST …/points/count`, an export pages through `POST …/points/scroll` (id order, each
+ * page starting at the previous one's cursor).
  */
 import { type Filter, KithClient, type PointStruct, type SearchRequest } from '../api/client/kith-client.js';
-import type { CollectionConfigInput } from '../collection/collection-config.js';
+import { type CollectionConfigInput, LIMITS } from '../collection/collection-config.js';
+import { REQUEST_BUDGET } from '../collection/request-cost.js';
 import { type CollectionSummary, type Hit, NotAvailableError, type PointLine, type PointRecord, type SearchArgs, type Target } from './target.js';
 
 export function openRemote(url: string, apiKey: string | undefined): Target {
@@ -25,6 +26,9 @@ export function cannotReach(url: string, error: unknown): Error {
   return new Error(`cannot reach ${url.replace(/\/+$/, '')}: ${reason}`);
 }
 
+/** Points one scroll page may ask for (a search's limit). */
+const MAX_PAGE = LIMITS.limit.max;
+
 class RemoteTarget implements Target {
   readonly keepsVersions = false;
 
@@ -42,8 +46,8 @@ class RemoteTarget implements Target {
   }
 
   async count(name: string, filter: unknown): Promise<number> {
-    if (filter !== undefined) throw new NotAvailableError('count with --filter is not available over --url (the REST API has no count endpoint); use --db on the file');
-    return (await this.client.getCollection(name)).points_count;
+    if (filter === undefined) return (await this.client.getCollection(name)).points_count;
+    return this.client.count(name, filter as Filter);
   }
 
   search(name: string, args: SearchArgs): Promise<Hit[]> {
@@ -77,8 +81,17 @@ class RemoteTarget implements Target {
     return (await this.client.upsert(name, structs as unknown as readonly PointStruct[])).upserted;
   }
 
-  scan(): AsyncIterable<PointLine[]> {
-    throw new NotAvailableError('export is not available over --url (the REST API cannot list points); use --db on the file');
+  /**
+   * Pages of the scroll, in the server's id order; a page holds at most `batchSize` points and no
+   * more vector components than one answer may carry. Points written during the export are in it
+   * when their ids come after the page being read; those deleted are not, once passed.
+   */
+  async *scan(name: string, batchSize: number): AsyncIterable<PointLine[]> {
+    const { vector_size } = await this.client.getCollection(name);
+    const limit = Math.max(1, Math.min(batchSize, MAX_PAGE, Math.floor(REQUEST_BUDGET.vectorComponents / vector_size)));
+    for await (const page of this.client.scrollAll(name, { limit, with_payload: true, with_vector: true })) {
+      yield page.map((p) => ({ id: p.id, version: p.version.toString(), vector: p.vector ?? [], payload: (p.payload ?? {}) as Record<string, unknown> }));
+    }
   }
 
   async backup(): Promise<void> {

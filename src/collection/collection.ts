@@ -27,6 +27,7 @@ import { checkSearchInput, type FilterInput, inSearch, prefixErrors, type Search
 import { matchingIds, scanMatches } from './point-scan.js';
 import { searchSegmentParallel } from './parallel-search.js';
 import type { Payload } from './point-table.js';
+import { checkSelection, type PayloadOperation, payloadUpdate, type PointSelection } from './payload-operations.js';
 import { normalizeIds, type PointInput, type PreparedPoint, preparePoints, storedPayload } from './prepare-points.js';
 import { ReadWriteGate } from './read-write-gate.js';
 import { sumVectors } from './recommend.js';
@@ -46,6 +47,7 @@ import { parseJson } from '../core/json-text.js';
 export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from './collection-search.js';
 export type { FilterInput, FilterJson, SearchRequest } from './embedded-input.js';
 export type { PointInput } from './prepare-points.js';
+export type { PayloadOperation, PointSelection } from './payload-operations.js';
 
 export interface StoredPoint {
   id: PointId;
@@ -64,8 +66,8 @@ export interface PointRecord {
 
 export interface ScrollRequest {
   readonly filter?: FilterInput;
-  /** The first id of the page (inclusive): the previous page's `next`. */
-  readonly from?: PointId;
+  /** The first id of the page (inclusive): the previous page's `next` (a number names its decimal string). */
+  readonly from?: PointId | number;
   readonly limit: number;
   /** Matches to skip first (a query without a vector takes an offset; a scroll pages with `from`). */
   readonly offset?: number;
@@ -684,6 +686,16 @@ export class Collection {
     const slots = estimated.candidates !== undefined ? collectMatches(segment, estimated.candidates, accept) : [...table.liveSlots()].filter(accept);
     for (const slot of slots) out.push({ id: table.idOf(slot), payload: table.payloadOf(slot) });
     return out;
+  }
+
+  /**
+   * A payload operation (set, with an optional nested `key`; overwrite; delete keys; clear) on the
+   * points selected by id or by filter (collection/payload-operations.ts): checked and its cost
+   * bounded before any work, then applied as `updatePayloads` applies it.
+   */
+  async changePayloads(selection: PointSelection, operation: PayloadOperation): Promise<{ updated: number }> {
+    const update = payloadUpdate(operation);
+    return this.updatePayloads(await checkSelection(selection), update);
   }
 
   /**

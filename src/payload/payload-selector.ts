@@ -82,7 +82,8 @@ export function parsePayloadPath(text: string): PathItem[] | undefined {
   return items;
 }
 
-function patternsOf(raw: unknown, path: string): PayloadPattern[] {
+/** The patterns of a list of payload paths, each checked and named `path[i]`. */
+export function patternsOf(raw: unknown, path: string): PayloadPattern[] {
   if (!Array.isArray(raw)) throw badInput(path, `expected a list of payload paths, got ${describeJson(raw)}`);
   if (raw.length > PAYLOAD_SELECTOR_LIMITS.patterns) {
     throw badInput(path, `${raw.length} paths; the limit is ${PAYLOAD_SELECTOR_LIMITS.patterns}`);

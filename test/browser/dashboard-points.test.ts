@@ -1,7 +1,7 @@
 /**
  * The points browser and what the dashboard shows of the server's numbers, in a real Chromium
  * against a real server: versions with every digit the server wrote (19-digit nanoseconds, which
- * `JSON.parse` rounds), a filter that narrows and pages the listing, a lookup by id (odd ids
+ * `JSON.parse` rounds), pages in id order with the scroll's cursors, a filter that narrows and pages the listing, a lookup by id (odd ids
  * included, an unknown id said so), the filter check's estimate for a key no point has (with and
  * without payload indexes), and small-integer labels in categorical colours in the projection.
  * Skips, saying why, only where no Chromium executable exists.
@@ -59,24 +59,27 @@ async function versionsOnPage(page: Page, testId: string): Promise<Map<string, s
   return new Map(rows as [string, string][]);
 }
 
-const e1 = Array.from({ length: DIM }, (_, i) => (i === 0 ? 1 : 0));
-
 describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
   const suite = dashboardSuite(load);
 
-  /** The listing search the page makes, as JSON text. */
-  async function listingText(offset: number, filter?: unknown): Promise<string> {
-    const body = { vector: e1, offset, limit: 20, ...(filter === undefined ? {} : { filter }), params: { exact: true } };
-    const response = await fetch(`${suite.url}/collections/${LABELS}/points/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  /** The scroll page the browser asks for (20 points from `cursor`), as JSON text and the cursor of the page after it. */
+  async function listing(cursor?: string, filter?: unknown): Promise<{ text: string; next: string | null }> {
+    const body = { limit: 20, ...(cursor === undefined ? {} : { cursor }), ...(filter === undefined ? {} : { filter }), with_vector: true };
+    const response = await fetch(`${suite.url}/collections/${LABELS}/points/scroll`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     assert.equal(response.status, 200);
-    return response.text();
+    const text = await response.text();
+    return { text, next: (JSON.parse(text) as { result: { next_cursor: string | null } }).result.next_cursor };
   }
+  const listingIds = async (cursor?: string, filter?: unknown): Promise<string[]> => [...versionsInText((await listing(cursor, filter)).text).keys()];
 
   it('shows versions with every digit the server wrote, in the listing and in a lookup', async () => {
     const { page, done } = await suite.open('#/points', LABELS);
     await page.getByTestId('points-range').getByText(`1–20 of ${REGULAR + ODD_IDS.length}`).waitFor();
-    const served = versionsInText(await listingText(0));
+    const firstPage = await listing();
+    const served = versionsInText(firstPage.text);
     const shown = await versionsOnPage(page, 'points-table');
+    // In id order: the odd ids that sort before "n00" (a space, "%", ".", digits, "?", "a…") come first.
+    assert.deepEqual([...shown.keys()], [...ODD_IDS.filter((id) => id < 'n'), ...Array.from({ length: 20 - ODD_IDS.filter((id) => id < 'n').length }, (_, i) => `n${String(i).padStart(2, '0')}`)].sort());
     assert.equal(served.size, 20);
     assert.deepEqual(shown, served, 'the page shows the versions the server wrote');
     // Nanosecond versions are beyond a double's 53 bits: rounding would have changed some of them.
@@ -89,6 +92,13 @@ describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }
     await page.getByTestId('lookup-run').click();
     await page.getByTestId('lookup-result').waitFor();
     assert.deepEqual(await versionsOnPage(page, 'lookup-result'), versionsInText(raw));
+    // Every point once, page by page to the last, as the scroll's cursors lead.
+    await page.getByTestId('points-next').click();
+    await page.getByTestId('points-range').getByText(`21–40 of ${REGULAR + ODD_IDS.length}`).waitFor();
+    assert.deepEqual([...(await versionsOnPage(page, 'points-table')).keys()], await listingIds(firstPage.next ?? undefined));
+    await page.getByTestId('points-next').click();
+    await page.getByTestId('points-range').getByText(`41–60 of ${REGULAR + ODD_IDS.length}`).waitFor();
+    assert.equal(await page.getByTestId('points-next').isDisabled(), true, 'the last page has no next');
     await done();
   });
 
@@ -115,7 +125,7 @@ describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }
     await done();
   });
 
-  it('pages through only the points a filter matches, as the filtered listing search returns them', async () => {
+  it('pages through only the points a filter matches, as the filtered scroll returns them, and back', async () => {
     const { page, done } = await suite.open('#/points', LABELS);
     const filter = { must: [{ key: 'kind', match: { value: 'even' } }] };
     await page.getByTestId('points-range').getByText(`1–20 of ${REGULAR + ODD_IDS.length}`).waitFor();
@@ -126,7 +136,8 @@ describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }
     await page.getByTestId('filter-apply').click();
     await page.getByTestId('points-range').getByText('1–20 of the points matching the filter').waitFor();
     const first = await attributes(page, '[data-testid="points-table"] [data-point-id]', 'data-point-id');
-    assert.deepEqual(first, [...versionsInText(await listingText(0, filter)).keys()]);
+    const firstFiltered = await listing(undefined, filter);
+    assert.deepEqual(first, [...versionsInText(firstFiltered.text).keys()]);
     assert.ok(first.every((id) => /^n\d\d$/.test(id) && Number(id.slice(1)) % 2 === 0), `only even points: ${first.join(', ')}`);
     // Lookup and filter together, for the picture.
     await page.getByTestId('lookup-id').fill('ünïcødé ✓ 😀');
@@ -137,13 +148,17 @@ describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }
     await page.getByTestId('points-next').click();
     await page.getByTestId('points-range').getByText(`21–${REGULAR / 2} of the points matching the filter`).waitFor();
     const second = await attributes(page, '[data-testid="points-table"] [data-point-id]', 'data-point-id');
-    assert.deepEqual(second, [...versionsInText(await listingText(20, filter)).keys()]);
+    assert.deepEqual(second, await listingIds(firstFiltered.next ?? undefined, filter));
     assert.equal(new Set([...first, ...second]).size, REGULAR / 2);
-    assert.equal(await page.getByTestId('points-next').isDisabled(), true, 'a short page is the last');
+    assert.equal(await page.getByTestId('points-next').isDisabled(), true, 'the last page has no next');
+    // Back to the first page: it starts where it began.
+    await page.getByTestId('points-prev').click();
+    await page.getByTestId('points-range').getByText('1–20 of the points matching the filter').waitFor();
+    assert.deepEqual(await attributes(page, '[data-testid="points-table"] [data-point-id]', 'data-point-id'), first);
     // Clearing the filter lists every point again, from the start.
     await page.getByTestId('filter-clear').click();
     await page.getByTestId('points-range').getByText(`1–20 of ${REGULAR + ODD_IDS.length}`).waitFor();
-    assert.deepEqual(await attributes(page, '[data-testid="points-table"] [data-point-id]', 'data-point-id'), [...versionsInText(await listingText(0)).keys()]);
+    assert.deepEqual(await attributes(page, '[data-testid="points-table"] [data-point-id]', 'data-point-id'), await listingIds());
     await done();
   });
 

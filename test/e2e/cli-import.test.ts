@@ -13,6 +13,8 @@ import { testSeed } from '../helpers/data.js';
 import { KITH_JS, kith, ok, withoutVersions } from '../helpers/kith-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { SeededRng } from '../../src/core/rng.js';
+import { compareIds } from '../../src/core/point-id.js';
+import { startServer } from '../helpers/server-process.js';
 
 
 
@@ -132,7 +134,7 @@ test('an import killed mid-way (SIGKILL) leaves whole batches; running it again 
   });
 });
 
-test('export → import gives the same collection (ids, versions, vectors, payloads), and export over --url is refused', async (t) => {
+test('export → import gives the same collection (ids, versions, vectors, payloads); over --url the same lines in id order', async (t) => {
   await seeded(testSeed(13), async (rng) => {
     const dir = tempDir(t);
     const first = join(dir, 'first.db');
@@ -164,9 +166,20 @@ test('export → import gives the same collection (ids, versions, vectors, paylo
     const b = JSON.parse(await ok(['info', 'c', '--db', second]));
     assert.deepEqual(b, a);
 
-    // Export over --url is refused, not faked.
-    const viaUrl = await kith(['export', 'c', '--url', 'http://127.0.0.1:1']);
-    assert.equal(viaUrl.code, 1);
-    assert.match(viaUrl.stderr, /not available over --url/);
+    // Over --url, from a server on the same file: the same lines, versions included, in the server's id order (two scroll pages).
+    const server = await startServer(first);
+    t.after(() => server.stop());
+    const viaUrl = join(dir, 'url.jsonl');
+    const remote = await kith(['export', 'c', '--out', viaUrl, '--url', server.url]);
+    assert.equal(remote.code, 0, remote.stderr);
+    assert.match(remote.stderr, /exported 1500 points of c/);
+    const remoteLines = readFileSync(viaUrl, 'utf8').trimEnd().split('\n');
+    const idOf = (line: string): string => JSON.parse(line).id;
+    assert.deepEqual(remoteLines.map(idOf), [...remoteLines.map(idOf)].sort(compareIds), 'in id order');
+    assert.deepEqual([...remoteLines].sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0)), text.trimEnd().split('\n'));
+    const npyRemote = join(dir, 'url.npy');
+    assert.equal((await kith(['export', 'c', '--format', 'npy', '--out', npyRemote, '--url', server.url, '--quiet'])).code, 0);
+    assert.equal(readFileSync(npyRemote).length, readFileSync(npyRemote).indexOf(0x0a) + 1 + 1500 * 5 * 4, '1500 rows of 5 float32');
+    assert.deepEqual(readFileSync(`${npyRemote.slice(0, -4)}.ids.jsonl`, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l)), remoteLines.map(idOf));
   });
 });

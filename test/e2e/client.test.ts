@@ -25,6 +25,7 @@ test('kith/client against the real service', async (t) => {
   await t.test('service endpoints', serviceEndpoints);
   await t.test('collections', collections);
   await t.test('points', points);
+  await t.test('batch, scroll, count, retrieve, payloads, readiness, metrics', operatorEndpoints);
   await t.test('not kith', notKith);
   await t.test('codes are the envelope\'s', codesFromEnvelope);
 });
@@ -140,6 +141,54 @@ async function points(): Promise<void> {
   assert.deepEqual(await client.deleteByFilter('c-pts', { must: [{ key: 'lang', match: { value: 'de' } }] }), { operation: 'completed', deleted: 2 });
   assert.deepEqual(await client.search('c-pts', { vector: [0, 0, 0] }), []);
   await assert.rejects(client.deleteByFilter('c-pts', { must: 3 } as never), isClientError(400, 'ERR_BAD_INPUT', /^filter\.must: /));
+}
+
+/** The operator endpoints: every version exact, every page and count as the raw answer gives it. */
+async function operatorEndpoints(): Promise<void> {
+  await client.createCollection({ name: 'c-ops', vector_size: 2, distance: 'dot' });
+  await client.upsert('c-ops', [
+    { id: 3, vector: [1, 0], payload: { g: 'a', version: 1 } },
+    { id: 'x\u0000y', vector: [0, 1], payload: { g: 'b', nested: { k: [1, 2] } } },
+    { id: 20, vector: [1, 1], payload: { g: 'a' } },
+  ]);
+  const version = (await client.getPoint('c-ops', 3)).version;
+
+  const batch = await client.searchBatch('c-ops', [{ vector: [1, 0], limit: 2 }, { vector: [0, 1], limit: 1, filter: { must: [{ key: 'g', match: { value: 'b' } }] } }]);
+  assert.deepEqual(batch.map((hits) => hits.map((h) => h.id)), [['20', '3'], ['x\u0000y']]);
+  assert.ok(batch.flat().every((h) => h.version === version), 'versions read exactly in a batch');
+  const explained = await client.searchBatchExplained('c-ops', [{ vector: [1, 0], limit: 1 }, { vector: [1, 0], limit: 1, params: { explain: true } }]);
+  assert.deepEqual([explained.explain?.[0], explained.explain?.[1]?.strategy], [null, 'flat-scan']);
+
+  // Pages in id order; the versions as the raw answer's digits.
+  const first = await client.scroll('c-ops', { limit: 2, with_payload: ['g'] });
+  assert.deepEqual(first.points.map((p) => [p.id, p.payload]), [['3', { g: 'a' }], ['20', { g: 'a' }]]);
+  assert.equal(first.next_cursor, 'x\u0000y');
+  const raw = await httpJson(server.url, 'POST', '/collections/c-ops/points/scroll', { limit: 2, with_payload: ['g'] });
+  assert.deepEqual(rawVersions(raw.raw), first.points.map((p) => String(p.version)));
+  assert.ok(first.points.every((p) => p.version === version));
+  const pages: string[][] = [];
+  for await (const page of client.scrollAll('c-ops', { limit: 1, filter: { must: [{ key: 'g', match: { value: 'a' } }] } })) pages.push(page.map((p) => p.id));
+  assert.deepEqual(pages, [['3'], ['20']]);
+  assert.equal(await client.count('c-ops'), 3);
+  assert.equal(await client.count('c-ops', { must: [{ key: 'g', match: { value: 'a' } }] }), 2);
+  const records = await client.retrieve('c-ops', { ids: ['x\u0000y', 404, '3'], with_vector: true });
+  assert.deepEqual(records.map((r) => [r.id, r.vector, r.version === version]), [['x\u0000y', [0, 1], true], ['3', [1, 0], true]]);
+  // A payload's own "version" key stays a number.
+  assert.equal((records[1]?.payload as { version?: unknown } | undefined)?.version, 1);
+
+  assert.deepEqual(await client.setPayload('c-ops', { payload: { z: true }, key: 'nested', points: ['x\u0000y'] }), { operation: 'completed', updated: 1 });
+  assert.deepEqual(await client.deletePayloadKeys('c-ops', { keys: ['nested.k'], filter: { must: [{ key: 'g', match: { value: 'b' } }] } }), { operation: 'completed', updated: 1 });
+  assert.deepEqual(await client.overwritePayload('c-ops', { payload: { only: 1 }, points: [3] }), { operation: 'completed', updated: 1 });
+  assert.deepEqual(await client.clearPayload('c-ops', { points: [20] }), { operation: 'completed', updated: 1 });
+  const after = await client.retrieve('c-ops', { ids: [3, 20, 'x\u0000y'] });
+  assert.deepEqual(after.map((r) => r.payload), [{ only: 1 }, {}, { g: 'b', nested: { z: true } }]);
+  assert.ok(after.every((r) => r.version > version), 'each change gave a newer version');
+  await assert.rejects(client.setPayload('c-ops', { payload: { q: 1 }, points: [3, 'missing'] }), isClientError(404, 'ERR_POINT_NOT_FOUND', /"missing"/));
+  await assert.rejects(client.scroll('c-ops', { limit: 0 }), isClientError(400, 'ERR_BAD_INPUT', /limit/));
+  await assert.rejects(client.retrieve('c-ops', { ids: new Array(100_001).fill(1) }), isClientError(400, 'ERR_OVER_LIMIT', /^ids: /));
+
+  assert.deepEqual(await client.ready(), { ready: true, collections: (await client.listCollections()).length });
+  assert.match(await client.metrics(), /^# HELP /m);
 }
 
 /** an address that is not kith, or not an endpoint, is a KithClientError with a code */

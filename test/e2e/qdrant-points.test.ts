@@ -154,3 +154,22 @@ test('payload set / overwrite / delete / clear are all-or-nothing and keep the v
   // The kith API over the same database sees the same stored point.
   assert.deepEqual(db.collection('pl').getPoint(U1).payload, { a: 10, s: true });
 });
+
+test('set_payload at a nested key merges there, as Qdrant does; a bad key changes nothing', async (t) => {
+  const { client, url } = await startQdrant(t);
+  await client.createCollection('nk', { vectors: { size: 2, distance: 'Dot' } });
+  await client.upsert('nk', { points: [{ id: 9, vector: [0, 0], payload: { k: { sub: 'x', list: [{ a: 1 }, { b: 2 }] }, t: 1 } }] });
+  await client.setPayload('nk', { payload: { sub: 'y' }, key: 'k', points: [9] });
+  await client.setPayload('nk', { payload: { c: 3 }, key: 'k.list[]', filter: { must: [{ key: 't', match: { value: 1 } }] } });
+  await client.setPayload('nk', { payload: { d: null }, key: 'k.new', points: [9] });
+  const expected = { k: { sub: 'y', list: [{ a: 1, c: 3 }, { b: 2, c: 3 }], new: { d: null } }, t: 1 };
+  assert.deepEqual((await client.retrieve('nk', { ids: [9] }))[0]?.payload, expected);
+  const bad = await fetch(`${url}/collections/nk/points/payload`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ payload: { z: 1 }, key: 5, points: [9] }),
+  });
+  assert.equal(bad.status, 400);
+  assert.match(((await bad.json()) as { status: { error: string } }).status.error, /key/);
+  assert.deepEqual((await client.retrieve('nk', { ids: [9] }))[0]?.payload, expected);
+});

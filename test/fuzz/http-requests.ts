@@ -93,7 +93,9 @@ export function validRequest(rng: SeededRng, known: readonly KnownCollection[]):
   const name = collectionName(rng, known);
   const dim = dimOf(name, known);
   const base = `/collections/${name}`;
-  switch (rng.int(12)) {
+  // Ids or a filter: which points a payload operation changes.
+  const selection = (): Record<string, Json> => (chance(rng, 0.5) ? { points: [pointId(rng), pointId(rng)] } : { filter: filter(rng) });
+  switch (rng.int(19)) {
     case 0: {
       const json: Record<string, Json> = { name: pick(rng, POOL_NAMES), vector_size: 1 + rng.int(6), distance: pick(rng, ['cosine', 'Euclid', 'l2', 'dot']) };
       if (chance(rng, 0.5)) json.hnsw = chance(rng, 0.5);
@@ -124,6 +126,26 @@ export function validRequest(rng: SeededRng, known: readonly KnownCollection[]):
       return { method: 'POST', url: `${base}/points/delete`, json: { points: [pointId(rng), pointId(rng)] } };
     case 8:
       return { method: 'POST', url: `${base}/points/delete`, json: { filter: filter(rng) } };
+    case 9: {
+      const json: Record<string, Json> = { limit: 1 + rng.int(20) };
+      if (chance(rng, 0.4)) json.cursor = pointId(rng);
+      if (chance(rng, 0.5)) json.filter = filter(rng);
+      if (chance(rng, 0.3)) json.with_payload = pick(rng, [true, false, ['cat', 'nested.a'], { exclude: ['n'] }] as Json[]);
+      if (chance(rng, 0.3)) json.with_vector = chance(rng, 0.5);
+      return { method: 'POST', url: `${base}/points/scroll`, json };
+    }
+    case 10:
+      return { method: 'POST', url: `${base}/points/count`, json: chance(rng, 0.7) ? { filter: filter(rng) } : {} };
+    case 11:
+      return { method: 'POST', url: `${base}/points/retrieve`, json: { ids: [pointId(rng), pointId(rng), pointId(rng)], with_vector: chance(rng, 0.5) } };
+    case 12:
+      return { method: 'POST', url: `${base}/points/payload`, json: { payload: payload(rng), ...(chance(rng, 0.3) ? { key: pick(rng, ['nested', 'nested.b[]', 'x.y']) } : {}), ...selection() } };
+    case 13:
+      return { method: 'PUT', url: `${base}/points/payload`, json: { payload: payload(rng), ...selection() } };
+    case 14:
+      return { method: 'POST', url: `${base}/points/payload/delete`, json: { keys: pick(rng, [['n'], ['nested.a', 'cat'], ['nested.b[].c']] as Json[]), ...selection() } };
+    case 15:
+      return { method: 'POST', url: `${base}/points/payload/clear`, json: selection() };
     default: {
       const json: Record<string, Json> = { vector: vector(rng, dim) };
       if (chance(rng, 0.5)) json.limit = 1 + rng.int(20);

@@ -20,6 +20,16 @@ export function withSeed<T>(seed: number, body: (rng: SeededRng) => T): T {
   }
 }
 
+/** `withSeed` for an async body: the seed is named in a failure that comes after an await too. */
+export async function withSeedAsync(seed: number, body: (rng: SeededRng) => Promise<void>): Promise<void> {
+  try {
+    await body(new SeededRng(seed));
+  } catch (error) {
+    if (error instanceof Error) error.message = `[seed ${seed}] ${error.message}`;
+    throw error;
+  }
+}
+
 /** The seed for a property test: KITH_SEED if set (to replay a failure), else fixed per test. */
 export function testSeed(fallback: number): number {
   const fromEnv = process.env.KITH_SEED;

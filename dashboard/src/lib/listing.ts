@@ -1,9 +1,9 @@
 /**
- * kith's API has no endpoint that lists points (only get-by-id and search), so the dashboard
- * pages through a collection with an exact search (a full scan, every point scored) for a fixed
- * query, the first unit vector e₁, with `offset` and `limit`: every point appears once, in a
- * stable order (score for e₁, then id), as long as the collection does not change. With a
- * `filter`, the same search pages through the matching points only.
+ * The projection's sample (lib/sample.ts) reads pages spread over the whole collection, at
+ * offsets, which a scroll's cursors cannot give: so it pages through an exact search (a full
+ * scan, every point scored) for a fixed query, the first unit vector e₁, with `offset` and
+ * `limit`: every point appears once, in a stable order (score for e₁, then id), as long as the
+ * collection does not change. The points browser pages with the scroll (panels/points.tsx).
  */
 import { search } from '../api';
 import type { ScoredPoint } from '../types';

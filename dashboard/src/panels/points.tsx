@@ -1,15 +1,16 @@
 /**
- * The points browser: a page of points at a time (lib/listing.ts says how kith's API is paged),
- * optionally only those matching a filter, each with its payload as a tree and a preview of its
- * vector; and a lookup of one point by its id.
+ * The points browser: a page of points at a time in id order (POST …/points/scroll, each page
+ * starting at the cursor the previous one gave), optionally only those matching a filter, each
+ * with its payload as a tree and a preview of its vector; and a lookup of one point by its id.
+ * The cursors of the pages seen are kept, so "previous" goes back to where that page began.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, getPoint } from '../api';
+import { ApiError, getPoint, scroll } from '../api';
 import { FilterEditor, parseFilterText } from '../components/filter-editor';
 import { JsonTree } from '../components/json-tree';
 import { VectorPreview } from '../components/vector-preview';
-import { listPage, MAX_OFFSET, maxPageWithVectors } from '../lib/listing';
-import type { CollectionInfo, PointRecord, ScoredPoint } from '../types';
+import { maxPageWithVectors } from '../lib/listing';
+import type { CollectionInfo, ListedPoint, PointRecord } from '../types';
 
 const PAGE_SIZE = 20;
 
@@ -23,7 +24,7 @@ type Lookup = { kind: 'found'; point: PointRecord } | { kind: 'missing'; id: str
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-function PointRows({ points }: { points: readonly (ScoredPoint | PointRecord)[] }) {
+function PointRows({ points }: { points: readonly (ListedPoint | PointRecord)[] }) {
   return (
     <>
       {points.map((p) => (
@@ -44,7 +45,7 @@ function PointRows({ points }: { points: readonly (ScoredPoint | PointRecord)[] 
   );
 }
 
-function PointTable({ points, testId }: { points: readonly (ScoredPoint | PointRecord)[]; testId: string }) {
+function PointTable({ points, testId }: { points: readonly (ListedPoint | PointRecord)[]; testId: string }) {
   return (
     <table class="grid" data-testid={testId}>
       <thead>
@@ -120,20 +121,23 @@ function IdLookup({ collection, vectorSize }: { collection: string; vectorSize: 
 
 export function PointsPanel({ info }: { info: CollectionInfo }) {
   const pageSize = Math.min(PAGE_SIZE, maxPageWithVectors(info.vector_size));
-  const [offset, setOffset] = useState(0);
+  // Where each page seen so far begins: cursors[i] starts page i (undefined: the first id).
+  const [cursors, setCursors] = useState<readonly (string | undefined)[]>([undefined]);
+  const index = cursors.length - 1;
   // The page remembers the filter it was read with: until the next page arrives, the range describes
   // the rows on screen, not the filter just applied.
-  const [page, setPage] = useState<{ offset: number; points: ScoredPoint[]; filtered: boolean } | null>(null);
+  const [page, setPage] = useState<{ index: number; points: ListedPoint[]; next: string | null; filtered: boolean } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [filterText, setFilterText] = useState('');
   const [applied, setApplied] = useState<Applied | null>(null);
 
-  useEffect(() => setOffset(0), [info.name]);
+  useEffect(() => setCursors([undefined]), [info.name]);
+  const cursor = cursors[index];
   useEffect(() => {
     let current = true;
     setError(null);
-    listPage(info.name, info.vector_size, offset, pageSize, true, applied?.filter)
-      .then((points) => current && setPage({ offset, points, filtered: applied !== null }))
+    scroll(info.name, { limit: pageSize, ...(cursor === undefined ? {} : { cursor }), ...(applied === null ? {} : { filter: applied.filter }), with_payload: true, with_vector: true })
+      .then((answer) => current && setPage({ index, points: answer.points, next: answer.next_cursor, filtered: applied !== null }))
       .catch((e: unknown) => {
         if (!current) return;
         setPage(null);
@@ -143,28 +147,27 @@ export function PointsPanel({ info }: { info: CollectionInfo }) {
       current = false;
     };
     // points_count: after a refresh that saw the collection change, the page is read again.
-  }, [info.name, info.vector_size, info.points_count, offset, pageSize, applied]);
+  }, [info.name, info.points_count, index, cursor, pageSize, applied]);
 
   function apply(text: string): void {
     try {
       const filter = parseFilterText(text);
       setApplied(filter === undefined ? null : { text, filter });
-      setOffset(0);
+      setCursors([undefined]);
     } catch {
       // Not JSON: the editor already says so, and the listing stays as it is.
     }
   }
 
   const shown = page?.points ?? [];
-  const first = (page?.offset ?? 0) + 1;
+  const first = (page?.index ?? 0) * pageSize + 1;
   const shownFiltered = page?.filtered ?? applied !== null;
-  // Without a filter the collection's size says where the pages end; with one, a short page does.
-  const hasNext = applied === null ? offset + pageSize < Math.min(info.points_count, MAX_OFFSET + pageSize) : shown.length === pageSize && offset < MAX_OFFSET;
+  const next = page?.index === index ? page.next : null;
   const range =
     shown.length === 0
       ? !shownFiltered
         ? 'no points'
-        : offset === 0
+        : index === 0
           ? 'no point matches the filter'
           : 'no more matching points'
       : `${first}–${first + shown.length - 1} of ${shownFiltered ? 'the points matching the filter' : info.points_count.toLocaleString('en')}`;
@@ -203,14 +206,14 @@ export function PointsPanel({ info }: { info: CollectionInfo }) {
         </div>
       </form>
       <div class="toolbar">
-        <button type="button" data-testid="points-prev" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - pageSize))}>
+        <button type="button" data-testid="points-prev" disabled={index === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
           ← previous
         </button>
         <span data-testid="points-range">{range}</span>
-        <button type="button" data-testid="points-next" disabled={!hasNext} onClick={() => setOffset(Math.min(MAX_OFFSET, offset + pageSize))}>
+        <button type="button" data-testid="points-next" disabled={next === null} onClick={() => next !== null && setCursors([...cursors, next])}>
           next →
         </button>
-        <span class="muted">ordered by an exact search for the unit vector e₁ (kith's API has no listing)</span>
+        <span class="muted">in id order (numeric ids by value, then the others by their text)</span>
       </div>
       {error !== null ? (
         <p class="error" data-testid="points-error">

@@ -17,6 +17,17 @@ import type {
 } from '../schemas/collections.js';
 import type { FilterSchema } from '../schemas/filter.js';
 import type {
+  CountResult,
+  DeletePayloadKeysBody,
+  OverwritePayloadBody,
+  PayloadResult,
+  PointRecordSchema,
+  RetrieveBody,
+  ScrollBody,
+  ScrollResult,
+  SetPayloadBody,
+} from '../schemas/point-pages.js';
+import type {
   DeleteResult,
   RecordSchema,
   ScoredPointSchema,
@@ -42,6 +53,18 @@ export type SearchRequest = Omit<Static<typeof SearchBody>, 'filter'> & { filter
 export type ScoredPoint = Static<typeof ScoredPointSchema>;
 export type SearchExplain = Static<typeof SearchExplainSchema>;
 export type PointRecord = Static<typeof RecordSchema>;
+export type ScrollRequest = Omit<Static<typeof ScrollBody>, 'filter'> & { filter?: Filter | null };
+export type ScrollPage = Static<typeof ScrollResult>;
+export type RetrieveRequest = Static<typeof RetrieveBody>;
+/** A point of a scroll page or a retrieve: payload and vector as asked for. */
+export type StoredRecord = Static<typeof PointRecordSchema>;
+export type Counted = Static<typeof CountResult>;
+/** Which points a payload operation changes: listed ids (each must exist) or a filter's matches. */
+export type PointSelection = { points: PointId[]; filter?: null } | { filter: Filter; points?: null };
+export type SetPayloadRequest = Pick<Static<typeof SetPayloadBody>, 'payload' | 'key'> & PointSelection;
+export type OverwritePayloadRequest = Pick<Static<typeof OverwritePayloadBody>, 'payload'> & PointSelection;
+export type DeletePayloadKeysRequest = Pick<Static<typeof DeletePayloadKeysBody>, 'keys'> & PointSelection;
+export type PayloadChanged = Static<typeof PayloadResult>;
 export interface ServiceInfo {
   title: string;
   version: string;
@@ -103,9 +126,20 @@ export interface KithClientOptions {
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
 
 /**
- * Quotes the integers of `version` keys where a response has them — `result.version` (a point)
- * and `result[i].version` (search hits) — so that `JSON.parse` keeps their digits. A scanner and
- * not a pattern: a payload key or string that reads `"version":` elsewhere is left alone.
+ * Whether the open containers are where a response holds points: `result` (a point),
+ * `result[i]` (hits, retrieved records), `result[i][j]` (a batch's hits) or `result.points[i]`
+ * (a scroll page). `stack[0]` is the envelope.
+ */
+function isPointLevel(stack: readonly { array: boolean; key: string | undefined }[]): boolean {
+  if (stack.length === 2) return true;
+  if (stack.length === 3) return stack[1]?.array === true;
+  return stack.length === 4 && stack[2]?.array === true && (stack[1]?.array === true || stack[1]?.key === 'points');
+}
+
+/**
+ * Quotes the integers of `version` keys where a response has points (isPointLevel) so that
+ * `JSON.parse` keeps their digits. A scanner and not a pattern: a payload key or string that reads
+ * `"version":` elsewhere is left alone.
  */
 function quoteVersions(text: string): string {
   const parts: string[] = [];
@@ -126,10 +160,7 @@ function quoteVersions(text: string): string {
       if (text[next] !== ':' || top === undefined || top.array) continue;
       top.key = raw;
       i = next + 1;
-      const atVersion =
-        raw === 'version' &&
-        stack[0]?.key === 'result' &&
-        (stack.length === 2 || (stack.length === 3 && stack[1]?.array === true));
+      const atVersion = raw === 'version' && stack[0]?.key === 'result' && isPointLevel(stack);
       if (!atVersion) continue;
       while (WHITESPACE.has(text[i] ?? '')) i++;
       const digits = /^-?\d+/.exec(text.slice(i, i + 32));
@@ -234,6 +265,78 @@ export class KithClient {
     return (await this.call('POST', `${pointsPath(name)}/delete`, { filter })).result as Deleted;
   }
 
+  /** POST /collections/{name}/points/search/batch — one list of hits per search, in order. */
+  async searchBatch(name: string, searches: readonly SearchRequest[]): Promise<ScoredPoint[][]> {
+    return (await this.searchBatchExplained(name, searches)).results;
+  }
+
+  /** The same batch; `explain[i]` is search i's explain when it asked for one (`params.explain`), else null. */
+  async searchBatchExplained(name: string, searches: readonly SearchRequest[]): Promise<{ results: ScoredPoint[][]; explain: (SearchExplain | null)[] | undefined }> {
+    const envelope = await this.call('POST', `${pointsPath(name)}/search/batch`, { searches });
+    const results = envelope.result as ScoredPoint[][];
+    for (const list of results) for (const point of list) toBigIntVersion(point);
+    return { results, explain: envelope.explain as (SearchExplain | null)[] | undefined };
+  }
+
+  /** POST /collections/{name}/points/scroll — a page in id order; pass `next_cursor` as the next request's `cursor`. */
+  async scroll(name: string, request: ScrollRequest = {}): Promise<ScrollPage> {
+    const page = (await this.call('POST', `${pointsPath(name)}/scroll`, request)).result as ScrollPage;
+    for (const point of page.points) toBigIntVersion(point);
+    return page;
+  }
+
+  /** Every page of a scroll, one at a time (`limit` points each), to the end. */
+  async *scrollAll(name: string, request: Omit<ScrollRequest, 'cursor'> = {}): AsyncGenerator<ScrollPage['points'], void, undefined> {
+    let cursor: string | null = null;
+    do {
+      const page: ScrollPage = await this.scroll(name, { ...request, cursor });
+      yield page.points;
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+  }
+
+  /** POST /collections/{name}/points/count — exact. */
+  async count(name: string, filter?: Filter | null): Promise<number> {
+    return ((await this.call('POST', `${pointsPath(name)}/count`, filter === undefined ? {} : { filter })).result as Counted).count;
+  }
+
+  /** POST /collections/{name}/points/retrieve — the listed points that exist, in the order listed. */
+  async retrieve(name: string, request: RetrieveRequest): Promise<StoredRecord[]> {
+    const records = (await this.call('POST', `${pointsPath(name)}/retrieve`, request)).result as StoredRecord[];
+    for (const record of records) toBigIntVersion(record);
+    return records;
+  }
+
+  /** POST /collections/{name}/points/payload — merge keys into the selected payloads (at `key` when given). */
+  async setPayload(name: string, request: SetPayloadRequest): Promise<PayloadChanged> {
+    return (await this.call('POST', `${pointsPath(name)}/payload`, request)).result as PayloadChanged;
+  }
+
+  /** PUT /collections/{name}/points/payload — replace the selected payloads. */
+  async overwritePayload(name: string, request: OverwritePayloadRequest): Promise<PayloadChanged> {
+    return (await this.call('PUT', `${pointsPath(name)}/payload`, request)).result as PayloadChanged;
+  }
+
+  /** POST /collections/{name}/points/payload/delete — remove payload paths from the selected points. */
+  async deletePayloadKeys(name: string, request: DeletePayloadKeysRequest): Promise<PayloadChanged> {
+    return (await this.call('POST', `${pointsPath(name)}/payload/delete`, request)).result as PayloadChanged;
+  }
+
+  /** POST /collections/{name}/points/payload/clear — empty the selected payloads. */
+  async clearPayload(name: string, selection: PointSelection): Promise<PayloadChanged> {
+    return (await this.call('POST', `${pointsPath(name)}/payload/clear`, selection)).result as PayloadChanged;
+  }
+
+  /** GET /readyz — resolves once every collection is loaded; ERR_LOADING (503) until then. */
+  async ready(): Promise<{ ready: boolean; collections: number }> {
+    return (await this.call('GET', '/readyz')).result as { ready: boolean; collections: number };
+  }
+
+  /** GET /metrics — the Prometheus text. */
+  async metrics(): Promise<string> {
+    return (await this.send('GET', '/metrics')).text;
+  }
+
   /** GET /collections/{name}/points/{id} — payload, stored vector and exact version. */
   async getPoint(name: string, id: PointId): Promise<PointRecord> {
     const record = (await this.call('GET', `${pointsPath(name)}/${encodeURIComponent(String(id))}`)).result;
@@ -241,7 +344,8 @@ export class KithClient {
     return record as PointRecord;
   }
 
-  private async call(method: string, path: string, body?: unknown, enveloped = true): Promise<Envelope> {
+  /** One request; an answer that is not a 2xx throws its KithClientError. */
+  private async send(method: string, path: string, body?: unknown): Promise<{ response: Response; text: string; request: string }> {
     const response = await this.fetchImpl(this.base + path, {
       method,
       headers: body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' },
@@ -250,6 +354,11 @@ export class KithClient {
     const text = await response.text();
     const request = `${method} ${path}`;
     if (!response.ok) throw KithClientError.fromAnswer(response.status, text, request);
+    return { response, text, request };
+  }
+
+  private async call(method: string, path: string, body?: unknown, enveloped = true): Promise<Envelope> {
+    const { response, text, request } = await this.send(method, path, body);
     let parsed: unknown;
     try {
       parsed = parseJson(quoteVersions(text));

@@ -1,5 +1,6 @@
 /**
- * `kith export C`: every point of a collection, ids in sorted order, as
+ * `kith export C`: every point of a collection, ids in sorted order (from a file, --db: by their
+ * strings; from a server, --url: its scroll's id order, numeric ids by value first), as
  *
  * - JSON Lines (default): `{"id", "version", "vector", "payload"}` a line, which `kith import`
  *   reads back into the same collection: ids, versions (kept when importing into a file, --db),
@@ -9,7 +10,8 @@
  *   --ids FILE.ids.jsonl` gives the same ids and vectors back (the format has no versions or
  *   payloads).
  *
- * Needs the file (--db): the REST API cannot list points.
+ * From a server, the points are read page by page (POST …/points/scroll): the export is not one
+ * snapshot when the server takes writes meanwhile.
  */
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -19,7 +21,7 @@ import { UsageError } from '../errors.js';
 import { npyHeader, npyIdsPath } from '../npy.js';
 import { toJson } from '../output.js';
 import { startProgress } from '../progress.js';
-import { NotAvailableError, type PointLine } from '../target.js';
+import type { PointLine } from '../target.js';
 
 interface ExportOptions extends TargetOptions {
   readonly out?: string;
@@ -66,7 +68,7 @@ export function registerExportCommand(program: Command): void {
     .option('--format <format>', 'output format: jsonl, or npy (float32 vectors, ids in FILE.ids.jsonl)', 'jsonl')
     .option('--quiet', 'no progress on stderr')
     .action(async (name: string, options: ExportOptions) => {
-      if ('url' in resolveWhere(options)) throw new NotAvailableError('export is not available over --url (the REST API cannot list points); use --db on the file');
+      const remote = 'url' in resolveWhere(options);
       if (options.format !== 'jsonl' && options.format !== 'npy') throw new UsageError(`--format: expected jsonl or npy, got ${JSON.stringify(options.format)}`);
       if (options.format === 'npy' && options.out === undefined) throw new UsageError('--format npy: give the file with --out FILE.npy (its ids go to FILE.ids.jsonl beside it)');
       const npy = options.format === 'npy';
@@ -84,8 +86,8 @@ export function registerExportCommand(program: Command): void {
           if (npy) await write(stream, npyHeader(total, dim));
           for await (const batch of target.scan(name, BATCH)) {
             if (npy) {
-              // The header promised `total` rows: the file is the one writer (locked), so this holds.
-              if (written + batch.length > total) throw new Error(`${name} grew during the export`);
+              // The header promised `total` rows: a file is the one writer (locked), so this holds there; a server may take writes meanwhile.
+              if (written + batch.length > total) throw new Error(`${name} grew during the export${remote ? ' (the server took writes meanwhile: export npy from a quiet server, or jsonl)' : ''}`);
               await write(stream, float32Rows(batch, dim));
               await write(idsFile as WriteStream, batch.map((p) => `${JSON.stringify(String(p.id))}\n`).join(''));
             } else {
@@ -94,7 +96,7 @@ export function registerExportCommand(program: Command): void {
             written += batch.length;
             progress.update(written, written, `exported ${written} of ${total}`);
           }
-          if (npy && written !== total) throw new Error(`${name} has ${written} points, ${total} were counted when the export began`);
+          if (npy && written !== total) throw new Error(`${name} has ${written} points, ${total} were counted when the export began${remote ? ' (the server took writes meanwhile)' : ''}`);
         } finally {
           progress.stop();
         }
