@@ -9,7 +9,7 @@
  *
  * The rooted tree (index/hnsw/rooted-tree.ts) makes such drops impossible: every node but the
  * anchor has a parent whose layer-0 list links to it, parents lead to the anchor, and a parent's
- * link to its child is pinned. The index never drops a pinned link (HnswIndex `keepPinned`): when
+ * link to its child is pinned. The index never drops a pinned link (neighbor-selection.ts `keepPinned`): when
  * the heuristic would, the child is first handed to another node of its list that links to it
  * (`handOver`), and only if none can take it does the link stay; this file never replaces one.
  * A node gets its parent when a rooted node first links to it; a node no rooted node links to

@@ -1,7 +1,7 @@
 /**
  * The rooted tree over an HNSW graph's layer 0 (index/hnsw/graph-mender.ts says why it exists):
  * each node but the anchor may have a parent, a node whose layer-0 list links to it; the link from
- * a node's parent is pinned (HnswIndex never drops it). Ranks make the parents acyclic without
+ * a node's parent is pinned (neighbour selection never drops it). Ranks make the parents acyclic without
  * walking them: a node's rank is set once, when it is first adopted, to its parent's rank + 1, and
  * a node can only ever be handed to a parent of lower rank than its own, so ranks strictly fall
  * along every chain of parents, which therefore ends at the anchor (rank 0, its own parent).

@@ -40,6 +40,8 @@ export interface Fixture {
   readonly arena: VectorArena;
   readonly slots: Slots;
   readonly mips: MipsGraphKernel | undefined;
+  /** Writes the vector (normalized under Cosine) and marks the slot live, without inserting it. */
+  write(slot: number, vector: readonly number[]): void;
   add(slot: number, vector: readonly number[]): void;
   /** Writes the vectors, then inserts them all with `HnswIndex.addMany`. */
   addMany(entries: ReadonlyArray<readonly [number, readonly number[]]>, helpers?: InsertHelpers): void;
@@ -69,6 +71,7 @@ export function fixture(distance: Distance, dim: number, m: number, efConstructi
     arena,
     slots,
     mips,
+    write,
     add(slot, vector) {
       write(slot, vector);
       index.add(slot);
