@@ -7,7 +7,7 @@
 import type { Distance } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
-import { compareIds, describeJson, normalizePointId, type PointId } from '../core/point-id.js';
+import { describeJson, normalizePointId, type PointId } from '../core/point-id.js';
 import { ShardedMap } from '../core/sharded-map.js';
 import { runSteps, type Steps } from '../core/steps.js';
 import { mapInSlices, nextTurn, SLICE_MS, TimeSlices } from '../core/time-slices.js';
@@ -25,12 +25,12 @@ import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome,
 import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from './ef-calibration.js';
 import { checkSearchInput, type FilterInput, inSearch, prefixErrors, type SearchRequest, toFilter } from './embedded-input.js';
 import { matchingIds, scanMatches } from './point-scan.js';
+import { pageSlots } from './scroll-page.js';
 import { searchSegmentParallel } from './parallel-search.js';
 import type { Payload } from './point-table.js';
 import { normalizeIds, type PointInput, type PreparedPoint, preparePoints, storedPayload } from './prepare-points.js';
 import { ReadWriteGate } from './read-write-gate.js';
 import { sumVectors } from './recommend.js';
-import { LowestIds } from './lowest-ids.js';
 import type { PointTableReader } from './point-table.js';
 import { addRecords, addScroll, addSearch, RequestCost } from './request-cost.js';
 import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
@@ -65,7 +65,7 @@ export interface PointRecord {
 export interface ScrollRequest {
   readonly filter?: FilterInput;
   /** The first id of the page (inclusive): the previous page's `next`. */
-  readonly from?: PointId;
+  readonly from?: PointId | number;
   readonly limit: number;
   /** Matches to skip first (a query without a vector takes an offset; a scroll pages with `from`). */
   readonly offset?: number;
@@ -592,8 +592,10 @@ export class Collection {
 
   /**
    * A page of the matching points in id order (core/point-id.ts compareIds), starting at `from`
-   * (inclusive; from the first id without it), with the id the next page starts at. It walks every
-   * match (in slices) keeping the `limit + 1` lowest ids at or after `from`: O(matches · log limit).
+   * (inclusive; from the first id without it), with the id the next page starts at. The page is
+   * found in the id order the point table keeps (scroll-page.ts): seek `from`, walk forward. The
+   * cursor is an id, so a write between two pages neither repeats nor skips a point that exists
+   * through both.
    */
   async scroll(options: ScrollRequest): Promise<ScrollPage> {
     const limit = options.limit;
@@ -608,17 +610,14 @@ export class Collection {
     const selector = toPayloadSelector(options.with_payload, 'with_payload', true);
     const shape = { offset, limit, withVector: options.with_vector === true, vectorSize: this.config.vectorSize, payloadPaths: selectorPatterns(selector) };
     addScroll(new RequestCost(), shape, '');
-    const page = new LowestIds(offset + limit + 1);
+    const filter = options.filter === undefined ? undefined : toFilter(options.filter);
     let points: PointRecord[] = [];
     await this.gate.read(async () => {
       const segment = this.segment;
       const table = segment.table;
-      await scanMatches(segment, options.filter === undefined ? undefined : toFilter(options.filter), (slot) => {
-        const id = table.idOf(slot);
-        if (from === undefined || compareIds(id, from) >= 0) page.offer(id, slot);
-      });
+      const page = await pageSlots(segment, { filter, from, skip: offset, take: limit + 1 });
       // In slices too: a page of 10,000 points with 100 payload paths each is tens of milliseconds of selecting.
-      points = await mapInSlices(page.sorted().slice(offset), ({ slot }) => {
+      points = await mapInSlices(page.slots, (slot) => {
         const record: PointRecord = { id: table.idOf(slot), version: table.versionOf(slot) };
         const payload = selectPayload(table.payloadOf(slot), selector);
         if (payload !== undefined) record.payload = payload;
