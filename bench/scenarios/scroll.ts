@@ -77,7 +77,7 @@ export const scrollScenario: Scenario = {
         let from: string | undefined;
         const times: number[] = [];
         let points = 0;
-        for (let p = 0; p < pages && from !== undefined; p++) {
+        for (let p = 0; p < pages && (p === 0 || from !== undefined); p++) {
           const t0 = performance.now();
           const page = await collection.scroll({ filter: c.filter, from, limit, with_payload: true });
           times.push(performance.now() - t0);
