@@ -26,6 +26,7 @@ import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibra
 import { checkSearchInput, type FilterInput, inSearch, prefixErrors, type SearchRequest, toFilter } from './embedded-input.js';
 import { matchingIds, scanMatches } from './point-scan.js';
 import { pageSlots } from './scroll-page.js';
+import { type PointQueryRequest, type QueryRequest, type QuerySource, type RecommendRequest, resolveQuery } from './query-verbs.js';
 import { searchSegmentParallel } from './parallel-search.js';
 import type { Payload } from './point-table.js';
 import { normalizeIds, type PointInput, type PreparedPoint, preparePoints, storedPayload } from './prepare-points.js';
@@ -46,6 +47,8 @@ import { parseJson } from '../core/json-text.js';
 export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from './collection-search.js';
 export type { FilterInput, FilterJson, SearchRequest } from './embedded-input.js';
 export type { PointInput } from './prepare-points.js';
+export type { Example, PointQueryRequest, QueryRequest, RecommendRequest } from './query-verbs.js';
+export { PointNotFoundError } from './query-verbs.js';
 
 export interface StoredPoint {
   id: PointId;
@@ -376,6 +379,40 @@ export class Collection {
       outcomes.push(await inSearch(options.paths?.[i] ?? childPath('searches', i), async () => searchSegment(this.segment, this.config, input)));
     }
     return outcomes;
+  }
+
+  /**
+   * Searches of one request whose query vectors may come from stored points (query-verbs.ts): a
+   * vector, a point's id, a recommendation. Each is resolved in order (its examples' cost counted
+   * on `cost` before they are read), then all run as one batch (searchBatch). Errors name
+   * `paths[i]` (`searches[i]` without).
+   */
+  async query(requests: readonly QueryRequest[], options: { readonly cost?: RequestCost; readonly paths?: readonly string[] } = {}): Promise<SearchOutcome[]> {
+    const cost = options.cost ?? new RequestCost();
+    const source: QuerySource = {
+      name: this.name,
+      vectorSize: this.config.vectorSize,
+      // As getPoint reads it: a change being made visible is finished first.
+      vectorOf: (id) => {
+        this.changes.settleNow();
+        return this.vectorOf(id);
+      },
+      hasPoint: (id) => this.hasPoint(id),
+      sumOfVectors: (ids) => this.sumOfVectors(ids),
+    };
+    const searches: SearchRequest[] = [];
+    for (const [i, request] of requests.entries()) searches.push(await resolveQuery(source, request, options.paths?.[i] ?? childPath('searches', i), cost));
+    return this.searchBatch(searches, { cost, ...(options.paths === undefined ? {} : { paths: options.paths }) });
+  }
+
+  /** A search near a stored point's vector, the point left out (query-verbs.ts); ERR_POINT_NOT_FOUND when it does not exist. */
+  async searchNearPoint(request: PointQueryRequest, options: { readonly cost?: RequestCost } = {}): Promise<SearchOutcome> {
+    return (await this.query([{ kind: 'point', search: request }], { ...options, paths: [''] }))[0] as SearchOutcome;
+  }
+
+  /** A recommendation (average_vector; query-verbs.ts), the examples given by id left out. */
+  async recommend(request: RecommendRequest, options: { readonly cost?: RequestCost } = {}): Promise<SearchOutcome> {
+    return (await this.query([{ kind: 'recommend', search: request }], { ...options, paths: [''] }))[0] as SearchOutcome;
   }
 
   /**
