@@ -25,6 +25,7 @@ const SCENARIOS: Record<string, { summary: string; load: () => Promise<Scenario>
     summary: 'recall@10 at the defaults: at ef 64, at the background-calibrated ef, after a full calibration (timed)',
     load: async () => (await import('./scenarios/calibration.js')).calibrationScenario,
   },
+  scroll: { summary: 'scroll pages of a large collection in process: ms per page, with and without a filter', load: async () => (await import('./scenarios/scroll.js')).scrollScenario },
   serve: { summary: 'kith vs a Fastify + hnswlib-node service over HTTP: CPU/query, 16 clients, batch, under writes, RSS, restart, recall', load: async () => (await import('./scenarios/serve.js')).serveScenario },
 };
 

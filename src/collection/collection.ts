@@ -7,7 +7,7 @@
 import type { Distance } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
-import { compareIds, describeJson, normalizePointId, type PointId } from '../core/point-id.js';
+import { describeJson, normalizePointId, type PointId } from '../core/point-id.js';
 import { ShardedMap } from '../core/sharded-map.js';
 import { runSteps, type Steps } from '../core/steps.js';
 import { mapInSlices, nextTurn, SLICE_MS, TimeSlices } from '../core/time-slices.js';
@@ -25,13 +25,14 @@ import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome,
 import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from './ef-calibration.js';
 import { checkSearchInput, type FilterInput, inSearch, prefixErrors, type SearchRequest, toFilter } from './embedded-input.js';
 import { matchingIds, scanMatches } from './point-scan.js';
+import { pageSlots } from './scroll-page.js';
+import { type PointQueryRequest, type QueryRequest, type QuerySource, type RecommendRequest, resolveQuery } from './query-verbs.js';
 import { searchSegmentParallel } from './parallel-search.js';
 import type { Payload } from './point-table.js';
 import { checkSelection, type PayloadOperation, payloadUpdate, type PointSelection } from './payload-operations.js';
 import { normalizeIds, type PointInput, type PreparedPoint, preparePoints, storedPayload } from './prepare-points.js';
 import { ReadWriteGate } from './read-write-gate.js';
 import { sumVectors } from './recommend.js';
-import { LowestIds } from './lowest-ids.js';
 import type { PointTableReader } from './point-table.js';
 import { addRecords, addScroll, addSearch, RequestCost } from './request-cost.js';
 import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
@@ -48,6 +49,8 @@ export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from './c
 export type { FilterInput, FilterJson, SearchRequest } from './embedded-input.js';
 export type { PointInput } from './prepare-points.js';
 export type { PayloadOperation, PointSelection } from './payload-operations.js';
+export type { Example, PointQueryRequest, QueryRequest, RecommendRequest } from './query-verbs.js';
+export { PointNotFoundError } from './query-verbs.js';
 
 export interface StoredPoint {
   id: PointId;
@@ -385,6 +388,40 @@ export class Collection {
   }
 
   /**
+   * Searches of one request whose query vectors may come from stored points (query-verbs.ts): a
+   * vector, a point's id, a recommendation. Each is resolved in order (its examples' cost counted
+   * on `cost` before they are read), then all run as one batch (searchBatch). Errors name
+   * `paths[i]` (`searches[i]` without).
+   */
+  async query(requests: readonly QueryRequest[], options: { readonly cost?: RequestCost; readonly paths?: readonly string[] } = {}): Promise<SearchOutcome[]> {
+    const cost = options.cost ?? new RequestCost();
+    const source: QuerySource = {
+      name: this.name,
+      vectorSize: this.config.vectorSize,
+      // As getPoint reads it: a change being made visible is finished first.
+      vectorOf: (id) => {
+        this.changes.settleNow();
+        return this.vectorOf(id);
+      },
+      hasPoint: (id) => this.hasPoint(id),
+      sumOfVectors: (ids) => this.sumOfVectors(ids),
+    };
+    const searches: SearchRequest[] = [];
+    for (const [i, request] of requests.entries()) searches.push(await resolveQuery(source, request, options.paths?.[i] ?? childPath('searches', i), cost));
+    return this.searchBatch(searches, { cost, ...(options.paths === undefined ? {} : { paths: options.paths }) });
+  }
+
+  /** A search near a stored point's vector, the point left out (query-verbs.ts); ERR_POINT_NOT_FOUND when it does not exist. */
+  async searchNearPoint(request: PointQueryRequest, options: { readonly cost?: RequestCost } = {}): Promise<SearchOutcome> {
+    return (await this.query([{ kind: 'point', search: request }], { ...options, paths: [''] }))[0] as SearchOutcome;
+  }
+
+  /** A recommendation (average_vector; query-verbs.ts), the examples given by id left out. */
+  async recommend(request: RecommendRequest, options: { readonly cost?: RequestCost } = {}): Promise<SearchOutcome> {
+    return (await this.query([{ kind: 'recommend', search: request }], { ...options, paths: [''] }))[0] as SearchOutcome;
+  }
+
+  /**
    * Each search checked as the REST API checks one, then the request's cost (added to `cost` when
    * the caller counts more of the request there); errors name `paths[i]`, else `listPath[i]`.
    */
@@ -598,8 +635,10 @@ export class Collection {
 
   /**
    * A page of the matching points in id order (core/point-id.ts compareIds), starting at `from`
-   * (inclusive; from the first id without it), with the id the next page starts at. It walks every
-   * match (in slices) keeping the `limit + 1` lowest ids at or after `from`: O(matches · log limit).
+   * (inclusive; from the first id without it), with the id the next page starts at. The page is
+   * found in the id order the point table keeps (scroll-page.ts): seek `from`, walk forward. The
+   * cursor is an id, so a write between two pages neither repeats nor skips a point that exists
+   * through both.
    */
   async scroll(options: ScrollRequest): Promise<ScrollPage> {
     const limit = options.limit;
@@ -614,17 +653,14 @@ export class Collection {
     const selector = toPayloadSelector(options.with_payload, 'with_payload', true);
     const shape = { offset, limit, withVector: options.with_vector === true, vectorSize: this.config.vectorSize, payloadPaths: selectorPatterns(selector) };
     addScroll(new RequestCost(), shape, '');
-    const page = new LowestIds(offset + limit + 1);
+    const filter = options.filter === undefined ? undefined : toFilter(options.filter);
     let points: PointRecord[] = [];
     await this.gate.read(async () => {
       const segment = this.segment;
       const table = segment.table;
-      await scanMatches(segment, options.filter === undefined ? undefined : toFilter(options.filter), (slot) => {
-        const id = table.idOf(slot);
-        if (from === undefined || compareIds(id, from) >= 0) page.offer(id, slot);
-      });
+      const page = await pageSlots(segment, { filter, from, skip: offset, take: limit + 1 });
       // In slices too: a page of 10,000 points with 100 payload paths each is tens of milliseconds of selecting.
-      points = await mapInSlices(page.sorted().slice(offset), ({ slot }) => {
+      points = await mapInSlices(page.slots, (slot) => {
         const record: PointRecord = { id: table.idOf(slot), version: table.versionOf(slot) };
         const payload = selectPayload(table.payloadOf(slot), selector);
         if (payload !== undefined) record.payload = payload;

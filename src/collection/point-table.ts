@@ -3,10 +3,12 @@
  * and liveness. Freed slots are reused, so the vector arena stays dense. A slot the index still
  * references (an HNSW tombstone) is "held": neither live nor free until the index releases it.
  *
- * Invariant: `ids[s] !== undefined` exactly when `live[s] === 1` and `slotOf(ids[s]) === s`.
+ * Invariant: `ids[s] !== undefined` exactly when `live[s] === 1` and `slotOf(ids[s]) === s`; the
+ * id order (id-order.ts) holds exactly those ids, each with its slot.
  */
 
 import type { PointId } from '../core/point-id.js';
+import { IdOrder, type IdOrderWalk } from './id-order.js';
 import { ShardedMap } from '../core/sharded-map.js';
 import { grownArray } from '../core/shared-array.js';
 import type { SlotTable } from '../index/vector-index.js';
@@ -15,7 +17,7 @@ import { type SharedPayloadArrays, SharedPayloadWriter } from '../payload/shared
 export type Payload = Record<string, unknown>;
 
 /** What readers (searches, the API) may use of a point table. */
-export type PointTableReader = Pick<PointTable, 'slotCount' | 'liveCount' | 'isLive' | 'idOf' | 'slotOf' | 'versionOf' | 'payloadOf' | 'liveSlots'>;
+export type PointTableReader = Pick<PointTable, 'slotCount' | 'liveCount' | 'isLive' | 'idOf' | 'slotOf' | 'versionOf' | 'payloadOf' | 'liveSlots' | 'walkIds'>;
 
 export class PointTable implements SlotTable {
   /** Sharded: a plain Map rehashes every id at once when it grows (core/sharded-map.ts). */
@@ -26,6 +28,8 @@ export class PointTable implements SlotTable {
   /** 1 where a slot holds a live point; shared with the search threads (their flat scans test it). */
   private live: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
   private readonly freeSlots: number[] = [];
+  /** The live ids in scroll order: changed wherever an id gains or loses its slot below. */
+  private readonly order = new IdOrder();
   private highWater = 0;
   /**
    * The payloads (and ids) as records in shared memory, for search threads' filter predicates;
@@ -101,6 +105,7 @@ export class PointTable implements SlotTable {
       this.slotById.set(id, slot);
       this.live[slot] = 1;
       this.ids[slot] = id;
+      this.order.add(id, slot);
     }
     this.versions[slot] = version;
     this.payloads[slot] = payload;
@@ -120,6 +125,7 @@ export class PointTable implements SlotTable {
   bind(slot: number, id: PointId, version: bigint, payload: Payload): void {
     if (this.slotById.has(id)) throw new Error(`point ${JSON.stringify(id)} is stored already`);
     this.slotById.set(id, slot);
+    this.order.add(id, slot);
     this.live[slot] = 1;
     this.ids[slot] = id;
     this.versions[slot] = version;
@@ -135,6 +141,7 @@ export class PointTable implements SlotTable {
     const slot = this.slotById.get(id);
     if (slot === undefined) return undefined;
     this.slotById.delete(id);
+    this.order.remove(id);
     this.live[slot] = 0;
     this.ids[slot] = undefined;
     this.payloads[slot] = undefined;
@@ -153,6 +160,7 @@ export class PointTable implements SlotTable {
     this.reserve(slot + 1);
     if (slot >= this.highWater) this.highWater = slot + 1;
     this.slotById.set(id, slot);
+    this.order.add(id, slot);
     this.live[slot] = 1;
     this.ids[slot] = id;
     this.versions[slot] = version;
@@ -230,6 +238,19 @@ export class PointTable implements SlotTable {
     this.sharedUpTo = 0;
     this.sharedReady = false;
     this.sharingFailure = error instanceof Error ? error : new Error(String(error));
+  }
+
+  /**
+   * The live slots in id order (core/point-id.ts compareIds) from the first id ≥ `from`: a scroll's
+   * walk. Valid while the table does not change (the caller holds writes off).
+   */
+  walkIds(from?: PointId): IdOrderWalk {
+    return this.order.walk(from);
+  }
+
+  /** Problems with the id order against the table; empty when sound. */
+  orderProblems(): string[] {
+    return this.order.problems(this);
   }
 
   /** Live slots in slot order. */

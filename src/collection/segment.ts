@@ -282,9 +282,10 @@ export class Segment implements SegmentReader {
     return { ...(this.hnsw?.inserts ?? { alone: 0, shared: 0 }) };
   }
 
-  /** Structural problems of the graph (empty when sound, and always for Flat). */
+  /** Structural problems of the id order and the graph (empty when sound). */
   checkIntegrity(): string[] {
-    return this.hnsw === undefined ? [] : checkIntegrity(this.hnsw, (slot) => this.points.isLive(slot));
+    const problems = this.points.orderProblems();
+    return this.hnsw === undefined ? problems : [...problems, ...checkIntegrity(this.hnsw, (slot) => this.points.isLive(slot))];
   }
 
   // ---- writing -------------------------------------------------------------------------------

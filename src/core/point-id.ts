@@ -55,7 +55,8 @@ export function isIntegerId(id: PointId): boolean {
   return CANONICAL_INTEGER.test(id) && Number.isSafeInteger(Number(id));
 }
 
-function idRank(id: PointId): number {
+/** An id's class in the scroll order (compareIds): 0 integer ids, 1 UUIDs, 2 every other id. */
+export function idRank(id: PointId): number {
   if (isIntegerId(id)) return 0;
   return CANONICAL_UUID.test(id) ? 1 : 2;
 }

@@ -2,29 +2,31 @@
  * Searches on the Qdrant port: POST …/points/search and …/search/batch (a vector), POST
  * …/points/query and …/query/batch (a vector, a point id whose vector is used and which is left
  * out of the answer, a recommendation, MMR, or no query at all: points in id order), POST
- * …/points/recommend and …/recommend/batch. Each request is translated into the engine's searches
- * (Collection.searchBatch) or pages (Collection.scroll); the engine bounds the request's cost
- * (collection/request-cost.ts) before any of it runs, examples included.
+ * …/points/recommend and …/recommend/batch. Each request is translated into the engine's queries
+ * (Collection.query: a vector, a point id, a recommendation; collection/query-verbs.ts) or pages
+ * (Collection.scroll), and the answers back; the engine reads the examples, leaves the points given
+ * by id out (a has_id exclusion of the filter), and bounds the request's cost
+ * (collection/request-cost.ts) before any of it runs, examples included. This file checks only
+ * what Qdrant's wire format requires (its ids, shapes and refusals).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Collection } from '../../collection/collection.js';
 import { LIMITS } from '../../collection/collection-config.js';
-import type { SearchRequest } from '../../collection/embedded-input.js';
-import { type ExampleSum, recommendationVector } from '../../collection/recommend.js';
+import { type Example, PointNotFoundError, type QueryRequest } from '../../collection/query-verbs.js';
 import { addScroll, REQUEST_BUDGET, RequestCost } from '../../collection/request-cost.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson, type PointId } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';
-import { excludingIds, type Filter } from '../../payload/filter-types.js';
+import type { Filter } from '../../payload/filter-types.js';
 import { type PayloadSelector, parsePayloadSelector, selectorPatterns } from '../../payload/payload-selector.js';
 import { okSliced } from '../envelope.js';
 import { collectionOf } from './collections.js';
 import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, optionalNumber, QdrantHttpError, validationError } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
-import { toKithId, toQdrantId } from './ids.js';
-import { denseVector, findPoint } from './points.js';
+import { type QdrantId, toKithId, toQdrantId } from './ids.js';
+import { denseVector } from './points.js';
 import { parseVectorSelector, type QdrantScoredPoint } from './shape.js';
-import { mapInSlices, TimeSlices } from '../../core/time-slices.js';
+import { mapInSlices } from '../../core/time-slices.js';
 
 type NameParams = { Params: { name: string } };
 
@@ -40,10 +42,11 @@ interface Common {
   withVector: boolean;
 }
 
-/** One search of a request: a vector query (maybe re-ranked by MMR, maybe leaving points out), or a page in id order. */
-type Plan =
-  | (Common & { kind: 'search'; vector: unknown; exclude?: ReadonlySet<PointId>; mmr?: { diversity: number; candidates: number } })
-  | (Common & { kind: 'list' });
+/** Where a search's query vector comes from: given, a stored point's (left out of the answer), or a recommendation's examples. */
+type Query = { kind: 'vector'; vector: unknown } | { kind: 'point'; point: QdrantId } | { kind: 'recommend'; positive: Example[]; negative: Example[] };
+
+/** One search of a request: a query (a vector maybe re-ranked by MMR, a point, a recommendation), or a page in id order. */
+type Plan = (Common & { kind: 'search'; query: Query; mmr?: { diversity: number; candidates: number } }) | (Common & { kind: 'list' });
 
 function parseParams(raw: unknown, path: string): { ef?: number; exact: boolean } {
   const params = asObject(raw, path);
@@ -79,13 +82,13 @@ function searchPlan(raw: unknown, path: string): Plan {
     vector = named.vector;
   }
   if (vector === undefined || vector === null) throw formatError(childPath(path, 'vector'), 'required');
-  return { kind: 'search', ...commonPlan(body, path, false), vector: denseVector(vector, childPath(path, 'vector')) };
+  return { kind: 'search', ...commonPlan(body, path, false), query: { kind: 'vector', vector: denseVector(vector, childPath(path, 'vector')) } };
 }
 
 const UNSUPPORTED_QUERIES = ['discover', 'context', 'order_by', 'fusion', 'rrf', 'formula', 'sample'];
 
 /** A query request body: `query` is a vector, an id, `{nearest: vector | id, mmr?}`, `{recommend}`, or absent. */
-async function queryPlan(collection: Collection, raw: unknown, path: string, cost: RequestCost): Promise<Plan> {
+function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
   const body = asObject(raw, path);
   if (Array.isArray(body.prefetch) ? body.prefetch.length > 0 : body.prefetch !== undefined && body.prefetch !== null) {
     throw notSupported(childPath(path, 'prefetch'), '`prefetch` (multi-stage queries)');
@@ -103,7 +106,7 @@ async function queryPlan(collection: Collection, raw: unknown, path: string, cos
     if (kind !== undefined) throw notSupported(childPath(queryPath, kind), `the \`${kind}\` query`, true);
     if (Object.hasOwn(q, 'recommend')) {
       const recommendPath = childPath(queryPath, 'recommend');
-      return { kind: 'search', ...common, ...(await recommendVector(collection, asObject(q.recommend, recommendPath), recommendPath, cost)) };
+      return { kind: 'search', ...common, query: recommendQuery(collection, asObject(q.recommend, recommendPath), recommendPath) };
     }
     if (!Object.hasOwn(q, 'nearest')) {
       if (Object.hasOwn(q, 'indices')) throw notSupported(queryPath, 'sparse vectors');
@@ -122,87 +125,61 @@ async function queryPlan(collection: Collection, raw: unknown, path: string, cos
     }
   }
   if (query === undefined || query === null) throw formatError(queryPath, `expected a vector, a point id or {nearest}, got ${describeJson(query)}`);
-  return { kind: 'search', ...common, ...queryVector(collection, query, queryPath), ...(mmr === undefined ? {} : { mmr }) };
+  return { kind: 'search', ...common, query: nearestQuery(query, queryPath), ...(mmr === undefined ? {} : { mmr }) };
 }
 
-/** A nearest query: a vector, or a point id (its stored vector; the point is left out). */
-function queryVector(collection: Collection, query: unknown, path: string): { vector: unknown; exclude?: ReadonlySet<PointId> } {
+/** A nearest query: a vector, or a point id (the engine searches near its stored vector and leaves it out). */
+function nearestQuery(query: unknown, path: string): Query {
   if (typeof query === 'number' || typeof query === 'string') {
-    const id = toKithId(query, path);
-    const point = findPoint(collection, id);
-    if (point === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(query)} found`);
-    return { vector: point.vector, exclude: new Set([id]) };
+    toKithId(query, path);
+    return { kind: 'point', point: query };
   }
-  return { vector: denseVector(query, path) };
+  return { kind: 'vector', vector: denseVector(query, path) };
 }
 
-/**
- * One side of a recommendation: the ids given (their stored vectors; the points are left out) and
- * the vectors given. In time slices: a side may list 131,072 ids.
- */
-async function examples(collection: Collection, raw: unknown, path: string, exclude: Set<PointId>): Promise<{ ids: PointId[]; vectors: number[][] }> {
-  const out = { ids: [] as PointId[], vectors: [] as number[][] };
-  if (raw === undefined || raw === null) return out;
+/** One side of a recommendation, checked as Qdrant checks it: point ids and vectors of the collection's size. */
+function examples(raw: unknown, path: string, dim: number): Example[] {
+  if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw formatError(path, `expected a list of point ids or vectors, got ${describeJson(raw)}`);
-  const dim = collection.describe().vector_size;
-  const slices = new TimeSlices();
-  for (let i = 0; i < raw.length; i++) {
-    if (slices.due(i)) await slices.pause();
-    const example: unknown = raw[i];
-    if (typeof example === 'number' || typeof example === 'string') {
-      const id = toKithId(example, childPath(path, i));
-      if (!collection.hasPoint(id)) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(example)} found`);
-      exclude.add(id);
-      out.ids.push(id);
-      continue;
-    }
+  return raw.map((example, i): Example => {
+    // The common case, an unsigned integer id, without building its path (a side may list 131,072).
+    if (typeof example === 'number' && Number.isSafeInteger(example) && example >= 0) return example;
     const at = childPath(path, i);
+    if (typeof example === 'number' || typeof example === 'string') {
+      toKithId(example, at);
+      return example;
+    }
     const vector = denseVector(example, at);
     if (!Array.isArray(vector) || vector.some((x) => typeof x !== 'number')) throw formatError(at, 'expected a point id or a vector of numbers');
     if (vector.length !== dim) throw formatError(at, `expected a vector of ${dim} numbers, got ${vector.length}`);
-    out.vectors.push(vector as number[]);
-  }
-  return out;
+    return vector as number[];
+  });
 }
 
-/** The sum of one side's examples: the stored vectors summed by the engine (on a search thread), then the given ones. */
-async function exampleSum(collection: Collection, side: { ids: PointId[]; vectors: number[][] }): Promise<ExampleSum> {
-  const sum = await collection.sumOfVectors(side.ids);
-  for (const v of side.vectors) for (let d = 0; d < sum.length; d++) sum[d] = (sum[d] as number) + (v[d] as number);
-  return { sum, count: side.ids.length + side.vectors.length };
-}
-
-/**
- * Qdrant's average_vector strategy (collection/recommend.ts); the examples given by id are left out
- * of the answer. The examples' cost is counted before any is read.
- */
-async function recommendVector(collection: Collection, body: Record<string, unknown>, path: string, cost: RequestCost): Promise<{ vector: number[]; exclude: ReadonlySet<PointId> }> {
+/** Qdrant's average_vector recommendation, translated: the engine reads the examples and leaves those given by id out. */
+function recommendQuery(collection: Collection, body: Record<string, unknown>, path: string): Query {
   const strategy = body.strategy ?? 'average_vector';
   if (strategy !== 'average_vector') throw notSupported(childPath(path, 'strategy'), `the ${JSON.stringify(strategy)} strategy (only average_vector is)`);
   if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported(childPath(path, 'using'), 'named vectors');
   if (body.lookup_from !== undefined && body.lookup_from !== null) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from`');
   const dim = collection.describe().vector_size;
-  const count = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
-  cost.add('exampleComponents', (count(body.positive) + count(body.negative)) * dim, childPath(path, 'positive'));
-  const exclude = new Set<PointId>();
-  const positive = await examples(collection, body.positive, childPath(path, 'positive'), exclude);
-  const negative = await examples(collection, body.negative, childPath(path, 'negative'), exclude);
-  if (positive.ids.length + positive.vectors.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
-  return { vector: recommendationVector(await exampleSum(collection, positive), await exampleSum(collection, negative), path), exclude };
+  const positive = examples(body.positive, childPath(path, 'positive'), dim);
+  const negative = examples(body.negative, childPath(path, 'negative'), dim);
+  if (positive.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
+  return { kind: 'recommend', positive, negative };
 }
 
-/** POST …/points/recommend: the recommendation's vector, then a search. */
-async function recommendPlan(collection: Collection, raw: unknown, path: string, cost: RequestCost): Promise<Plan> {
+/** POST …/points/recommend: a recommendation's search. */
+function recommendPlan(collection: Collection, raw: unknown, path: string): Plan {
   const body = asObject(raw, path);
   const common = commonPlan(body, path, false);
-  return { kind: 'search', ...common, ...(await recommendVector(collection, body, path, cost)) };
+  return { kind: 'search', ...common, query: recommendQuery(collection, body, path) };
 }
 
-/** The engine's search for a plan: the points to leave out are a `has_id` exclusion of its filter. */
-function engineSearch(plan: Extract<Plan, { kind: 'search' }>): SearchRequest {
-  const filter = plan.exclude === undefined ? plan.filter : excludingIds(plan.filter, plan.exclude);
-  return {
-    vector: plan.vector,
+/** The engine's query for a plan. */
+function engineQuery(plan: Extract<Plan, { kind: 'search' }>): QueryRequest {
+  const filter = plan.filter;
+  const search = {
     limit: plan.limit,
     offset: plan.offset,
     ...(filter === undefined ? {} : { filter }),
@@ -212,6 +189,20 @@ function engineSearch(plan: Extract<Plan, { kind: 'search' }>): SearchRequest {
     params: { ...(plan.ef === undefined ? {} : { ef: plan.ef }), exact: plan.exact },
     ...(plan.mmr === undefined ? {} : { mmr: plan.mmr }),
   };
+  const query = plan.query;
+  if (query.kind === 'point') return { kind: 'point', search: { ...search, point: query.point } };
+  if (query.kind === 'recommend') return { kind: 'recommend', search: { ...search, positive: query.positive, negative: query.negative } };
+  return { kind: 'vector', search: { ...search, vector: query.vector } };
+}
+
+/** Qdrant's answer for a point given by id that does not exist. */
+async function pointsFound<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof PointNotFoundError) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(error.given)} found`);
+    throw error;
+  }
 }
 
 /**
@@ -225,8 +216,8 @@ async function runPlans(collection: Collection, plans: readonly Plan[], paths: r
     if (plan.kind === 'search') searchAt.push(i);
     else addScroll(cost, { offset: plan.offset, limit: plan.limit, withVector: plan.withVector, vectorSize, payloadPaths: selectorPatterns(plan.withPayload) }, paths[i] as string);
   });
-  const searches = searchAt.map((i) => engineSearch(plans[i] as Extract<Plan, { kind: 'search' }>));
-  const outcomes = await collection.searchBatch(searches, { cost, paths: searchAt.map((i) => paths[i] as string) });
+  const queries = searchAt.map((i) => engineQuery(plans[i] as Extract<Plan, { kind: 'search' }>));
+  const outcomes = await pointsFound(() => collection.query(queries, { cost, paths: searchAt.map((i) => paths[i] as string) }));
   const answers: QdrantScoredPoint[][] = new Array(plans.length);
   // In slices: a batch may answer 131,072 hits.
   for (const [i, planIndex] of searchAt.entries()) {
@@ -261,13 +252,6 @@ function searches(body: unknown): unknown[] {
   return list;
 }
 
-/** A batch's plans, one after another (each may read examples, in order, so errors name the first bad one). */
-async function plansOf(bodies: readonly unknown[], plan: (body: unknown, i: number) => Promise<Plan>): Promise<Plan[]> {
-  const plans: Plan[] = [];
-  for (const [i, body] of bodies.entries()) plans.push(await plan(body, i));
-  return plans;
-}
-
 const pathsOf = (count: number): string[] => Array.from({ length: count }, (_, i) => childPath('searches', i));
 
 export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
@@ -285,30 +269,26 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Dat
 
   app.post<NameParams>('/collections/:name/points/query', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    const cost = new RequestCost();
-    const [answer] = await runPlans(collection, [await queryPlan(collection, request.body, '', cost)], [''], cost);
+    const [answer] = await runPlans(collection, [queryPlan(collection, request.body, '')], [''], new RequestCost());
     return okSliced(reply, { points: answer });
   });
 
   app.post<NameParams>('/collections/:name/points/query/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    const cost = new RequestCost();
-    const plans = await plansOf(searches(request.body), (s, i) => queryPlan(collection, s, childPath('searches', i), cost));
-    const answers = await runPlans(collection, plans, pathsOf(plans.length), cost);
+    const plans = searches(request.body).map((s, i) => queryPlan(collection, s, childPath('searches', i)));
+    const answers = await runPlans(collection, plans, pathsOf(plans.length), new RequestCost());
     return okSliced(reply, answers.map((points) => ({ points })));
   });
 
   app.post<NameParams>('/collections/:name/points/recommend', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    const cost = new RequestCost();
-    const [answer] = await runPlans(collection, [await recommendPlan(collection, request.body, '', cost)], [''], cost);
+    const [answer] = await runPlans(collection, [recommendPlan(collection, request.body, '')], [''], new RequestCost());
     return okSliced(reply, answer);
   });
 
   app.post<NameParams>('/collections/:name/points/recommend/batch', async (request, reply) => {
     const collection = collectionOf(db, request.params.name);
-    const cost = new RequestCost();
-    const plans = await plansOf(searches(request.body), (s, i) => recommendPlan(collection, s, childPath('searches', i), cost));
-    return okSliced(reply, await runPlans(collection, plans, pathsOf(plans.length), cost));
+    const plans = searches(request.body).map((s, i) => recommendPlan(collection, s, childPath('searches', i)));
+    return okSliced(reply, await runPlans(collection, plans, pathsOf(plans.length), new RequestCost()));
   });
 }

@@ -1,0 +1,116 @@
+/**
+ * The searches whose query vector comes from stored points: a query by a point's id (its stored
+ * vector; the point itself is left out) and a recommendation (Qdrant's average_vector over example
+ * ids and vectors; the examples given by id are left out). Each is turned into one plain search
+ * (a `SearchRequest`), the points to leave out as a `has_id` exclusion of its filter — no
+ * over-fetch. `Collection.query` runs them, any mix with plain searches, as one batch.
+ */
+import { badInput, KithError } from '../core/errors.js';
+import { childPath } from '../core/field-path.js';
+import { describeJson, normalizePointId, type PointId } from '../core/point-id.js';
+import { excludingIds } from '../payload/filter-types.js';
+import { type SearchRequest, toFilter } from './embedded-input.js';
+import { type ExampleSum, recommendationVector } from './recommend.js';
+import type { RequestCost } from './request-cost.js';
+import { TimeSlices } from '../core/time-slices.js';
+
+/** An example of a recommendation: a point id (its stored vector) or a vector. */
+export type Example = PointId | number | readonly number[];
+
+/** A search near the stored vector of `point`, which is left out of the answer. */
+export interface PointQueryRequest extends Omit<SearchRequest, 'vector'> {
+  readonly point: PointId | number;
+}
+
+/** A recommendation (average_vector): near the positives' mean, away from the negatives'; examples given by id are left out. */
+export interface RecommendRequest extends Omit<SearchRequest, 'vector'> {
+  readonly positive: readonly Example[];
+  readonly negative?: readonly Example[] | null;
+}
+
+/** One search of `Collection.query`. */
+export type QueryRequest =
+  | { readonly kind: 'vector'; readonly search: SearchRequest }
+  | { readonly kind: 'point'; readonly search: PointQueryRequest }
+  | { readonly kind: 'recommend'; readonly search: RecommendRequest };
+
+/** A point's id was given and no such point exists: the id as given, so a port can word the answer its own way. */
+export class PointNotFoundError extends KithError {
+  constructor(
+    readonly given: PointId | number,
+    collection: string,
+  ) {
+    super('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(given)} does not exist in collection "${collection}"`);
+  }
+}
+
+/** What resolving reads of the collection. */
+export interface QuerySource {
+  readonly name: string;
+  readonly vectorSize: number;
+  /** The vector a point is searched as; undefined when it does not exist. */
+  vectorOf(id: PointId): Float32Array | undefined;
+  hasPoint(id: PointId): boolean;
+  /** The sum of the stored vectors of these (existing) ids. */
+  sumOfVectors(ids: readonly PointId[]): Promise<Float64Array>;
+}
+
+/** The plain search a query stands for; `path` names it in errors, `cost` counts its examples. */
+export async function resolveQuery(source: QuerySource, request: QueryRequest, path: string, cost: RequestCost): Promise<SearchRequest> {
+  if (request.kind === 'vector') return request.search;
+  if (request.kind === 'point') {
+    const { point, ...rest } = request.search;
+    const id = normalizePointId(point, childPath(path, 'point'));
+    const vector = source.vectorOf(id);
+    if (vector === undefined) throw new PointNotFoundError(point, source.name);
+    return excluding({ ...rest, vector: Array.from(vector) }, [id], path);
+  }
+  const { positive, negative, ...rest } = request.search;
+  const count = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
+  cost.add('exampleComponents', (count(positive) + count(negative)) * source.vectorSize, childPath(path, 'positive'));
+  const excluded: PointId[] = [];
+  const positives = await examples(source, positive, childPath(path, 'positive'), excluded);
+  const negatives = await examples(source, negative, childPath(path, 'negative'), excluded);
+  const vector = recommendationVector(await exampleSum(source, positives), await exampleSum(source, negatives), path);
+  return excluding({ ...rest, vector }, excluded, path);
+}
+
+/** The search with `ids` left out through its filter's `has_id` exclusion. */
+function excluding(search: SearchRequest, ids: readonly PointId[], path: string): SearchRequest {
+  const filter = search.filter === undefined || search.filter === null ? undefined : toFilter(search.filter, childPath(path, 'filter'));
+  const without = excludingIds(filter, new Set(ids));
+  return without === undefined ? search : { ...search, filter: without };
+}
+
+/**
+ * One side's examples: the ids (each must exist; added to `excluded`) and the vectors (of the
+ * collection's size). In time slices: a side may list 131,072 ids (95-174 ms in one loop).
+ */
+async function examples(source: QuerySource, raw: readonly Example[] | null | undefined, path: string, excluded: PointId[]): Promise<{ ids: PointId[]; vectors: number[][] }> {
+  const out = { ids: [] as PointId[], vectors: [] as number[][] };
+  if (raw === undefined || raw === null) return out;
+  if (!Array.isArray(raw)) throw badInput(path, `expected a list of point ids or vectors, got ${describeJson(raw)}`);
+  const slices = new TimeSlices();
+  for (const [i, example] of (raw as readonly unknown[]).entries()) {
+    if (slices.due(i)) await slices.pause();
+    const at = childPath(path, i);
+    if (typeof example === 'number' || typeof example === 'string') {
+      const id = normalizePointId(example, at);
+      if (!source.hasPoint(id)) throw new PointNotFoundError(example, source.name);
+      excluded.push(id);
+      out.ids.push(id);
+      continue;
+    }
+    if (!Array.isArray(example) || example.some((x) => typeof x !== 'number' || !Number.isFinite(x))) throw badInput(at, 'expected a point id or a vector of finite numbers');
+    if (example.length !== source.vectorSize) throw badInput(at, `expected a vector of ${source.vectorSize} numbers, got ${example.length}`);
+    out.vectors.push(example as number[]);
+  }
+  return out;
+}
+
+/** The sum of one side's examples: the stored vectors summed by the engine (on a search thread when there are), then the given ones. */
+async function exampleSum(source: QuerySource, side: { ids: PointId[]; vectors: number[][] }): Promise<ExampleSum> {
+  const sum = await source.sumOfVectors(side.ids);
+  for (const v of side.vectors) for (let d = 0; d < sum.length; d++) sum[d] = (sum[d] as number) + (v[d] as number);
+  return { sum, count: side.ids.length + side.vectors.length };
+}
