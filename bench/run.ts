@@ -9,24 +9,54 @@ const SCENARIOS: Record<string, { summary: string; load: () => Promise<Scenario>
     summary: 'load points over HTTP, then exact (Flat) search QPS, latency and recall@10',
     load: async () => (await import('./scenarios/flat.js')).flatScenario,
   },
-  kernels: { summary: 'distance kernels: M distances/s, plain TS vs WASM SIMD128, f32 and sq8', load: async () => (await import('./micro/kernels.js')).kernelsScenario },
-  index: { summary: 'kith vs hnswlib-node and usearch in-process: build, bytes/vector, recall@10 vs QPS', load: async () => (await import('./scenarios/index.js')).indexScenario },
-  restart: { summary: 'HNSW restart time from the graph snapshot (in-process, service) vs rebuild; memory/vector', load: async () => (await import('./scenarios/restart.js')).restartScenario },
-  qdrant: { summary: 'search QPS over the Qdrant port against kith’s port, same collection, same requests', load: async () => (await import('./scenarios/qdrant.js')).qdrantScenario },
-  writes: { summary: 'single-point upsert latency per metric at 10k and 100k; reachability share on nasty data', load: async () => (await import('./scenarios/writes.js')).writesScenario },
-  import: { summary: 'kith import (--db, --url) vs HTTP upserts of the same .fvecs/JSONL file: points/s, HNSW', load: async () => (await import('./scenarios/import.js')).importScenario },
-  backup: { summary: 'kith backup --url of a 1M-point database under upserts: backup time, search p99 during it vs idle', load: async () => (await import('./scenarios/backup.js')).backupScenario },
+  kernels: {
+    summary: 'distance kernels: M distances/s, plain TS vs WASM SIMD128, f32 and sq8',
+    load: async () => (await import('./micro/kernels.js')).kernelsScenario,
+  },
+  index: {
+    summary: 'kith vs hnswlib-node and usearch in-process: build, bytes/vector, recall@10 vs QPS',
+    load: async () => (await import('./scenarios/index.js')).indexScenario,
+  },
+  restart: {
+    summary: 'HNSW restart time from the graph snapshot (in-process, service) vs rebuild; memory/vector',
+    load: async () => (await import('./scenarios/restart.js')).restartScenario,
+  },
+  qdrant: {
+    summary: 'search QPS over the Qdrant port against kith’s port, same collection, same requests',
+    load: async () => (await import('./scenarios/qdrant.js')).qdrantScenario,
+  },
+  writes: {
+    summary: 'single-point upsert latency per metric at 10k and 100k; reachability share on nasty data',
+    load: async () => (await import('./scenarios/writes.js')).writesScenario,
+  },
+  import: {
+    summary: 'kith import (--db, --url) vs HTTP upserts of the same .fvecs/JSONL file: points/s, HNSW',
+    load: async () => (await import('./scenarios/import.js')).importScenario,
+  },
+  backup: {
+    summary: 'kith backup --url of a 1M-point database under upserts: backup time, search p99 during it vs idle',
+    load: async () => (await import('./scenarios/backup.js')).backupScenario,
+  },
   'hot-backup': {
     summary: 'HNSW: opening a hot backup taken under writes vs a restart; /healthz while it loads',
     load: async () => (await import('./scenarios/hot-backup.js')).hotBackupScenario,
   },
-  filtered: { summary: 'filtered HNSW search per selectivity: recall, QPS vs unfiltered, planner vs forced strategies, hnswlib-node', load: async () => (await import('./scenarios/filtered.js')).filteredScenario },
+  filtered: {
+    summary: 'filtered HNSW search per selectivity: recall, QPS vs unfiltered, planner vs forced strategies, hnswlib-node',
+    load: async () => (await import('./scenarios/filtered.js')).filteredScenario,
+  },
   calibration: {
     summary: 'recall@10 at the defaults: at ef 64, at the background-calibrated ef, after a full calibration (timed)',
     load: async () => (await import('./scenarios/calibration.js')).calibrationScenario,
   },
-  scroll: { summary: 'scroll pages of a large collection in process: ms per page, with and without a filter', load: async () => (await import('./scenarios/scroll.js')).scrollScenario },
-  serve: { summary: 'kith vs a Fastify + hnswlib-node service over HTTP: CPU/query, 16 clients, batch, under writes, RSS, restart, recall', load: async () => (await import('./scenarios/serve.js')).serveScenario },
+  scroll: {
+    summary: 'scroll pages of a large collection in process: ms per page, with and without a filter',
+    load: async () => (await import('./scenarios/scroll.js')).scrollScenario,
+  },
+  serve: {
+    summary: 'kith vs a Fastify + hnswlib-node service over HTTP: CPU/query, 16 clients, batch, under writes, RSS, restart, recall',
+    load: async () => (await import('./scenarios/serve.js')).serveScenario,
+  },
 };
 
 function usage(): string {

@@ -37,11 +37,10 @@ for (const [group, concurrency] of [
   [solo, 1],
 ]) {
   if (group.length === 0) continue;
-  const result = spawnSync(
-    process.execPath,
-    ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', '--test-reporter=spec', ...group],
-    { stdio: 'inherit', cwd: root },
-  );
+  const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', '--test-reporter=spec', ...group], {
+    stdio: 'inherit',
+    cwd: root,
+  });
   if (result.status !== 0) status = result.status ?? 1;
 }
 process.exit(status);

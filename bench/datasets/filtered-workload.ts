@@ -51,13 +51,7 @@ function keyword(key: string, value: string): FilterJson {
 }
 
 /** One keyword shape: `key = values[pick(qi)]` (or its negation) over a column of value codes. */
-function keywordShape(
-  name: string,
-  key: string,
-  column: ArrayLike<number>,
-  values: readonly string[],
-  negate = false,
-): FilterShape {
+function keywordShape(name: string, key: string, column: ArrayLike<number>, values: readonly string[], negate = false): FilterShape {
   const count = values.length;
   const code = (qi: number): number => qi % count;
   return {

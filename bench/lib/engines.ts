@@ -1,11 +1,5 @@
 /** The engines `--engines` can pick, in their default order. */
-import {
-  type AdapterSpec,
-  createHnswlibAdapter,
-  createHnswlibBruteforceAdapter,
-  createUsearchAdapter,
-  type IndexAdapter,
-} from './index-adapter.js';
+import { type AdapterSpec, createHnswlibAdapter, createHnswlibBruteforceAdapter, createUsearchAdapter, type IndexAdapter } from './index-adapter.js';
 import { createKithAdapter, createKithFlatAdapter, createKithSq8Adapter } from './kith-adapter.js';
 import { type PeerPackage, type PeerStatus, peerStatus } from './peers.js';
 

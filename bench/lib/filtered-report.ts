@@ -221,7 +221,9 @@ function printForced(r: DatasetResult, p: PrintParams, unfilteredQps: number): v
   }
   if (rows.length === 0) return;
   out(`kith, forced strategies (* = fastest forced one with recall ≥ ${TARGET_RECALL}):\n`);
-  out(`${formatTable(['shape', 'mode', 'strategy that ran', `recall@${p.k}`, 'QPS', '× unfiltered', 'distances/query', `fallbacks /${r.dataset.queries}`], rows)}\n\n`);
+  out(
+    `${formatTable(['shape', 'mode', 'strategy that ran', `recall@${p.k}`, 'QPS', '× unfiltered', 'distances/query', `fallbacks /${r.dataset.queries}`], rows)}\n\n`,
+  );
 }
 
 function printHnswlib(r: DatasetResult, p: PrintParams, kithUnfiltered: number | undefined, libUnfiltered: number | undefined): void {
@@ -280,7 +282,8 @@ export function summarizeDataset(r: DatasetResult, ef: number): Record<string, u
     const forced: Record<string, unknown> = {};
     for (const mode of ['candidates-exact', 'two-hop', 'plain']) {
       const f = find(r.kith, ef, s.name, mode);
-      if (f !== undefined) forced[mode] = { recall: f.recall, qps_ratio_vs_unfiltered: ratio(f.qps_median, kithBase?.qps), fallbacks: f.explain?.fallbacks ?? 0 };
+      if (f !== undefined)
+        forced[mode] = { recall: f.recall, qps_ratio_vs_unfiltered: ratio(f.qps_median, kithBase?.qps), fallbacks: f.explain?.fallbacks ?? 0 };
     }
     const t = c === undefined || kithBase === undefined ? null : targets(s, c, kithBase.qps);
     shapes[s.name] = {
@@ -295,10 +298,7 @@ export function summarizeDataset(r: DatasetResult, ef: number): Record<string, u
       targets: t === null ? null : { recall_0_95: t.recall, qps_0_5x: t.half_unfiltered, qps_1x_at_1pct: t.unfiltered_at_selective },
       pass: t?.pass ?? null,
       forced,
-      hnswlib:
-        lib === undefined
-          ? null
-          : { recall: lib.recall, qps: Math.round(lib.qps_median), qps_ratio_vs_unfiltered: ratio(lib.qps_median, libBase?.qps) },
+      hnswlib: lib === undefined ? null : { recall: lib.recall, qps: Math.round(lib.qps_median), qps_ratio_vs_unfiltered: ratio(lib.qps_median, libBase?.qps) },
     };
   }
   return {

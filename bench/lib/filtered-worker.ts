@@ -212,7 +212,12 @@ export async function runFilteredJob(job: FilteredJob): Promise<FilteredWorkerRe
         explain: m.explain,
       };
       cells.push(result);
-      const strategies = result.explain === null ? '' : `, ${Object.entries(result.explain.strategies).map(([s, c]) => `${s} ${c}`).join(' / ')}`;
+      const strategies =
+        result.explain === null
+          ? ''
+          : `, ${Object.entries(result.explain.strategies)
+              .map(([s, c]) => `${s} ${c}`)
+              .join(' / ')}`;
       log(
         `${tag}: ef ${cell.ef}, ${cell.shape ?? `unfiltered${cell.again === true ? ' (again)' : ''}`}, ${cell.mode}: recall@${job.k} ${result.recall.toFixed(4)}, ` +
           `${Math.round(result.qps_median).toLocaleString('en-US')} QPS (${result.passes} passes)${strategies}`,

@@ -63,7 +63,12 @@ export function exactDistance(dataset: AnnDataset, qi: number, row: number): num
 }
 
 /** The exact top-k of every query; with `accept`, among the base rows it accepts only (a filter's ground truth). */
-export function computeExactTopK(dataset: AnnDataset, k: number, progress?: (done: number, total: number) => void, accept?: (row: number) => boolean): ExactNeighbours {
+export function computeExactTopK(
+  dataset: AnnDataset,
+  k: number,
+  progress?: (done: number, total: number) => void,
+  accept?: (row: number) => boolean,
+): ExactNeighbours {
   const { metric } = dataset;
   const base = dataset.base.rows;
   const queries = dataset.queries.rows;

@@ -36,20 +36,16 @@ function nodeHttpClient(baseUrl: string, maxSockets: number): HttpClient {
     kind: 'http',
     request(method, path, body) {
       return new Promise<HttpResponse>((resolve, reject) => {
-        const headers: http.OutgoingHttpHeaders =
-          body === undefined ? {} : { 'content-type': 'application/json', 'content-length': body.length };
-        const req = http.request(
-          { agent, host: base.hostname, port: base.port, method, path, headers },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('end', () => {
-              const text = chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString();
-              resolve({ status: res.statusCode ?? 0, text });
-            });
-            res.on('error', reject);
-          },
-        );
+        const headers: http.OutgoingHttpHeaders = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': body.length };
+        const req = http.request({ agent, host: base.hostname, port: base.port, method, path, headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const text = chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString();
+            resolve({ status: res.statusCode ?? 0, text });
+          });
+          res.on('error', reject);
+        });
         req.on('error', reject);
         req.end(body);
       });

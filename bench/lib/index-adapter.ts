@@ -8,7 +8,16 @@
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Metric } from '../datasets/dataset.js';
-import type { HnswlibBruteforceSearch, HnswlibHierarchicalNSW, HnswlibModule, HnswlibSpace, UsearchIndex, UsearchIndexConfig, UsearchMetric, UsearchModule } from '../peers/types.js';
+import type {
+  HnswlibBruteforceSearch,
+  HnswlibHierarchicalNSW,
+  HnswlibModule,
+  HnswlibSpace,
+  UsearchIndex,
+  UsearchIndexConfig,
+  UsearchMetric,
+  UsearchModule,
+} from '../peers/types.js';
 import { loadPeer } from './peers.js';
 
 export interface BuildParams {

@@ -88,14 +88,7 @@ function collectGarbage(): boolean {
 }
 
 /** One sequential pass: every query once; writes the ids into `ids` (k per query, −1 padded) and the latencies. */
-function pass(
-  adapter: IndexAdapter,
-  queries: readonly Float32Array[],
-  k: number,
-  ids: Int32Array,
-  latencies: Float64Array,
-  latencyOffset: number,
-): number {
+function pass(adapter: IndexAdapter, queries: readonly Float32Array[], k: number, ids: Int32Array, latencies: Float64Array, latencyOffset: number): number {
   const t0 = performance.now();
   for (let qi = 0; qi < queries.length; qi++) {
     const s = performance.now();

@@ -16,9 +16,7 @@ export type PeerPackage = 'hnswlib-node' | 'usearch';
 
 const requireFromPeers = createRequire(join(PEERS_DIR, 'package.json'));
 
-export type PeerStatus =
-  | { readonly installed: true; readonly version: string; readonly path: string }
-  | { readonly installed: false; readonly reason: string };
+export type PeerStatus = { readonly installed: true; readonly version: string; readonly path: string } | { readonly installed: false; readonly reason: string };
 
 /** The nearest package.json above a resolved entry point whose name is the package's. */
 function packageJsonOf(name: string, entry: string): { version: string } | undefined {

@@ -103,7 +103,9 @@ const int = (x: number): string => Math.round(x).toLocaleString('en-US');
 const mib = (bytes: number | null): string => (bytes === null ? '—' : (bytes / 2 ** 20).toFixed(1));
 const secs = (xs: readonly number[], median: number): string => `${median.toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
 const perPoint = (m: MemoryReport): string =>
-  m.points === 0 ? '—' : `${int((m.vector_bytes_allocated + m.graph_bytes_allocated) / m.points)} (${int(m.vector_bytes_allocated / m.points)} + ${int(m.graph_bytes_allocated / m.points)})`;
+  m.points === 0
+    ? '—'
+    : `${int((m.vector_bytes_allocated + m.graph_bytes_allocated) / m.points)} (${int(m.vector_bytes_allocated / m.points)} + ${int(m.graph_bytes_allocated / m.points)})`;
 const ms = (x: number | undefined): string => (x === undefined ? '—' : x.toFixed(0));
 
 export function targetMet(results: readonly RestartSizeResult[]): boolean | null {
@@ -125,12 +127,15 @@ export function printRestartTable(results: readonly RestartSizeResult[], floor: 
       '  load report: from snapshot / inserted / rejected',
       (r) => {
         const l = r.restart_in_process.load_reports[0];
-        return l === undefined ? '—' : `${int(l.fromSnapshot)} / ${int(l.inserted)} / ${l.snapshotRejected ?? 'no'}${r.restart_in_process.snapshot_used ? '' : ' (!)'}`;
+        return l === undefined
+          ? '—'
+          : `${int(l.fromSnapshot)} / ${int(l.inserted)} / ${l.snapshotRejected ?? 'no'}${r.restart_in_process.snapshot_used ? '' : ' (!)'}`;
       },
     ],
     [
       '  RSS of that process after the open MiB (anon / file-mapped)',
-      (r) => `${mib(r.restart_in_process.rss_after_bytes)} (${mib(r.restart_in_process.rss_anon_after_bytes)} / ${mib(r.restart_in_process.rss_file_after_bytes)})`,
+      (r) =>
+        `${mib(r.restart_in_process.rss_after_bytes)} (${mib(r.restart_in_process.rss_anon_after_bytes)} / ${mib(r.restart_in_process.rss_file_after_bytes)})`,
     ],
     ['  RSS Δ of the open, bytes/point', (r) => int(r.restart_in_process.rss_delta_bytes_median / r.n)],
     ['  JS heap in use after it (ids, payloads, maps), bytes/point', (r) => int(r.restart_in_process.heap_used_after_bytes / r.n)],
@@ -140,12 +145,21 @@ export function printRestartTable(results: readonly RestartSizeResult[], floor: 
       '  service RSS after the restart MiB (anon / file-mapped)',
       (r) => `${mib(r.restart_service.rss_bytes)} (${mib(r.restart_service.rss_anon_bytes)} / ${mib(r.restart_service.rss_file_bytes)})`,
     ],
-    ['  beyond an empty service, bytes/point', (r) => (r.restart_service.rss_bytes_per_point_beyond_empty === null ? '—' : int(r.restart_service.rss_bytes_per_point_beyond_empty))],
+    [
+      '  beyond an empty service, bytes/point',
+      (r) => (r.restart_service.rss_bytes_per_point_beyond_empty === null ? '—' : int(r.restart_service.rss_bytes_per_point_beyond_empty)),
+    ],
     [`target: 1M restart ≤ ${TARGET.seconds} s`, (r) => (r.n !== TARGET.n ? '—' : targetMet([r]) ? 'met' : 'MISSED')],
     ['phases (warm, ms): snapshot read', (r) => ms(r.phases?.warm.snapshot_read_ms)],
-    ['  snapshot decode (of which CRC-32)', (r) => (r.phases === null ? '—' : `${ms(r.phases.warm.snapshot_decode_ms)} (${ms(r.phases.warm.snapshot_checksum_ms)})`)],
+    [
+      '  snapshot decode (of which CRC-32)',
+      (r) => (r.phases === null ? '—' : `${ms(r.phases.warm.snapshot_decode_ms)} (${ms(r.phases.warm.snapshot_checksum_ms)})`),
+    ],
     ['  graph decode', (r) => ms(r.phases?.warm.graph_decode_ms)],
-    ['  point records: decode (of which LMDB scan)', (r) => (r.phases === null ? '—' : `${ms(r.phases.warm.records_decode_ms)} (${ms(r.phases.warm.points_scan_ms)})`)],
+    [
+      '  point records: decode (of which LMDB scan)',
+      (r) => (r.phases === null ? '—' : `${ms(r.phases.warm.records_decode_ms)} (${ms(r.phases.warm.points_scan_ms)})`),
+    ],
     ['  point table fill', (r) => ms(r.phases?.warm.table_fill_ms)],
     ['  vector arena fill', (r) => ms(r.phases?.warm.vector_fill_ms)],
     ['  payload index build', (r) => ms(r.phases?.warm.payload_index_ms)],
@@ -156,7 +170,10 @@ export function printRestartTable(results: readonly RestartSizeResult[], floor: 
     ['  after the service restart', (r) => r.recall.after_service?.recall.toFixed(4) ?? '—'],
     ['  same hits before and after every restart', (r) => (r.recall.identical_hits ? 'yes' : 'NO')],
     ['restart WITHOUT snapshot (rebuild): Database.open s', (r) => (r.no_snapshot === null ? '—' : r.no_snapshot.open_s.toFixed(2))],
-    ['  snapshot speed-up (rebuild / snapshot open)', (r) => (r.no_snapshot === null ? '—' : `${(r.no_snapshot.open_s / r.restart_in_process.open_seconds_median).toFixed(1)}×`)],
+    [
+      '  snapshot speed-up (rebuild / snapshot open)',
+      (r) => (r.no_snapshot === null ? '—' : `${(r.no_snapshot.open_s / r.restart_in_process.open_seconds_median).toFixed(1)}×`),
+    ],
     ['  recall@10 after the rebuild', (r) => (r.no_snapshot === null ? '—' : r.no_snapshot.recall_at_10.recall.toFixed(4))],
   ];
   process.stdout.write(
@@ -166,7 +183,12 @@ export function printRestartTable(results: readonly RestartSizeResult[], floor: 
       `(process start, imports, Fastify, listen)\n\n`,
   );
   const header = ['metric', ...results.map((r) => `n=${r.n.toLocaleString('en-US')}`)];
-  process.stdout.write(`${formatTable(header, rows.map(([label, f]) => [label, ...results.map(f)]))}\n\n`);
+  process.stdout.write(
+    `${formatTable(
+      header,
+      rows.map(([label, f]) => [label, ...results.map(f)]),
+    )}\n\n`,
+  );
 }
 
 export function restartSummary(

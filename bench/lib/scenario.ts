@@ -18,10 +18,7 @@ export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: st
 /** `util.parseArgs`, strict, with parse errors turned into UsageError. */
 export function parseOptions(argv: readonly string[], options: OptionSpec): Record<string, string | boolean | undefined> {
   try {
-    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Record<
-      string,
-      string | boolean | undefined
-    >;
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -56,7 +53,8 @@ export function nameList<T extends string>(text: string | boolean | undefined, f
   if (typeof text !== 'string' || text.trim() === '') throw new UsageError(`${flag}: expected a comma-separated list of ${allowed.join(', ')}`);
   const names = text.split(',').map((part) => part.trim());
   for (const name of names) {
-    if (!(allowed as readonly string[]).includes(name)) throw new UsageError(`${flag}: unknown ${JSON.stringify(name)}; expected some of ${allowed.join(', ')}`);
+    if (!(allowed as readonly string[]).includes(name))
+      throw new UsageError(`${flag}: unknown ${JSON.stringify(name)}; expected some of ${allowed.join(', ')}`);
   }
   return [...new Set(names)] as T[];
 }

@@ -99,7 +99,17 @@ if (process.send !== undefined && process.argv[1] === fileURLToPath(import.meta.
       (result) => process.send?.(result, () => process.exit(0)),
       (error: unknown) =>
         process.send?.(
-          { ok: false, error: error instanceof Error ? error.message : String(error), requests: 0, qps_per_pass: [], qps_median: 0, latency: summarizeLatencies([]), client_cpu_ms: 0, client_cores: 0, wall_seconds: 0 },
+          {
+            ok: false,
+            error: error instanceof Error ? error.message : String(error),
+            requests: 0,
+            qps_per_pass: [],
+            qps_median: 0,
+            latency: summarizeLatencies([]),
+            client_cpu_ms: 0,
+            client_cores: 0,
+            wall_seconds: 0,
+          },
           () => process.exit(1),
         ),
     );

@@ -22,7 +22,17 @@ export interface ServedLoad extends LoadResult {
 }
 
 function failedLoad(reason: string): LoadResult {
-  return { ok: false, error: reason, requests: 0, qps_per_pass: [], qps_median: 0, latency: summarizeLatencies([]), client_cpu_ms: 0, client_cores: 0, wall_seconds: 0 };
+  return {
+    ok: false,
+    error: reason,
+    requests: 0,
+    qps_per_pass: [],
+    qps_median: 0,
+    latency: summarizeLatencies([]),
+    client_cpu_ms: 0,
+    client_cores: 0,
+    wall_seconds: 0,
+  };
 }
 
 /**
@@ -55,7 +65,14 @@ export interface BatchReport {
 }
 
 /** POSTs the batch body `runs` times (after one untimed request), one at a time. */
-export async function measureBatch(client: HttpClient, service: ServiceProcess, path: string, body: Buffer, searches: number, runs: number): Promise<BatchReport> {
+export async function measureBatch(
+  client: HttpClient,
+  service: ServiceProcess,
+  path: string,
+  body: Buffer,
+  searches: number,
+  runs: number,
+): Promise<BatchReport> {
   const check = (status: number, text: string): void => {
     if (status !== 200) throw new Error(`POST ${path}: HTTP ${status}: ${text.slice(0, 300)}`);
     const lists = (JSON.parse(text) as { result: unknown[] }).result;
@@ -151,7 +168,14 @@ export interface RestartReport {
 }
 
 /** Right after a (re)start: `count` searches one after another; when did they become fast? */
-export async function measureRestart(client: HttpClient, service: ServiceProcess, path: string, bodies: readonly Buffer[], steadyP50: number, count = 1000): Promise<RestartReport> {
+export async function measureRestart(
+  client: HttpClient,
+  service: ServiceProcess,
+  path: string,
+  bodies: readonly Buffer[],
+  steadyP50: number,
+  count = 1000,
+): Promise<RestartReport> {
   const latencies: number[] = [];
   const finishedAt: number[] = [];
   const cpu0 = service.cpuMs();

@@ -35,7 +35,6 @@ export function procCpuMs(pid: number): number {
   }
 }
 
-
 export interface ServiceProcess {
   readonly url: string;
   readonly pid: number;
@@ -85,7 +84,8 @@ export async function spawnService(script: string, args: readonly string[], opti
   const url = `http://${HOST}:${port}`;
   const deadline = spawnedAt + (options.timeoutMs ?? 120_000);
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before listening:\n${output}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before listening:\n${output}`);
     try {
       const response = await fetch(`${url}${options.readyPath ?? '/healthz'}`);
       await response.arrayBuffer();

@@ -79,9 +79,15 @@ function rows(results: readonly TargetResult[], clients: number): Row[] {
     { name: `${clients} clients: client process cores busy`, cells: col((r) => r.many?.client_cores) },
     { name: `${clients} clients: server CPU ms/query`, cells: col((r) => r.many?.server_cpu_ms_per_query), ratio: true },
     { name: 'batch of 1000: queries/s', cells: col((r) => r.batch?.queries_per_s), ratio: true },
-    { name: 'batch queries/s ÷ 1-client QPS', cells: col((r) => (r.batch === undefined || r.one === undefined ? undefined : round(r.batch.queries_per_s / r.one.qps_median, 2))) },
+    {
+      name: 'batch queries/s ÷ 1-client QPS',
+      cells: col((r) => (r.batch === undefined || r.one === undefined ? undefined : round(r.batch.queries_per_s / r.one.qps_median, 2))),
+    },
     { name: 'p99 ms while 1 client upserts batches of 100', cells: col((r) => r.writes?.search.latency.p99_ms), ratio: true },
-    { name: 'p99 under writes ÷ idle p99', cells: col((r) => (r.writes === undefined || r.one === undefined ? undefined : round(r.writes.search.latency.p99_ms / r.one.latency.p99_ms, 2))) },
+    {
+      name: 'p99 under writes ÷ idle p99',
+      cells: col((r) => (r.writes === undefined || r.one === undefined ? undefined : round(r.writes.search.latency.p99_ms / r.one.latency.p99_ms, 2))),
+    },
     { name: 'writer points/s during it', cells: col((r) => r.writes?.upsert_points_per_s), ratio: true },
     { name: 'RSS after load MiB', cells: col((r) => round(r.rss.after_load_bytes / MIB, 1)), ratio: true },
     { name: 'RSS beyond the empty service, bytes/point', cells: col((r) => r.rss.per_point_bytes), ratio: true },
@@ -104,7 +110,12 @@ function rows(results: readonly TargetResult[], clients: number): Row[] {
 }
 
 /** Prints the table and the summary line on stdout; returns the summary. */
-export function printReport(results: readonly TargetResult[], params: Record<string, unknown> & { clients: number }, uptimeBefore: string | null, uptimeAfter: string | null): Record<string, unknown> {
+export function printReport(
+  results: readonly TargetResult[],
+  params: Record<string, unknown> & { clients: number },
+  uptimeBefore: string | null,
+  uptimeAfter: string | null,
+): Record<string, unknown> {
   const refIndex = results.findIndex((r) => r.kind === 'reference');
   const kithIndex = results.findIndex((r) => r.kind === 'kith');
   const withRatio = refIndex >= 0 && kithIndex >= 0;

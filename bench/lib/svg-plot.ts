@@ -126,9 +126,7 @@ export function renderRecallQpsSvg(plot: RecallQpsPlot): string {
   // Frame and axis labels.
   out.push(`<rect x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}" fill="none" stroke="#444444" stroke-width="1"/>`);
   out.push(`<text x="${fmt((x0 + x1) / 2)}" y="${HEIGHT - 18}" text-anchor="middle" font-size="13" fill="#111111">${esc(plot.xLabel)}</text>`);
-  out.push(
-    `<text transform="translate(20 ${fmt((y0 + y1) / 2)}) rotate(-90)" text-anchor="middle" font-size="13" fill="#111111">${esc(plot.yLabel)}</text>`,
-  );
+  out.push(`<text transform="translate(20 ${fmt((y0 + y1) / 2)}) rotate(-90)" text-anchor="middle" font-size="13" fill="#111111">${esc(plot.yLabel)}</text>`);
 
   // Series, clipped to the plot area.
   out.push(`<defs><clipPath id="plot-area"><rect x="${x0}" y="${y0 - 6}" width="${x1 - x0 + 6}" height="${y1 - y0 + 12}"/></clipPath></defs>`);
@@ -143,7 +141,15 @@ export function renderRecallQpsSvg(plot: RecallQpsPlot): string {
     }
     for (const p of pts) {
       const what = p.ef === null ? 'exact' : `ef ${p.ef}`;
-      out.push(marker(shape, sx(p.recall), sy(p.qps), color, `${series.name}, ${what}: recall ${p.recall.toFixed(4)}, ${Math.round(p.qps).toLocaleString('en-US')} QPS`));
+      out.push(
+        marker(
+          shape,
+          sx(p.recall),
+          sy(p.qps),
+          color,
+          `${series.name}, ${what}: recall ${p.recall.toFixed(4)}, ${Math.round(p.qps).toLocaleString('en-US')} QPS`,
+        ),
+      );
     }
     // The ef of the first point (above right) and of the last (below left).
     const first = pts[0];

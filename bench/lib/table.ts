@@ -3,7 +3,10 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
   const cells = [header, ...rows].map((row) => row.map((c) => (typeof c === 'number' ? formatNumber(c) : c)));
   const widths = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
   const line = (row: readonly string[]): string =>
-    row.map((c, i) => (i > 0 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+    row
+      .map((c, i) => (i > 0 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   return [line(cells[0] ?? []), rule, ...cells.slice(1).map(line)].join('\n');
 }

@@ -37,7 +37,8 @@ export async function writeJsonl(path: string, data: Float32Array, dim: number):
   function* lines(): Generator<string> {
     for (let start = 0; start < n; start += 1000) {
       let text = '';
-      for (let i = start; i < Math.min(n, start + 1000); i++) text += `${JSON.stringify({ id: i, vector: Array.from(data.subarray(i * dim, (i + 1) * dim)) })}\n`;
+      for (let i = start; i < Math.min(n, start + 1000); i++)
+        text += `${JSON.stringify({ id: i, vector: Array.from(data.subarray(i * dim, (i + 1) * dim)) })}\n`;
       yield text;
     }
   }

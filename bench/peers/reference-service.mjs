@@ -137,7 +137,8 @@ app.post('/collections/:name/points/search/batch', async (request, reply) => {
   const searches = request.body?.searches;
   if (!Array.isArray(searches)) return fail(reply, 400, 'searches: expected an array', started);
   for (let i = 0; i < searches.length; i++) {
-    if (!Array.isArray(searches[i]?.vector) || searches[i].vector.length !== c.dim) return fail(reply, 400, `searches[${i}].vector: expected ${c.dim} numbers`, started);
+    if (!Array.isArray(searches[i]?.vector) || searches[i].vector.length !== c.dim)
+      return fail(reply, 400, `searches[${i}].vector: expected ${c.dim} numbers`, started);
   }
   return ok(
     searches.map((body) => search(c, body)),

@@ -40,7 +40,6 @@ interface Row {
   calibration_s: number;
 }
 
-
 function load(name: string, n: number, queries: number): AnnDataset {
   if (name === 'sift5k') return loadSift5k();
   if (name === 'mnist10k') return loadMnist10k();

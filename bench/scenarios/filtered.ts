@@ -21,7 +21,15 @@ import { loadDataset, SYNTHETIC_DEFAULTS } from '../datasets/load.js';
 import { DEFAULT_DATA_DIR } from '../datasets/real.js';
 import { runChildWorker } from '../lib/child-worker.js';
 import { type Cell, FILTERED_ENGINES, type FilteredEngineName, KITH_MODES } from '../lib/filtered-engines.js';
-import { type DatasetResult, printDataset, type ShapeInfo, summarizeDataset, TARGET_RATIO, TARGET_RATIO_SELECTIVE, TARGET_RECALL } from '../lib/filtered-report.js';
+import {
+  type DatasetResult,
+  printDataset,
+  type ShapeInfo,
+  summarizeDataset,
+  TARGET_RATIO,
+  TARGET_RATIO_SELECTIVE,
+  TARGET_RECALL,
+} from '../lib/filtered-report.js';
 import { filteredGroundTruth, selectivity } from '../lib/filtered-truth.js';
 import type { FilteredFailure, FilteredJob, FilteredRun, FilteredWorkerResult } from '../lib/filtered-worker.js';
 import { groundTruth } from '../lib/ground-truth.js';
@@ -89,7 +97,9 @@ function prepare(request: DatasetRequest, payloadSeed: number, k: number): { inf
   const t0 = performance.now();
   const dataset = loadDataset(request);
   const workload = filteredWorkload(dataset, payloadSeed);
-  log(`${dataset.label}: ${dataset.base.count} × ${dataset.dim}, ${dataset.queries.count} queries, loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  log(
+    `${dataset.label}: ${dataset.base.count} × ${dataset.dim}, ${dataset.queries.count} queries, loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
   const gt = groundTruth(dataset, k, log);
   log(`${dataset.label}: ground truth ${gt.cached ? 'from cache' : `computed in ${gt.seconds.toFixed(1)} s`} (${gt.path})`);
   const ft = filteredGroundTruth(dataset, workload, k, log);
@@ -98,8 +108,15 @@ function prepare(request: DatasetRequest, payloadSeed: number, k: number): { inf
     const truth = ft.shapes.get(s.name);
     if (truth === undefined) throw new Error(`no ground truth for ${s.name}`);
     const sel = selectivity(truth, dataset.base.count);
-    log(`${dataset.label}: ${s.name}: ${s.description}; matches ${(sel.mean * 100).toFixed(3)}% (${(sel.min * 100).toFixed(3)}–${(sel.max * 100).toFixed(3)}%)`);
-    return { name: s.name, description: s.description, nominal: s.nominal, selectivity: { ...sel, mean: round(sel.mean, 6), min: round(sel.min, 6), max: round(sel.max, 6) } };
+    log(
+      `${dataset.label}: ${s.name}: ${s.description}; matches ${(sel.mean * 100).toFixed(3)}% (${(sel.min * 100).toFixed(3)}–${(sel.max * 100).toFixed(3)}%)`,
+    );
+    return {
+      name: s.name,
+      description: s.description,
+      nominal: s.nominal,
+      selectivity: { ...sel, mean: round(sel.mean, 6), min: round(sel.min, 6), max: round(sel.max, 6) },
+    };
   });
   const rel = (path: string): string => (path.startsWith(REPO_DIR) ? path.slice(REPO_DIR.length + 1) : path);
   const info: DatasetResult['dataset'] = {

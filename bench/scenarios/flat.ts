@@ -212,7 +212,12 @@ function printTable(results: readonly SizeResult[], dim: number, client: string,
       `client ${client === 'http' ? 'node:http keep-alive Agent' : 'fetch (undici)'}\n\n`,
   );
   const header = ['metric', ...results.map((r) => `n=${r.n.toLocaleString('en-US')}`)];
-  process.stdout.write(`${formatTable(header, metrics.map(([label, f]) => [label, ...results.map(f)]))}\n\n`);
+  process.stdout.write(
+    `${formatTable(
+      header,
+      metrics.map(([label, f]) => [label, ...results.map(f)]),
+    )}\n\n`,
+  );
 }
 
 async function run(argv: readonly string[]): Promise<void> {

@@ -61,7 +61,8 @@ async function build(path: string, n: number, dim: number): Promise<number> {
   let lastLog = started;
   for (let start = 0; start < n; start += 1000) {
     const batch = [];
-    for (let i = start; i < Math.min(n, start + 1000); i++) batch.push({ id: i, vector: Array.from(base.rows[i] as Float32Array), payload: { category: categories[i] } });
+    for (let i = start; i < Math.min(n, start + 1000); i++)
+      batch.push({ id: i, vector: Array.from(base.rows[i] as Float32Array), payload: { category: categories[i] } });
     await collection.upsert(batch);
     if (performance.now() - lastLog > 10_000) {
       lastLog = performance.now();
@@ -232,7 +233,9 @@ export const hotBackupScenario: Scenario = {
       writer.close();
       const backupPath = join(dir, 'backup.db');
       writeFileSync(backupPath, bytes);
-      log(`${ackedBefore} points written before the backup, ${acked - ackedBefore} during it (${backupSeconds.toFixed(1)} s, ${(bytes.length / 2 ** 20).toFixed(0)} MiB)`);
+      log(
+        `${ackedBefore} points written before the backup, ${acked - ackedBefore} during it (${backupSeconds.toFixed(1)} s, ${(bytes.length / 2 ** 20).toFixed(0)} MiB)`,
+      );
       const exit = await service.stop();
       if (exit !== 0) throw new Error(`the service exited with ${exit}:\n${service.output().slice(-2000)}`);
 
@@ -264,7 +267,13 @@ export const hotBackupScenario: Scenario = {
         threads: threads ?? 'default',
         build_s: buildSeconds === null ? null : round(buildSeconds, 1),
         db_bytes: statSync(live).size,
-        writes: { seconds: writeSeconds, batch: writeBatch, points_before_backup: ackedBefore, points_during_backup: acked - ackedBefore, backup_s: round(backupSeconds, 2) },
+        writes: {
+          seconds: writeSeconds,
+          batch: writeBatch,
+          points_before_backup: ackedBefore,
+          points_during_backup: acked - ackedBefore,
+          backup_s: round(backupSeconds, 2),
+        },
         first_start: first,
         restart,
         restore,

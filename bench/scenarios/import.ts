@@ -111,7 +111,22 @@ async function measure(format: Format, path: Path, file: string, dir: string, n:
   if (path === 'kith-import-db') {
     const db = join(dir, `${format}-${path}.db`);
     const started = performance.now();
-    await runKith(['import', file, '--collection', 'c', '--dim', String(dim), '--distance', 'cosine', ...(hnsw ? ['--hnsw'] : []), '--batch', String(batch), '--db', db, '--quiet']);
+    await runKith([
+      'import',
+      file,
+      '--collection',
+      'c',
+      '--dim',
+      String(dim),
+      '--distance',
+      'cosine',
+      ...(hnsw ? ['--hnsw'] : []),
+      '--batch',
+      String(batch),
+      '--db',
+      db,
+      '--quiet',
+    ]);
     seconds = (performance.now() - started) / 1000;
     rmSync(db, { force: true });
     rmSync(`${db}-lock`, { force: true });
@@ -170,7 +185,17 @@ export const importScenario: Scenario = {
       log(`files: .fvecs ${(statSync(files.fvecs).size / 1048576).toFixed(1)} MiB, .jsonl ${(statSync(files.jsonl).size / 1048576).toFixed(1)} MiB`);
       const rows: Row[] = [];
       for (const format of formats) for (const path of paths) rows.push(await measure(format, path, files[format], dir, n, dim, batch, index === 'hnsw'));
-      const result = { scenario: 'import', machine, n, dim, batch, index: index === 'hnsw' ? 'hnsw m=16 ef_construction=200' : 'flat', distance: 'cosine', rows, load_after: loadAverage() };
+      const result = {
+        scenario: 'import',
+        machine,
+        n,
+        dim,
+        batch,
+        index: index === 'hnsw' ? 'hnsw m=16 ef_construction=200' : 'flat',
+        distance: 'cosine',
+        rows,
+        load_after: loadAverage(),
+      };
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       if (opts['no-write'] !== true) log(`wrote ${writeResult(index === 'hnsw' ? 'import' : 'import-flat', result)}`);
     } finally {

@@ -109,14 +109,7 @@ function printDataset(
       `single-threaded sequential queries, QPS = median of ${params.runs} passes\n\n`,
   );
   if (result.engines.length > 0) {
-    const header = [
-      'engine',
-      'build s',
-      'bytes/vector (index)',
-      'RSS Δ bytes/vector',
-      ...TARGETS.map((t) => `QPS @ recall ${t.toFixed(2)}`),
-      'max recall',
-    ];
+    const header = ['engine', 'build s', 'bytes/vector (index)', 'RSS Δ bytes/vector', ...TARGETS.map((t) => `QPS @ recall ${t.toFixed(2)}`), 'max recall'];
     const rows = result.engines.map((e) => [
       e.run.name,
       e.run.build_seconds.toFixed(2),

@@ -25,14 +25,7 @@ import { requireWasmKernels } from '../lib/kernels-check.js';
 import { copyWithoutSnapshots } from '../lib/lmdb-snapshots.js';
 import { loadAverage, machineInfo, QUIET_LOAD } from '../lib/machine.js';
 import type { PhaseReport } from '../lib/restart-phases.js';
-import {
-  type BuildReport,
-  printRestartTable,
-  type RestartSizeResult,
-  restartSummary,
-  type ServiceRun,
-  TARGET,
-} from '../lib/restart-report.js';
+import { type BuildReport, printRestartTable, type RestartSizeResult, restartSummary, type ServiceRun, TARGET } from '../lib/restart-report.js';
 import type { OpenReport, RestartJob, RestartResult } from '../lib/restart-worker.js';
 import { REPO_DIR, writeResult } from '../lib/results.js';
 import { parseOptions, positiveInt, positiveIntList, type Scenario } from '../lib/scenario.js';
@@ -186,7 +179,17 @@ function sameHits(a: readonly (readonly Hit[])[], b: readonly (readonly Hit[])[]
 async function runSize(
   mixture: GaussianMixture,
   n: number,
-  p: { runs: number; m: number; efConstruction: number; ef: number; queries: number; batch: number; noSnapshotAt: number; emptyRss: number | null; threads: number },
+  p: {
+    runs: number;
+    m: number;
+    efConstruction: number;
+    ef: number;
+    queries: number;
+    batch: number;
+    noSnapshotAt: number;
+    emptyRss: number | null;
+    threads: number;
+  },
 ): Promise<RestartSizeResult> {
   const base = mixture.base(n);
   const categories = mixture.categories(n);
@@ -198,7 +201,9 @@ async function runSize(
   try {
     log(`n=${int(n)}: building (d=${mixture.spec.dim}, M=${p.m}, ef_construction=${p.efConstruction}, batches of ${p.batch}, durable)`);
     const built = await build(path, base, categories, queries, p);
-    log(`n=${int(n)}: built in ${built.report.upsert_seconds} s (${int(built.report.points_per_s)} points/s), close ${built.report.close_seconds} s, file ${int(built.report.file_bytes / 2 ** 20)} MiB`);
+    log(
+      `n=${int(n)}: built in ${built.report.upsert_seconds} s (${int(built.report.points_per_s)} points/s), close ${built.report.close_seconds} s, file ${int(built.report.file_bytes / 2 ** 20)} MiB`,
+    );
     const g0 = performance.now();
     const truth = exactCosineTopK(base, queries, K);
     log(`n=${int(n)}: ground truth for ${p.queries} queries in ${((performance.now() - g0) / 1000).toFixed(1)} s`);

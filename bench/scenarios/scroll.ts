@@ -69,7 +69,9 @@ export const scrollScenario: Scenario = {
       }
       const began = performance.now();
       for (let from = 0; from < n; from += BATCH) {
-        const batch = order.slice(from, from + BATCH).map((id) => ({ id, vector: [id % 7, id % 11, id % 13, 1], payload: { category: id % 10, rare: id % 1000 === 0 } }));
+        const batch = order
+          .slice(from, from + BATCH)
+          .map((id) => ({ id, vector: [id % 7, id % 11, id % 13, 1], payload: { category: id % 10, rare: id % 1000 === 0 } }));
         await collection.upsert(batch);
         if ((from / BATCH) % 20 === 0) process.stderr.write(`  loaded ${from + batch.length}\n`);
       }
@@ -79,7 +81,8 @@ export const scrollScenario: Scenario = {
       for (const c of CASES) {
         // An untimed pass of a few pages first: a case's first pages otherwise time the compiler (a rare filter has 10 pages at 1M).
         let warm: string | undefined;
-        for (let p = 0; p < WARM_PAGES && (p === 0 || warm !== undefined); p++) warm = (await collection.scroll({ filter: c.filter, from: warm, limit, with_payload: true })).next;
+        for (let p = 0; p < WARM_PAGES && (p === 0 || warm !== undefined); p++)
+          warm = (await collection.scroll({ filter: c.filter, from: warm, limit, with_payload: true })).next;
         let from: string | undefined;
         const times: number[] = [];
         let points = 0;
@@ -90,13 +93,35 @@ export const scrollScenario: Scenario = {
           points += page.points.length;
           from = page.next;
         }
-        const row = { case: c.name, pages: times.length, points, ms_per_page_median: round(quantile(times, 0.5)), ms_per_page_p95: round(quantile(times, 0.95)) };
+        const row = {
+          case: c.name,
+          pages: times.length,
+          points,
+          ms_per_page_median: round(quantile(times, 0.5)),
+          ms_per_page_p95: round(quantile(times, 0.95)),
+        };
         process.stderr.write(`  ${JSON.stringify(row)}\n`);
         results.push(row);
       }
-      console.log(formatTable(['case', 'pages', 'points', 'ms/page median', 'ms/page p95'], results.map((r) => [r.case, r.pages, r.points, r.ms_per_page_median, r.ms_per_page_p95])));
-      const summary = { scenario: 'scroll', commit: machine.commit, uptime: machine.uptime, n, limit, load_s: round(loadSeconds), rss_mb: Math.round(memory.rss / 2 ** 20), heap_used_mb: Math.round(memory.heapUsed / 2 ** 20), cases: results };
-      if (values['no-write'] !== true) process.stderr.write(`scroll: wrote ${writeResult('scroll', { ...summary, machine, load_average_after: loadAverage() })}\n`);
+      console.log(
+        formatTable(
+          ['case', 'pages', 'points', 'ms/page median', 'ms/page p95'],
+          results.map((r) => [r.case, r.pages, r.points, r.ms_per_page_median, r.ms_per_page_p95]),
+        ),
+      );
+      const summary = {
+        scenario: 'scroll',
+        commit: machine.commit,
+        uptime: machine.uptime,
+        n,
+        limit,
+        load_s: round(loadSeconds),
+        rss_mb: Math.round(memory.rss / 2 ** 20),
+        heap_used_mb: Math.round(memory.heapUsed / 2 ** 20),
+        cases: results,
+      };
+      if (values['no-write'] !== true)
+        process.stderr.write(`scroll: wrote ${writeResult('scroll', { ...summary, machine, load_average_after: loadAverage() })}\n`);
       console.log(JSON.stringify(summary));
     } finally {
       await db.close();

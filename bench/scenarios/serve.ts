@@ -23,7 +23,16 @@ import { peerStatus } from '../lib/peers.js';
 import { REPO_DIR, writeResult } from '../lib/results.js';
 import { nameList, parseOptions, positiveInt, type Scenario, UsageError } from '../lib/scenario.js';
 import { MAIN_JS } from '../lib/server.js';
-import { CONCURRENT_WARMUP, calibrationSettled, measureBatch, measurePredicateFilter, measureRestart, measureUnderWrites, servedLoad, warmupShape } from '../lib/serve-measure.js';
+import {
+  CONCURRENT_WARMUP,
+  calibrationSettled,
+  measureBatch,
+  measurePredicateFilter,
+  measureRestart,
+  measureUnderWrites,
+  servedLoad,
+  warmupShape,
+} from '../lib/serve-measure.js';
 import { spawnService } from '../lib/serve-process.js';
 import { printReport, rssGrowth, type TargetResult } from '../lib/serve-report.js';
 import { coresBusy, round } from '../lib/stats.js';
@@ -60,7 +69,8 @@ function log(message: string): void {
 
 /** `--threads 0,1,2`: kith's -threads values (0: searches on the service thread). */
 function threadList(text: string | boolean): number[] {
-  if (typeof text !== 'string' || !/^\d+(,\d+)*$/.test(text.replace(/\s/g, ''))) throw new UsageError(`--threads: expected a comma-separated list of whole numbers, got ${JSON.stringify(text)}`);
+  if (typeof text !== 'string' || !/^\d+(,\d+)*$/.test(text.replace(/\s/g, '')))
+    throw new UsageError(`--threads: expected a comma-separated list of whole numbers, got ${JSON.stringify(text)}`);
   return text.replace(/\s/g, '').split(',').map(Number);
 }
 
@@ -114,7 +124,8 @@ export const serveScenario: Scenario = {
     }));
     const reference = peerStatus('hnswlib-node');
     if (values['no-reference'] !== true) {
-      if (reference.installed) targets.push({ label: 'reference', kind: 'reference', script: join(REPO_DIR, 'bench', 'peers', 'reference-service.mjs'), args: [] });
+      if (reference.installed)
+        targets.push({ label: 'reference', kind: 'reference', script: join(REPO_DIR, 'bench', 'peers', 'reference-service.mjs'), args: [] });
       else log(`reference skipped: ${reference.reason}`);
     }
 
@@ -162,12 +173,19 @@ export const serveScenario: Scenario = {
         say(`ready in ${round(service.readyMs, 1)} ms, RSS ${round((empty?.rss_bytes ?? Number.NaN) / 2 ** 20, 1)} MiB`);
         if (target.kind === 'kith') {
           await requestJson(client, 'POST', '/collections', { name: COLLECTION, vector_size: dim, distance: 'cosine', hnsw: true });
-          const info = (await requestJson(client, 'GET', `/collections/${COLLECTION}`)) as { result: { parameters: { m: number; ef_construction: number; ef_search: number } } };
+          const info = (await requestJson(client, 'GET', `/collections/${COLLECTION}`)) as {
+            result: { parameters: { m: number; ef_construction: number; ef_search: number } };
+          };
           const p = info.result.parameters;
           hnswParams = { m: p.m, ef_construction: p.ef_construction, ef_search: p.ef_search };
         } else {
           // The reference gets exactly the parameters kith echoed for its collection.
-          await requestJson(client, 'POST', '/collections', { name: COLLECTION, vector_size: dim, distance: 'cosine', parameters: hnswParams ?? { m: 16, ef_construction: 200, ef_search: 64 } });
+          await requestJson(client, 'POST', '/collections', {
+            name: COLLECTION,
+            vector_size: dim,
+            distance: 'cosine',
+            parameters: hnswParams ?? { m: 16, ef_construction: 200, ef_search: 64 },
+          });
         }
         const cpuLoad0 = service.cpuMs();
         const clientCpu0 = process.cpuUsage();
@@ -206,11 +224,15 @@ export const serveScenario: Scenario = {
           const one = await servedLoad(service, { ...job, concurrency: 1, keepIds: LIMIT });
           const recall = recallAtK(dataset, gt.truth, Int32Array.from(one.ids ?? []), LIMIT);
           result.one = { ...one, ids: undefined, recall: round(recall.recall, 4), recall_ids: round(recall.recall_ids, 4) };
-          say(`1 client: ${one.qps_median} QPS, p50 ${one.latency.p50_ms} ms, p99 ${one.latency.p99_ms} ms, server ${one.server_cpu_ms_per_query} ms CPU/query, recall@10 ${round(recall.recall, 4)}`);
+          say(
+            `1 client: ${one.qps_median} QPS, p50 ${one.latency.p50_ms} ms, p99 ${one.latency.p99_ms} ms, server ${one.server_cpu_ms_per_query} ms CPU/query, recall@10 ${round(recall.recall, 4)}`,
+          );
         }
         if (phases.has('many')) {
           result.many = await servedLoad(service, { ...job, concurrency: clients, warmup: CONCURRENT_WARMUP });
-          say(`${clients} clients: ${result.many.qps_median} QPS, p50 ${result.many.latency.p50_ms} ms, p99 ${result.many.latency.p99_ms} ms, client ${result.many.client_cores} cores, server ${result.many.server_cores} cores`);
+          say(
+            `${clients} clients: ${result.many.qps_median} QPS, p50 ${result.many.latency.p50_ms} ms, p99 ${result.many.latency.p99_ms} ms, client ${result.many.client_cores} cores, server ${result.many.server_cores} cores`,
+          );
         }
         if (phases.has('batch')) {
           result.batch = await measureBatch(client, service, `${searchPath}/batch`, batchBody, queryCount, passes);
@@ -219,7 +241,9 @@ export const serveScenario: Scenario = {
         if (phases.has('writes')) {
           // One pass: a service that applies a batch in one event-loop turn makes every search wait for it.
           result.writes = await measureUnderWrites(client, service, COLLECTION, writerBatches, 100, { ...job, concurrency: 1, passes: 1 });
-          say(`under writes: p99 ${result.writes.search.latency.p99_ms} ms (${result.writes.upsert_batches} upserts of 100, ${result.writes.upsert_points_per_s} points/s)`);
+          say(
+            `under writes: p99 ${result.writes.search.latency.p99_ms} ms (${result.writes.upsert_batches} upserts of 100, ${result.writes.upsert_points_per_s} points/s)`,
+          );
         }
         if (phases.has('restart') && target.kind === 'kith' && result.one !== undefined) {
           client.close();
@@ -232,7 +256,9 @@ export const serveScenario: Scenario = {
           } finally {
             again.close();
           }
-          say(`restart: ready ${result.restart.ready_ms} ms, first 100 p50 ${result.restart.first_100.p50_ms} ms, first fast query at ${result.restart.first_fast_query_ms} ms`);
+          say(
+            `restart: ready ${result.restart.ready_ms} ms, first 100 p50 ${result.restart.first_100.p50_ms} ms, first fast query at ${result.restart.first_fast_query_ms} ms`,
+          );
         }
         if (filteredTruth !== undefined && target.kind === 'kith') {
           const filtered = await measurePredicateFilter(service, {
@@ -249,7 +275,9 @@ export const serveScenario: Scenario = {
           });
           const recall = recallAtK(dataset, filteredTruth, Int32Array.from(filtered.one.ids ?? []), LIMIT).recall;
           result.filtered = { one: { ...filtered.one, ids: undefined }, many: filtered.many, recall: round(recall, 4) };
-          say(`filter no index answers: 1 client ${filtered.one.qps_median} QPS (${filtered.one.server_cpu_ms_per_query} ms CPU/query), ${clients} clients ${filtered.many.qps_median} QPS (p99 ${filtered.many.latency.p99_ms} ms, ${filtered.many.server_cores} cores), recall@10 ${round(recall, 4)}`);
+          say(
+            `filter no index answers: 1 client ${filtered.one.qps_median} QPS (${filtered.one.server_cpu_ms_per_query} ms CPU/query), ${clients} clients ${filtered.many.qps_median} QPS (p99 ${filtered.many.latency.p99_ms} ms, ${filtered.many.server_cores} cores), recall@10 ${round(recall, 4)}`,
+          );
         }
         results.push(result);
       } finally {

@@ -107,7 +107,11 @@ function nastySet(name: (typeof NASTY)[number], rng: SeededRng): { dim: number; 
   switch (name) {
     case 'copies': {
       const copy = Array.from({ length: 8 }, () => rng.gaussian());
-      return { dim: 8, metrics: METRICS, vectors: Array.from({ length: 2000 }, (_, i) => (i % 2 === 0 ? copy : Array.from({ length: 8 }, () => rng.gaussian()))) };
+      return {
+        dim: 8,
+        metrics: METRICS,
+        vectors: Array.from({ length: 2000 }, (_, i) => (i % 2 === 0 ? copy : Array.from({ length: 8 }, () => rng.gaussian()))),
+      };
     }
     case 'dot-nonneg':
       return { dim: 16, metrics: ['dot'], vectors: Array.from({ length: 3000 }, () => Array.from({ length: 16 }, () => rng.next())) };
@@ -115,7 +119,9 @@ function nastySet(name: (typeof NASTY)[number], rng: SeededRng): { dim: number; 
       return {
         dim: 4,
         metrics: METRICS,
-        vectors: Array.from({ length: 2000 }, (_, i) => Array.from({ length: 4 }, () => (i % 3 === 0 ? 0 : i % 3 === 1 ? rng.gaussian() * 1e-30 : rng.gaussian()))),
+        vectors: Array.from({ length: 2000 }, (_, i) =>
+          Array.from({ length: 4 }, () => (i % 3 === 0 ? 0 : i % 3 === 1 ? rng.gaussian() * 1e-30 : rng.gaussian())),
+        ),
       };
     case 'dim1':
       return { dim: 1, metrics: ['euclid', 'dot'], vectors: Array.from({ length: 2000 }, () => [rng.int(7) - 3]) };

@@ -62,8 +62,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<En
     parsed = undefined;
   }
   if (!response.ok || parsed === undefined || parsed.status !== 'ok') {
-    const message =
-      parsed !== undefined && typeof parsed.status === 'object' ? parsed.status.error : `${response.status} ${response.statusText}`;
+    const message = parsed !== undefined && typeof parsed.status === 'object' ? parsed.status.error : `${response.status} ${response.statusText}`;
     throw new ApiError(response.status, message);
   }
   return parsed as Envelope<T> & { result: T };
@@ -88,7 +87,14 @@ const DOT_SEGMENTS = new Set(['.', '..']);
 /** GET …/points/{id}; an ApiError with status 404 when there is no such point. */
 export async function getPoint(name: string, id: string, vectorSize: number): Promise<PointRecord> {
   if (!DOT_SEGMENTS.has(id)) return (await call<PointRecord>('GET', `${collectionPath(name)}/points/${encodeURIComponent(id)}`)).result;
-  const request = { vector: unitVector(vectorSize), limit: 1, filter: { must: [{ has_id: [id] }] }, with_payload: true, with_vector: true, params: { exact: true } };
+  const request = {
+    vector: unitVector(vectorSize),
+    limit: 1,
+    filter: { must: [{ has_id: [id] }] },
+    with_payload: true,
+    with_vector: true,
+    params: { exact: true },
+  };
   const [hit] = (await search(name, request)).points;
   if (hit === undefined) throw new ApiError(404, `point ${JSON.stringify(id)} not found`);
   return { id: hit.id, version: hit.version, payload: hit.payload ?? {}, vector: hit.vector ?? [] };

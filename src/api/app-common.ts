@@ -38,7 +38,10 @@ const DASHBOARD = '/dashboard';
 export const LOADING_RETRY_AFTER_S = 1;
 
 /** `db`: the database the app serves, whose loading it waits for; an app without one (a test of static files) has no such wait. */
-export function registerCommon(app: FastifyInstance, options: { readonly bodyLimit: number; readonly apiKey?: string; readonly db?: Pick<Database, 'loading'>; readonly dialect: ErrorDialect }): void {
+export function registerCommon(
+  app: FastifyInstance,
+  options: { readonly bodyLimit: number; readonly apiKey?: string; readonly db?: Pick<Database, 'loading'>; readonly dialect: ErrorDialect },
+): void {
   trackRequestTime(app);
   refuseExpectations(app.server, options.dialect);
   // While closing, answer requests still in flight with `Connection: close`, so keep-alive clients

@@ -32,9 +32,7 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
 }
 
-export const SERVICE_VERSION: string = (
-  parseJson(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export const SERVICE_VERSION: string = (parseJson(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** kith's error envelope carries the error's code (the contract), so clients never guess it from the status. */
 const DIALECT = { codes: true } as const;

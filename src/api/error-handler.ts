@@ -91,7 +91,13 @@ export function frameworkErrors(bodyLimitBytes: number, dialect: ErrorDialect) {
   };
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  413: 'Payload Too Large',
+  414: 'URI Too Long',
+  431: 'Request Header Fields Too Large',
+};
 
 /** An error envelope as JSON text, for answers written below Fastify (the raw socket or response). */
 function envelopeText(code: ErrorCode, message: string, dialect: ErrorDialect): string {

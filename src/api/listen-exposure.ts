@@ -13,7 +13,10 @@ LOOPBACK.addAddress('::1', 'ipv6');
 
 /** Whether `host` (the -host flag: an address or a name) accepts connections from this machine only. */
 export function isLoopbackHost(host: string): boolean {
-  const address = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const address = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (address === 'localhost') return true;
   const family = isIP(address);
   return family !== 0 && LOOPBACK.check(address, family === 6 ? 'ipv6' : 'ipv4');

@@ -108,7 +108,9 @@ export function requireCostEntries(app: FastifyInstance, port: Port): void {
   app.addHook('onRoute', (route) => {
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
       if (routeCost(port, method, route.url) === undefined) {
-        throw new Error(`route ${method} ${route.url} on the ${port} port has no cost entry in src/api/route-costs.ts: say what bounds its work before adding it`);
+        throw new Error(
+          `route ${method} ${route.url} on the ${port} port has no cost entry in src/api/route-costs.ts: say what bounds its work before adding it`,
+        );
       }
     }
   });

@@ -33,7 +33,8 @@ export async function jsonArraySliced<T>(items: readonly T[], write: (item: T) =
  * (a hit, a record) by one JSON.stringify. Gives the same text as JSON.stringify for JSON values.
  */
 export async function jsonSliced(value: unknown, slicer: JsonSlicer = new JsonSlicer(), top = true): Promise<string> {
-  if (Array.isArray(value)) return jsonArraySliced(value, (item) => (Array.isArray(item) ? jsonSliced(item, slicer, false) : (JSON.stringify(item) ?? 'null')), slicer);
+  if (Array.isArray(value))
+    return jsonArraySliced(value, (item) => (Array.isArray(item) ? jsonSliced(item, slicer, false) : (JSON.stringify(item) ?? 'null')), slicer);
   if (top && typeof value === 'object' && value !== null) {
     const parts: string[] = [];
     for (const [key, member] of Object.entries(value)) {

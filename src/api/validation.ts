@@ -163,10 +163,7 @@ function describeAjvError(errors: readonly ErrorObject[], root: string): KithErr
   const specific = errors
     .filter((e) => e !== union && e.keyword !== 'anyOf' && e.keyword !== 'oneOf')
     .sort((a, b) => depthOf(b) - depthOf(a) || Number(a.keyword === 'type') - Number(b.keyword === 'type'))[0];
-  const error =
-    union !== undefined && (specific === undefined || (specific.keyword === 'type' && depthOf(specific) <= depthOf(union)))
-      ? union
-      : specific;
+  const error = union !== undefined && (specific === undefined || (specific.keyword === 'type' && depthOf(specific) <= depthOf(union))) ? union : specific;
   if (error === undefined) return badInput(root || 'body', 'invalid');
   const path = pointerToPath(error.instancePath, root);
   const at = path === '' ? 'body' : path;

@@ -55,7 +55,8 @@ export function resolveWhere(options: TargetOptions): Where {
 export function openTarget(options: TargetOptions, access: TargetAccess = 'write'): Target {
   const where = resolveWhere(options);
   if ('url' in where) return openRemote(where.url, where.apiKey);
-  if (access !== 'create' && !existsSync(where.db)) throw new Error(`database file ${where.db} does not exist (give its path with --db, or a server with --url)`);
+  if (access !== 'create' && !existsSync(where.db))
+    throw new Error(`database file ${where.db} does not exist (give its path with --db, or a server with --url)`);
   return openEmbedded(where.db, access === 'read');
 }
 

@@ -64,7 +64,8 @@ function parsePort(text: string, flag = '-port'): number {
 
 function parseThreads(text: string): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n > 256) throw new FlagError(`-threads: expected a whole number from 0 to 256, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n > 256)
+    throw new FlagError(`-threads: expected a whole number from 0 to 256, got ${JSON.stringify(text)}`);
   return n;
 }
 

@@ -10,5 +10,12 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
   const cut = (cell: string): string => (cell.length > maxCell ? `${cell.slice(0, maxCell - 1)}…` : cell);
   const all = [headers, ...rows].map((row) => row.map(cut));
   const widths = headers.map((_, c) => Math.max(...all.map((row) => (row[c] ?? '').length)));
-  return all.map((row) => row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c] as number))).join('  ').trimEnd()).join('\n');
+  return all
+    .map((row) =>
+      row
+        .map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c] as number)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

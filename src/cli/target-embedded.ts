@@ -91,7 +91,8 @@ class EmbeddedTarget implements Target {
       this.restores.set(name, session);
     }
     points.forEach((p, i) => {
-      if (p.version === undefined) throw new KithError('ERR_BAD_INPUT', `${childPath(childPath('points', i), 'version')}: required (every point of a restore carries its version)`);
+      if (p.version === undefined)
+        throw new KithError('ERR_BAD_INPUT', `${childPath(childPath('points', i), 'version')}: required (every point of a restore carries its version)`);
       if (p.payload !== undefined) checkJsonValue(p.payload, childPath(childPath('points', i), 'payload'));
     });
     return session.write(points.map((p) => ({ id: p.id, version: BigInt(p.version as string), vector: p.vector, payload: p.payload })));

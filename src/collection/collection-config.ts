@@ -136,9 +136,7 @@ export function parseCollectionConfig(input: CollectionConfigInput, limits: type
   const parameters: HnswParameters = {
     m: p.m === undefined ? DEFAULT_PARAMETERS.m : integerIn(p.m, limits.m, 'parameters.m'),
     efConstruction:
-      p.ef_construction === undefined
-        ? DEFAULT_PARAMETERS.efConstruction
-        : integerIn(p.ef_construction, limits.efConstruction, 'parameters.ef_construction'),
+      p.ef_construction === undefined ? DEFAULT_PARAMETERS.efConstruction : integerIn(p.ef_construction, limits.efConstruction, 'parameters.ef_construction'),
     efSearch: p.ef_search === undefined ? DEFAULT_PARAMETERS.efSearch : integerIn(p.ef_search, LIMITS.efSearch, 'parameters.ef_search'),
     k: p.k === undefined ? DEFAULT_PARAMETERS.k : integerIn(p.k, LIMITS.k, 'parameters.k'),
     efSearchExplicit: p.ef_search !== undefined,

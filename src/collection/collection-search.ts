@@ -35,7 +35,13 @@ export interface SearchInput {
    * true (default), false, a list of payload paths, `{include: […]}`, `{exclude: […]}`
    * (payload/payload-selector.ts), or a selector already parsed.
    */
-  readonly with_payload?: boolean | readonly string[] | { readonly include: readonly string[] } | { readonly exclude: readonly string[] } | PayloadSelector | null;
+  readonly with_payload?:
+    | boolean
+    | readonly string[]
+    | { readonly include: readonly string[] }
+    | { readonly exclude: readonly string[] }
+    | PayloadSelector
+    | null;
   readonly with_vector?: boolean | null;
   readonly params?: {
     readonly ef?: number | null;
@@ -137,7 +143,14 @@ export type SearchWork =
       readonly filter?: Filter;
     }
   /** The live `slots` (distinct) that pass `accept`, when given. */
-  | { readonly kind: 'slots'; readonly query: Float32Array; readonly k: number; readonly slots: Int32Array; readonly accept?: (slot: number) => boolean; readonly filter?: Filter }
+  | {
+      readonly kind: 'slots';
+      readonly query: Float32Array;
+      readonly k: number;
+      readonly slots: Int32Array;
+      readonly accept?: (slot: number) => boolean;
+      readonly filter?: Filter;
+    }
   /** MMR's picks among candidates already found (collection/mmr.ts); the hits come back in MMR order. */
   | ({ readonly kind: 'mmr'; readonly distance: Distance } & MmrWork);
 
@@ -243,7 +256,8 @@ export function* searchSteps(
     };
     if (strategy === 'graph-filtered' && m !== undefined) {
       // Two hops pay where most neighbours fail the filter; with most passing, a plain walk is cheaper.
-      const twoHop = params.filter_walk === undefined || params.filter_walk === null ? estimated.estimate.expected < TWO_HOP_BELOW * n : params.filter_walk === 'two-hop';
+      const twoHop =
+        params.filter_walk === undefined || params.filter_walk === null ? estimated.estimate.expected < TWO_HOP_BELOW * n : params.filter_walk === 'two-hop';
       hits = yield { kind: 'graph', query, k, ef, accept, acceptBits: testOf().bits, filter: testOf().filter, twoHop };
       explain.exact = false;
       if (hits.slots.length < k) {
@@ -330,11 +344,7 @@ export function collectMatches(memory: SegmentReader, candidates: Candidates, ac
 }
 
 /** Checks the filter on a random sample (of the candidates when there are any, else of all points). */
-function sampleSelectivity(
-  memory: SegmentReader,
-  candidates: Candidates | undefined,
-  accept: (slot: number) => boolean,
-): { size: number; matched: number } {
+function sampleSelectivity(memory: SegmentReader, candidates: Candidates | undefined, accept: (slot: number) => boolean): { size: number; matched: number } {
   const table = memory.table;
   let size = 0;
   let matched = 0;
@@ -377,8 +387,7 @@ function shapeHits(
     ranked.push({ slot, score: similarityToScore(distance, hits.sims[i] as number), id: table.idOf(slot) });
   }
   // Converting similarities to distances can round two values to one; re-sort so ties break by id.
-  if (!ordered)
-    ranked.sort((a, b) => (a.score !== b.score ? (ascending ? a.score - b.score : b.score - a.score) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  if (!ordered) ranked.sort((a, b) => (a.score !== b.score ? (ascending ? a.score - b.score : b.score - a.score) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const threshold = input.score_threshold;
   const selector = toPayloadSelector(input.with_payload, 'with_payload', true);
   const out: ScoredPoint[] = [];
@@ -396,4 +405,3 @@ function shapeHits(
   }
   return out;
 }
-

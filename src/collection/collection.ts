@@ -343,7 +343,10 @@ export class Collection {
    * one after another, with a turn of the event loop whenever a slice (core/time-slices.ts) is
    * used up, so other requests are answered between them.
    */
-  async searchBatch(inputs: readonly SearchRequest[], options: { readonly cost?: RequestCost; readonly paths?: readonly string[] } = {}): Promise<SearchOutcome[]> {
+  async searchBatch(
+    inputs: readonly SearchRequest[],
+    options: { readonly cost?: RequestCost; readonly paths?: readonly string[] } = {},
+  ): Promise<SearchOutcome[]> {
     this.searchStarted();
     const checked = this.checkSearches(inputs, 'searches', options.cost, options.paths);
     const threads = this.threads;
@@ -476,7 +479,8 @@ export class Collection {
     const dim = this.config.vectorSize;
     const scan = !this.config.hnsw || input.params?.exact === true ? n * dim : 0;
     const filtered = input.filter === undefined || isEmptyFilter(input.filter) ? 0 : n * filterTerms(input.filter) * FILTER_TERM_UNITS;
-    const mmr = input.mmr === undefined || input.mmr === null ? 0 : ((input.offset ?? 0) + (input.limit ?? this.config.parameters.k)) * input.mmr.candidates * dim;
+    const mmr =
+      input.mmr === undefined || input.mmr === null ? 0 : ((input.offset ?? 0) + (input.limit ?? this.config.parameters.k)) * input.mmr.candidates * dim;
     return scan + filtered + mmr > LONG_SEARCH_UNITS;
   }
 
@@ -507,7 +511,8 @@ export class Collection {
     const segment = this.segment;
     if (segment.payloadSharingFailure !== undefined) {
       // Dropped by a write (the copy outgrew its limit): say so once.
-      if (this.sharingFailureTold !== segment) this.warn(`collection "${this.name}": filters no index answers stay on the service thread`, segment.payloadSharingFailure);
+      if (this.sharingFailureTold !== segment)
+        this.warn(`collection "${this.name}": filters no index answers stay on the service thread`, segment.payloadSharingFailure);
       this.sharingFailureTold = segment;
       return Promise.resolve(false);
     }
@@ -676,13 +681,21 @@ export class Collection {
    * The listed points that exist, in the order listed (each once), with payload and vector as
    * asked; the request's cost (ids, returned vectors and payload paths) is bounded first.
    */
-  async retrieve(rawIds: readonly (PointId | number)[], options: { readonly with_payload?: SearchInput['with_payload']; readonly with_vector?: boolean | null } = {}): Promise<PointRecord[]> {
+  async retrieve(
+    rawIds: readonly (PointId | number)[],
+    options: { readonly with_payload?: SearchInput['with_payload']; readonly with_vector?: boolean | null } = {},
+  ): Promise<PointRecord[]> {
     if (!Array.isArray(rawIds)) throw badInput('ids', `expected an array of ids, got ${describeJson(rawIds)}`);
     const selector = toPayloadSelector(options.with_payload, 'with_payload', true);
     const cost = new RequestCost();
     cost.add('ids', rawIds.length, 'ids');
     const ids = [...new Set(rawIds.map((id: unknown, i) => normalizePointId(id, childPath('ids', i))))];
-    addRecords(cost, ids.length, { withVector: options.with_vector === true, vectorSize: this.config.vectorSize, payloadPaths: selectorPatterns(selector) }, 'ids');
+    addRecords(
+      cost,
+      ids.length,
+      { withVector: options.with_vector === true, vectorSize: this.config.vectorSize, payloadPaths: selectorPatterns(selector) },
+      'ids',
+    );
     // Under the read gate, so the slots read in one slice still hold the same points in the next.
     return this.gate.read(async () => {
       const segment = this.segment;
@@ -756,7 +769,8 @@ export class Collection {
           const id = listed[i] as PointId;
           if (seen.has(id)) continue;
           seen.set(id, true);
-          if (table.slotOf(id) === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
+          if (table.slotOf(id) === undefined)
+            throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
           ids.push(id);
         }
       } else {
@@ -1046,11 +1060,9 @@ export class Collection {
     } catch (error) {
       this.segment = new Segment(this.config, this.threads?.scratchAreas ?? 1);
       this.load();
-      throw new KithError(
-        'ERR_INDEX',
-        `collection "${this.name}": the change is stored but updating memory failed; memory was reloaded from the file`,
-        { cause: error },
-      );
+      throw new KithError('ERR_INDEX', `collection "${this.name}": the change is stored but updating memory failed; memory was reloaded from the file`, {
+        cause: error,
+      });
     }
   }
 

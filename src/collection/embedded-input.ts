@@ -41,9 +41,7 @@ const STRATEGIES = ['graph-filtered', 'candidates-exact', 'flat-scan'];
 function isParsedFilter(value: unknown): value is Filter {
   if (!isPlainObject(value)) return false;
   const lists = [value.must, value.mustNot, value.should];
-  return lists.every(
-    (list) => Array.isArray(list) && list.every((c: unknown) => isPlainObject(c) && typeof c.kind === 'string'),
-  );
+  return lists.every((list) => Array.isArray(list) && list.every((c: unknown) => isPlainObject(c) && typeof c.kind === 'string'));
 }
 
 /** A parsed filter for either form; `undefined` for an absent, `null` or (raw) missing filter. */
@@ -104,7 +102,8 @@ export function checkSearchInput(input: SearchRequest): SearchInput {
   if (mmr !== undefined && mmr !== null) {
     if (!isPlainObject(mmr)) throw badInput('mmr', `expected object, got ${describeJson(mmr)}`);
     rejectUnknown(mmr, MMR_KEYS, 'mmr');
-    if (typeof mmr.diversity !== 'number' || !(mmr.diversity >= 0 && mmr.diversity <= 1)) throw badInput('mmr.diversity', `expected a number from 0 to 1, got ${describeJson(mmr.diversity)}`);
+    if (typeof mmr.diversity !== 'number' || !(mmr.diversity >= 0 && mmr.diversity <= 1))
+      throw badInput('mmr.diversity', `expected a number from 0 to 1, got ${describeJson(mmr.diversity)}`);
     if (mmr.candidates === undefined || mmr.candidates === null) throw badInput('mmr.candidates', 'required');
     optionalInteger(mmr.candidates, 'mmr.candidates', LIMITS.mmrCandidates);
   }

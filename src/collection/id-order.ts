@@ -125,7 +125,6 @@ class SortedBlocks<K extends number | string> {
   }
 }
 
-
 function insertAt<K>(block: Block<K>, at: number, key: K, slot: number): void {
   block.keys.splice(at, 0, key);
   block.slots.copyWithin(at + 1, at, block.keys.length - 1);
@@ -237,4 +236,3 @@ export class IdOrder {
     return problems.slice(0, 20);
   }
 }
-

@@ -72,4 +72,3 @@ export function pickMmr(reader: MmrReader, distance: Distance, work: MmrWork, st
   }
   return { slots: picked, sims: pickedSims };
 }
-

@@ -76,7 +76,8 @@ export function payloadUpdate(operation: PayloadOperation): (payload: Payload) =
       const key = operation.key;
       if (key === undefined || key === null) return (current) => ({ ...current, ...payload });
       if (typeof key !== 'string') throw badInput('key', `expected a payload path, got ${describeJson(key)}`);
-      if (key.length > PAYLOAD_SELECTOR_LIMITS.patternLength) throw badInput('key', `${key.length} characters; the limit is ${PAYLOAD_SELECTOR_LIMITS.patternLength}`);
+      if (key.length > PAYLOAD_SELECTOR_LIMITS.patternLength)
+        throw badInput('key', `${key.length} characters; the limit is ${PAYLOAD_SELECTOR_LIMITS.patternLength}`);
       // A key that is not a path names only a literal top-level key, as in selectors.
       const items: readonly PathItem[] = parsePayloadPath(key) ?? [{ key }];
       return (current) => setAt(current, Object.hasOwn(current, key) ? [{ key }] : items, 0, payload) as Payload;

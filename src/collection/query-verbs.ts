@@ -86,7 +86,12 @@ function excluding(search: SearchRequest, ids: readonly PointId[], path: string)
  * One side's examples: the ids (each must exist; added to `excluded`) and the vectors (of the
  * collection's size). In time slices: a side may list 131,072 ids (95-174 ms in one loop).
  */
-async function examples(source: QuerySource, raw: readonly Example[] | null | undefined, path: string, excluded: PointId[]): Promise<{ ids: PointId[]; vectors: number[][] }> {
+async function examples(
+  source: QuerySource,
+  raw: readonly Example[] | null | undefined,
+  path: string,
+  excluded: PointId[],
+): Promise<{ ids: PointId[]; vectors: number[][] }> {
   const out = { ids: [] as PointId[], vectors: [] as number[][] };
   if (raw === undefined || raw === null) return out;
   if (!Array.isArray(raw)) throw badInput(path, `expected a list of point ids or vectors, got ${describeJson(raw)}`);
@@ -101,7 +106,8 @@ async function examples(source: QuerySource, raw: readonly Example[] | null | un
       out.ids.push(id);
       continue;
     }
-    if (!Array.isArray(example) || example.some((x) => typeof x !== 'number' || !Number.isFinite(x))) throw badInput(at, 'expected a point id or a vector of finite numbers');
+    if (!Array.isArray(example) || example.some((x) => typeof x !== 'number' || !Number.isFinite(x)))
+      throw badInput(at, 'expected a point id or a vector of finite numbers');
     if (example.length !== source.vectorSize) throw badInput(at, `expected a vector of ${source.vectorSize} numbers, got ${example.length}`);
     out.vectors.push(example as number[]);
   }

@@ -128,7 +128,11 @@ export function addRecords(cost: RequestCost, count: number, shape: Pick<SearchS
 }
 
 /** Adds a page of points in id order (scroll, a query without a vector): the page's hits and its records. */
-export function addScroll(cost: RequestCost, page: { readonly offset: number; readonly limit: number } & Pick<SearchShape, 'withVector' | 'vectorSize' | 'payloadPaths'>, path: string): void {
+export function addScroll(
+  cost: RequestCost,
+  page: { readonly offset: number; readonly limit: number } & Pick<SearchShape, 'withVector' | 'vectorSize' | 'payloadPaths'>,
+  path: string,
+): void {
   const at = (field: string): string => (path === '' ? field : `${path}.${field}`);
   cost.add('hits', page.offset + page.limit + 1, at('limit'));
   addRecords(cost, page.limit, page, at('limit'));

@@ -64,7 +64,14 @@ export async function pageSlots(segment: SegmentReader, query: PageQuery): Promi
     const id = table.idOf(slot);
     if ((from === undefined || compareIds(id, from) >= 0) && (candidates.exact === true || accept(slot))) page.offer(id, slot);
   }
-  return { slots: page.sorted().slice(skip).map((entry) => entry.slot), way: 'candidates', looked: slots.length };
+  return {
+    slots: page
+      .sorted()
+      .slice(skip)
+      .map((entry) => entry.slot),
+    way: 'candidates',
+    looked: slots.length,
+  };
 }
 
 /** Walks the id order from `from`, passing over `skip` accepted points, and returns the next `take`. */

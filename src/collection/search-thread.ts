@@ -63,7 +63,13 @@ interface SegmentView {
 const scratchIndex = (workerData as { scratchIndex: number }).scratchIndex;
 const views = new Map<number, SegmentView>();
 
-function attach(spec: SegmentSpec, memory: WebAssembly.Memory, graph: ToThreadGraph, live: Uint8Array<ArrayBufferLike>, payloads: SharedPayloadArrays | null): SegmentView {
+function attach(
+  spec: SegmentSpec,
+  memory: WebAssembly.Memory,
+  graph: ToThreadGraph,
+  live: Uint8Array<ArrayBufferLike>,
+  payloads: SharedPayloadArrays | null,
+): SegmentView {
   const layout = { scratchAreas: spec.scratchAreas, scratchIndex, memory };
   let arena: SlotArena;
   let kernel: DistanceKernel;

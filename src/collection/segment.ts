@@ -227,7 +227,12 @@ export class Segment implements SegmentReader {
 
   /** The memory search threads read; its arrays are replaced when they grow (compare them). */
   sharedState(): SharedSegmentState {
-    return { memory: this.arena.wasmMemory, graph: this.hnsw?.graph.sharedArrays() ?? null, live: this.points.sharedLive, payloads: this.points.sharedPayloads ?? null };
+    return {
+      memory: this.arena.wasmMemory,
+      graph: this.hnsw?.graph.sharedArrays() ?? null,
+      live: this.points.sharedLive,
+      payloads: this.points.sharedPayloads ?? null,
+    };
   }
 
   /**

@@ -36,7 +36,7 @@ export const ERRORS = {
   },
   ERR_REQUEST_TIMEOUT: {
     status: 408,
-    why: 'The request did not arrive in full within the server\'s request timeout; nothing was run.',
+    why: "The request did not arrive in full within the server's request timeout; nothing was run.",
   },
   ERR_EXPECTATION_FAILED: {
     status: 417,

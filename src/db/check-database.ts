@@ -198,7 +198,8 @@ function runChecks(store: ReadOnlyStore, file: LmdbFileSummary): CheckReport {
       const values = record.vector.encoding === 'f32' ? record.vector.values : [record.vector.min, record.vector.max];
       const bad = Array.prototype.findIndex.call(values, (x: number) => !Number.isFinite(x));
       if (bad >= 0) note(uid, `point record ${where}: vector component ${bad} is not finite`);
-      if (record.vector.encoding === 'sq8' && check.config.quantization !== 'sq8') note(uid, `point record ${where}: an sq8 vector in a collection without sq8`);
+      if (record.vector.encoding === 'sq8' && check.config.quantization !== 'sq8')
+        note(uid, `point record ${where}: an sq8 vector in a collection without sq8`);
       if (record.vector.encoding === 'f32' && check.config.quantization === 'sq8') note(uid, `point record ${where}: an f32 vector in an sq8 collection`);
       if (check.lastVersion !== undefined && record.version > check.lastVersion) {
         note(uid, `point record ${where}: version ${record.version} is above the collection's last version ${check.lastVersion}`);
@@ -267,7 +268,8 @@ function runChecks(store: ReadOnlyStore, file: LmdbFileSummary): CheckReport {
     } catch {
       parsed = undefined;
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) problems.push(`collection "${check.name}": its annotations are not a JSON object`);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      problems.push(`collection "${check.name}": its annotations are not a JSON object`);
   }
 
   // 6. Load each collection whose records all decode, and check what start-up would build.
@@ -306,7 +308,8 @@ export function formatCheckReport(report: CheckReport): string {
   }
   for (const c of report.collections) {
     const parts = [`collection "${c.name}" (uid ${c.uid}`];
-    if (c.config !== undefined) parts[0] += `, ${c.config.vectorSize}-d ${c.config.distance}, ${c.config.hnsw ? 'hnsw' : 'flat'}${c.config.quantization === 'sq8' ? ', sq8' : ''}`;
+    if (c.config !== undefined)
+      parts[0] += `, ${c.config.vectorSize}-d ${c.config.distance}, ${c.config.hnsw ? 'hnsw' : 'flat'}${c.config.quantization === 'sq8' ? ', sq8' : ''}`;
     parts[0] += `): ${c.records} point record(s)`;
     if (c.snapshot !== undefined) parts.push(`graph snapshot ${c.snapshot.sound ? 'checksum ok' : 'UNSOUND'} (${c.snapshot.bytes} bytes)`);
     if (c.loaded !== undefined) {

@@ -61,7 +61,8 @@ export class RestoreSession {
       if (typeof point !== 'object' || point === null) throw badInput(at, 'expected an object');
       const id = normalizePointId(point.id, childPath(at, 'id'));
       const version = point.version;
-      if (typeof version !== 'bigint' || version < 1n || version > MAX_VERSION) throw badInput(childPath(at, 'version'), 'expected an integer from 1 to 2^64 − 1');
+      if (typeof version !== 'bigint' || version < 1n || version > MAX_VERSION)
+        throw badInput(childPath(at, 'version'), 'expected an integer from 1 to 2^64 − 1');
       const vector = parseVector(point.vector, this.config.vectorSize, childPath(at, 'vector'));
       const payload = point.payload ?? {};
       if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw badInput(childPath(at, 'payload'), 'expected an object');

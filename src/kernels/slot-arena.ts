@@ -180,10 +180,7 @@ export abstract class SlotArena {
     if (memory === undefined) return;
     const buffer = memory.buffer;
     if (buffer.byteLength === this.u8View.byteLength) return;
-    this.capacity = Math.min(
-      this.maxSlots,
-      Math.floor((buffer.byteLength - this.vectorsByteOffset - this.fixedBytes) / this.slotBytes),
-    );
+    this.capacity = Math.min(this.maxSlots, Math.floor((buffer.byteLength - this.vectorsByteOffset - this.fixedBytes) / this.slotBytes));
     this.f32View = new Float32Array(buffer);
     this.u32View = new Uint32Array(buffer);
     this.u8View = new Uint8Array(buffer);

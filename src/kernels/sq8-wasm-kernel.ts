@@ -37,7 +37,19 @@ export class Sq8WasmKernel implements DistanceKernel {
   private score(scorer: Sq8Scorer, list: number, count: number): void {
     checkBatch(count);
     const a = this.arena;
-    scorer(this.metric, a.queryByteOffset, list, count, a.scoresByteOffset, a.vectorsByteOffset, a.codeStride, a.paramsByteOffset, a.dim, a.querySum, a.queryNormSq);
+    scorer(
+      this.metric,
+      a.queryByteOffset,
+      list,
+      count,
+      a.scoresByteOffset,
+      a.vectorsByteOffset,
+      a.codeStride,
+      a.paramsByteOffset,
+      a.dim,
+      a.querySum,
+      a.queryNormSq,
+    );
   }
 
   /** Instantiates on the first call: the arena's memory exists only once something was written. */

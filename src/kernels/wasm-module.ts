@@ -14,15 +14,7 @@
 import { readFileSync } from 'node:fs';
 
 /** The f32 scorers: (query, ids | start, count, scores, vectors base, stride bytes, dim). */
-export type F32Scorer = (
-  query: number,
-  idsOrStart: number,
-  count: number,
-  scores: number,
-  base: number,
-  stride: number,
-  dim: number,
-) => void;
+export type F32Scorer = (query: number, idsOrStart: number, count: number, scores: number, base: number, stride: number, dim: number) => void;
 
 /** The sq8 scorers: (metric, query, ids | start, count, scores, codes base, stride, params base, dim, sum(q), |q|²). */
 export type Sq8Scorer = (

@@ -130,7 +130,8 @@ function compileValuesCount(condition: Extract<FieldCondition, { kind: 'values_c
 
 export function countTest(range: CountRange): (count: number) => boolean {
   const { gt, gte, lt, lte } = range;
-  return (count) => (gt === undefined || count > gt) && (gte === undefined || count >= gte) && (lt === undefined || count < lt) && (lte === undefined || count <= lte);
+  return (count) =>
+    (gt === undefined || count > gt) && (gte === undefined || count >= gte) && (lt === undefined || count < lt) && (lte === undefined || count <= lte);
 }
 
 /** The test one resolved payload value must pass; arrays are handled per condition type. */
@@ -177,9 +178,7 @@ function compileValueTest(condition: FieldCondition): (value: unknown) => boolea
     case 'contains': {
       const target = condition.value;
       return (value) =>
-        Array.isArray(value)
-          ? value.some((e) => jsonEqual(e, target))
-          : typeof value === 'string' && typeof target === 'string' && value.includes(target);
+        Array.isArray(value) ? value.some((e) => jsonEqual(e, target)) : typeof value === 'string' && typeof target === 'string' && value.includes(target);
     }
     case 'regex': {
       const regex = condition.regex;
@@ -198,8 +197,7 @@ function memberTest(values: readonly JsonValue[]): (value: unknown) => boolean {
     else scalars.add(v);
   }
   if (composites.length === 0) return (value) => scalars.has(value);
-  return (value) =>
-    typeof value === 'object' && value !== null ? composites.some((c) => jsonEqual(value, c)) : scalars.has(value);
+  return (value) => (typeof value === 'object' && value !== null ? composites.some((c) => jsonEqual(value, c)) : scalars.has(value));
 }
 
 function numberRangeTest(range: NumberRange): (value: unknown) => boolean {
@@ -209,8 +207,7 @@ function numberRangeTest(range: NumberRange): (value: unknown) => boolean {
   const lte = range.lte ?? Number.POSITIVE_INFINITY;
   const hasGt = range.gt !== undefined;
   const hasLt = range.lt !== undefined;
-  return (value) =>
-    typeof value === 'number' && (!hasGt || value > gt) && value >= gte && (!hasLt || value < lt) && value <= lte;
+  return (value) => typeof value === 'number' && (!hasGt || value > gt) && value >= gte && (!hasLt || value < lt) && value <= lte;
 }
 
 function datetimeRangeTest(range: DatetimeRange): (value: unknown) => boolean {

@@ -93,7 +93,13 @@ function filterPart(filter: Filter, context: Context): Part {
   const conjuncts: Part[] = [];
   for (const c of filter.must) conjuncts.push(conditionPart(c, context));
   for (const c of filter.mustNot) conjuncts.push({ estimate: not(conditionPart(c, context).estimate, n) });
-  if (filter.should.length > 0) conjuncts.push(or(filter.should.map((c) => conditionPart(c, context)), n));
+  if (filter.should.length > 0)
+    conjuncts.push(
+      or(
+        filter.should.map((c) => conditionPart(c, context)),
+        n,
+      ),
+    );
   if (filter.minShould !== undefined) conjuncts.push(minShouldPart(filter.minShould, context));
   return conjuncts.length === 0 ? { estimate: exactly(n), candidates: undefined } : and(conjuncts, n);
 }
@@ -348,7 +354,14 @@ function numberRange(
   return { estimate: { min, expected: count, max: count }, candidates };
 }
 
-function rangeCandidates(numbers: FieldIndex['numbers'], lo: number | undefined, loInc: boolean, hi: number | undefined, hiInc: boolean, count: number): Candidates {
+function rangeCandidates(
+  numbers: FieldIndex['numbers'],
+  lo: number | undefined,
+  loInc: boolean,
+  hi: number | undefined,
+  hiInc: boolean,
+  count: number,
+): Candidates {
   return { count, forEach: (visit) => numbers.forEachIn(lo, loInc, hi, hiInc, visit) };
 }
 

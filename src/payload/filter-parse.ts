@@ -159,11 +159,23 @@ function parseCondition(raw: unknown, path: string, depth: number, budget: Budge
     }
     return { kind: 'nested', filter: parseFilterObject(raw, path, depth + 1, budget, qdrant) };
   }
-  rejectUnknownKeys(raw, CONDITION_KEYS, path, `${[...CONDITION_KEYS].join(', ')} (or is_empty, is_null, has_id, nested, or a nested filter with must, must_not, should, min_should)`);
+  rejectUnknownKeys(
+    raw,
+    CONDITION_KEYS,
+    path,
+    `${[...CONDITION_KEYS].join(', ')} (or is_empty, is_null, has_id, nested, or a nested filter with must, must_not, should, min_should)`,
+  );
   return parseFieldCondition(raw, path, budget);
 }
 
-function parseKeylessCondition(raw: Record<string, unknown>, kind: (typeof KEYLESS)[number], path: string, depth: number, budget: Budget, qdrant: boolean): Condition {
+function parseKeylessCondition(
+  raw: Record<string, unknown>,
+  kind: (typeof KEYLESS)[number],
+  path: string,
+  depth: number,
+  budget: Budget,
+  qdrant: boolean,
+): Condition {
   rejectUnknownKeys(raw, new Set([kind]), path, `only ${kind} in this condition`);
   const at = childPath(path, kind);
   const body = raw[kind];
@@ -300,10 +312,16 @@ function compileRegex(pattern: string, path: string, budget: Budget): RE2JS {
   budget.regexLength += pattern.length;
   const estimate = estimateRegexSize(pattern, path);
   if (estimate > ESTIMATE_SLACK * limits.regexInstructions) {
-    throw badInput(path, `the pattern expands to about ${estimate} instructions (counted repetitions copy what they repeat); the limit is ${limits.regexInstructions}`);
+    throw badInput(
+      path,
+      `the pattern expands to about ${estimate} instructions (counted repetitions copy what they repeat); the limit is ${limits.regexInstructions}`,
+    );
   }
   if (budget.regexEstimate + estimate > ESTIMATE_SLACK * limits.regexTotalInstructions) {
-    throw badInput(path, `the filter's patterns expand to about ${budget.regexEstimate + estimate} instructions together; the limit is ${limits.regexTotalInstructions}`);
+    throw badInput(
+      path,
+      `the filter's patterns expand to about ${budget.regexEstimate + estimate} instructions together; the limit is ${limits.regexTotalInstructions}`,
+    );
   }
   budget.regexEstimate += estimate;
   let regex: RE2JS;
@@ -315,10 +333,16 @@ function compileRegex(pattern: string, path: string, budget: Budget): RE2JS {
   }
   const size = regex.programSize();
   if (size > limits.regexInstructions) {
-    throw badInput(path, `the compiled pattern has ${size} instructions; the limit is ${limits.regexInstructions} (matching costs time in proportion to it for every string checked)`);
+    throw badInput(
+      path,
+      `the compiled pattern has ${size} instructions; the limit is ${limits.regexInstructions} (matching costs time in proportion to it for every string checked)`,
+    );
   }
   if (budget.regexInstructions + size > limits.regexTotalInstructions) {
-    throw badInput(path, `the filter's compiled patterns have ${budget.regexInstructions + size} instructions together; the limit is ${limits.regexTotalInstructions}`);
+    throw badInput(
+      path,
+      `the filter's compiled patterns have ${budget.regexInstructions + size} instructions together; the limit is ${limits.regexTotalInstructions}`,
+    );
   }
   budget.regexInstructions += size;
   return regex;

@@ -155,7 +155,10 @@ export class NumberIndex {
         i++;
         continue;
       }
-      const takeRun = j >= order.length || (i < this.runLength && comparePairs(this.values[i] as number, this.slots[i] as number, dv[order[j] as number] as number, ds[order[j] as number] as number) <= 0);
+      const takeRun =
+        j >= order.length ||
+        (i < this.runLength &&
+          comparePairs(this.values[i] as number, this.slots[i] as number, dv[order[j] as number] as number, ds[order[j] as number] as number) <= 0);
       if (takeRun) {
         values[out] = this.values[i] as number;
         slots[out++] = this.slots[i++] as number;

@@ -86,7 +86,6 @@ export class PayloadIndex {
       field.datetimes.endBulk();
     }
   }
-
 }
 
 /** What filter estimates read of the payload indexes. */

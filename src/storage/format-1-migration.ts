@@ -17,12 +17,7 @@ export interface MigrationReport {
   readonly discarded: number;
 }
 
-export function migrateFormat1(
-  root: RootDatabase,
-  liveUids: ReadonlySet<number>,
-  target: Database<Buffer, Buffer>,
-  writeFormat: () => void,
-): MigrationReport {
+export function migrateFormat1(root: RootDatabase, liveUids: ReadonlySet<number>, target: Database<Buffer, Buffer>, writeFormat: () => void): MigrationReport {
   // Opened (and created, on a file that never had a point) outside the transaction: a handle opened
   // inside a transaction that aborts would be left dangling.
   const old = root.openDB<Buffer, Buffer>({ name: FORMAT_1_POINTS, encoding: 'binary', keyEncoding: 'binary' });

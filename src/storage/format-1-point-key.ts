@@ -33,8 +33,7 @@ export function decodeFormat1PointKey(key: Uint8Array): { uid: number; id: strin
   let body = key.subarray(UID_BYTES + 1);
   const escapedFirst = body[0] === FIRST_UNIT_ESCAPE;
   if (escapedFirst) body = body.subarray(1);
-  const fits = (id: string | undefined): id is string =>
-    id !== undefined && id.length > 0 && id.isWellFormed() && (id.charCodeAt(0) < 28) === escapedFirst;
+  const fits = (id: string | undefined): id is string => id !== undefined && id.length > 0 && id.isWellFormed() && id.charCodeAt(0) < 28 === escapedFirst;
   const short = readShort(body);
   if (fits(short) && short.length < SHORT_UNITS) return { uid, id: short };
   const long = readLong(body);

@@ -120,7 +120,12 @@ export function checkLiveLmdbFile(path: string, budgetMs = 15_000): LmdbFileChec
       if (performance.now() - started + pauseMs > budgetMs) break;
       Atomics.wait(PAUSE, 0, 0, pauseMs);
     }
-    return { state: 'damaged', problems: [`the file changed during each of ${walks} walks in ${Math.round((performance.now() - started) / 1000)} s (a process writing to it without pause); check a backup of it instead`] };
+    return {
+      state: 'damaged',
+      problems: [
+        `the file changed during each of ${walks} walks in ${Math.round((performance.now() - started) / 1000)} s (a process writing to it without pause); check a backup of it instead`,
+      ],
+    };
   } finally {
     closeSync(fd);
   }

@@ -139,7 +139,10 @@ export class LmdbStore {
     const format = this.meta.get('format') as { magic?: unknown; version?: unknown } | undefined;
     if (format === undefined) {
       if (this.readOnly) {
-        throw new KithError('ERR_STORAGE_CORRUPTED', `${this.path}: no format entry: not a kith database, or its creation was cut short; a read-only command does not write one`);
+        throw new KithError(
+          'ERR_STORAGE_CORRUPTED',
+          `${this.path}: no format entry: not a kith database, or its creation was cut short; a read-only command does not write one`,
+        );
       }
       this.writeFormat();
       return;
@@ -161,7 +164,8 @@ export class LmdbStore {
     }
     // Format 1 migrates straight to the current format, so its ids go through this too. A read-only
     // open reads a format-2 file as it is (its ids as stored); the next writable open migrates it.
-    if (format.version <= 2 && !this.readOnly) migrateFormat2(this.root, this.points, this.snapshots as unknown as Database<Buffer, Key>, () => this.writeFormat());
+    if (format.version <= 2 && !this.readOnly)
+      migrateFormat2(this.root, this.points, this.snapshots as unknown as Database<Buffer, Key>, () => this.writeFormat());
   }
 
   private writeFormat(version = STORAGE_FORMAT_VERSION): void {

@@ -22,9 +22,7 @@ const FORMAT = 1;
 const HEADER_BYTES = 16;
 
 /** How a record holds its vector; the byte at offset 2. */
-export type StoredVector =
-  | { readonly encoding: 'f32'; readonly values: Float32Array }
-  | ({ readonly encoding: 'sq8' } & Sq8Codes);
+export type StoredVector = { readonly encoding: 'f32'; readonly values: Float32Array } | ({ readonly encoding: 'sq8' } & Sq8Codes);
 
 const ENCODING_BYTE = { f32: 0, sq8: 1 } as const;
 

@@ -67,7 +67,14 @@ export async function writeOnThread(
     records: await pack(puts.length, (i) => (puts[i] as readonly [Uint8Array, Uint8Array])[1], slices),
     lastVersion: lastVersion === undefined ? null : lastVersion.toString(),
   };
-  const transfer = [job.removeKeys.bytes, job.removeKeys.ends.buffer, job.putKeys.bytes, job.putKeys.ends.buffer, job.records.bytes, job.records.ends.buffer] as ArrayBuffer[];
+  const transfer = [
+    job.removeKeys.bytes,
+    job.removeKeys.ends.buffer,
+    job.putKeys.bytes,
+    job.putKeys.ends.buffer,
+    job.records.bytes,
+    job.records.ends.buffer,
+  ] as ArrayBuffer[];
   const worker = new Worker(new URL('./point-writer-thread.js', import.meta.url), { workerData: job, transferList: transfer });
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   const result = await new Promise<PointWriterResult>((resolve) => {

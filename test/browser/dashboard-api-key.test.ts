@@ -69,4 +69,3 @@ describe('dashboard in Chromium, on a server with an API key', { skip: SKIP_WITH
     assert.deepEqual(watched.problems(), [], `[seed ${seed}] the page had problems`);
   });
 });
-

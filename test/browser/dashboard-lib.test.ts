@@ -119,7 +119,13 @@ test('the histogram quantile lies in the bucket that holds the true quantile (se
         assert.ok(estimate >= lower - 1e-12 && estimate <= top + 1e-12, `round ${round} q ${q}: ${estimate} not in [${lower}, ${top}] (truth ${truth})`);
       }
     }
-    assert.equal(histogramQuantile(0.5, bounds.map((b): [number, number] => [b, 0])), null);
+    assert.equal(
+      histogramQuantile(
+        0.5,
+        bounds.map((b): [number, number] => [b, 0]),
+      ),
+      null,
+    );
   });
 });
 
@@ -211,11 +217,22 @@ function refuses(parse: (text: string) => unknown, text: string): boolean {
 
 test('exact JSON: integers beyond 2^53 keep every digit as bigints; everything else is what JSON.parse gives', async () => {
   const { parseExactJson } = await load<ExactJsonModule>('exact-json');
-  const text = '{"result":[{"id":"a","version":1795822486110879776,"score":0.5,"vector":[1,-2.5e-3,0]},{"id":"b","version":12}],"big":[-9007199254740993,9007199254740993,9007199254740992,9007199254740991,123456789012345678901234567890,1e21,1E+400,-0,1.0]}';
+  const text =
+    '{"result":[{"id":"a","version":1795822486110879776,"score":0.5,"vector":[1,-2.5e-3,0]},{"id":"b","version":12}],"big":[-9007199254740993,9007199254740993,9007199254740992,9007199254740991,123456789012345678901234567890,1e21,1E+400,-0,1.0]}';
   const parsed = parseExactJson(text) as { result: { version: unknown }[]; big: unknown[] };
   assert.equal(parsed.result[0]?.version, 1795822486110879776n);
   assert.equal(parsed.result[1]?.version, 12);
-  assert.deepEqual(parsed.big, [-9007199254740993n, 9007199254740993n, 9007199254740992n, 9007199254740991, 123456789012345678901234567890n, 1e21, Number.POSITIVE_INFINITY, -0, 1]);
+  assert.deepEqual(parsed.big, [
+    -9007199254740993n,
+    9007199254740993n,
+    9007199254740992n,
+    9007199254740991,
+    123456789012345678901234567890n,
+    1e21,
+    Number.POSITIVE_INFINITY,
+    -0,
+    1,
+  ]);
   assert.ok(Object.is(parsed.big[7], -0));
   assertSameAsJsonParse(parseExactJson(text), JSON.parse(text), text);
   // "__proto__" is an own key, as JSON.parse makes it, and the prototype stays Object's.
@@ -230,25 +247,62 @@ test('exact JSON agrees with JSON.parse on every JSON value and every broken tex
   const { parseExactJson } = await load<ExactJsonModule>('exact-json');
   const seed = testSeed(19);
   const bigInteger = fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }).map((n) => ({ big: n.toString() }));
-  const value = fc.oneof(fc.jsonValue({ stringUnit: 'binary' }), fc.array(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer())), bigInteger);
+  const value = fc.oneof(
+    fc.jsonValue({ stringUnit: 'binary' }),
+    fc.array(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer())),
+    bigInteger,
+  );
   const spacing = fc.constantFrom(undefined, 0, 1, '\t', '\r\n  ');
   fc.assert(
-    fc.property(value, spacing, fc.array(fc.tuple(fc.nat(), fc.constantFrom('', ',', ']', '}', '"', '\\', '0', '-', '.', 'e', ' ', '[', '{', ':', '\u0001')), { maxLength: 2 }), (v, space, edits) => {
-      // Big integer literals placed as numbers: JSON.stringify cannot write them.
-      let text = JSON.stringify(v, null, space as string | number | undefined).replace(/\{\s*"big":\s*"(-?\d+)"\s*\}/g, '$1');
-      assertSameAsJsonParse(parseExactJson(text), JSON.parse(text), text);
-      // Broken by a few edits: refused exactly when JSON.parse refuses it, else the same value.
-      for (const [at, insert] of edits) {
-        const i = at % (text.length + 1);
-        text = insert === '' ? text.slice(0, i) + text.slice(i + 1) : text.slice(0, i) + insert + text.slice(i);
-      }
-      const broken = refuses(JSON.parse, text);
-      assert.equal(refuses(parseExactJson, text), broken, `refused by one parser only: ${JSON.stringify(text)}`);
-      if (!broken) assertSameAsJsonParse(parseExactJson(text), JSON.parse(text), text);
-    }),
+    fc.property(
+      value,
+      spacing,
+      fc.array(fc.tuple(fc.nat(), fc.constantFrom('', ',', ']', '}', '"', '\\', '0', '-', '.', 'e', ' ', '[', '{', ':', '\u0001')), { maxLength: 2 }),
+      (v, space, edits) => {
+        // Big integer literals placed as numbers: JSON.stringify cannot write them.
+        let text = JSON.stringify(v, null, space as string | number | undefined).replace(/\{\s*"big":\s*"(-?\d+)"\s*\}/g, '$1');
+        assertSameAsJsonParse(parseExactJson(text), JSON.parse(text), text);
+        // Broken by a few edits: refused exactly when JSON.parse refuses it, else the same value.
+        for (const [at, insert] of edits) {
+          const i = at % (text.length + 1);
+          text = insert === '' ? text.slice(0, i) + text.slice(i + 1) : text.slice(0, i) + insert + text.slice(i);
+        }
+        const broken = refuses(JSON.parse, text);
+        assert.equal(refuses(parseExactJson, text), broken, `refused by one parser only: ${JSON.stringify(text)}`);
+        if (!broken) assertSameAsJsonParse(parseExactJson(text), JSON.parse(text), text);
+      },
+    ),
     { seed, numRuns: 2000 },
   );
-  for (const text of ['', ' ', '{', '[1,]', '[,1]', '01', '-01', '1.', '.5', '-', '+1', '1e', '1e+', 'NaN', 'tru', 'nul', '"\\x"', '"\\u12"', '"a\nb"', '"open', '{"a" 1}', '{"a":1,}', '[1 2]', '1 2', '{,}', '{1:2}', "{'a':1}"]) {
+  for (const text of [
+    '',
+    ' ',
+    '{',
+    '[1,]',
+    '[,1]',
+    '01',
+    '-01',
+    '1.',
+    '.5',
+    '-',
+    '+1',
+    '1e',
+    '1e+',
+    'NaN',
+    'tru',
+    'nul',
+    '"\\x"',
+    '"\\u12"',
+    '"a\nb"',
+    '"open',
+    '{"a" 1}',
+    '{"a":1,}',
+    '[1 2]',
+    '1 2',
+    '{,}',
+    '{1:2}',
+    "{'a':1}",
+  ]) {
     assert.ok(refuses(JSON.parse, text), `JSON.parse accepts ${JSON.stringify(text)}`);
     assert.ok(refuses(parseExactJson, text), `parseExactJson accepts ${JSON.stringify(text)}`);
   }
@@ -263,7 +317,11 @@ test('colours: few distinct integers, strings and booleans are categories (one c
   const { colourBy, MISSING } = await load<ColoursModule>('colours');
   const categorical = (values: unknown[]): void => {
     const { colours, legend } = colourBy(values);
-    assert.equal(legend.kind, 'categories', JSON.stringify(values.slice(0, 12), (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)));
+    assert.equal(
+      legend.kind,
+      'categories',
+      JSON.stringify(values.slice(0, 12), (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)),
+    );
     const present = values.filter((v) => v !== null && v !== undefined).map((v) => (typeof v === 'string' ? v : String(v)));
     // One colour per distinct value, the same for equal values, missing ones grey.
     const colourOf = new Map<string, string>();

@@ -65,7 +65,11 @@ describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }
   /** The scroll page the browser asks for (20 points from `cursor`), as JSON text and the cursor of the page after it. */
   async function listing(cursor?: string, filter?: unknown): Promise<{ text: string; next: string | null }> {
     const body = { limit: 20, ...(cursor === undefined ? {} : { cursor }), ...(filter === undefined ? {} : { filter }), with_vector: true };
-    const response = await fetch(`${suite.url}/collections/${LABELS}/points/scroll`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${suite.url}/collections/${LABELS}/points/scroll`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     assert.equal(response.status, 200);
     const text = await response.text();
     return { text, next: (JSON.parse(text) as { result: { next_cursor: string | null } }).result.next_cursor };
@@ -74,12 +78,21 @@ describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }
 
   it('shows versions with every digit the server wrote, in the listing and in a lookup', async () => {
     const { page, done } = await suite.open('#/points', LABELS);
-    await page.getByTestId('points-range').getByText(`1–20 of ${REGULAR + ODD_IDS.length}`).waitFor();
+    await page
+      .getByTestId('points-range')
+      .getByText(`1–20 of ${REGULAR + ODD_IDS.length}`)
+      .waitFor();
     const firstPage = await listing();
     const served = versionsInText(firstPage.text);
     const shown = await versionsOnPage(page, 'points-table');
     // In id order: the odd ids that sort before "n00" (a space, "%", ".", digits, "?", "a…") come first.
-    assert.deepEqual([...shown.keys()], [...ODD_IDS.filter((id) => id < 'n'), ...Array.from({ length: 20 - ODD_IDS.filter((id) => id < 'n').length }, (_, i) => `n${String(i).padStart(2, '0')}`)].sort());
+    assert.deepEqual(
+      [...shown.keys()],
+      [
+        ...ODD_IDS.filter((id) => id < 'n'),
+        ...Array.from({ length: 20 - ODD_IDS.filter((id) => id < 'n').length }, (_, i) => `n${String(i).padStart(2, '0')}`),
+      ].sort(),
+    );
     assert.equal(served.size, 20);
     assert.deepEqual(shown, served, 'the page shows the versions the server wrote');
     // Nanosecond versions are beyond a double's 53 bits: rounding would have changed some of them.
@@ -94,10 +107,16 @@ describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }
     assert.deepEqual(await versionsOnPage(page, 'lookup-result'), versionsInText(raw));
     // Every point once, page by page to the last, as the scroll's cursors lead.
     await page.getByTestId('points-next').click();
-    await page.getByTestId('points-range').getByText(`21–40 of ${REGULAR + ODD_IDS.length}`).waitFor();
+    await page
+      .getByTestId('points-range')
+      .getByText(`21–40 of ${REGULAR + ODD_IDS.length}`)
+      .waitFor();
     assert.deepEqual([...(await versionsOnPage(page, 'points-table')).keys()], await listingIds(firstPage.next ?? undefined));
     await page.getByTestId('points-next').click();
-    await page.getByTestId('points-range').getByText(`41–60 of ${REGULAR + ODD_IDS.length}`).waitFor();
+    await page
+      .getByTestId('points-range')
+      .getByText(`41–60 of ${REGULAR + ODD_IDS.length}`)
+      .waitFor();
     assert.equal(await page.getByTestId('points-next').isDisabled(), true, 'the last page has no next');
     await done();
   });
@@ -117,7 +136,10 @@ describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }
     for (const id of ['nobody', '7 ', 'with%20space', 'a%2Fb']) {
       await box.fill(id);
       await page.getByTestId('lookup-run').click();
-      await page.getByTestId('lookup-missing').getByText(`no such point: ${JSON.stringify(id)}`).waitFor();
+      await page
+        .getByTestId('lookup-missing')
+        .getByText(`no such point: ${JSON.stringify(id)}`)
+        .waitFor();
       assert.equal(await page.getByTestId('lookup-result').count(), 0);
     }
     await page.waitForTimeout(200);
@@ -128,7 +150,10 @@ describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }
   it('pages through only the points a filter matches, as the filtered scroll returns them, and back', async () => {
     const { page, done } = await suite.open('#/points', LABELS);
     const filter = { must: [{ key: 'kind', match: { value: 'even' } }] };
-    await page.getByTestId('points-range').getByText(`1–20 of ${REGULAR + ODD_IDS.length}`).waitFor();
+    await page
+      .getByTestId('points-range')
+      .getByText(`1–20 of ${REGULAR + ODD_IDS.length}`)
+      .waitFor();
     await page.getByTestId('filter-text').fill(JSON.stringify(filter));
     const status = page.locator('[data-testid="filter-status"][data-kind="valid"]');
     await status.waitFor();
@@ -138,7 +163,10 @@ describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }
     const first = await attributes(page, '[data-testid="points-table"] [data-point-id]', 'data-point-id');
     const firstFiltered = await listing(undefined, filter);
     assert.deepEqual(first, [...versionsInText(firstFiltered.text).keys()]);
-    assert.ok(first.every((id) => /^n\d\d$/.test(id) && Number(id.slice(1)) % 2 === 0), `only even points: ${first.join(', ')}`);
+    assert.ok(
+      first.every((id) => /^n\d\d$/.test(id) && Number(id.slice(1)) % 2 === 0),
+      `only even points: ${first.join(', ')}`,
+    );
     // Lookup and filter together, for the picture.
     await page.getByTestId('lookup-id').fill('ünïcødé ✓ 😀');
     await page.getByTestId('lookup-run').click();
@@ -146,7 +174,10 @@ describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }
     await screenshot(page, 'points');
     await page.getByTestId('lookup-close').click();
     await page.getByTestId('points-next').click();
-    await page.getByTestId('points-range').getByText(`21–${REGULAR / 2} of the points matching the filter`).waitFor();
+    await page
+      .getByTestId('points-range')
+      .getByText(`21–${REGULAR / 2} of the points matching the filter`)
+      .waitFor();
     const second = await attributes(page, '[data-testid="points-table"] [data-point-id]', 'data-point-id');
     assert.deepEqual(second, await listingIds(firstFiltered.next ?? undefined, filter));
     assert.equal(new Set([...first, ...second]).size, REGULAR / 2);
@@ -157,7 +188,10 @@ describe('dashboard points browser in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }
     assert.deepEqual(await attributes(page, '[data-testid="points-table"] [data-point-id]', 'data-point-id'), first);
     // Clearing the filter lists every point again, from the start.
     await page.getByTestId('filter-clear').click();
-    await page.getByTestId('points-range').getByText(`1–20 of ${REGULAR + ODD_IDS.length}`).waitFor();
+    await page
+      .getByTestId('points-range')
+      .getByText(`1–20 of ${REGULAR + ODD_IDS.length}`)
+      .waitFor();
     assert.deepEqual(await attributes(page, '[data-testid="points-table"] [data-point-id]', 'data-point-id'), await listingIds());
     await done();
   });

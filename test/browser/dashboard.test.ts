@@ -20,7 +20,10 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     const api = await httpJson(suite.url, 'GET', '/collections');
     const rows = page.getByTestId('collections-table').locator('tbody tr');
     await rows.first().waitFor();
-    assert.deepEqual(await attributes(page, '[data-collection]', 'data-collection'), api.body.result.map((c: { name: string }) => c.name));
+    assert.deepEqual(
+      await attributes(page, '[data-collection]', 'data-collection'),
+      api.body.result.map((c: { name: string }) => c.name),
+    );
     assert.deepEqual(await attributes(page, '[data-collection]', 'data-collection'), [DEMO, SMALL]);
     await page.locator(`[data-collection="${SMALL}"] button`).click();
     const details = page.getByTestId('collection-details');
@@ -98,7 +101,10 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     assert.equal(api.status, 200, api.raw);
     const expected = api.body.result as { id: string; score: number; payload: { colour: string; size: number } }[];
     assert.ok(expected.length > 0 && expected.every((p) => p.payload.colour === 'green' && p.payload.size < 50), 'the API honours the filter');
-    assert.deepEqual(await attributes(page, '[data-testid="search-results"] [data-point-id]', 'data-point-id'), expected.map((p) => p.id));
+    assert.deepEqual(
+      await attributes(page, '[data-testid="search-results"] [data-point-id]', 'data-point-id'),
+      expected.map((p) => p.id),
+    );
     const scores = (await attributes(page, '[data-testid="search-results"] [data-point-id]', 'data-score')).map(Number);
     for (const [i, score] of scores.entries()) assert.ok(Math.abs(score - (expected[i] as { score: number }).score) < 1e-6, `score ${i}`);
     assert.equal(await page.getByTestId('explain-strategy').innerText(), api.body.explain.strategy);
@@ -140,7 +146,11 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     assert.equal(await canvas.getAttribute('data-points'), String(DEMO_POINTS));
     // The plot is drawn: many pixels differ from the white background, in more than one colour.
     const drawn = await canvas.evaluate((element) => {
-      const c = element as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+      const c = element as unknown as {
+        width: number;
+        height: number;
+        getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+      };
       const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
       let painted = 0;
       const colours = new Set<number>();

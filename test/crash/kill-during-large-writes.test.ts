@@ -60,7 +60,12 @@ async function countBatch(url: string, b: Batch): Promise<{ count: number; corru
     vector: Array(DIM).fill(0),
     limit: 10000,
     with_vector: true,
-    filter: { must: [{ key: 'round', match: { value: b.round } }, { key: 'batch', match: { value: b.batch } }] },
+    filter: {
+      must: [
+        { key: 'round', match: { value: b.round } },
+        { key: 'batch', match: { value: b.batch } },
+      ],
+    },
   });
   assert.equal(r.status, 200, r.raw);
   const corrupt: string[] = [];
@@ -89,7 +94,9 @@ test('SIGKILL during large upserts and deletes (committed on their own thread) l
     await writer;
     const acked = batches.filter((b) => b.round === round && b.upsertAcked).length;
     assert.ok(acked > 0, `[seed ${seed}] no batch was acknowledged within ${killAfterMs} ms`);
-    t.diagnostic(`round ${round}: killed after ${killAfterMs} ms; ${acked} upserts and ${batches.filter((b) => b.round === round && b.deleteAcked).length} deletes acknowledged`);
+    t.diagnostic(
+      `round ${round}: killed after ${killAfterMs} ms; ${acked} upserts and ${batches.filter((b) => b.round === round && b.deleteAcked).length} deletes acknowledged`,
+    );
 
     const restarted = await startServer(dbPath);
     try {

@@ -17,7 +17,6 @@ import { tempDbPath, tempDir } from '../helpers/temp-dir.js';
 const DIM = 8;
 const BATCH = 250;
 
-
 test('POST /backup under write load streams a database with every batch acknowledged before it, whole', async (t) => {
   const seed = testSeed(2024);
   const dbPath = tempDbPath(t);

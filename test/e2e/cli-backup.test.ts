@@ -18,7 +18,6 @@ import { tempDir } from '../helpers/temp-dir.js';
 const DIM = 8;
 const BATCH = 200;
 
-
 test('kith backup --url under write load: the copy passes kith check and holds every batch acknowledged before it, whole', async (t) => {
   const seed = testSeed(41);
   const dir = tempDir(t);

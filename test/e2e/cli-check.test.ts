@@ -50,7 +50,12 @@ test('kith check: a sound file passes; each deliberate corruption is reported, e
   const sound = join(dir, 'sound.db');
   const rng = new SeededRng(seed);
   const graphFile = join(dir, 'g.jsonl');
-  writeFileSync(graphFile, randomVectors(rng, 3000, 4).map((vector, i) => JSON.stringify({ id: i, vector, payload: { i } })).join('\n'));
+  writeFileSync(
+    graphFile,
+    randomVectors(rng, 3000, 4)
+      .map((vector, i) => JSON.stringify({ id: i, vector, payload: { i } }))
+      .join('\n'),
+  );
   await ok(['import', graphFile, '--collection', 'g', '--dim', '4', '--distance', 'euclid', '--hnsw', '--db', sound, '--quiet']);
   await ok(['delete', 'g', '--ids', '3,5,7,11', '--db', sound]);
   const flatFile = join(dir, 'f.csv');
@@ -61,7 +66,10 @@ test('kith check: a sound file passes; each deliberate corruption is reported, e
   const good = await kith(['check', sound]);
   assert.equal(good.code, 0, good.stdout + good.stderr);
   assert.match(good.stdout, /storage format 3, 2 collection\(s\)/);
-  assert.match(good.stdout, /collection "g" \(uid 1, 4-d Euclid, hnsw\): 2996 point record\(s\); graph snapshot checksum ok \(\d+ bytes\); 2996 loaded; \d+ from the snapshot's graph, graph invariants checked/);
+  assert.match(
+    good.stdout,
+    /collection "g" \(uid 1, 4-d Euclid, hnsw\): 2996 point record\(s\); graph snapshot checksum ok \(\d+ bytes\); 2996 loaded; \d+ from the snapshot's graph, graph invariants checked/,
+  );
   assert.match(good.stdout, /collection "f" \(uid 2, 3-d Cosine, flat\): 50 point record\(s\); 50 loaded/);
   assert.match(good.stdout, /^sound: every record decodes/m);
   assert.equal(sha(sound), before, 'kith check changed the file');
@@ -178,7 +186,12 @@ test('kith check on a file that is no database, or whose pages are broken: exit 
   const sound = join(dir, 'sound.db');
   const rng = new SeededRng(testSeed(52));
   const points = join(dir, 'p.jsonl');
-  writeFileSync(points, randomVectors(rng, 4000, 8).map((vector, i) => JSON.stringify({ id: `point-${i}`, vector, payload: { i } })).join('\n'));
+  writeFileSync(
+    points,
+    randomVectors(rng, 4000, 8)
+      .map((vector, i) => JSON.stringify({ id: `point-${i}`, vector, payload: { i } }))
+      .join('\n'),
+  );
   await ok(['import', points, '--collection', 'p', '--dim', '8', '--db', sound, '--quiet']);
   const bytes = readFileSync(sound);
   const regions = fileRegions(bytes);
@@ -190,8 +203,18 @@ test('kith check on a file that is no database, or whose pages are broken: exit 
   brokenChild.writeUInt16LE(1, node + 4);
 
   const cases: [string, Buffer, RegExp, RegExp][] = [
-    ['notes.txt', Buffer.from('not a database\n'), /^.*notes\.txt: not a kith database\n/, /kith: .*notes\.txt: not a kith database: 15 bytes, shorter than an LMDB meta page/],
-    ['empty.db', Buffer.alloc(0), /empty\.db: not a kith database\n1 problem\(s\):\n {2}an empty file \(0 bytes\)/, /kith: .*empty\.db: not a kith database: an empty file/],
+    [
+      'notes.txt',
+      Buffer.from('not a database\n'),
+      /^.*notes\.txt: not a kith database\n/,
+      /kith: .*notes\.txt: not a kith database: 15 bytes, shorter than an LMDB meta page/,
+    ],
+    [
+      'empty.db',
+      Buffer.alloc(0),
+      /empty\.db: not a kith database\n1 problem\(s\):\n {2}an empty file \(0 bytes\)/,
+      /kith: .*empty\.db: not a kith database: an empty file/,
+    ],
     [
       'child.db',
       brokenChild,
@@ -217,7 +240,7 @@ test('kith check on a file that is no database, or whose pages are broken: exit 
   }
 });
 
-test('kith check of a file a running server holds and writes to: sound, through the server\'s own lock file', async (t) => {
+test("kith check of a file a running server holds and writes to: sound, through the server's own lock file", async (t) => {
   const dir = tempDir(t);
   const file = join(dir, 'kith.db');
   const server = await startServer(file);

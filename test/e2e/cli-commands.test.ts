@@ -12,10 +12,6 @@ import { test } from 'node:test';
 import { KITH_JS, kith, ok } from '../helpers/kith-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-
-
-
-
 /** The service through the CLI entry (`kith serve …` or `kith -port …`), on a random loopback port. */
 async function startService(t: { after(fn: () => Promise<unknown>): void }, args: readonly string[]): Promise<string> {
   const child: ChildProcess = spawn(process.execPath, [KITH_JS, ...args, '-port', '0', '-host', '127.0.0.1'], {
@@ -63,7 +59,10 @@ async function exerciseCommands(where: readonly string[], file: string): Promise
   const ls = (await ok(['ls', ...where])).split('\n');
   assert.match(ls[0] as string, /^NAME\s+DIM\s+DISTANCE\s+INDEX\s+POINTS$/);
   assert.match(ls[1] as string, /^docs\s+4\s+Cosine\s+flat\s+5$/);
-  assert.deepEqual(JSON.parse(await ok(['ls', '--json', ...where])).map((c: { name: string }) => c.name), ['docs']);
+  assert.deepEqual(
+    JSON.parse(await ok(['ls', '--json', ...where])).map((c: { name: string }) => c.name),
+    ['docs'],
+  );
 
   const info = JSON.parse(await ok(['info', 'docs', ...where]));
   assert.equal(info.vector_size, 4);
@@ -84,7 +83,10 @@ async function exerciseCommands(where: readonly string[], file: string): Promise
   );
   assert.match(table[1] as string, /\{"lang":"en","n":1\}$/);
   const filteredHits = JSON.parse(await ok(['search', 'docs', '--vector', '[0, 1, 0, 0]', '--filter', EN, '--json', ...where]));
-  assert.deepEqual(filteredHits.map((h: { id: string }) => h.id), ['doc-3', '1']);
+  assert.deepEqual(
+    filteredHits.map((h: { id: string }) => h.id),
+    ['doc-3', '1'],
+  );
 
   const point = JSON.parse(await ok(['get', 'docs', 'doc-3', ...where]));
   assert.deepEqual([point.id, point.vector, point.payload], ['doc-3', [0, 1, 0, 0], { lang: 'en', n: 3 }]);

@@ -49,12 +49,16 @@ test('CSV: a payload column has one type, decided from its first rows and said o
       /^kith: types\.csv: ids from "id", vectors from "vector", payload zip string, flag boolean, n number, big string, note string, blank string \(no value seen\); types from the first 1000 rows \(--types COLUMN:TYPE,… sets them\)\n/,
       where.name,
     );
-    assert.deepEqual(await pointsOf(where, 'typed', [1, 2, 3]), {
-      // Leading zeros keep a column text, 99999 included; TRUE and true are one boolean; an integer beyond 2^53 keeps its column text.
-      1: { payload: { zip: '01234', flag: true, n: 1, big: '12345678901234567890', note: 'a' }, vector: [1, 0] },
-      2: { payload: { zip: '99999', flag: true, n: 2.5, big: '1', note: 'b' }, vector: [0, 1] },
-      3: { payload: { zip: '00042', flag: false, n: -3, big: '2' }, vector: [1, 1] },
-    }, where.name);
+    assert.deepEqual(
+      await pointsOf(where, 'typed', [1, 2, 3]),
+      {
+        // Leading zeros keep a column text, 99999 included; TRUE and true are one boolean; an integer beyond 2^53 keeps its column text.
+        1: { payload: { zip: '01234', flag: true, n: 1, big: '12345678901234567890', note: 'a' }, vector: [1, 0] },
+        2: { payload: { zip: '99999', flag: true, n: 2.5, big: '1', note: 'b' }, vector: [0, 1] },
+        3: { payload: { zip: '00042', flag: false, n: -3, big: '2' }, vector: [1, 1] },
+      },
+      where.name,
+    );
     // A filter written for the column's type finds every row of it.
     assert.deepEqual(await hitIds(where, 'typed', { must: [{ key: 'zip', match: { value: '99999' } }] }), ['2'], where.name);
     assert.deepEqual(await hitIds(where, 'typed', { must: [{ key: 'flag', match: { value: true } }] }), ['1', '2'], where.name);
@@ -95,8 +99,16 @@ test('CSV: a cell after the first 1000 rows that does not fit its column stops t
     const run = await kith(args);
     assert.equal(run.code, 1, where.name);
     const lines = run.stderr.split('\n');
-    assert.equal(lines[0], 'kith: late.csv:1202: n: "N/A" is not a number (the column is number, from its first 1000 rows; --types n:string keeps every value as text)', where.name);
-    assert.match(lines[1] as string, /^kith: the first 1000 points of .*late\.csv \(through late\.csv:1001\) are durable in late, which this import created and keeps with them; the rest is not written$/, where.name);
+    assert.equal(
+      lines[0],
+      'kith: late.csv:1202: n: "N/A" is not a number (the column is number, from its first 1000 rows; --types n:string keeps every value as text)',
+      where.name,
+    );
+    assert.match(
+      lines[1] as string,
+      /^kith: the first 1000 points of .*late\.csv \(through late\.csv:1001\) are durable in late, which this import created and keeps with them; the rest is not written$/,
+      where.name,
+    );
     const resume = /^kith: to resume once the file is fixed, run: (kith import .*late\.csv --collection late .* --skip 1000)$/.exec(lines[2] as string);
     assert.ok(resume !== null, `${where.name}: ${run.stderr}`);
     assert.equal(await ok(['count', 'late', ...where.args]), '1000\n', where.name);
@@ -126,7 +138,10 @@ test('CSV: a column named __proto__ is refused, naming it; constructor and proto
   for (const where of await fileAndServer(t, dir)) {
     const proto = await kith(['import', join(dir, 'proto.csv'), '--collection', 'proto', '--dim', '2', ...where.args]);
     assert.equal(proto.code, 1, where.name);
-    assert.match(proto.stderr, /^kith: proto\.csv:1: column "__proto__" cannot be a payload field \(kith refuses the key: prototype poisoning\); rename it in the header\n/);
+    assert.match(
+      proto.stderr,
+      /^kith: proto\.csv:1: column "__proto__" cannot be a payload field \(kith refuses the key: prototype poisoning\); rename it in the header\n/,
+    );
     assert.match(proto.stderr, /nothing was written; proto, which this import created, was dropped again\n/);
     assert.equal(await exists(where, 'proto'), false, where.name);
 
@@ -157,8 +172,25 @@ test('CSV and TSV: one column per vector component (--vector-columns, --vector-p
     assert.deepEqual(tsvPoints['2']?.payload, expectTsv[2].payload, where.name);
     assert.ok(Math.abs((tsvPoints['2']?.vector[0] as number) - 0.001) < 1e-7, where.name);
     await ok(['import', join(dir, 'semi.csv'), '--collection', 'semi', '--vector-columns', 'x,y,z', '--delimiter', ';', '--quiet', ...common]);
-    assert.deepEqual(await pointsOf(where, 'semi', [1, 2]), { 1: { payload: { note: 'a;b' }, vector: [1, 2, 3] }, 2: { payload: { note: 'c' }, vector: [4, 5, 6] } }, where.name);
-    await ok(['import', join(dir, 'tabs.txt'), '--format', 'csv', '--collection', 'tabs', '--vector-columns', 'e1..e3', '--delimiter', 'tab', '--quiet', ...common]);
+    assert.deepEqual(
+      await pointsOf(where, 'semi', [1, 2]),
+      { 1: { payload: { note: 'a;b' }, vector: [1, 2, 3] }, 2: { payload: { note: 'c' }, vector: [4, 5, 6] } },
+      where.name,
+    );
+    await ok([
+      'import',
+      join(dir, 'tabs.txt'),
+      '--format',
+      'csv',
+      '--collection',
+      'tabs',
+      '--vector-columns',
+      'e1..e3',
+      '--delimiter',
+      'tab',
+      '--quiet',
+      ...common,
+    ]);
     assert.deepEqual(await pointsOf(where, 'tabs', [7]), { 7: { payload: {}, vector: [1, 0, 0] } }, where.name);
     await ok(['import', join(dir, 'padded.csv'), '--collection', 'padded', '--vector-columns', 'f08..f10', '--quiet', ...common]);
     assert.deepEqual(await pointsOf(where, 'padded', [1]), { 1: { payload: {}, vector: [1, 2, 3] } }, where.name);
@@ -175,12 +207,21 @@ test('CSV vector columns: a missing, skipped or extra column and a cell that is 
   const failures: [string[], RegExp][] = [
     [[write('gap.csv', 'id,v0,v1,v3\n1,1,2,3\n'), '--vector-prefix', 'v'], /gap\.csv:1: --vector-prefix: the columns v<n> skip v2 \(found v3\)/],
     [[write('none.csv', 'id,a,b\n1,1,2\n'), '--vector-prefix', 'v'], /none\.csv:1: --vector-prefix: no column is named "v" followed by a number/],
-    [[write('four.csv', 'id,v0,v1,v2,v3\n1,1,2,3,4\n'), '--vector-prefix', 'v'], /four\.csv:1: 4 vector columns \(v0…v3\), the collection's vectors have 3 components/],
+    [
+      [write('four.csv', 'id,v0,v1,v2,v3\n1,1,2,3,4\n'), '--vector-prefix', 'v'],
+      /four\.csv:1: 4 vector columns \(v0…v3\), the collection's vectors have 3 components/,
+    ],
     [[write('missing.csv', 'id,x,y\n1,1,2\n'), '--vector-columns', 'x,y,z'], /missing\.csv:1: --vector-columns: the header row has no column "z"/],
     [[write('word.csv', 'id,x,y,z\n1,1,2,3\n2,1,two,3\n'), '--vector-columns', 'x..z'], /--vector-columns: the header row has no column "x\.\.z"/],
-    [[write('word2.csv', 'id,x,y,z\n1,1,2,3\n2,1,two,3\n'), '--vector-columns', 'x,y,z'], /word2\.csv:3: y: expected a number \(a vector component\), got "two"/],
+    [
+      [write('word2.csv', 'id,x,y,z\n1,1,2,3\n2,1,two,3\n'), '--vector-columns', 'x,y,z'],
+      /word2\.csv:3: y: expected a number \(a vector component\), got "two"/,
+    ],
     [[write('empty.csv', 'id,x,y,z\n1,1,,3\n'), '--vector-columns', 'x,y,z'], /empty\.csv:2: y: empty \(a vector component\)/],
-    [[write('noid.csv', 'x,y,z\n1,2,3\n'), '--vector-columns', 'x,y,z', '--id-column', 'x'], /noid\.csv:1: column "x" cannot be both the id and a vector column/],
+    [
+      [write('noid.csv', 'x,y,z\n1,2,3\n'), '--vector-columns', 'x,y,z', '--id-column', 'x'],
+      /noid\.csv:1: column "x" cannot be both the id and a vector column/,
+    ],
   ];
   for (const [args, message] of failures) {
     const run = await kith(['import', ...args, '--collection', 'c', '--dim', '3', '--quiet', ...where]);
@@ -190,7 +231,10 @@ test('CSV vector columns: a missing, skipped or extra column and a cell that is 
   assert.equal(await ok(['ls', ...where]), 'no collections\n', 'a failed import left the collection it created');
   const jsonl = write('p.jsonl', '{"id": 1, "vector": [1, 2, 3]}\n');
   const usage: [string[], RegExp][] = [
-    [[write('ok.csv', 'id,x,y,z\n1,1,2,3\n'), '--vector-columns', 'x,y,z', '--vector-prefix', 'v'], /--vector-column, --vector-columns, --vector-prefix: give one/],
+    [
+      [write('ok.csv', 'id,x,y,z\n1,1,2,3\n'), '--vector-columns', 'x,y,z', '--vector-prefix', 'v'],
+      /--vector-column, --vector-columns, --vector-prefix: give one/,
+    ],
     [[join(dir, 'ok.csv'), '--delimiter', ';;'], /--delimiter: expected one character/],
     [[join(dir, 'ok.csv'), '--delimiter', '"'], /--delimiter: expected one character/],
     [[join(dir, 'ok.csv'), '--vector-columns', 'x,,z'], /--vector-columns: expected column names separated by commas/],

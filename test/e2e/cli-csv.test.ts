@@ -68,7 +68,10 @@ test('CSV: a bad row names FILE:LINE (counting the lines of multi-line fields) a
     const dir = tempDir(t);
     const db = join(dir, 'kith.db');
     const file = join(dir, 'bad.csv');
-    const rows = Array.from({ length: 25 }, (_, i) => `${i},"${[rng.next(), rng.next()].map((x) => Math.fround(x)).join(' ')}",${field(`note ${i}\nsecond line`)}`);
+    const rows = Array.from(
+      { length: 25 },
+      (_, i) => `${i},"${[rng.next(), rng.next()].map((x) => Math.fround(x)).join(' ')}",${field(`note ${i}\nsecond line`)}`,
+    );
     const write = (bad: string, at: number): void => {
       const lines = [...rows];
       lines[at] = bad;
@@ -197,7 +200,10 @@ test('export --format npy: a float32 .npy and its ids; importing both gives the 
   assert.equal((10 + headerLength) % 64, 0);
   assert.match(bytes.toString('latin1', 10, 10 + headerLength), /^\{'descr': '<f4', 'fortran_order': False, 'shape': \(2100, 5\), \} *\n$/);
   assert.equal(bytes.length, 10 + headerLength + 2100 * 5 * 4);
-  const ids = readFileSync(join(dir, 'out.ids.jsonl'), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as string);
+  const ids = readFileSync(join(dir, 'out.ids.jsonl'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as string);
   assert.equal(ids.length, 2100);
   const byId = new Map(points.map((p) => [p.id, p]));
   ids.forEach((id, row) => {
@@ -206,13 +212,15 @@ test('export --format npy: a float32 .npy and its ids; importing both gives the 
   });
 
   await ok(['import', npyPath, '--ids', join(dir, 'out.ids.jsonl'), '--collection', 'copy', '--dim', '5', '--distance', 'euclid', '--db', db, '--quiet']);
-  assert.equal(
-    withoutVersions(await ok(['export', 'copy', '--db', db])),
-    exportLines(points.map((p) => ({ ...p, payload: {} }))),
-    `[seed ${seed}]`,
-  );
+  assert.equal(withoutVersions(await ok(['export', 'copy', '--db', db])), exportLines(points.map((p) => ({ ...p, payload: {} }))), `[seed ${seed}]`);
   // An ids file of another length is refused, naming it.
-  writeFileSync(join(dir, 'short.ids.jsonl'), ids.slice(0, 10).map((id) => JSON.stringify(id)).join('\n'));
+  writeFileSync(
+    join(dir, 'short.ids.jsonl'),
+    ids
+      .slice(0, 10)
+      .map((id) => JSON.stringify(id))
+      .join('\n'),
+  );
   const short = await kith(['import', npyPath, '--ids', join(dir, 'short.ids.jsonl'), '--collection', 'copy', '--db', db, '--quiet']);
   assert.equal(short.code, 1);
   assert.match(short.stderr, /short\.ids\.jsonl: 10 ids, but the vectors go on/);

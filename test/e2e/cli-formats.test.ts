@@ -13,9 +13,6 @@ import { kith, ok, withoutVersions } from '../helpers/kith-cli.js';
 import { startServer } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-
-
-
 /** Float32-exact vectors, so that what is read back equals what was written. */
 function vectors(seed: number, n: number, dim: number): number[][] {
   const rng = new SeededRng(seed);
@@ -78,7 +75,22 @@ test('.fvecs and .npy (float32, float64) import with ids 0…n-1, and a second r
     writeFileSync(path, bytes);
     const collection = name.replace('.', '_');
     for (let run = 0; run < 2; run++) {
-      const out = await ok(['import', path, '--collection', collection, '--dim', '6', '--distance', 'euclid', '--hnsw', '--batch', '500', '--db', db, '--quiet']);
+      const out = await ok([
+        'import',
+        path,
+        '--collection',
+        collection,
+        '--dim',
+        '6',
+        '--distance',
+        'euclid',
+        '--hnsw',
+        '--batch',
+        '500',
+        '--db',
+        db,
+        '--quiet',
+      ]);
       assert.match(out, /imported 2345 points .* in 5 batches/, `[seed ${seed}] ${name}`);
     }
     assert.equal(withoutVersions(await ok(['export', collection, '--db', db])), expectedExport(rows), `[seed ${seed}] ${name}`);
@@ -93,12 +105,33 @@ test('a bad record stops a binary import naming it, with nothing of its batch wr
   // [file, bytes, the error (none: imports), points in the collection afterwards (0: the import created none)]
   const cases: [string, Buffer, RegExp | undefined, number][] = [
     ['good.fvecs', fvecs(rows), undefined, 1200],
-    ['wrongdim.fvecs', Buffer.concat([fvecs(rows.slice(0, 1100)), fvecs([[1, 2, 3]]), fvecs(rows.slice(1101))]), /wrongdim\.fvecs: vector 1100: dimension 3, expected 4/, 1000],
+    [
+      'wrongdim.fvecs',
+      Buffer.concat([fvecs(rows.slice(0, 1100)), fvecs([[1, 2, 3]]), fvecs(rows.slice(1101))]),
+      /wrongdim\.fvecs: vector 1100: dimension 3, expected 4/,
+      1000,
+    ],
     ['short.fvecs', fvecs(rows).subarray(0, 20 * 1150 + 7), /short\.fvecs: vector 1150: truncated/, 1000],
-    ['nan.npy', npy(rows.map((r, i) => (i === 1001 ? [r[0] as number, Number.NaN, 0, 0] : r)), '<f4'), /nan\.npy: row 1001: element 1 is NaN, not a finite number/, 1000],
+    [
+      'nan.npy',
+      npy(
+        rows.map((r, i) => (i === 1001 ? [r[0] as number, Number.NaN, 0, 0] : r)),
+        '<f4',
+      ),
+      /nan\.npy: row 1001: element 1 is NaN, not a finite number/,
+      1000,
+    ],
     ['cut.npy', npy(rows, '<f4').subarray(0, 200), /cut\.npy: the header promises 1200 rows/, 0],
     ['shape.npy', npy(rows, '<f4', '(4800,)'), /shape\.npy: expected a 2-D array/, 0],
-    ['cols.npy', npy(rows.map((r) => [...r, 0]), '<f4'), /cols\.npy: rows have 5 numbers, the collection 4/, 0],
+    [
+      'cols.npy',
+      npy(
+        rows.map((r) => [...r, 0]),
+        '<f4',
+      ),
+      /cols\.npy: rows have 5 numbers, the collection 4/,
+      0,
+    ],
     ['int.npy', Buffer.from(npy(rows, '<f4').toString('latin1').replace("'<f4'", "'<i4'"), 'latin1'), /int\.npy: dtype <i4 is not supported/, 0],
   ];
   for (const [name, bytes, message, count] of cases) {
@@ -152,14 +185,21 @@ test('a .npy whose header does not describe its data is refused with exit 1 befo
     ['int.npy', npyWithHeader(dict('(4, 2)', '<i8'), data), /int\.npy: dtype <i8 is not supported/],
     ['noshape.npy', npyWithHeader("{'descr': '<f4', 'fortran_order': False, }", data), /noshape\.npy: the \.npy header lacks descr, fortran_order or shape/],
     ['version.npy', npyWithHeader(dict('(4, 2)'), data, [4, 0]), /version\.npy: \.npy format version 4\.0 is not supported/],
-    ['short.npy', npyWithHeader(dict('(5, 2)'), data), /short\.npy: the header promises 5 rows of 2 \(40 bytes of data\) but the file has 32 bytes of data: truncated/],
+    [
+      'short.npy',
+      npyWithHeader(dict('(5, 2)'), data),
+      /short\.npy: the header promises 5 rows of 2 \(40 bytes of data\) but the file has 32 bytes of data: truncated/,
+    ],
     ['long.npy', npyWithHeader(dict('(3, 2)'), data), /long\.npy: the header promises 3 rows of 2 \(24 bytes of data\) but the file has 8 bytes more/],
     ['huge.npy', npyWithHeader(dict('(4000000000000, 2)'), data), /huge\.npy: the header promises 4000000000000 rows of 2 .* truncated/],
     ['cuthead.npy', npyWithHeader(dict('(4, 2)'), data).subarray(0, 40), /cuthead\.npy: the \.npy header is truncated/],
     ['magic.npy', Buffer.from('not numpy at all'), /magic\.npy: not a NumPy \.npy file/],
     ['empty.npy', Buffer.alloc(0), /empty\.npy: not a NumPy \.npy file/],
   ];
-  for (const where of [['--db', join(dir, 'kith.db')], ['--url', server.url]]) {
+  for (const where of [
+    ['--db', join(dir, 'kith.db')],
+    ['--url', server.url],
+  ]) {
     for (const [name, bytes, message] of cases) {
       writeFileSync(join(dir, name), bytes);
       const run = await kith(['import', join(dir, name), '--collection', 'n', '--dim', '2', '--quiet', ...where]);
@@ -170,9 +210,15 @@ test('a .npy whose header does not describe its data is refused with exit 1 befo
     assert.equal(await ok(['ls', ...where]), 'no collections\n', `${where[0]}: a failed import left the collection it created`);
     // Version 2.0 headers, and an empty array (what kith export writes for an empty collection), are fine.
     writeFileSync(join(dir, 'v2.npy'), npyWithHeader(dict('(4, 2)'), Buffer.from(new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]).buffer), [2, 0]));
-    assert.match(await ok(['import', join(dir, 'v2.npy'), '--collection', 'v2', '--dim', '2', '--distance', 'euclid', '--quiet', ...where]), /imported 4 points into v2 .*\(4 rows read\)/);
+    assert.match(
+      await ok(['import', join(dir, 'v2.npy'), '--collection', 'v2', '--dim', '2', '--distance', 'euclid', '--quiet', ...where]),
+      /imported 4 points into v2 .*\(4 rows read\)/,
+    );
     assert.deepEqual(JSON.parse(await ok(['get', 'v2', '3', ...where])).vector, [7, 8]);
     writeFileSync(join(dir, 'none.npy'), npyWithHeader(dict('(0, 2)'), Buffer.alloc(0)));
-    assert.match(await ok(['import', join(dir, 'none.npy'), '--collection', 'none', '--dim', '2', '--quiet', ...where]), /imported 0 points into none .*\(0 rows read\) in 0 batches/);
+    assert.match(
+      await ok(['import', join(dir, 'none.npy'), '--collection', 'none', '--dim', '2', '--quiet', ...where]),
+      /imported 0 points into none .*\(0 rows read\) in 0 batches/,
+    );
   }
 });

@@ -40,7 +40,11 @@ test('a failed import drops the empty collection it created, never one the user 
     // Created by this import, nothing written: dropped again.
     const created = await kith(['import', bad, '--collection', 'fresh', '--dim', '4', ...where.args]);
     assert.equal(created.code, 1, where.name);
-    assert.equal(created.stderr, 'kith: bad.jsonl:2: vector: expected 4 numbers, got 2\nkith: nothing was written; fresh, which this import created, was dropped again\n', where.name);
+    assert.equal(
+      created.stderr,
+      'kith: bad.jsonl:2: vector: expected 4 numbers, got 2\nkith: nothing was written; fresh, which this import created, was dropped again\n',
+      where.name,
+    );
     assert.deepEqual(await collectionNames(where), [], where.name);
 
     // An empty collection the user named stays.
@@ -58,7 +62,11 @@ test('a failed import drops the empty collection it created, never one the user 
     assert.equal(run.code, 1, where.name);
     const lines = run.stderr.trimEnd().split('\n');
     assert.equal(lines[0], 'kith: partial.jsonl:26: vector: expected 4 numbers, got "no"', where.name);
-    assert.match(lines[1] as string, /^kith: the first 20 points of .*partial\.jsonl \(through partial\.jsonl:20\) are durable in part, which this import created and keeps with them; the rest is not written$/, where.name);
+    assert.match(
+      lines[1] as string,
+      /^kith: the first 20 points of .*partial\.jsonl \(through partial\.jsonl:20\) are durable in part, which this import created and keeps with them; the rest is not written$/,
+      where.name,
+    );
     assert.equal(resumeCommandIn(run.stderr), `kith ${[...args, '--skip', '20'].join(' ')}`, where.name);
     assert.equal(lines[3], `kith: or, to start over: kith drop part --yes ${where.args.join(' ')}`, where.name);
     assert.equal(await ok(['count', 'part', ...where.args]), '20\n', where.name);
@@ -150,8 +158,19 @@ test('no file crashes an import: random bytes, bad UTF-8, a directory, a pipe; e
     ['random.tsv', random, /^kith: random\.tsv:\d+: /],
     ['random.fvecs', random, /^kith: random\.fvecs: vector 0: dimension -?\d+, expected 4/],
     ['random.bvecs', random, /^kith: random\.bvecs: vector 0: dimension -?\d+, expected 4/],
-    ['latin1.jsonl', Buffer.concat([Buffer.from('{"id": 1, "vector": [1, 0, 0, 0]}\n\n'), Buffer.from('{"id": 2, "vector": [1, 0, 0, 0], "payload": {"city": "K\u00f6ln"}}\n', 'latin1')]), /^kith: latin1\.jsonl:3: not valid UTF-8/],
-    ['latin1.csv', Buffer.concat([Buffer.from('id,vector,city\n1,"1 0 0 0",Bonn\n'), Buffer.from('2,"1 0 0 0",K\u00f6ln\n', 'latin1')]), /^kith: latin1\.csv:3: not valid UTF-8/],
+    [
+      'latin1.jsonl',
+      Buffer.concat([
+        Buffer.from('{"id": 1, "vector": [1, 0, 0, 0]}\n\n'),
+        Buffer.from('{"id": 2, "vector": [1, 0, 0, 0], "payload": {"city": "K\u00f6ln"}}\n', 'latin1'),
+      ]),
+      /^kith: latin1\.jsonl:3: not valid UTF-8/,
+    ],
+    [
+      'latin1.csv',
+      Buffer.concat([Buffer.from('id,vector,city\n1,"1 0 0 0",Bonn\n'), Buffer.from('2,"1 0 0 0",K\u00f6ln\n', 'latin1')]),
+      /^kith: latin1\.csv:3: not valid UTF-8/,
+    ],
     ['nul.jsonl', Buffer.from('\0\0\0\0\n'), /^kith: nul\.jsonl:1: not valid JSON/],
     ['dir.jsonl', 'dir', /^kith: .*dir\.jsonl: is a directory, not a file/],
     ['pipe.npy', 'fifo', /^kith: .*pipe\.npy: not a regular file \(a npy file is read by position\)/],
@@ -176,7 +195,10 @@ test('a named pipe streams JSON Lines; a BOM is skipped; the summary counts poin
   const dir = tempDir(t);
   writeFileSync(join(dir, 'bom.jsonl'), '\uFEFF{"id": 1, "vector": [1, 0]}\n{"id": 2, "vector": [0, 1]}\n');
   // Ids 1 and 2 twice each, a blank line: 5 lines, 3 points.
-  writeFileSync(join(dir, 'dup.jsonl'), '{"id": 1, "vector": [1, 0]}\n{"id": 1, "vector": [1, 1]}\n\n{"id": 2, "vector": [0, 1]}\n{"id": "2", "vector": [0, 2]}\n{"id": 3, "vector": [1, 2]}\n');
+  writeFileSync(
+    join(dir, 'dup.jsonl'),
+    '{"id": 1, "vector": [1, 0]}\n{"id": 1, "vector": [1, 1]}\n\n{"id": 2, "vector": [0, 1]}\n{"id": "2", "vector": [0, 2]}\n{"id": 3, "vector": [1, 2]}\n',
+  );
   const fifo = join(dir, 'pipe.jsonl');
   assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
   for (const where of await fileAndServer(t, dir)) {

@@ -16,8 +16,6 @@ import { SeededRng } from '../../src/core/rng.js';
 import { compareIds } from '../../src/core/point-id.js';
 import { startServer } from '../helpers/server-process.js';
 
-
-
 /** Runs an async body with a seeded generator and names the seed when it fails (withSeed is synchronous). */
 async function seeded(seed: number, body: (rng: SeededRng) => Promise<void>): Promise<void> {
   try {
@@ -27,8 +25,6 @@ async function seeded(seed: number, body: (rng: SeededRng) => Promise<void>): Pr
     throw error;
   }
 }
-
-
 
 interface Line {
   id: string | number;
@@ -176,10 +172,19 @@ test('export → import gives the same collection (ids, versions, vectors, paylo
     const remoteLines = readFileSync(viaUrl, 'utf8').trimEnd().split('\n');
     const idOf = (line: string): string => JSON.parse(line).id;
     assert.deepEqual(remoteLines.map(idOf), [...remoteLines.map(idOf)].sort(compareIds), 'in id order');
-    assert.deepEqual([...remoteLines].sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0)), text.trimEnd().split('\n'));
+    assert.deepEqual(
+      [...remoteLines].sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0)),
+      text.trimEnd().split('\n'),
+    );
     const npyRemote = join(dir, 'url.npy');
     assert.equal((await kith(['export', 'c', '--format', 'npy', '--out', npyRemote, '--url', server.url, '--quiet'])).code, 0);
     assert.equal(readFileSync(npyRemote).length, readFileSync(npyRemote).indexOf(0x0a) + 1 + 1500 * 5 * 4, '1500 rows of 5 float32');
-    assert.deepEqual(readFileSync(`${npyRemote.slice(0, -4)}.ids.jsonl`, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l)), remoteLines.map(idOf));
+    assert.deepEqual(
+      readFileSync(`${npyRemote.slice(0, -4)}.ids.jsonl`, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+      remoteLines.map(idOf),
+    );
   });
 });

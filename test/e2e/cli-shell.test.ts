@@ -49,7 +49,10 @@ test('kith shell on a file: Tab completes commands and collections, JSON with sp
   await shell.waitForLast('kith> search documents', 'collection completion');
   await shell.type('[1, 0, 0, 0] --limit 2 --filter {"must": [{"key": "lang", "match": {"value": "en"}}]}');
   await shell.keys('Enter');
-  const hits = await shell.waitFor(/ID\s+SCORE\s+PAYLOAD\n1\s+1\.00000\s+\{"lang":"en","title":"one"\}\n3\s+0\.00000\s+\{"lang":"en","title":"three"\}\n/, 'the search table');
+  const hits = await shell.waitFor(
+    /ID\s+SCORE\s+PAYLOAD\n1\s+1\.00000\s+\{"lang":"en","title":"one"\}\n3\s+0\.00000\s+\{"lang":"en","title":"three"\}\n/,
+    'the search table',
+  );
   assert.doesNotMatch(hits, /"two"/);
 
   await shell.type('d');
@@ -182,5 +185,8 @@ test('kith drop asks on a terminal (n, Ctrl-C keep the collection; y drops it); 
   // From a pipe there is no one to ask: drop needs --yes.
   const piped = await kith(['shell', '--db', db], { input: 'drop piped\nls\ndrop piped --yes\nls\n' });
   assert.equal(piped.code, 0, piped.stderr);
-  assert.match(piped.stdout, /^not on a terminal, so no one can confirm: write drop piped --yes\nusage: drop COLLECTION \[--yes\]\nNAME .*\npiped .*\ndropped piped\nno collections\n$/);
+  assert.match(
+    piped.stdout,
+    /^not on a terminal, so no one can confirm: write drop piped --yes\nusage: drop COLLECTION \[--yes\]\nNAME .*\npiped .*\ndropped piped\nno collections\n$/,
+  );
 });

@@ -27,7 +27,7 @@ test('kith/client against the real service', async (t) => {
   await t.test('points', points);
   await t.test('batch, scroll, count, retrieve, payloads, readiness, metrics', operatorEndpoints);
   await t.test('not kith', notKith);
-  await t.test('codes are the envelope\'s', codesFromEnvelope);
+  await t.test("codes are the envelope's", codesFromEnvelope);
 });
 
 /** The version digits as the server wrote them. */
@@ -63,7 +63,10 @@ async function collections(): Promise<void> {
   assert.ok((await client.listCollections()).some((c) => c.name === 'c-coll' && c.hnsw));
   assert.equal((await client.getCollection('c-coll')).vector_size, 2);
 
-  await assert.rejects(client.createCollection({ name: 'c-coll', vector_size: 2, distance: 'dot' }), isClientError(409, 'ERR_COLLECTION_EXISTS', /already exists/));
+  await assert.rejects(
+    client.createCollection({ name: 'c-coll', vector_size: 2, distance: 'dot' }),
+    isClientError(409, 'ERR_COLLECTION_EXISTS', /already exists/),
+  );
   await assert.rejects(client.createCollection({ name: 'c-x', vector_size: 0, distance: 'dot' }), isClientError(400, 'ERR_BAD_INPUT', /^vector_size: /));
   await assert.rejects(client.getCollection('missing'), isClientError(404, 'ERR_COLLECTION_NOT_FOUND', /"missing" does not exist/));
   await assert.rejects(client.getCollection('bad name!'), isClientError(400, 'ERR_BAD_INPUT', /^name: /));
@@ -104,7 +107,10 @@ async function points(): Promise<void> {
     hits.map((h) => h.id),
     ['b', '7', 'c/d'],
   );
-  assert.ok(hits.every((h) => typeof h.version === 'bigint' && h.version === point.version), 'one batch, one version');
+  assert.ok(
+    hits.every((h) => typeof h.version === 'bigint' && h.version === point.version),
+    'one batch, one version',
+  );
   const rawHits = await httpJson(server.url, 'POST', '/collections/c-pts/points/search', { vector: [0.9, 0, 0], limit: 3 });
   // Hits b, 7, c/d: point 7's payload key "version":5 follows its own version in the text.
   assert.deepEqual(rawVersions(rawHits.raw), [String(hits[0]?.version), String(hits[1]?.version), '5', String(hits[2]?.version)]);
@@ -127,7 +133,10 @@ async function points(): Promise<void> {
   assert.equal(explained.explain?.strategy, 'flat-scan');
   assert.equal(explained.explain?.exact, true);
 
-  await assert.rejects(client.upsert('c-pts', [{ id: 1, vector: [1, 2] }]), isClientError(400, 'ERR_BAD_INPUT', /^points\[0\]\.vector: expected 3 numbers, got 2/));
+  await assert.rejects(
+    client.upsert('c-pts', [{ id: 1, vector: [1, 2] }]),
+    isClientError(400, 'ERR_BAD_INPUT', /^points\[0\]\.vector: expected 3 numbers, got 2/),
+  );
   await assert.rejects(client.search('c-pts', { vector: [1] }), isClientError(400, 'ERR_BAD_INPUT', /^vector: expected 3 numbers/));
   await assert.rejects(
     client.search('c-pts', { vector: [0, 0, 0], filter: { must: [{ key: 'lang', match: {} }] } }),
@@ -153,18 +162,39 @@ async function operatorEndpoints(): Promise<void> {
   ]);
   const version = (await client.getPoint('c-ops', 3)).version;
 
-  const batch = await client.searchBatch('c-ops', [{ vector: [1, 0], limit: 2 }, { vector: [0, 1], limit: 1, filter: { must: [{ key: 'g', match: { value: 'b' } }] } }]);
-  assert.deepEqual(batch.map((hits) => hits.map((h) => h.id)), [['20', '3'], ['x\u0000y']]);
-  assert.ok(batch.flat().every((h) => h.version === version), 'versions read exactly in a batch');
-  const explained = await client.searchBatchExplained('c-ops', [{ vector: [1, 0], limit: 1 }, { vector: [1, 0], limit: 1, params: { explain: true } }]);
+  const batch = await client.searchBatch('c-ops', [
+    { vector: [1, 0], limit: 2 },
+    { vector: [0, 1], limit: 1, filter: { must: [{ key: 'g', match: { value: 'b' } }] } },
+  ]);
+  assert.deepEqual(
+    batch.map((hits) => hits.map((h) => h.id)),
+    [['20', '3'], ['x\u0000y']],
+  );
+  assert.ok(
+    batch.flat().every((h) => h.version === version),
+    'versions read exactly in a batch',
+  );
+  const explained = await client.searchBatchExplained('c-ops', [
+    { vector: [1, 0], limit: 1 },
+    { vector: [1, 0], limit: 1, params: { explain: true } },
+  ]);
   assert.deepEqual([explained.explain?.[0], explained.explain?.[1]?.strategy], [null, 'flat-scan']);
 
   // Pages in id order; the versions as the raw answer's digits.
   const first = await client.scroll('c-ops', { limit: 2, with_payload: ['g'] });
-  assert.deepEqual(first.points.map((p) => [p.id, p.payload]), [['3', { g: 'a' }], ['20', { g: 'a' }]]);
+  assert.deepEqual(
+    first.points.map((p) => [p.id, p.payload]),
+    [
+      ['3', { g: 'a' }],
+      ['20', { g: 'a' }],
+    ],
+  );
   assert.equal(first.next_cursor, 'x\u0000y');
   const raw = await httpJson(server.url, 'POST', '/collections/c-ops/points/scroll', { limit: 2, with_payload: ['g'] });
-  assert.deepEqual(rawVersions(raw.raw), first.points.map((p) => String(p.version)));
+  assert.deepEqual(
+    rawVersions(raw.raw),
+    first.points.map((p) => String(p.version)),
+  );
   assert.ok(first.points.every((p) => p.version === version));
   const pages: string[][] = [];
   for await (const page of client.scrollAll('c-ops', { limit: 1, filter: { must: [{ key: 'g', match: { value: 'a' } }] } })) pages.push(page.map((p) => p.id));
@@ -172,17 +202,32 @@ async function operatorEndpoints(): Promise<void> {
   assert.equal(await client.count('c-ops'), 3);
   assert.equal(await client.count('c-ops', { must: [{ key: 'g', match: { value: 'a' } }] }), 2);
   const records = await client.retrieve('c-ops', { ids: ['x\u0000y', 404, '3'], with_vector: true });
-  assert.deepEqual(records.map((r) => [r.id, r.vector, r.version === version]), [['x\u0000y', [0, 1], true], ['3', [1, 0], true]]);
+  assert.deepEqual(
+    records.map((r) => [r.id, r.vector, r.version === version]),
+    [
+      ['x\u0000y', [0, 1], true],
+      ['3', [1, 0], true],
+    ],
+  );
   // A payload's own "version" key stays a number.
   assert.equal((records[1]?.payload as { version?: unknown } | undefined)?.version, 1);
 
   assert.deepEqual(await client.setPayload('c-ops', { payload: { z: true }, key: 'nested', points: ['x\u0000y'] }), { operation: 'completed', updated: 1 });
-  assert.deepEqual(await client.deletePayloadKeys('c-ops', { keys: ['nested.k'], filter: { must: [{ key: 'g', match: { value: 'b' } }] } }), { operation: 'completed', updated: 1 });
+  assert.deepEqual(await client.deletePayloadKeys('c-ops', { keys: ['nested.k'], filter: { must: [{ key: 'g', match: { value: 'b' } }] } }), {
+    operation: 'completed',
+    updated: 1,
+  });
   assert.deepEqual(await client.overwritePayload('c-ops', { payload: { only: 1 }, points: [3] }), { operation: 'completed', updated: 1 });
   assert.deepEqual(await client.clearPayload('c-ops', { points: [20] }), { operation: 'completed', updated: 1 });
   const after = await client.retrieve('c-ops', { ids: [3, 20, 'x\u0000y'] });
-  assert.deepEqual(after.map((r) => r.payload), [{ only: 1 }, {}, { g: 'b', nested: { z: true } }]);
-  assert.ok(after.every((r) => r.version > version), 'each change gave a newer version');
+  assert.deepEqual(
+    after.map((r) => r.payload),
+    [{ only: 1 }, {}, { g: 'b', nested: { z: true } }],
+  );
+  assert.ok(
+    after.every((r) => r.version > version),
+    'each change gave a newer version',
+  );
   await assert.rejects(client.setPayload('c-ops', { payload: { q: 1 }, points: [3, 'missing'] }), isClientError(404, 'ERR_POINT_NOT_FOUND', /"missing"/));
   await assert.rejects(client.scroll('c-ops', { limit: 0 }), isClientError(400, 'ERR_BAD_INPUT', /limit/));
   await assert.rejects(client.retrieve('c-ops', { ids: new Array(100_001).fill(1) }), isClientError(400, 'ERR_OVER_LIMIT', /^ids: /));
@@ -207,8 +252,20 @@ async function codesFromEnvelope(): Promise<void> {
     ['ERR_COLLECTION_NOT_FOUND', 'GET', '/collections/missing', undefined, () => client.getCollection('missing')],
     ['ERR_POINT_NOT_FOUND', 'GET', '/collections/c-codes/points/zz', undefined, () => client.getPoint('c-codes', 'zz')],
     ['ERR_BAD_INPUT', 'POST', '/collections/c-codes/points/search', { vector: [1] }, () => client.search('c-codes', { vector: [1] })],
-    ['ERR_COLLECTION_EXISTS', 'POST', '/collections', { name: 'c-codes', vector_size: 2, distance: 'dot' }, () => client.createCollection({ name: 'c-codes', vector_size: 2, distance: 'dot' })],
-    ['ERR_INVALID_JSON', 'PUT', '/collections/c-codes/points', { points: [{ id: 2, vector: [1, 0], payload: poisoned }] }, () => client.upsert('c-codes', [{ id: 2, vector: [1, 0], payload: poisoned }])],
+    [
+      'ERR_COLLECTION_EXISTS',
+      'POST',
+      '/collections',
+      { name: 'c-codes', vector_size: 2, distance: 'dot' },
+      () => client.createCollection({ name: 'c-codes', vector_size: 2, distance: 'dot' }),
+    ],
+    [
+      'ERR_INVALID_JSON',
+      'PUT',
+      '/collections/c-codes/points',
+      { points: [{ id: 2, vector: [1, 0], payload: poisoned }] },
+      () => client.upsert('c-codes', [{ id: 2, vector: [1, 0], payload: poisoned }]),
+    ],
     ['ERR_ROUTE_NOT_FOUND', 'GET', '/nowhere', undefined, () => new KithClient(`${server.url}/nowhere`).info()],
   ];
   for (const [expected, method, path, body, call] of cases) {
@@ -258,7 +315,7 @@ async function foreignServer(t: { after(fn: () => Promise<void>): void }, answer
   return `http://127.0.0.1:${(foreign.address() as AddressInfo).port}`;
 }
 
-test('codes a client does not list pass through; answers that are not kith\'s are ERR_UNEXPECTED_RESPONSE, never a guess', async (t) => {
+test("codes a client does not list pass through; answers that are not kith's are ERR_UNEXPECTED_RESPONSE, never a guess", async (t) => {
   const json = 'application/json';
   const url = await foreignServer(t, {
     // A 503 of a newer server (a code this client does not list) and one that is not "shutting down".
@@ -272,8 +329,14 @@ test('codes a client does not list pass through; answers that are not kith\'s ar
   const foreign = new KithClient(url);
   await assert.rejects(foreign.getCollection('loading'), isClientError(503, 'ERR_LOADING', /^collections are still loading$/));
   await assert.rejects(foreign.getCollection('unavailable'), isClientError(503, 'ERR_UNAVAILABLE', /^the dashboard is not built$/));
-  await assert.rejects(foreign.getCollection('codeless'), isClientError(404, 'ERR_UNEXPECTED_RESPONSE', /^GET \/collections\/codeless: HTTP 404 without kith's error code .*: Not found: Collection/));
-  await assert.rejects(foreign.getCollection('proxy'), isClientError(502, 'ERR_UNEXPECTED_RESPONSE', /^GET \/collections\/proxy: the answer is not JSON \(HTTP 502\)$/));
+  await assert.rejects(
+    foreign.getCollection('codeless'),
+    isClientError(404, 'ERR_UNEXPECTED_RESPONSE', /^GET \/collections\/codeless: HTTP 404 without kith's error code .*: Not found: Collection/),
+  );
+  await assert.rejects(
+    foreign.getCollection('proxy'),
+    isClientError(502, 'ERR_UNEXPECTED_RESPONSE', /^GET \/collections\/proxy: the answer is not JSON \(HTTP 502\)$/),
+  );
   await assert.rejects(foreign.getCollection('odd'), isClientError(401, 'ERR_UNEXPECTED_RESPONSE', /without kith's error code .*: go away$/));
   // The CLI prints the code it was given.
   const run = await kith(['info', 'loading', '--url', url]);

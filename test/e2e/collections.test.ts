@@ -161,12 +161,28 @@ test('HNSW build parameters are bounded at create (m ≤ 100, ef_construction �
   const atBounds = await app.call('POST', '/collections', { name: 'edge', ...base, parameters: { m: 100, ef_construction: 1000 } });
   assert.equal(atBounds.status, 200, atBounds.raw);
   // m × ef_construction × vector_size is bounded too (the work of one insert): at the bound, and one past it.
-  const work = await app.call('POST', '/collections', { name: 'wide', ...base, vector_size: 2 ** 28 / (64 * 512), parameters: { m: 64, ef_construction: 512 } });
+  const work = await app.call('POST', '/collections', {
+    name: 'wide',
+    ...base,
+    vector_size: 2 ** 28 / (64 * 512),
+    parameters: { m: 64, ef_construction: 512 },
+  });
   assert.equal(work.status, 200, work.raw);
-  const over = await app.call('POST', '/collections', { name: 'wider', ...base, vector_size: 2 ** 28 / (64 * 512) + 1, parameters: { m: 64, ef_construction: 512 } });
+  const over = await app.call('POST', '/collections', {
+    name: 'wider',
+    ...base,
+    vector_size: 2 ** 28 / (64 * 512) + 1,
+    parameters: { m: 64, ef_construction: 512 },
+  });
   assert.equal(over.status, 400, over.raw);
   assert.match(over.body.status.error, /^parameters: m × ef_construction × vector_size is 268468224 \(64 × 512 × 8193\); the limit is 268435456/);
-  const flat = await app.call('POST', '/collections', { name: 'wider', ...base, hnsw: false, vector_size: 65536, parameters: { m: 100, ef_construction: 1000 } });
+  const flat = await app.call('POST', '/collections', {
+    name: 'wider',
+    ...base,
+    hnsw: false,
+    vector_size: 65536,
+    parameters: { m: 100, ef_construction: 1000 },
+  });
   assert.equal(flat.status, 200, `a Flat collection inserts no graph node: ${flat.raw}`);
   // A collection an earlier version created with m 128 and ef_construction 4096, written as it stored it.
   const { dbPath } = app;

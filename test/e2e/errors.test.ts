@@ -244,7 +244,12 @@ test('__proto__ and constructor.prototype keys are 400 naming the path; nothing 
       '{"vector":[1,0],"filter":{"must":[{"key":"s","match":{"value":{"__proto__":{"polluted":"yes"}}}}]}}',
       /^filter\.must\[0\]\.match\.value\.__proto__: /,
     ],
-    ['POST', '/collections/c/points/delete', '{"filter":{"must":[{"key":"s","match":{"value":{"constructor":{"prototype":{}}}}}]}}', /^filter\.must\[0\]\.match\.value\.constructor: /],
+    [
+      'POST',
+      '/collections/c/points/delete',
+      '{"filter":{"must":[{"key":"s","match":{"value":{"constructor":{"prototype":{}}}}}]}}',
+      /^filter\.must\[0\]\.match\.value\.constructor: /,
+    ],
   ];
   for (const [method, url, body, message] of cases) {
     assertError(await call(method, url, body), 400, message, body);
@@ -317,7 +322,10 @@ test('regex filters run in linear time; invalid or over-long patterns are 400', 
     ['a'.repeat(1025), /^filter\.must\[0\]\.match\.value: .*1024/],
     ['a'.repeat(999), /^filter\.must\[0\]\.match\.value: the compiled pattern has 1001 instructions; the limit is 1000/],
   ] as const) {
-    const bad = await call('POST', '/collections/c/points/search', { vector: [1, 1], filter: { must: [{ key: 's', type: 'regex', match: { value: pattern } }] } });
+    const bad = await call('POST', '/collections/c/points/search', {
+      vector: [1, 1],
+      filter: { must: [{ key: 's', type: 'regex', match: { value: pattern } }] },
+    });
     assertError(bad, 400, message, pattern.slice(0, 40));
     const del = await call('POST', '/collections/c/points/delete', { filter: { must: [{ key: 's', type: 'regex', match: { value: pattern } }] } });
     assertError(del, 400, message, pattern.slice(0, 40));
@@ -374,7 +382,10 @@ test('a long unknown path is a 404 quoting at most 200 characters of it; broken 
 
 test('an error message quoting a huge field is cut short', async (t) => {
   const { call, before } = await seeded(t);
-  const r = await call('POST', '/collections/c/points/search', { vector: [1, 1], filter: { must: [{ key: 'a', match: { value: 1 }, ['x'.repeat(100000)]: 1 }] } });
+  const r = await call('POST', '/collections/c/points/search', {
+    vector: [1, 1],
+    filter: { must: [{ key: 'a', match: { value: 1 }, ['x'.repeat(100000)]: 1 }] },
+  });
   assertError(r, 400, /^filter\.must\[0\]\.x+… \(message cut, \d+ characters\)$/);
   assert.ok(r.raw.length < 2200, `${r.raw.length} characters`);
   await assertIntact(call, before, 'huge key');

@@ -50,7 +50,16 @@ test('unfiltered HNSW search: strategy graph, approximate, fewer distances than 
   const body = await explained(call, 'h', { vector: vectors[7], limit: 5 });
   assert.equal(body.result.length, 5);
   assert.equal(body.result[0].id, '7');
-  assert.deepEqual(body.explain, { ...body.explain, strategy: 'graph', fallback: false, estimate: null, candidates: null, sample: null, exact: false, indexed_keys: [] });
+  assert.deepEqual(body.explain, {
+    ...body.explain,
+    strategy: 'graph',
+    fallback: false,
+    estimate: null,
+    candidates: null,
+    sample: null,
+    exact: false,
+    indexed_keys: [],
+  });
   assert.ok(body.explain.scored > 0 && body.explain.scored < N, `scored ${body.explain.scored} of ${N}`);
   // params.exact turns it into a full scan.
   const exact = await explained(call, 'h', { vector: vectors[7], limit: 5, params: { exact: true } });
@@ -88,7 +97,12 @@ test('a broad filter on HNSW walks the graph; a range condition lists its key', 
   const body = await explained(call, 'h', {
     vector: vectors[3],
     limit: 10,
-    filter: { must: [{ key: 'cat', match: { value: 'common' } }, { key: 'n', range: { gte: 0 } }] },
+    filter: {
+      must: [
+        { key: 'cat', match: { value: 'common' } },
+        { key: 'n', range: { gte: 0 } },
+      ],
+    },
   });
   const e = body.explain;
   assert.ok(e.estimate.min <= N - RARE && N - RARE <= e.estimate.max, JSON.stringify(e.estimate));

@@ -137,10 +137,7 @@ test('of two servers started at the same moment on a new file, exactly one serve
     const dbPath = tempDbPath(t);
     const runs = [spawnServer(dbPath), spawnServer(dbPath)];
     // The winner keeps the file until the other has given up (or also listens: the failure).
-    await Promise.race([
-      Promise.race(runs.map((r) => r.outcome)),
-      Promise.all(runs.map((r) => r.listening)),
-    ]);
+    await Promise.race([Promise.race(runs.map((r) => r.outcome)), Promise.all(runs.map((r) => r.listening))]);
     for (const run of runs) void run.listening.then(() => run.stop());
     const outcomes = await Promise.all(runs.map((r) => r.outcome));
     const served = outcomes.filter((o) => o.listening);

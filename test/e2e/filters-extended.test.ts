@@ -9,8 +9,31 @@ import { test } from 'node:test';
 import { openTestApp } from '../helpers/app.js';
 
 const POINTS = [
-  { id: 1, payload: { title: 'vector search', tags: ['a', 'b'], place: { lon: 13.4, lat: 52.52 }, items: [{ sku: 'x1', qty: 3 }, { sku: 'y', qty: 1 }], c: null } },
-  { id: 2, payload: { title: 'graph', tags: [], place: { lon: 2.35, lat: 48.86 }, items: [{ sku: 'x1', qty: 1 }, { sku: 'y', qty: 5 }] } },
+  {
+    id: 1,
+    payload: {
+      title: 'vector search',
+      tags: ['a', 'b'],
+      place: { lon: 13.4, lat: 52.52 },
+      items: [
+        { sku: 'x1', qty: 3 },
+        { sku: 'y', qty: 1 },
+      ],
+      c: null,
+    },
+  },
+  {
+    id: 2,
+    payload: {
+      title: 'graph',
+      tags: [],
+      place: { lon: 2.35, lat: 48.86 },
+      items: [
+        { sku: 'x1', qty: 1 },
+        { sku: 'y', qty: 5 },
+      ],
+    },
+  },
   { id: 3, payload: { title: 'Vector', tags: ['a'], place: { lon: 13.41, lat: 52.5 }, items: [], c: 'set' } },
   { id: 4, payload: { title: 'search vectors', place: { lon: -74, lat: 40.7 }, items: [{ sku: 'x1', qty: 2 }], c: [null, 1] } },
   { id: 'doc-5', payload: { tags: ['b', 'c', 'd'], items: [{ sku: 'z', qty: 9 }] } },
@@ -29,7 +52,21 @@ const CASES: Array<[string, unknown, string[]]> = [
   ['has_id (numbers and strings)', { must: [{ has_id: [2, 'doc-5', 99] }] }, ['2', 'doc-5']],
   [
     'nested: both conditions on one element',
-    { must: [{ nested: { key: 'items', filter: { must: [{ key: 'sku', match: { value: 'x1' } }, { key: 'qty', range: { gte: 2 } }] } } }] },
+    {
+      must: [
+        {
+          nested: {
+            key: 'items',
+            filter: {
+              must: [
+                { key: 'sku', match: { value: 'x1' } },
+                { key: 'qty', range: { gte: 2 } },
+              ],
+            },
+          },
+        },
+      ],
+    },
     ['1', '4'],
   ],
   ['a[].b path', { must: [{ key: 'items[].sku', match: { value: 'z' } }] }, ['doc-5']],
@@ -41,7 +78,23 @@ const CASES: Array<[string, unknown, string[]]> = [
   ],
   [
     'geo_polygon (a triangle over Paris)',
-    { must: [{ key: 'place', geo_polygon: { exterior: { points: [{ lon: 2, lat: 48 }, { lon: 3, lat: 48 }, { lon: 2.5, lat: 49.5 }, { lon: 2, lat: 48 }] } } }] },
+    {
+      must: [
+        {
+          key: 'place',
+          geo_polygon: {
+            exterior: {
+              points: [
+                { lon: 2, lat: 48 },
+                { lon: 3, lat: 48 },
+                { lon: 2.5, lat: 49.5 },
+                { lon: 2, lat: 48 },
+              ],
+            },
+          },
+        },
+      ],
+    },
     ['2'],
   ],
 ];

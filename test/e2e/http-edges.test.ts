@@ -37,15 +37,16 @@ test('no Host and an unknown Expect are answered in the envelope on both ports; 
     assert.equal(oldHttp.status, 200, `${what}: HTTP/1.0 without Host ${oldHttp.headers}`);
 
     const expect = parseRawAnswer(
-      await rawHttp(url, 'PUT /collections/x/points HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'),
+      await rawHttp(
+        url,
+        'PUT /collections/x/points HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      ),
     );
     checkBody(expect, 417, /^headers\.expect: "200-ok" cannot be met/);
     if (codes) assert.equal((expect.body as { status: { code: string } }).status.code, 'ERR_EXPECTATION_FAILED');
 
     // 100-continue is met: the request runs (this collection does not exist, so a 404 in the envelope).
-    const proceed = parseRawAnswer(
-      await rawHttp(url, 'GET /collections/nope HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n'),
-    );
+    const proceed = parseRawAnswer(await rawHttp(url, 'GET /collections/nope HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n'));
     checkBody(proceed, 404, /nope/);
   }
   const health = await fetch(`${server.url}/healthz`);

@@ -86,7 +86,10 @@ test(`the largest writes on both ports (${MAX_BODY_MB} MiB bodies) keep /healthz
     t.diagnostic(`${label}: ${result.status}; longest /healthz wait ${busyMs.toFixed(0)} ms (the idle control's: ${controlMs.toFixed(0)} ms)`);
     assert.equal(result.status, 200, `${label}: ${result.raw.slice(0, 300)}`);
     const bound = HEALTH_MS + controlMs;
-    assert.ok(busyMs < bound, `seed ${seed}: ${label}: /healthz waited ${busyMs.toFixed(0)} ms (bound ${bound.toFixed(0)} ms: ${HEALTH_MS} + the control's ${controlMs.toFixed(0)})`);
+    assert.ok(
+      busyMs < bound,
+      `seed ${seed}: ${label}: /healthz waited ${busyMs.toFixed(0)} ms (bound ${bound.toFixed(0)} ms: ${HEALTH_MS} + the control's ${controlMs.toFixed(0)})`,
+    );
     return result.raw;
   };
   const count = async (name: string): Promise<number> => (await httpJson(kith, 'GET', `/collections/${name}`)).body.result.points_count;
@@ -131,7 +134,10 @@ test(`the largest writes on both ports (${MAX_BODY_MB} MiB bodies) keep /healthz
   });
 
   await t.test('Qdrant port: an upsert (HNSW) of 128-d points', async () => {
-    const created = await httpJson(qdrant, 'PUT', '/collections/q', { vectors: { size: 128, distance: 'Euclid' }, hnsw_config: { m: graph.m, ef_construct: graph.ef_construction } });
+    const created = await httpJson(qdrant, 'PUT', '/collections/q', {
+      vectors: { size: 128, distance: 'Euclid' },
+      hnsw_config: { m: graph.m, ef_construct: graph.ef_construction },
+    });
     assert.equal(created.status, 200, created.raw);
     const { body, count: n, vectors } = upsertBody();
     await write(`upsert of ${n} points`, qdrant, 'PUT', '/collections/q/points?wait=true', body);
@@ -139,7 +145,8 @@ test(`the largest writes on both ports (${MAX_BODY_MB} MiB bodies) keep /healthz
   });
 
   // A large collection, then the writes that select or name many of its points.
-  const qcount = async (filter: unknown): Promise<number> => (await httpJson(qdrant, 'POST', '/collections/large/points/count', { filter, exact: true })).body.result.count;
+  const qcount = async (filter: unknown): Promise<number> =>
+    (await httpJson(qdrant, 'POST', '/collections/large/points/count', { filter, exact: true })).body.result.count;
 
   await t.test(`kith port: an upsert of ${LARGE} small points`, async () => {
     await httpJson(kith, 'POST', '/collections', { name: 'large', vector_size: 4, distance: 'cosine' });
@@ -149,14 +156,26 @@ test(`the largest writes on both ports (${MAX_BODY_MB} MiB bodies) keep /healthz
   });
 
   await t.test('kith port: a delete by filter', async () => {
-    await write('delete by filter (k = 3)', kith, 'POST', '/collections/large/points/delete', JSON.stringify({ filter: { must: [{ key: 'k', match: { value: 3 } }] } }));
+    await write(
+      'delete by filter (k = 3)',
+      kith,
+      'POST',
+      '/collections/large/points/delete',
+      JSON.stringify({ filter: { must: [{ key: 'k', match: { value: 3 } }] } }),
+    );
     assert.equal(await count('large'), LARGE * 0.9);
     assert.equal((await httpJson(kith, 'GET', '/collections/large/points/3')).status, 404);
   });
 
   await t.test('Qdrant port: a payload update by filter', async () => {
     const filter = { must: [{ key: 'k', match: { any: [0, 1, 2, 4, 5] } }] };
-    await write('set payload by filter (half the points)', qdrant, 'POST', '/collections/large/points/payload?wait=true', JSON.stringify({ payload: { z: 1 }, filter }));
+    await write(
+      'set payload by filter (half the points)',
+      qdrant,
+      'POST',
+      '/collections/large/points/payload?wait=true',
+      JSON.stringify({ payload: { z: 1 }, filter }),
+    );
     assert.equal(await qcount({ must: [{ key: 'z', match: { value: 1 } }] }), LARGE / 2);
   });
 

@@ -70,7 +70,10 @@ test('with with_vector, limit × vector_size is at most 524288', async (t) => {
   const over = await call('POST', '/collections/c/points/search', { vector: query, limit: 1025, with_vector: true });
   assert.equal(over.status, 400, over.raw);
   assert.equal(over.body.status.code, 'ERR_OVER_LIMIT');
-  assert.match(over.body.status.error, /^with_vector: the request asks for 524,800 returned vector components \(returned points × vector_size\); the limit is 524,288/);
+  assert.match(
+    over.body.status.error,
+    /^with_vector: the request asks for 524,800 returned vector components \(returned points × vector_size\); the limit is 524,288/,
+  );
   // Without vectors the same limit is fine.
   assert.equal((await call('POST', '/collections/c/points/search', { vector: query, limit: 1025 })).status, 200);
 });
@@ -81,10 +84,18 @@ test("one cost model for a request: the issue's 4,096 × limit 10,000 batch is r
   const r = await call('POST', '/collections/c/points/search/batch', { searches });
   assert.equal(r.status, 400, r.raw.slice(0, 300));
   assert.equal(r.body.status.code, 'ERR_OVER_LIMIT');
-  assert.match(r.body.status.error, /^searches\[13\]\.limit: the request asks for 140,000 hits \(offset \+ limit, over all its searches\); the limit is 131,072/);
+  assert.match(
+    r.body.status.error,
+    /^searches\[13\]\.limit: the request asks for 140,000 hits \(offset \+ limit, over all its searches\); the limit is 131,072/,
+  );
   // Payload paths × hits, filter terms: each per request, summed over the batch.
   const paths = Array.from({ length: 1000 }, (_, i) => `k${i}`);
-  const pathChecks = await call('POST', '/collections/c/points/search/batch', { searches: [{ vector: [1, 1], limit: 1000, with_payload: paths }, { vector: [1, 1], limit: 49, with_payload: paths }] });
+  const pathChecks = await call('POST', '/collections/c/points/search/batch', {
+    searches: [
+      { vector: [1, 1], limit: 1000, with_payload: paths },
+      { vector: [1, 1], limit: 49, with_payload: paths },
+    ],
+  });
   assert.equal(pathChecks.status, 400, pathChecks.raw.slice(0, 300));
   assert.match(pathChecks.body.status.error, /^searches\[1\]\.with_payload: the request asks for 1,049,000 payload path checks/);
   const filter = { must: Array.from({ length: 256 }, () => ({ key: 's', match: { value: 'x' } })) };

@@ -186,7 +186,10 @@ test('/metrics parses as Prometheus text with the kith families, default process
   assert.equal(value(s, 'kith_collections'), 2);
   assert.equal(value(s, 'kith_points', { collection: 'h' }), N);
   assert.equal(value(s, 'kith_points', { collection: 'empty' }), 0);
-  assert.ok(s.samples.some((x) => x.name === 'kith_points' && x.labels.collection === 'empty'), 'an empty collection is a 0, not missing');
+  assert.ok(
+    s.samples.some((x) => x.name === 'kith_points' && x.labels.collection === 'empty'),
+    'an empty collection is a 0, not missing',
+  );
   assert.equal(value(s, 'kith_write_queue_depth', { collection: 'h' }), 0);
 
   // A dropped collection leaves the gauges at the next scrape.
@@ -203,7 +206,12 @@ test('requests are counted by route pattern and status with latency; searches by
 
   const strategies: string[] = [];
   const search = async (body: Record<string, unknown>, name = 'h'): Promise<number> => {
-    const r = await app.call('POST', `/collections/${name}/points/search`, { vector: query, limit: 5, ...body, params: { ...(body.params as object), explain: true } });
+    const r = await app.call('POST', `/collections/${name}/points/search`, {
+      vector: query,
+      limit: 5,
+      ...body,
+      params: { ...(body.params as object), explain: true },
+    });
     if (r.status === 200) strategies.push(r.body.explain.strategy);
     return r.status;
   };

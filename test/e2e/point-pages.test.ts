@@ -54,7 +54,10 @@ test('scroll, count and retrieve on nasty ids and payloads of every JSON type', 
 
     // Pages of 7 cover every point once, in id order, with payloads as stored.
     const all = await scrollAll(kithUrl, 'n', { limit: 7, with_vector: true });
-    assert.deepEqual(all.map((p) => p.id), keys);
+    assert.deepEqual(
+      all.map((p) => p.id),
+      keys,
+    );
     for (const p of all) {
       assert.deepEqual(p.payload, stored.get(p.id)?.payload, `payload of ${JSON.stringify(p.id)}`);
       assert.deepEqual(p.vector, stored.get(p.id)?.vector);
@@ -63,8 +66,14 @@ test('scroll, count and retrieve on nasty ids and payloads of every JSON type', 
     // A filter, a payload selector, no vectors by default.
     const even = await scrollAll(kithUrl, 'n', { limit: 5, filter: { must: [{ key: 'even', match: { value: true } }] }, with_payload: ['seq'] });
     const evenKeys = keys.filter((k) => stored.get(k)?.payload.even === true);
-    assert.deepEqual(even.map((p) => p.id), evenKeys);
-    assert.deepEqual(even.map((p) => [p.payload, p.vector]), evenKeys.map((k) => [{ seq: stored.get(k)?.payload.seq }, undefined]));
+    assert.deepEqual(
+      even.map((p) => p.id),
+      evenKeys,
+    );
+    assert.deepEqual(
+      even.map((p) => [p.payload, p.vector]),
+      evenKeys.map((k) => [{ seq: stored.get(k)?.payload.seq }, undefined]),
+    );
     const count = async (body: Json) => (await http(kithUrl, 'POST', '/collections/n/points/count', body)).body.result.count;
     assert.equal(await count({}), keys.length);
     assert.equal(await count({ filter: { must: [{ key: 'even', match: { value: true } }] } }), evenKeys.length);
@@ -101,7 +110,10 @@ test('a cursor survives writes between pages: deleted, inserted and updated poin
       deleted.add(cursor);
       const around = [`${cursor}a`, `k${String(rng.int(600)).padStart(4, '0')}x`];
       await http(kithUrl, 'PUT', '/collections/c/points', { points: around.map((id) => ({ id, vector: [0, 1] })) });
-      await http(kithUrl, 'POST', '/collections/c/points/payload', { points: [cursor.replace(/.$/, '')].filter((id) => initial.includes(id)), payload: { touched: true } });
+      await http(kithUrl, 'POST', '/collections/c/points/payload', {
+        points: [cursor.replace(/.$/, '')].filter((id) => initial.includes(id)),
+        payload: { touched: true },
+      });
     }
     // Ids only grow along the scroll, none twice, and every point that was there throughout was seen.
     for (let i = 1; i < seen.length; i++) assert.ok(compareIds(seen[i - 1] as string, seen[i] as string) < 0, `${seen[i - 1]} before ${seen[i]}`);
@@ -126,7 +138,10 @@ test('payload set (nested key), overwrite, delete keys and clear, by ids and by 
     assert.equal(r.status, 200, r.text);
     return r.body.result;
   };
-  assert.deepEqual(await call('POST', '', { payload: { s: 'x' }, key: 'doc.tags[]', filter: { must: [{ key: 'g', match: { value: 1 } }] } }), { operation: 'completed', updated: 2 });
+  assert.deepEqual(await call('POST', '', { payload: { s: 'x' }, key: 'doc.tags[]', filter: { must: [{ key: 'g', match: { value: 1 } }] } }), {
+    operation: 'completed',
+    updated: 2,
+  });
   assert.deepEqual(await call('POST', '', { payload: { n: 0, z: { deep: [1] } }, points: [7, '\u{1F600}'] }), { operation: 'completed', updated: 2 });
   assert.deepEqual(await call('POST', '/delete', { keys: ['doc.title', 'keep[]', 'z.deep'], points: ['a\u0000b', 7] }), { operation: 'completed', updated: 2 });
   assert.deepEqual(await call('PUT', '', { payload: { only: [1, 'two', false, null] }, points: ['\u{1F600}'] }), { operation: 'completed', updated: 1 });
@@ -134,7 +149,19 @@ test('payload set (nested key), overwrite, delete keys and clear, by ids and by 
   assert.deepEqual(await call('POST', '/clear', { filter: { must: [{ key: 'nothing', match: { value: 1 } }] } }), { operation: 'completed', updated: 0 });
 
   const expected = {
-    'a\u0000b': { payload: { g: 1, doc: { tags: [{ n: 1, s: 'x' }, { n: 2, s: 'x' }] }, keep: [] }, vector: [1, 2] },
+    'a\u0000b': {
+      payload: {
+        g: 1,
+        doc: {
+          tags: [
+            { n: 1, s: 'x' },
+            { n: 2, s: 'x' },
+          ],
+        },
+        keep: [],
+      },
+      vector: [1, 2],
+    },
     '7': { payload: {}, vector: [3, 4] },
     '\u{1F600}': { payload: { only: [1, 'two', false, null] }, vector: [5, 6] },
   };
@@ -167,8 +194,14 @@ test('an acknowledged payload change survives kill -9 of the server', async (t) 
 test('bad input is a 400 (or 404) naming the field, and nothing changes', async (t) => {
   const { kithUrl } = await startQdrant(t);
   await http(kithUrl, 'POST', '/collections', { name: 'b', vector_size: 2, distance: 'dot' });
-  await http(kithUrl, 'PUT', '/collections/b/points', { points: [{ id: 1, vector: [1, 0], payload: { a: 1 } }, { id: 2, vector: [0, 1], payload: { a: 2 } }] });
-  const snapshot = async () => (await http(kithUrl, 'POST', '/collections/b/points/scroll', { limit: 100, with_vector: true })).text.replace(/"time":[0-9.e-]+/, '');
+  await http(kithUrl, 'PUT', '/collections/b/points', {
+    points: [
+      { id: 1, vector: [1, 0], payload: { a: 1 } },
+      { id: 2, vector: [0, 1], payload: { a: 2 } },
+    ],
+  });
+  const snapshot = async () =>
+    (await http(kithUrl, 'POST', '/collections/b/points/scroll', { limit: 100, with_vector: true })).text.replace(/"time":[0-9.e-]+/, '');
   const before = await snapshot();
   const refused = async (method: string, path: string, body: unknown, status: number, code: string, message: RegExp) => {
     const r = await http(kithUrl, method, `/collections/b/points${path}`, body);
@@ -212,8 +245,14 @@ test('both ports agree on one collection: pages, counts and payload changes', as
     viaQdrant.push(...r.body.result.points);
     offset = r.body.result.next_page_offset;
   } while (offset !== null);
-  assert.deepEqual(viaKith.map((p) => [p.id, p.payload]), viaQdrant.map((p) => [p.id, p.payload]));
-  assert.equal((await http(kithUrl, 'POST', '/collections/both/points/count', { filter })).body.result.count, (await http(url, 'POST', '/collections/both/points/count', { filter })).body.result.count);
+  assert.deepEqual(
+    viaKith.map((p) => [p.id, p.payload]),
+    viaQdrant.map((p) => [p.id, p.payload]),
+  );
+  assert.equal(
+    (await http(kithUrl, 'POST', '/collections/both/points/count', { filter })).body.result.count,
+    (await http(url, 'POST', '/collections/both/points/count', { filter })).body.result.count,
+  );
   // A change on one port is what the other shows, with the same meaning of a nested key.
   await http(kithUrl, 'POST', '/collections/both/points/payload', { points: ['a'], payload: { k: 1 }, key: 'n.m' });
   await http(url, 'POST', '/collections/both/points/payload', { points: ['b'], payload: { k: 1 }, key: 'n.m' });
@@ -223,5 +262,8 @@ test('both ports agree on one collection: pages, counts and payload changes', as
   await http(url, 'POST', '/collections/both/points/payload/delete', { points: ['a'], keys: ['n.m'] });
   await http(kithUrl, 'POST', '/collections/both/points/payload/delete', { points: ['b'], keys: ['n.m'] });
   const q = await http(url, 'POST', '/collections/both/points', { ids: ['a', 'b'] });
-  assert.deepEqual(q.body.result.map((p: { payload: Json }) => p.payload.n), [{}, {}]);
+  assert.deepEqual(
+    q.body.result.map((p: { payload: Json }) => p.payload.n),
+    [{}, {}],
+  );
 });

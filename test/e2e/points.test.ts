@@ -196,7 +196,12 @@ test('point ids: empty, over 1024 UTF-8 bytes, negative, fractional, unsafe or n
   await createCollection(call);
   const invalid: unknown[] = ['', 'x'.repeat(1025), 'é'.repeat(513), -1, 1.5, 2 ** 53, -0.5, {}, { id: 1 }, [], ['a'], null, true];
   for (const id of invalid) {
-    const r = await call('PUT', '/collections/p/points', { points: [{ id: 'ok', vector: [1, 2, 3] }, { id, vector: [1, 2, 3] }] });
+    const r = await call('PUT', '/collections/p/points', {
+      points: [
+        { id: 'ok', vector: [1, 2, 3] },
+        { id, vector: [1, 2, 3] },
+      ],
+    });
     assert.equal(r.status, 400, JSON.stringify(id));
     assert.match(r.body.status.error, /^points\[1\]\.id: /, JSON.stringify(id));
   }

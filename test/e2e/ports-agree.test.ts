@@ -40,12 +40,21 @@ test('ids written on kith port are usable as the Qdrant port shows them: scroll 
     if (offset === null) break;
   }
   assert.equal(offset, null, 'the scroll reached its end');
-  assert.deepEqual([...seen].sort(), WRITTEN.map((w) => w.qdrant).sort((a, b) => String(a).localeCompare(String(b))).sort());
+  assert.deepEqual(
+    [...seen].sort(),
+    WRITTEN.map((w) => w.qdrant)
+      .sort((a, b) => String(a).localeCompare(String(b)))
+      .sort(),
+  );
 
   for (const w of WRITTEN) {
     const what = JSON.stringify(w.written);
     const retrieved = await http(url, 'POST', '/collections/c/points', { ids: [w.qdrant] });
-    assert.deepEqual(retrieved.body.result.map((p: { id: unknown }) => p.id), [w.qdrant], `retrieve ${what}`);
+    assert.deepEqual(
+      retrieved.body.result.map((p: { id: unknown }) => p.id),
+      [w.qdrant],
+      `retrieve ${what}`,
+    );
     const byPath = await http(url, 'GET', `/collections/c/points/${encodeURIComponent(String(w.qdrant))}`);
     assert.equal(byPath.status, 200, `GET ${what}: ${byPath.text}`);
     assert.deepEqual(byPath.body.result.id, w.qdrant);
@@ -57,7 +66,9 @@ test('ids written on kith port are usable as the Qdrant port shows them: scroll 
 
   // One UUID, any spelling: upserting it on the Qdrant port in another spelling updates the same point.
   const before = (await http(url, 'POST', '/collections/c/points/count', {})).body.result.count;
-  const respelled = await http(url, 'PUT', '/collections/c/points', { points: [{ id: `urn:uuid:${UUID.toUpperCase()}`, vector: [5, 5], payload: { again: 1 } }] });
+  const respelled = await http(url, 'PUT', '/collections/c/points', {
+    points: [{ id: `urn:uuid:${UUID.toUpperCase()}`, vector: [5, 5], payload: { again: 1 } }],
+  });
   assert.equal(respelled.status, 200, respelled.text);
   assert.equal((await http(url, 'POST', '/collections/c/points/count', {})).body.result.count, before);
   assert.deepEqual((await http(kithUrl, 'GET', `/collections/c/points/${UUID}`)).body.result.payload, { again: 1 });
@@ -88,11 +99,21 @@ const SELECTIONS: readonly { selector: unknown; expected: unknown }[] = [
   { selector: { include: ['country.name', 'country.capital'] }, expected: { country: { name: 'Germany', capital: 'Berlin' } } },
   { selector: { include: ['country.cities'] }, expected: { country: { cities: GERMANY.country.cities } } },
   { selector: { include: ['country.cities[].name'] }, expected: { country: { cities: [{ name: 'Berlin' }, { name: 'Munich' }] } } },
-  { selector: { exclude: ['country.cities'] }, expected: { country: { name: 'Germany', capital: 'Berlin' }, user: GERMANY.user, 'dotted.key': 1, tags: ['x', 'y'] } },
+  {
+    selector: { exclude: ['country.cities'] },
+    expected: { country: { name: 'Germany', capital: 'Berlin' }, user: GERMANY.user, 'dotted.key': 1, tags: ['x', 'y'] },
+  },
   {
     selector: { exclude: ['user.email', 'country.cities[].location', 'country.cities[].sightseeing'] },
     expected: {
-      country: { name: 'Germany', capital: 'Berlin', cities: [{ name: 'Berlin', population: 3.7 }, { name: 'Munich', population: 1.5 }] },
+      country: {
+        name: 'Germany',
+        capital: 'Berlin',
+        cities: [
+          { name: 'Berlin', population: 3.7 },
+          { name: 'Munich', population: 1.5 },
+        ],
+      },
       user: { name: 'Ann' },
       'dotted.key': 1,
       tags: ['x', 'y'],

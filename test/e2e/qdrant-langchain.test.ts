@@ -118,7 +118,7 @@ test('LangChain QdrantVectorStore works against the Qdrant port unchanged', asyn
   );
 });
 
-test('the README\'s LangChain example runs as written against the service process with -qdrant-port', async (t) => {
+test("the README's LangChain example runs as written against the service process with -qdrant-port", async (t) => {
   const server = await startServer(tempDbPath(t), ['-qdrant-port', '0']);
   t.after(() => server.stop());
   const qdrantUrl = await qdrantUrlOf(server);

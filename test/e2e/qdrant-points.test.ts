@@ -24,7 +24,14 @@ test('upsert with integer and UUID ids; retrieve and get return them as Qdrant s
   assert.equal(typeof result.operation_id, 'number');
   // The batch form, a UUID in its 32-digit and braced spellings.
   await client.upsert('p', {
-    batch: { ids: [U2.replaceAll('-', ''), 3], vectors: [[0, 0, 1], [1, 1, 0]], payloads: [{ tag: 'c' }, { tag: 'a' }] },
+    batch: {
+      ids: [U2.replaceAll('-', ''), 3],
+      vectors: [
+        [0, 0, 1],
+        [1, 1, 0],
+      ],
+      payloads: [{ tag: 'c' }, { tag: 'a' }],
+    },
   });
   const got = await client.retrieve('p', { ids: [3, `{${U1}}`, 7, 999], with_vector: true });
   assert.deepEqual(
@@ -58,11 +65,18 @@ test('client errors: wrong dimension, missing collection, bad id, conflicting cr
     await assert.rejects(client.upsert('e', { points: [{ id, vector: [1, 2, 3] }] }), { status: 400 }, String(id).slice(0, 20));
   }
   await client.upsert('e', { points: [{ id: `URN:UUID:${U2.toUpperCase()}`, vector: [1, 2, 3] }] });
-  assert.deepEqual((await client.scroll('e')).points.map((p) => p.id), [U2], 'the urn: spelling is stored canonically');
+  assert.deepEqual(
+    (await client.scroll('e')).points.map((p) => p.id),
+    [U2],
+    'the urn: spelling is stored canonically',
+  );
   await client.delete('e', { points: [U2] });
   // A string that is not a UUID is a kith id, as kith's port writes them: shown as it is, and usable as shown.
   await client.upsert('e', { points: [{ id: 'not-a-uuid', vector: [1, 2, 3] }] });
-  assert.deepEqual((await client.scroll('e')).points.map((p) => p.id), ['not-a-uuid']);
+  assert.deepEqual(
+    (await client.scroll('e')).points.map((p) => p.id),
+    ['not-a-uuid'],
+  );
   await client.delete('e', { points: ['not-a-uuid'] });
   assert.deepEqual((await client.scroll('e')).points, []);
   await assert.rejects(client.createCollection('e', { vectors: { size: 3, distance: 'Cosine' } }), { status: 409 });
@@ -162,7 +176,17 @@ test('set_payload at a nested key merges there, as Qdrant does; a bad key change
   await client.setPayload('nk', { payload: { sub: 'y' }, key: 'k', points: [9] });
   await client.setPayload('nk', { payload: { c: 3 }, key: 'k.list[]', filter: { must: [{ key: 't', match: { value: 1 } }] } });
   await client.setPayload('nk', { payload: { d: null }, key: 'k.new', points: [9] });
-  const expected = { k: { sub: 'y', list: [{ a: 1, c: 3 }, { b: 2, c: 3 }], new: { d: null } }, t: 1 };
+  const expected = {
+    k: {
+      sub: 'y',
+      list: [
+        { a: 1, c: 3 },
+        { b: 2, c: 3 },
+      ],
+      new: { d: null },
+    },
+    t: 1,
+  };
   assert.deepEqual((await client.retrieve('nk', { ids: [9] }))[0]?.payload, expected);
   const bad = await fetch(`${url}/collections/nk/points/payload`, {
     method: 'POST',

@@ -70,7 +70,12 @@ test('search and query match a brute force: plain, exact, filtered, offset, scor
       assertSameHits(await client.search('v', { vector: query, limit: 10 }), brute(rows, query).slice(0, 10), `search ${q}`);
       assertSameHits(await client.search('v', { vector: query, limit: 10, params: { exact: true } }), brute(rows, query).slice(0, 10), `exact ${q}`);
       const red = (r: Row) => r.payload.color === 'red' && r.payload.rank >= 30;
-      const filter = { must: [{ key: 'color', match: { value: 'red' } }, { key: 'rank', range: { gte: 30 } }] };
+      const filter = {
+        must: [
+          { key: 'color', match: { value: 'red' } },
+          { key: 'rank', range: { gte: 30 } },
+        ],
+      };
       const queried = await client.query('v', { query, filter, limit: 7, offset: 3, params: { hnsw_ef: 128 } });
       assertSameHits(queried.points, brute(rows, query, red).slice(3, 10), `filtered query ${q}`);
       assert.equal(queried.points[0]?.payload, undefined, 'query returns no payload by default');
@@ -115,10 +120,20 @@ test('batch forms answer like the single requests', async (t) => {
   await withSeed(testSeed(9003), async (rng) => {
     const { h, rows } = await seeded(t, rng);
     const [a, b] = randomVectors(rng, 2, DIM) as [number[], number[]];
-    const searched = await h.client.searchBatch('v', { searches: [{ vector: a, limit: 3 }, { vector: b, limit: 4, offset: 1 }] });
+    const searched = await h.client.searchBatch('v', {
+      searches: [
+        { vector: a, limit: 3 },
+        { vector: b, limit: 4, offset: 1 },
+      ],
+    });
     assertSameHits(searched[0] ?? [], brute(rows, a).slice(0, 3), 'search batch 0');
     assertSameHits(searched[1] ?? [], brute(rows, b).slice(1, 5), 'search batch 1');
-    const queried = await h.client.queryBatch('v', { searches: [{ query: a, limit: 2 }, { query: rows[0]?.id as number, limit: 2 }] });
+    const queried = await h.client.queryBatch('v', {
+      searches: [
+        { query: a, limit: 2 },
+        { query: rows[0]?.id as number, limit: 2 },
+      ],
+    });
     assertSameHits(queried[0]?.points ?? [], brute(rows, a).slice(0, 2), 'query batch 0');
     assertSameHits(queried[1]?.points ?? [], brute(rows, rows[0]?.vector as number[], (r) => r.id !== rows[0]?.id).slice(0, 2), 'query batch 1');
   });
@@ -144,7 +159,15 @@ test('filters: Qdrant conditions and spellings, should: [] matches nothing, has_
     assert.equal(await count({ must: [{ is_empty: { key: 'missing' } }] }), N);
     assert.equal(await count({ must: [{ key: 'color', match: { text: 'ree' } }] }), rows.filter((r) => r.payload.color === 'green').length);
     assert.equal(
-      await count({ min_should: { conditions: [{ key: 'color', match: { value: 'red' } }, { key: 'rank', range: { lt: 10 } }], min_count: 2 } }),
+      await count({
+        min_should: {
+          conditions: [
+            { key: 'color', match: { value: 'red' } },
+            { key: 'rank', range: { lt: 10 } },
+          ],
+          min_count: 2,
+        },
+      }),
       rows.filter((r) => r.payload.color === 'red' && r.payload.rank < 10).length,
     );
     // A string that is no UUID is a kith id (docs/qdrant.md, "Point ids"): none of these points has it.
@@ -171,7 +194,10 @@ test('filters: Qdrant conditions and spellings, should: [] matches nothing, has_
     const many = Array.from({ length: Math.ceil(524288 / DIM / 1000) + 1 }, () => ({ vector: rows[0]?.vector, limit: 1000, with_vector: true }));
     const volume = await http(url, 'POST', '/collections/v/points/search/batch', { searches: many });
     assert.equal(volume.status, 422);
-    assert.match(volume.body.status.error, /^Validation error in JSON body: searches\[\d+\]\.with_vector: the request asks for [\d,]+ returned vector components/);
+    assert.match(
+      volume.body.status.error,
+      /^Validation error in JSON body: searches\[\d+\]\.with_vector: the request asks for [\d,]+ returned vector components/,
+    );
     const page = await http(url, 'POST', '/collections/v/points/scroll', { limit: 10001 });
     assert.equal(page.status, 422, 'a scroll page is at most 10,000 points');
   });
@@ -251,7 +277,11 @@ test('query with mmr re-ranks the nearest candidates for diversity, as a greedy 
       diverse.points.map((p) => p.id),
       expected,
     );
-    assert.notDeepEqual(expected, candidates.slice(0, 6).map((c) => c.id), 'the seed makes diversity change the answer');
+    assert.notDeepEqual(
+      expected,
+      candidates.slice(0, 6).map((c) => c.id),
+      'the seed makes diversity change the answer',
+    );
     diverse.points.forEach((p) => {
       assert.ok(Math.abs(p.score - cosine(query, (rows.find((r) => r.id === p.id) as Row).vector)) < 1e-5, 'scores stay similarities to the query');
     });

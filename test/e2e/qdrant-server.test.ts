@@ -13,7 +13,6 @@ import { tempDbPath } from '../helpers/temp-dir.js';
 
 const UUID = '6f1c2a9e-3b7d-4c58-9e0a-1d2b3c4d5e6f';
 
-
 test('one collection seen through both ports: same ids, payloads and scores; durable across a restart', async (t) => {
   const dbPath = tempDbPath(t);
   let server = await startServer(dbPath, ['-qdrant-port', '0']);
@@ -38,17 +37,23 @@ test('one collection seen through both ports: same ids, payloads and scores; dur
   );
   // A point written through the kith port with an integer-looking id is an integer on the Qdrant port.
   await httpJson(server.url, 'PUT', '/collections/both/points', { points: [{ id: '100', vector: [1, 0, 0, 0], payload: { from: 'kith' } }] });
-  assert.deepEqual((await client.retrieve('both', { ids: [100] })).map((r) => [r.id, r.payload]), [[100, { from: 'kith' }]]);
+  assert.deepEqual(
+    (await client.retrieve('both', { ids: [100] })).map((r) => [r.id, r.payload]),
+    [[100, { from: 'kith' }]],
+  );
 
   assert.equal(await server.stop('SIGTERM'), 0, 'SIGTERM closes both listeners and exits 0');
   server = await startServer(dbPath, ['-qdrant-port', '0']);
   url = await qdrantUrlOf(server);
   client = new QdrantClient({ url, checkCompatibility: false });
   assert.equal((await client.count('both')).count, 41);
-  assert.deepEqual((await client.retrieve('both', { ids: [UUID, 3] })).map((r) => [r.id, r.payload?.marked, r.payload?.i]), [
-    [UUID, true, 39],
-    [3, true, 3],
-  ]);
+  assert.deepEqual(
+    (await client.retrieve('both', { ids: [UUID, 3] })).map((r) => [r.id, r.payload?.marked, r.payload?.i]),
+    [
+      [UUID, true, 39],
+      [3, true, 3],
+    ],
+  );
 });
 
 test('without -qdrant-port there is no second listener', async (t) => {

@@ -131,11 +131,22 @@ test('every route of both ports at its largest legal values keeps /healthz answe
   const fullFlatBody = pointsUpTo(rng, 0, BODY_LIMIT - 4096);
   const fullBigBody = pointsUpTo(rng, 0, BODY_LIMIT - 4096, 65536);
   const fullQdrantBody = pointsUpTo(rng, 0, BODY_LIMIT - 4096);
-  const hitsBatch = Array.from({ length: REQUEST_BUDGET.searches }, () => ({ vector: query, limit: REQUEST_BUDGET.hits / REQUEST_BUDGET.searches, params: { exact: true } }));
-  const vectorsBatch = Array.from({ length: REQUEST_BUDGET.searches }, () => ({ vector: query, limit: REQUEST_BUDGET.vectorComponents / DIM / REQUEST_BUDGET.searches, with_vector: true }));
+  const hitsBatch = Array.from({ length: REQUEST_BUDGET.searches }, () => ({
+    vector: query,
+    limit: REQUEST_BUDGET.hits / REQUEST_BUDGET.searches,
+    params: { exact: true },
+  }));
+  const vectorsBatch = Array.from({ length: REQUEST_BUDGET.searches }, () => ({
+    vector: query,
+    limit: REQUEST_BUDGET.vectorComponents / DIM / REQUEST_BUDGET.searches,
+    with_vector: true,
+  }));
   const filterBatch = Array.from({ length: Math.floor(REQUEST_BUDGET.filterTerms / 1280) }, () => ({ vector: query, limit: 100, filter: widest }));
 
-  const search = (path: string, body: object, status = 200): (() => Promise<void>) => async () => expectStatus(await send(kith, 'POST', path, body), status, path);
+  const search =
+    (path: string, body: object, status = 200): (() => Promise<void>) =>
+    async () =>
+      expectStatus(await send(kith, 'POST', path, body), status, path);
   const qSend =
     (method: string, path: string, body?: string | object, status = 200): (() => Promise<void>) =>
     async () =>
@@ -154,26 +165,99 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     { port: 'kith', route: 'GET /metrics', what: 'metrics', run: kSend('GET', '/metrics') },
     { port: 'kith', route: 'GET /dashboard', what: 'page', run: kSend('GET', '/dashboard') },
     { port: 'kith', route: 'GET /dashboard/*', what: 'a missing file', run: kSend('GET', '/dashboard/nope.js', undefined, 404) },
-    { port: 'kith', route: 'POST /collections', what: 'the largest collection', run: kSend('POST', '/collections', { name: 'big', vector_size: 65536, distance: 'dot', hnsw: true, parameters: { m: 32, ef_construction: 128, ef_search: 10000, k: 10000 } }) },
-    { port: 'kith', route: 'POST /collections', what: 'a Flat collection', run: kSend('POST', '/collections', { name: 'u', vector_size: DIM, distance: 'euclid' }) },
+    {
+      port: 'kith',
+      route: 'POST /collections',
+      what: 'the largest collection',
+      run: kSend('POST', '/collections', {
+        name: 'big',
+        vector_size: 65536,
+        distance: 'dot',
+        hnsw: true,
+        parameters: { m: 32, ef_construction: 128, ef_search: 10000, k: 10000 },
+      }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections',
+      what: 'a Flat collection',
+      run: kSend('POST', '/collections', { name: 'u', vector_size: DIM, distance: 'euclid' }),
+    },
     { port: 'kith', route: 'GET /collections', what: 'list', run: kSend('GET', '/collections') },
     { port: 'kith', route: 'GET /collections/:name', what: 'describe', run: kSend('GET', '/collections/w') },
-    { port: 'kith', route: 'PUT /collections/:name/points', what: `${BODY_LIMIT >> 20} MiB into Flat`, run: kSend('PUT', '/collections/u/points', fullFlatBody) },
-    { port: 'kith', route: 'PUT /collections/:name/points', what: `${BODY_LIMIT >> 20} MiB of 65536-d points into HNSW m 32, ef_construction 128 (the most insert work a collection may have)`, run: kSend('PUT', '/collections/big/points', fullBigBody) },
-    { port: 'kith', route: 'PUT /collections/:name/points', what: '2,000 re-upserts into HNSW', run: kSend('PUT', '/collections/w/points', { points: Array.from({ length: 2000 }, (_, i) => ({ id: i, vector: vector(rng), payload: payload(i) })) }) },
-    { port: 'kith', route: 'GET /collections/:name/points/:id', what: 'a 1024-byte id', run: kSend('GET', `/collections/w/points/${encodeURIComponent('é'.repeat(512))}`, undefined, 404) },
+    {
+      port: 'kith',
+      route: 'PUT /collections/:name/points',
+      what: `${BODY_LIMIT >> 20} MiB into Flat`,
+      run: kSend('PUT', '/collections/u/points', fullFlatBody),
+    },
+    {
+      port: 'kith',
+      route: 'PUT /collections/:name/points',
+      what: `${BODY_LIMIT >> 20} MiB of 65536-d points into HNSW m 32, ef_construction 128 (the most insert work a collection may have)`,
+      run: kSend('PUT', '/collections/big/points', fullBigBody),
+    },
+    {
+      port: 'kith',
+      route: 'PUT /collections/:name/points',
+      what: '2,000 re-upserts into HNSW',
+      run: kSend('PUT', '/collections/w/points', { points: Array.from({ length: 2000 }, (_, i) => ({ id: i, vector: vector(rng), payload: payload(i) })) }),
+    },
+    {
+      port: 'kith',
+      route: 'GET /collections/:name/points/:id',
+      what: 'a 1024-byte id',
+      run: kSend('GET', `/collections/w/points/${encodeURIComponent('é'.repeat(512))}`, undefined, 404),
+    },
     {
       port: 'kith',
       route: 'POST /collections/:name/points/search',
       what: 'offset 100,000 + limit 10,000, ef 10,000, 100 payload paths, the widest filter',
-      run: search('/collections/w/points/search', { vector: query, limit: 10000, offset: 100000, params: { ef: 10000 }, with_payload: paths(100), filter: widest }),
+      run: search('/collections/w/points/search', {
+        vector: query,
+        limit: 10000,
+        offset: 100000,
+        params: { ef: 10000 },
+        with_payload: paths(100),
+        filter: widest,
+      }),
     },
-    { port: 'kith', route: 'POST /collections/:name/points/search', what: 'limit 10,000 exact, all payloads', run: search('/collections/w/points/search', { vector: query, limit: 10000, params: { exact: true } }) },
-    { port: 'kith', route: 'POST /collections/:name/points/search', what: '4,096 vectors of 128', run: search('/collections/w/points/search', { vector: query, limit: 4096, with_vector: true }) },
-    { port: 'kith', route: 'POST /collections/:name/points/search', what: '8 vectors of 65,536, exact', run: search('/collections/big/points/search', { vector: new Array(65536).fill(0.5), limit: 8, with_vector: true, params: { exact: true } }) },
-    { port: 'kith', route: 'POST /collections/:name/points/search/batch', what: '4,096 exact searches, 131,072 hits', run: search('/collections/w/points/search/batch', { searches: hitsBatch }) },
-    { port: 'kith', route: 'POST /collections/:name/points/search/batch', what: '4,096 searches, 524,288 vector components', run: search('/collections/w/points/search/batch', { searches: vectorsBatch }) },
-    { port: 'kith', route: 'POST /collections/:name/points/search/batch', what: '16,384 filter terms', run: search('/collections/w/points/search/batch', { searches: filterBatch }) },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search',
+      what: 'limit 10,000 exact, all payloads',
+      run: search('/collections/w/points/search', { vector: query, limit: 10000, params: { exact: true } }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search',
+      what: '4,096 vectors of 128',
+      run: search('/collections/w/points/search', { vector: query, limit: 4096, with_vector: true }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search',
+      what: '8 vectors of 65,536, exact',
+      run: search('/collections/big/points/search', { vector: new Array(65536).fill(0.5), limit: 8, with_vector: true, params: { exact: true } }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search/batch',
+      what: '4,096 exact searches, 131,072 hits',
+      run: search('/collections/w/points/search/batch', { searches: hitsBatch }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search/batch',
+      what: '4,096 searches, 524,288 vector components',
+      run: search('/collections/w/points/search/batch', { searches: vectorsBatch }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search/batch',
+      what: '16,384 filter terms',
+      run: search('/collections/w/points/search/batch', { searches: filterBatch }),
+    },
     {
       port: 'kith',
       route: 'POST /collections/:name/points/search/batch',
@@ -186,17 +270,42 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       what: 'a 10,000-point page, the widest filter, 100 paths',
       run: kSend('POST', '/collections/w/points/scroll', { limit: 10000, filter: widest, with_payload: { exclude: paths(100) } }),
     },
-    { port: 'kith', route: 'POST /collections/:name/points/scroll', what: '4,096 vectors', run: kSend('POST', '/collections/w/points/scroll', { limit: 4096, with_vector: true, cursor: 5000 }) },
-    { port: 'kith', route: 'POST /collections/:name/points/count', what: 'the widest filter', run: kSend('POST', '/collections/w/points/count', { filter: widest }) },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/scroll',
+      what: '4,096 vectors',
+      run: kSend('POST', '/collections/w/points/scroll', { limit: 4096, with_vector: true, cursor: 5000 }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/count',
+      what: 'the widest filter',
+      run: kSend('POST', '/collections/w/points/count', { filter: widest }),
+    },
     {
       port: 'kith',
       route: 'POST /collections/:name/points/retrieve',
       what: '4,096 ids with vectors and 256 payload paths',
       run: kSend('POST', '/collections/w/points/retrieve', { ids: ids(4096), with_vector: true, with_payload: { include: paths(256) } }),
     },
-    { port: 'kith', route: 'POST /collections/:name/points/retrieve', what: '100,000 ids', run: kSend('POST', '/collections/w/points/retrieve', { ids: ids(REQUEST_BUDGET.ids) }) },
-    { port: 'kith', route: 'POST /collections/:name/points/delete', what: '100,000 ids', run: kSend('POST', '/collections/u/points/delete', { points: ids(REQUEST_BUDGET.ids, 10_000_000) }) },
-    { port: 'kith', route: 'POST /collections/:name/points/delete', what: 'the widest filter, every point', run: kSend('POST', '/collections/u/points/delete', { filter: widest }) },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/retrieve',
+      what: '100,000 ids',
+      run: kSend('POST', '/collections/w/points/retrieve', { ids: ids(REQUEST_BUDGET.ids) }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/delete',
+      what: '100,000 ids',
+      run: kSend('POST', '/collections/u/points/delete', { points: ids(REQUEST_BUDGET.ids, 10_000_000) }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/delete',
+      what: 'the widest filter, every point',
+      run: kSend('POST', '/collections/u/points/delete', { filter: widest }),
+    },
     { port: 'kith', route: 'POST /backup', what: 'a hot copy', run: kSend('POST', '/backup') },
     { port: 'kith', route: 'DELETE /collections/:name', what: 'drop the 65536-d collection', run: kSend('DELETE', '/collections/big') },
     { port: 'kith', route: 'DELETE /collections/:name', what: 'drop the Flat collection', run: kSend('DELETE', '/collections/u') },
@@ -208,19 +317,44 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     { port: 'qdrant', route: 'GET /readyz', what: 'ready', run: qSend('GET', '/readyz') },
     { port: 'qdrant', route: 'GET /collections', what: 'list', run: qSend('GET', '/collections') },
     { port: 'qdrant', route: 'GET /collections/:name/exists', what: 'exists', run: qSend('GET', '/collections/w/exists') },
-    { port: 'qdrant', route: 'PUT /collections/:name', what: 'create', run: qSend('PUT', '/collections/q', { vectors: { size: DIM, distance: 'Dot' }, hnsw_config: { m: 0 } }) },
-    { port: 'qdrant', route: 'PUT /collections/:name/index', what: 'the 256th field', run: qSend('PUT', '/collections/w/index', { field_name: 'p255', field_schema: 'keyword' }) },
-    { port: 'qdrant', route: 'PUT /collections/:name/index', what: 'a 257th field (refused)', run: qSend('PUT', '/collections/w/index', { field_name: 'p256', field_schema: 'keyword' }, 422) },
+    {
+      port: 'qdrant',
+      route: 'PUT /collections/:name',
+      what: 'create',
+      run: qSend('PUT', '/collections/q', { vectors: { size: DIM, distance: 'Dot' }, hnsw_config: { m: 0 } }),
+    },
+    {
+      port: 'qdrant',
+      route: 'PUT /collections/:name/index',
+      what: 'the 256th field',
+      run: qSend('PUT', '/collections/w/index', { field_name: 'p255', field_schema: 'keyword' }),
+    },
+    {
+      port: 'qdrant',
+      route: 'PUT /collections/:name/index',
+      what: 'a 257th field (refused)',
+      run: qSend('PUT', '/collections/w/index', { field_name: 'p256', field_schema: 'keyword' }, 422),
+    },
     { port: 'qdrant', route: 'GET /collections/:name', what: '256 declared fields counted', run: qSend('GET', '/collections/w') },
     { port: 'qdrant', route: 'DELETE /collections/:name/index/:field', what: 'undeclare', run: qSend('DELETE', '/collections/w/index/p255') },
-    { port: 'qdrant', route: 'PUT /collections/:name/points', what: `${BODY_LIMIT >> 20} MiB into a Flat collection`, run: qSend('PUT', '/collections/q/points', fullQdrantBody) },
+    {
+      port: 'qdrant',
+      route: 'PUT /collections/:name/points',
+      what: `${BODY_LIMIT >> 20} MiB into a Flat collection`,
+      run: qSend('PUT', '/collections/q/points', fullQdrantBody),
+    },
     {
       port: 'qdrant',
       route: 'POST /collections/:name/points',
       what: '4,096 ids with vectors and 256 payload paths',
       run: qSend('POST', '/collections/w/points', { ids: ids(4096), with_vector: true, with_payload: { include: paths(256) } }),
     },
-    { port: 'qdrant', route: 'POST /collections/:name/points', what: '100,000 ids', run: qSend('POST', '/collections/w/points', { ids: ids(REQUEST_BUDGET.ids) }) },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points',
+      what: '100,000 ids',
+      run: qSend('POST', '/collections/w/points', { ids: ids(REQUEST_BUDGET.ids) }),
+    },
     { port: 'qdrant', route: 'GET /collections/:name/points/:id', what: 'one point', run: qSend('GET', '/collections/w/points/7') },
     {
       port: 'qdrant',
@@ -228,15 +362,37 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       what: 'a 10,000-point page, the widest filter, 100 paths',
       run: qSend('POST', '/collections/w/points/scroll', { limit: 10000, filter: widest, with_payload: { exclude: paths(100) } }),
     },
-    { port: 'qdrant', route: 'POST /collections/:name/points/scroll', what: '4,096 vectors', run: qSend('POST', '/collections/w/points/scroll', { limit: 4096, with_vector: true, offset: 5000 }) },
-    { port: 'qdrant', route: 'POST /collections/:name/points/count', what: 'the widest filter', run: qSend('POST', '/collections/w/points/count', { filter: widest }) },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/scroll',
+      what: '4,096 vectors',
+      run: qSend('POST', '/collections/w/points/scroll', { limit: 4096, with_vector: true, offset: 5000 }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/count',
+      what: 'the widest filter',
+      run: qSend('POST', '/collections/w/points/count', { filter: widest }),
+    },
     {
       port: 'qdrant',
       route: 'POST /collections/:name/points/search',
       what: 'offset 100,000 + limit 10,000, 100 paths, the widest filter',
-      run: qSend('POST', '/collections/w/points/search', { vector: query, limit: 10000, offset: 100000, params: { hnsw_ef: 10000 }, with_payload: paths(100), filter: widest }),
+      run: qSend('POST', '/collections/w/points/search', {
+        vector: query,
+        limit: 10000,
+        offset: 100000,
+        params: { hnsw_ef: 10000 },
+        with_payload: paths(100),
+        filter: widest,
+      }),
     },
-    { port: 'qdrant', route: 'POST /collections/:name/points/search/batch', what: '4,096 exact searches, 131,072 hits', run: qSend('POST', '/collections/w/points/search/batch', { searches: hitsBatch }) },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/search/batch',
+      what: '4,096 exact searches, 131,072 hits',
+      run: qSend('POST', '/collections/w/points/search/batch', { searches: hitsBatch }),
+    },
     {
       port: 'qdrant',
       route: 'POST /collections/:name/points/search/batch',
@@ -247,7 +403,12 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       port: 'qdrant',
       route: 'POST /collections/:name/points/query',
       what: 'MMR over 16,384 candidates, 128 picks',
-      run: qSend('POST', '/collections/w/points/query', { query: { nearest: query, mmr: { diversity: 0.5, candidates_limit: 16384 } }, limit: 128, params: { exact: true }, with_payload: true }),
+      run: qSend('POST', '/collections/w/points/query', {
+        query: { nearest: query, mmr: { diversity: 0.5, candidates_limit: 16384 } },
+        limit: 128,
+        params: { exact: true },
+        with_payload: true,
+      }),
     },
     {
       port: 'qdrant',
@@ -255,13 +416,25 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       what: "the issue's MMR: 10,000 candidates, limit 10,000 (refused)",
       run: qSend('POST', '/collections/w/points/query', { query: { nearest: query, mmr: { diversity: 0.5, candidates_limit: 10000 } }, limit: 10000 }, 422),
     },
-    { port: 'qdrant', route: 'POST /collections/:name/points/query', what: 'by id, limit 10,000', run: qSend('POST', '/collections/w/points/query', { query: 3, limit: 10000, with_payload: true }) },
-    { port: 'qdrant', route: 'POST /collections/:name/points/query', what: 'no query: id order, offset 100,000', run: qSend('POST', '/collections/w/points/query', { limit: 10000, offset: 100000, filter: widest }) },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: 'by id, limit 10,000',
+      run: qSend('POST', '/collections/w/points/query', { query: 3, limit: 10000, with_payload: true }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: 'no query: id order, offset 100,000',
+      run: qSend('POST', '/collections/w/points/query', { limit: 10000, offset: 100000, filter: widest }),
+    },
     {
       port: 'qdrant',
       route: 'POST /collections/:name/points/query/batch',
       what: '4,096 queries of 32',
-      run: qSend('POST', '/collections/w/points/query/batch', { searches: Array.from({ length: 4096 }, (_, i) => ({ query: i % 2 === 0 ? query : { nearest: i }, limit: 32, params: { exact: true } })) }),
+      run: qSend('POST', '/collections/w/points/query/batch', {
+        searches: Array.from({ length: 4096 }, (_, i) => ({ query: i % 2 === 0 ? query : { nearest: i }, limit: 32, params: { exact: true } })),
+      }),
     },
     {
       port: 'qdrant',
@@ -281,20 +454,60 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       what: 'set at a nested key on every point (by filter)',
       run: kSend('POST', '/collections/w/points/payload', { payload: { extra: 'x'.repeat(100) }, key: 'nested.deep[].x', filter: widest }),
     },
-    { port: 'qdrant', route: 'POST /collections/:name/points/payload', what: 'set on every point (by filter)', run: qSend('POST', '/collections/w/points/payload', { payload: { extra: 'x'.repeat(100) }, filter: widest }) },
-    { port: 'qdrant', route: 'PUT /collections/:name/points/payload', what: 'overwrite 20,000 points by id', run: qSend('PUT', '/collections/w/points/payload', { payload: { k: 1, again: true }, points: ids(POINTS) }) },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/payload',
+      what: 'set on every point (by filter)',
+      run: qSend('POST', '/collections/w/points/payload', { payload: { extra: 'x'.repeat(100) }, filter: widest }),
+    },
+    {
+      port: 'qdrant',
+      route: 'PUT /collections/:name/points/payload',
+      what: 'overwrite 20,000 points by id',
+      run: qSend('PUT', '/collections/w/points/payload', { payload: { k: 1, again: true }, points: ids(POINTS) }),
+    },
     {
       port: 'qdrant',
       route: 'POST /collections/:name/points/payload/delete',
       what: '1,000 keys from every point',
       run: qSend('POST', '/collections/w/points/payload/delete', { keys: paths(1000), filter: {} }),
     },
-    { port: 'kith', route: 'PUT /collections/:name/points/payload', what: 'overwrite 20,000 points by id', run: kSend('PUT', '/collections/w/points/payload', { payload: { k: 1, again: true }, points: ids(POINTS) }) },
-    { port: 'kith', route: 'POST /collections/:name/points/payload/delete', what: '1,000 keys from every point', run: kSend('POST', '/collections/w/points/payload/delete', { keys: paths(1000), filter: {} }) },
-    { port: 'qdrant', route: 'POST /collections/:name/points/payload/clear', what: 'every point by id', run: qSend('POST', '/collections/w/points/payload/clear', { points: ids(POINTS) }) },
-    { port: 'kith', route: 'POST /collections/:name/points/payload/clear', what: 'every point by id', run: kSend('POST', '/collections/w/points/payload/clear', { points: ids(POINTS) }) },
-    { port: 'qdrant', route: 'POST /collections/:name/points/delete', what: 'the widest filter', run: qSend('POST', '/collections/q/points/delete', { filter: widest }) },
-    { port: 'qdrant', route: 'POST /collections/:name/points/delete', what: '100,000 ids', run: qSend('POST', '/collections/w/points/delete', { points: ids(REQUEST_BUDGET.ids) }) },
+    {
+      port: 'kith',
+      route: 'PUT /collections/:name/points/payload',
+      what: 'overwrite 20,000 points by id',
+      run: kSend('PUT', '/collections/w/points/payload', { payload: { k: 1, again: true }, points: ids(POINTS) }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/payload/delete',
+      what: '1,000 keys from every point',
+      run: kSend('POST', '/collections/w/points/payload/delete', { keys: paths(1000), filter: {} }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/payload/clear',
+      what: 'every point by id',
+      run: qSend('POST', '/collections/w/points/payload/clear', { points: ids(POINTS) }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/payload/clear',
+      what: 'every point by id',
+      run: kSend('POST', '/collections/w/points/payload/clear', { points: ids(POINTS) }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/delete',
+      what: 'the widest filter',
+      run: qSend('POST', '/collections/q/points/delete', { filter: widest }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/delete',
+      what: '100,000 ids',
+      run: qSend('POST', '/collections/w/points/delete', { points: ids(REQUEST_BUDGET.ids) }),
+    },
     { port: 'qdrant', route: 'DELETE /collections/:name', what: 'drop', run: qSend('DELETE', '/collections/q') },
   ];
 

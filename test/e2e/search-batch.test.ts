@@ -61,9 +61,17 @@ for (const index of ['hnsw', 'flat'] as const) {
 test('batch search: explain per search, null where not asked', async (t) => {
   const { call } = await openTestApp(t);
   await call('POST', '/collections', { name: 'c', vector_size: 2, distance: 'euclid', hnsw: false });
-  await call('PUT', '/collections/c/points', { points: [{ id: 'a', vector: [0, 0] }, { id: 'b', vector: [1, 1] }] });
+  await call('PUT', '/collections/c/points', {
+    points: [
+      { id: 'a', vector: [0, 0] },
+      { id: 'b', vector: [1, 1] },
+    ],
+  });
   const r = await call('POST', '/collections/c/points/search/batch', {
-    searches: [{ vector: [0, 0], limit: 1 }, { vector: [1, 1], limit: 1, params: { explain: true } }],
+    searches: [
+      { vector: [0, 0], limit: 1 },
+      { vector: [1, 1], limit: 1, params: { explain: true } },
+    ],
   });
   assert.equal(r.status, 200, r.raw);
   assert.deepEqual(

@@ -41,7 +41,10 @@ function idsOf(hits: Hit[]): string[] {
 }
 
 function assertScores(hits: Hit[], expected: Array<[string, number]>, tolerance = 1e-6): void {
-  assert.deepEqual(idsOf(hits), expected.map(([id]) => id));
+  assert.deepEqual(
+    idsOf(hits),
+    expected.map(([id]) => id),
+  );
   hits.forEach((hit, i) => {
     const want = (expected[i] as [string, number])[1];
     assert.ok(Math.abs(hit.score - want) <= tolerance, `${hit.id}: score ${hit.score}, expected ${want}`);
@@ -252,13 +255,19 @@ test('with_payload and with_vector shape each hit', async (t) => {
 test('params.exact and params.ef are accepted and give the exact ranking', async (t) => {
   const { call } = await openTestApp(t);
   const vectors = randomVectors(new SeededRng(11), 40, 4);
-  await collectionWith(call, 'r', { vector_size: 4, distance: 'euclid' }, vectors.map((vector, i) => ({ id: `v${i}`, vector })));
+  await collectionWith(
+    call,
+    'r',
+    { vector_size: 4, distance: 'euclid' },
+    vectors.map((vector, i) => ({ id: `v${i}`, vector })),
+  );
   const query = [0.1, -0.2, 0.3, 0];
   const plain = await search(call, 'r', { vector: query, limit: 40 });
-  const expected = vectors
-    .map((v, i) => ({ id: `v${i}`, d: Math.hypot(...v.map((x, j) => Math.fround(x) - (query[j] as number))) }))
-    .sort((p, q) => p.d - q.d);
-  assert.deepEqual(idsOf(plain), expected.map((e) => e.id));
+  const expected = vectors.map((v, i) => ({ id: `v${i}`, d: Math.hypot(...v.map((x, j) => Math.fround(x) - (query[j] as number))) })).sort((p, q) => p.d - q.d);
+  assert.deepEqual(
+    idsOf(plain),
+    expected.map((e) => e.id),
+  );
   assert.deepEqual(await search(call, 'r', { vector: query, limit: 40, params: { exact: true } }), plain);
   assert.deepEqual(await search(call, 'r', { vector: query, limit: 40, params: { exact: false, ef: 8 } }), plain);
   const bad = await call('POST', '/collections/r/points/search', { vector: query, params: { exact: 'yes' } });
@@ -355,7 +364,10 @@ test('sq8 collections search with scores close to the float32 ones', async (t) =
       }
       const ascending = distance === 'euclid';
       const scores = quantized.map((h) => h.score);
-      assert.deepEqual(scores, [...scores].sort((a, b) => (ascending ? a - b : b - a)));
+      assert.deepEqual(
+        scores,
+        [...scores].sort((a, b) => (ascending ? a - b : b - a)),
+      );
     }
     // A stored vector finds itself first.
     const self = await search(call, `${distance}-sq8`, { vector: vectors[7] as number[], limit: 1 });

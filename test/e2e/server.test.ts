@@ -154,7 +154,12 @@ test('filtered search over real HTTP: any-of and AND of indexed keywords are cou
 
   // An AND of two keywords (i % 20 === 5: 150 points): the intersection is counted exactly and
   // scored exactly; a limit above the matches returns every match.
-  const and = { must: [{ key: 'color', match: { value: 'c1' } }, { key: 'size', match: { value: 'L' } }] };
+  const and = {
+    must: [
+      { key: 'color', match: { value: 'c1' } },
+      { key: 'size', match: { value: 'L' } },
+    ],
+  };
   const both = await search(and, 200);
   assert.deepEqual(both.explain.estimate, { min: 150, expected: 150, max: 150, counted: true });
   assert.equal(both.explain.strategy, 'candidates-exact');

@@ -82,7 +82,10 @@ test('search: the written result equals the schema-serialised one (with explain)
       assert.deepEqual(Object.keys(lean.body), ['status', 'result', 'time']);
       assert.deepEqual(lean.body.result, viaSchema.body.result, `query ${q}: ${JSON.stringify(body)}`);
       assert.deepEqual(versionsOf(lean.raw), versionsOf(viaSchema.raw));
-      assert.ok(versionsOf(lean.raw).every((v) => BigInt(v) > 2n ** 53n), 'versions are nanosecond clocks, beyond 2^53');
+      assert.ok(
+        versionsOf(lean.raw).every((v) => BigInt(v) > 2n ** 53n),
+        'versions are nanosecond clocks, beyond 2^53',
+      );
     }
   });
 });
@@ -94,7 +97,9 @@ test('search/batch: the written lists equal the schema-serialised ones', async (
     const searches = Array.from({ length: 25 }, () => randomSearch(rng));
     const lean = await api.call('POST', '/collections/c/points/search/batch', { searches });
     // One search asking for explain sends the whole response through the schema.
-    const viaSchema = await api.call('POST', '/collections/c/points/search/batch', { searches: [...searches, { vector: [1, 0, 0, 0, 0], params: { explain: true } }] });
+    const viaSchema = await api.call('POST', '/collections/c/points/search/batch', {
+      searches: [...searches, { vector: [1, 0, 0, 0, 0], params: { explain: true } }],
+    });
     assert.equal(lean.status, 200, lean.raw);
     assert.equal(lean.headers['content-type'], 'application/json; charset=utf-8');
     assert.deepEqual(Object.keys(lean.body), ['status', 'result', 'time']);
@@ -129,11 +134,18 @@ test('hooks: a trailing slash is a 404, a refused request is counted and timed i
   assert.equal((await api.call('POST', '/collections/m/points/search', { vector: [1] })).status, 400);
   const metrics = (await api.app.inject({ method: 'GET', url: '/metrics' })).body;
   const line = (status: number): string | undefined =>
-    metrics.split('\n').find((l) => l.startsWith('kith_http_requests_total{') && l.includes('route="/collections/:name/points/search"') && l.includes(`status_code="${status}"`));
+    metrics
+      .split('\n')
+      .find(
+        (l) => l.startsWith('kith_http_requests_total{') && l.includes('route="/collections/:name/points/search"') && l.includes(`status_code="${status}"`),
+      );
   assert.match(line(200) ?? '', / 3$/);
   assert.match(line(400) ?? '', / 1$/);
   const count = metrics
     .split('\n')
-    .find((l) => l.startsWith('kith_http_request_duration_seconds_count{') && l.includes('route="/collections/:name/points/search"') && l.includes('status_code="200"'));
+    .find(
+      (l) =>
+        l.startsWith('kith_http_request_duration_seconds_count{') && l.includes('route="/collections/:name/points/search"') && l.includes('status_code="200"'),
+    );
   assert.match(count ?? '', / 3$/);
 });

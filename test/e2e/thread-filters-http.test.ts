@@ -47,7 +47,11 @@ test('filters no index answers run on the search threads of a real service, with
   assert.equal(put.status, 200, put.raw);
 
   const check = async (label: string): Promise<void> => {
-    const searches = Array.from({ length: 24 }, (_, i) => ({ vector: Array.from({ length: DIM }, () => rng.next()), limit: 1 + rng.int(10), filter: FILTERS[i % FILTERS.length] }));
+    const searches = Array.from({ length: 24 }, (_, i) => ({
+      vector: Array.from({ length: DIM }, () => rng.next()),
+      limit: 1 + rng.int(10),
+      filter: FILTERS[i % FILTERS.length],
+    }));
     // The first batch starts the copy of the payloads (its searches run on the service thread meanwhile).
     let before = await threadFilterWork(server.url);
     for (let attempt = 0; attempt < 50; attempt++) {
@@ -68,7 +72,11 @@ test('filters no index answers run on the search threads of a real service, with
 
   await check('after the load');
   // Re-upserts with new payloads (and vectors), deletes.
-  const again = await httpJson(server.url, 'PUT', '/collections/c/points', { points: Array.from({ length: 300 }, () => rng.int(ids.length)).filter((v, i, a) => a.indexOf(v) === i).map((i) => pointOf(i, 1)) });
+  const again = await httpJson(server.url, 'PUT', '/collections/c/points', {
+    points: Array.from({ length: 300 }, () => rng.int(ids.length))
+      .filter((v, i, a) => a.indexOf(v) === i)
+      .map((i) => pointOf(i, 1)),
+  });
   assert.equal(again.status, 200, again.raw);
   const deleted = await httpJson(server.url, 'POST', '/collections/c/points/delete', { points: ids.filter((_, i) => i % 7 === 0) });
   assert.equal(deleted.status, 200, deleted.raw);

@@ -131,7 +131,11 @@ async function buildDatabase(path: string, rng: SeededRng): Promise<void> {
     await db.collection('graph').upsert(graph);
     const quantGen = vectorGen(rng, 'nonneg', 16, NONE);
     // Every tenth payload is bigger than a page: an overflow run of its own.
-    const quant = Array.from({ length: 200 }, (_, i) => ({ id: `q${i}`, vector: drawVector(rng, quantGen), payload: { text: 'x'.repeat(i % 10 === 0 ? 5000 + rng.int(9000) : rng.int(40)) } }));
+    const quant = Array.from({ length: 200 }, (_, i) => ({
+      id: `q${i}`,
+      vector: drawVector(rng, quantGen),
+      payload: { text: 'x'.repeat(i % 10 === 0 ? 5000 + rng.int(9000) : rng.int(40)) },
+    }));
     await db.collection('quant').upsert(quant);
     // Deletes and rewrites leave free pages.
     await db.collection('flat').deleteIds(flat.slice(0, 300).map((p) => p.id));
@@ -159,15 +163,39 @@ function variants(rng: SeededRng, sound: Buffer, regions: FileRegions): Variant[
   const out: Variant[] = [
     { name: 'empty file', fileName: 'kith.db', bytes: Buffer.alloc(0), expect: 'empty', server: true },
     { name: 'text file', fileName: 'notes.txt', bytes: Buffer.from('# notes\nnot a database at all\n'), expect: 'refused', server: true },
-    { name: 'random bytes', fileName: 'kith.db', bytes: Buffer.from(Array.from({ length: 3 * pageSize + 77 }, () => rng.int(256))), expect: 'refused', server: true },
+    {
+      name: 'random bytes',
+      fileName: 'kith.db',
+      bytes: Buffer.from(Array.from({ length: 3 * pageSize + 77 }, () => rng.int(256))),
+      expect: 'refused',
+      server: true,
+    },
     { name: '.npy file', fileName: 'vectors.npy', bytes: npyFile(), expect: 'refused', server: true },
-    { name: 'JSON file', fileName: 'data.json', bytes: Buffer.from(JSON.stringify({ collections: [{ name: 'flat', points: [[1, 2]] }] })), expect: 'refused', server: true },
+    {
+      name: 'JSON file',
+      fileName: 'data.json',
+      bytes: Buffer.from(JSON.stringify({ collections: [{ name: 'flat', points: [[1, 2]] }] })),
+      expect: 'refused',
+      server: true,
+    },
     { name: 'zeros, as long as the database', fileName: 'kith.db', bytes: Buffer.alloc(sound.length), expect: 'refused', server: true },
-    { name: 'random pages, as long as the database', fileName: 'kith.db', bytes: Buffer.from(Array.from({ length: sound.length }, () => rng.int(256))), expect: 'refused', server: false },
+    {
+      name: 'random pages, as long as the database',
+      fileName: 'kith.db',
+      bytes: Buffer.from(Array.from({ length: sound.length }, () => rng.int(256))),
+      expect: 'refused',
+      server: false,
+    },
   ];
   // Truncations: at page boundaries (which may cut only free pages: then the file is fine) and anywhere else.
   for (const keep of [1, 2, 3, Math.floor(pages / 2), pages - 1]) {
-    out.push({ name: `cut to ${keep} page(s)`, fileName: 'kith.db', bytes: sound.subarray(0, keep * pageSize), expect: keep < 3 ? 'refused' : 'structure', server: keep === 3 || keep === pages - 1 });
+    out.push({
+      name: `cut to ${keep} page(s)`,
+      fileName: 'kith.db',
+      bytes: sound.subarray(0, keep * pageSize),
+      expect: keep < 3 ? 'refused' : 'structure',
+      server: keep === 3 || keep === pages - 1,
+    });
   }
   for (let i = 0; i < 5; i++) {
     const at = 1 + rng.int(sound.length - 2);
@@ -180,7 +208,13 @@ function variants(rng: SeededRng, sound: Buffer, regions: FileRegions): Variant[
     for (const at of offsets) bytes[at] = (bytes[at] as number) ^ (1 + rng.int(255));
     const worst = Math.max(...offsets.map((at) => (labels[at] === CONTENT ? 2 : labels[at] === STRUCTURE ? 1 : 0)));
     const expect = worst === 2 ? 'content' : worst === 1 ? 'structure' : 'fine';
-    out.push({ name: `${name}: ${offsets.map((at) => `byte ${at} (page ${Math.floor(at / pageSize)} +${at % pageSize})`).join(', ')}`, fileName: 'kith.db', bytes, expect, server });
+    out.push({
+      name: `${name}: ${offsets.map((at) => `byte ${at} (page ${Math.floor(at / pageSize)} +${at % pageSize})`).join(', ')}`,
+      fileName: 'kith.db',
+      bytes,
+      expect,
+      server,
+    });
   };
   const inPage = (pgno: number, from: number, to: number): number => pgno * pageSize + from + rng.int(to - from);
   const labelled = (pgno: number, label: number): number | undefined => {
@@ -206,7 +240,12 @@ function variants(rng: SeededRng, sound: Buffer, regions: FileRegions): Variant[
   for (let i = 0; i < 3; i++) flip('overflow page header', [inPage(rng.pick(regions.overflowPages), 0, 24)], i === 0);
   flip('overflow run content', [inPage(rng.pick(regions.overflowPages), 24, pageSize)], false);
   for (let i = 0; i < 3; i++) flip('free page', [inPage(rng.pick(regions.unusedPages), 0, pageSize)], i === 0);
-  for (let i = 0; i < 8; i++) flip('a few bytes anywhere', Array.from({ length: 1 + rng.int(4) }, () => rng.int(sound.length)), i === 0);
+  for (let i = 0; i < 8; i++)
+    flip(
+      'a few bytes anywhere',
+      Array.from({ length: 1 + rng.int(4) }, () => rng.int(sound.length)),
+      i === 0,
+    );
   return out;
 }
 
@@ -221,7 +260,10 @@ test('no damaged or foreign file crashes kith check, kith ls --db or the server;
   await buildDatabase(soundPath, rng);
   const sound = readFileSync(soundPath);
   const regions = fileRegions(sound);
-  assert.ok(regions.branchPages.length > 0 && regions.overflowPages.length > 0 && regions.unusedPages.length > 0, 'the database has branch, overflow and free pages');
+  assert.ok(
+    regions.branchPages.length > 0 && regions.overflowPages.length > 0 && regions.unusedPages.length > 0,
+    'the database has branch, overflow and free pages',
+  );
 
   // What the tools say about the sound file, each on a copy alone in its folder.
   const baselineDir = join(dir, 'baseline');
@@ -282,7 +324,8 @@ test('no damaged or foreign file crashes kith check, kith ls --db or the server;
           if (variant.expect === 'fine') assert.ok(accepted, `${said}\n(a flip in unused space must leave the file fine)`);
         }
         assert.deepEqual(leftBehind, [variant.fileName], `${where}: kith check or kith ls left something beside the file`);
-        if (variant.server && runs[2]?.[1].listing === undefined) assert.deepEqual(readdirSync(folder), [variant.fileName], `${where}: the server refused the file but left something beside it`);
+        if (variant.server && runs[2]?.[1].listing === undefined)
+          assert.deepEqual(readdirSync(folder), [variant.fileName], `${where}: the server refused the file but left something beside it`);
       } catch (error) {
         failures.push(error instanceof Error ? error.message : String(error));
       }

@@ -34,7 +34,8 @@ interface Answer {
 type Send = (request: FuzzRequest) => Promise<Answer>;
 
 function describe(request: FuzzRequest, seed: number, i: number): string {
-  const body = request.body === undefined ? '' : Buffer.isBuffer(request.body) ? `<bytes ${request.body.toString('hex').slice(0, 200)}>` : request.body.slice(0, 300);
+  const body =
+    request.body === undefined ? '' : Buffer.isBuffer(request.body) ? `<bytes ${request.body.toString('hex').slice(0, 200)}>` : request.body.slice(0, 300);
   return `[seed ${seed}, request ${i}] ${request.method} ${request.url.slice(0, 200)} (${request.contentType ?? 'no type'}) ${body}`;
 }
 
@@ -84,9 +85,21 @@ async function seedCollections(send: Send): Promise<void> {
     const points = Array.from({ length: 40 }, (_, i) => ({
       id: i % 2 === 0 ? i : `p${i}`,
       vector: Array.from({ length: config.vector_size }, () => rng.next() * 2 - 1),
-      payload: { cat: ['red', 'green', 'blue'][i % 3], n: i, tags: ['red', String(i % 4)], title: `doc ${i}`, nested: { a: i % 5 }, when: `2024-0${1 + (i % 9)}-10T00:00:00Z` },
+      payload: {
+        cat: ['red', 'green', 'blue'][i % 3],
+        n: i,
+        tags: ['red', String(i % 4)],
+        title: `doc ${i}`,
+        nested: { a: i % 5 },
+        when: `2024-0${1 + (i % 9)}-10T00:00:00Z`,
+      },
     }));
-    const upserted = await send({ method: 'PUT', url: `/collections/${config.name}/points`, contentType: 'application/json', body: JSON.stringify({ points }) });
+    const upserted = await send({
+      method: 'PUT',
+      url: `/collections/${config.name}/points`,
+      contentType: 'application/json',
+      body: JSON.stringify({ points }),
+    });
     assert.equal(upserted.status, 200, upserted.raw);
   }
 }

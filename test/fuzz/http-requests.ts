@@ -139,11 +139,19 @@ export function validRequest(rng: SeededRng, known: readonly KnownCollection[]):
     case 11:
       return { method: 'POST', url: `${base}/points/retrieve`, json: { ids: [pointId(rng), pointId(rng), pointId(rng)], with_vector: chance(rng, 0.5) } };
     case 12:
-      return { method: 'POST', url: `${base}/points/payload`, json: { payload: payload(rng), ...(chance(rng, 0.3) ? { key: pick(rng, ['nested', 'nested.b[]', 'x.y']) } : {}), ...selection() } };
+      return {
+        method: 'POST',
+        url: `${base}/points/payload`,
+        json: { payload: payload(rng), ...(chance(rng, 0.3) ? { key: pick(rng, ['nested', 'nested.b[]', 'x.y']) } : {}), ...selection() },
+      };
     case 13:
       return { method: 'PUT', url: `${base}/points/payload`, json: { payload: payload(rng), ...selection() } };
     case 14:
-      return { method: 'POST', url: `${base}/points/payload/delete`, json: { keys: pick(rng, [['n'], ['nested.a', 'cat'], ['nested.b[].c']] as Json[]), ...selection() } };
+      return {
+        method: 'POST',
+        url: `${base}/points/payload/delete`,
+        json: { keys: pick(rng, [['n'], ['nested.a', 'cat'], ['nested.b[].c']] as Json[]), ...selection() },
+      };
     case 15:
       return { method: 'POST', url: `${base}/points/payload/clear`, json: selection() };
     default: {
@@ -245,7 +253,10 @@ function mutateText(rng: SeededRng, text: string): string | Buffer {
       // Duplicated keys: the last one wins in JSON.parse.
       return text.replace(/^\{/, '{"points":1,"vector":"x","name":7,');
     case 3:
-      return text.replace(/^\{/, pick(rng, ['{"__proto__":{"polluted":1},', '{"constructor":{"prototype":{"polluted":1}},', '{"\\u005f_proto__":{"polluted":1},']));
+      return text.replace(
+        /^\{/,
+        pick(rng, ['{"__proto__":{"polluted":1},', '{"constructor":{"prototype":{"polluted":1}},', '{"\\u005f_proto__":{"polluted":1},']),
+      );
     case 4: {
       const depth = 1000 + rng.int(100000);
       return `${'['.repeat(depth)}${']'.repeat(depth)}`;
@@ -287,7 +298,15 @@ function mutateUrl(rng: SeededRng, url: string): string {
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'];
-const CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=latin1', 'application/jsonx', ''];
+const CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  'application/json; charset=latin1',
+  'application/jsonx',
+  '',
+];
 
 /** A request: valid (about 1 in 5), or a valid one with one or two mutations. */
 export function fuzzRequest(rng: SeededRng, known: readonly KnownCollection[]): FuzzRequest {

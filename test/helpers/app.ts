@@ -38,9 +38,7 @@ async function open(dbPath: string, maxBodyMb: number | undefined, opened: TestA
       const response = await app.inject({
         method: method as 'GET',
         url,
-        ...(body === undefined
-          ? {}
-          : { payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
       });
       let parsed: unknown;
       try {

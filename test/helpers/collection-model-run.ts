@@ -348,7 +348,9 @@ function drawStep(rng: SeededRng, config: SeqConfig, model: Model, index: number
 }
 
 function drawChecks(rng: SeededRng, config: SeqConfig, model: Model): SearchSpec[] {
-  const purposes: SearchPurpose[] = config.hnsw ? ['unfiltered-high-ef', 'filtered-high-ef', 'planned', 'configured-ef'] : ['unfiltered-high-ef', 'filtered-high-ef'];
+  const purposes: SearchPurpose[] = config.hnsw
+    ? ['unfiltered-high-ef', 'filtered-high-ef', 'planned', 'configured-ef']
+    : ['unfiltered-high-ef', 'filtered-high-ef'];
   return purposes.map((p) => drawSearch(rng, config, model, p));
 }
 
@@ -447,7 +449,8 @@ async function applyOp(live: Live, model: Model, config: SeqConfig, op: Op, wher
       for (const p of op.points) {
         const key = idKey(p.id);
         const old = model.points.get(key);
-        const same = old !== undefined && old.input.length === p.vector.length && old.input.every((x, i) => Math.fround(x) === Math.fround(p.vector[i] as number));
+        const same =
+          old !== undefined && old.input.length === p.vector.length && old.input.every((x, i) => Math.fround(x) === Math.fround(p.vector[i] as number));
         model.points.set(key, { key, input: [...p.vector], payload: structuredClone(p.payload), version, stored: same ? old.stored : undefined });
       }
       return op.points.map((p) => p.id);
@@ -460,9 +463,15 @@ async function applyOp(live: Live, model: Model, config: SeqConfig, op: Op, wher
         refused = error;
       }
       const code = (refused as { code?: unknown } | undefined)?.code;
-      if (code !== 'ERR_BAD_INPUT') fail('bad-input', `${where}: a batch with ${op.bad} gave ${refused === undefined ? 'success' : `${String(code)} ${String(refused)}`}, expected ERR_BAD_INPUT`);
+      if (code !== 'ERR_BAD_INPUT')
+        fail(
+          'bad-input',
+          `${where}: a batch with ${op.bad} gave ${refused === undefined ? 'success' : `${String(code)} ${String(refused)}`}, expected ERR_BAD_INPUT`,
+        );
       // The good points of the batch, and the bad point's id when it is a valid one: none may exist now.
-      return op.points.map((p) => p.id).filter((id): id is RawId => (typeof id === 'string' && id.isWellFormed() && Buffer.byteLength(id) <= 1024) || (typeof id === 'number' && id >= 0));
+      return op.points
+        .map((p) => p.id)
+        .filter((id): id is RawId => (typeof id === 'string' && id.isWellFormed() && Buffer.byteLength(id) <= 1024) || (typeof id === 'number' && id >= 0));
     }
     case 'delete-ids': {
       const keys = [...new Set(op.ids.map(idKey))].filter((k) => model.points.has(k));
@@ -591,7 +600,8 @@ export async function runSequence(config: SeqConfig, dir: string, replay?: reado
 // ---------------------------------------------------------------------------------------------
 // Reports and minimising.
 
-const showVector = (v: readonly number[]): string => `[${(v.length > 8 ? [...v.slice(0, 8), '…'] : v).map((x) => (Object.is(x, -0) ? '-0' : String(x))).join(',')}]`;
+const showVector = (v: readonly number[]): string =>
+  `[${(v.length > 8 ? [...v.slice(0, 8), '…'] : v).map((x) => (Object.is(x, -0) ? '-0' : String(x))).join(',')}]`;
 const cut = (s: string, n: number): string => (s.length <= n ? s : `${s.slice(0, n)}…`);
 
 function showSearch(s: SearchSpec): string {

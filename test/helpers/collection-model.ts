@@ -271,7 +271,10 @@ export function checkGets(c: Collection, model: Model, raws: readonly RawId[], w
     try {
       got = c.getPoint(raw);
     } catch (error) {
-      fail('get.missing', `${where}: getPoint(${showId(raw)}) threw ${(error as { code?: string }).code ?? ''} ${String(error)}; the model has it (version ${p.version})`);
+      fail(
+        'get.missing',
+        `${where}: getPoint(${showId(raw)}) threw ${(error as { code?: string }).code ?? ''} ${String(error)}; the model has it (version ${p.version})`,
+      );
     }
     if (got.id !== key) fail('get.id', `${where}: getPoint(${showId(raw)}).id is ${showId(got.id)}`);
     if (got.version !== p.version) fail('get.version', `${where}: ${showId(raw)} version ${got.version}, expected ${p.version}`);
@@ -319,7 +322,10 @@ export function checkSearch(model: Model, view: SearchView, outcome: SearchOutco
     if (s === undefined) fail('search.filter', `${at}: hit ${i} ${showHit(hit)} does not match the filter (payload ${payloadText(p.payload)})`);
     if (hit.version !== p.version) fail('search.version', `${at}: hit ${showHit(hit)} has version ${hit.version}, current is ${p.version}`);
     if (!(Math.abs(goodOf(hit.score, metric) - s.good) <= s.tolerance) && !(model.spec.exact && hit.score === s.score)) {
-      fail('search.score', `${at}: hit ${showHit(hit)} scored ${hit.score}, the model says ${s.score} (± ${s.tolerance} on ${metric === 'euclid' ? 'the squared distance' : 'the score'})`);
+      fail(
+        'search.score',
+        `${at}: hit ${showHit(hit)} scored ${hit.score}, the model says ${s.score} (± ${s.tolerance} on ${metric === 'euclid' ? 'the squared distance' : 'the score'})`,
+      );
     }
     if (model.spec.exact && hit.score !== s.score) fail('search.score', `${at}: hit ${showHit(hit)} scored ${hit.score}, exactly ${s.score} expected`);
     checkShape(model, p, hit, view, `${at}: hit ${showId(hit.id)}`);
@@ -361,8 +367,7 @@ function checkComplete(model: Model, view: SearchView, outcome: SearchOutcome, r
   const kind = outcome.explain.exact ? 'search.exact' : 'search.recall';
   const show = (list: ReadonlyArray<{ id: string; score: number }>): string => list.map((h) => `${showId(h.id)}@${h.score}`).join(', ');
   const window = ranked.slice(view.offset, view.offset + view.limit);
-  const context = (): string =>
-    `\n  kith:  ${show(hits)}\n  model: ${show(window.map((r) => ({ id: r.id, score: r.s.score })))}`;
+  const context = (): string => `\n  kith:  ${show(hits)}\n  model: ${show(window.map((r) => ({ id: r.id, score: r.s.score })))}`;
   if (model.spec.exact) {
     const t = view.threshold;
     const cut = t === undefined ? -1 : window.findIndex((r) => !passes(r.s.score, t, metric));
@@ -429,7 +434,9 @@ export function selectedPayload(payload: JsonObject, w: Exclude<WithPayload, fal
   if (w === true) return payload;
   const include = Array.isArray(w) || 'include' in w;
   const list: readonly string[] = Array.isArray(w) ? w : 'include' in w ? w.include : (w as { exclude: readonly string[] }).exclude;
-  const steps = list.map((p) => (Object.hasOwn(payload, p) || p === '' ? [p] : p.split('.').flatMap((part) => (part.endsWith('[]') ? [part.slice(0, -2), '[]'] : [part]))));
+  const steps = list.map((p) =>
+    Object.hasOwn(payload, p) || p === '' ? [p] : p.split('.').flatMap((part) => (part.endsWith('[]') ? [part.slice(0, -2), '[]'] : [part])),
+  );
   const keep = (value: Json, rests: string[][]): Json | typeof DROPPED => {
     if (include) {
       if (rests.length === 0) return DROPPED;
@@ -445,7 +452,10 @@ export function selectedPayload(payload: JsonObject, w: Exclude<WithPayload, fal
     if (typeof value === 'object' && value !== null) {
       const out: JsonObject = {};
       for (const [k, v] of Object.entries(value)) {
-        const kept = keep(v, rests.filter((r) => r[0] === k).map((r) => r.slice(1)));
+        const kept = keep(
+          v,
+          rests.filter((r) => r[0] === k).map((r) => r.slice(1)),
+        );
         if (kept !== DROPPED) out[k] = kept;
       }
       return out;
@@ -454,7 +464,10 @@ export function selectedPayload(payload: JsonObject, w: Exclude<WithPayload, fal
   };
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(payload)) {
-    const kept = keep(v, steps.filter((r) => r[0] === k).map((r) => r.slice(1)));
+    const kept = keep(
+      v,
+      steps.filter((r) => r[0] === k).map((r) => r.slice(1)),
+    );
     if (kept !== DROPPED) out[k] = kept;
   }
   return out;

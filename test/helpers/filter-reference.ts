@@ -150,7 +150,7 @@ function geoHolds(c: JsonObject, v: Json): [string, boolean] {
       return lonOk && s < p.lat && p.lat < n;
     }
     const poly = c.geo_polygon as JsonObject;
-    const ring = (r: Json): JsonObject[] => ((r as JsonObject).points as JsonObject[]);
+    const ring = (r: Json): JsonObject[] => (r as JsonObject).points as JsonObject[];
     const odd = (r: Json): boolean => Math.abs(winding(ring(r), p.lon, p.lat)) % 2 === 1;
     if (!odd(poly.exterior as Json)) return false;
     return !((poly.interiors ?? []) as Json[]).some(odd);
@@ -316,7 +316,13 @@ export const datetimeArb: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom(...NEAR_NOON), weight: 3 },
   {
     arbitrary: fc
-      .tuple(fc.constantFrom(...DATE_PARTS), fc.constantFrom('T', 'T', 't', ' '), fc.constantFrom(...TIMES), fc.constantFrom(...FRACTIONS), fc.constantFrom(...ZONES))
+      .tuple(
+        fc.constantFrom(...DATE_PARTS),
+        fc.constantFrom('T', 'T', 't', ' '),
+        fc.constantFrom(...TIMES),
+        fc.constantFrom(...FRACTIONS),
+        fc.constantFrom(...ZONES),
+      )
       .map(([d, sep, t, f, z]) => `${d}${sep}${t}${f}${z}`),
     weight: 6,
   },
@@ -359,9 +365,7 @@ function valueArb(depth: number): fc.Arbitrary<Json> {
 }
 
 function objectArb(depth: number): fc.Arbitrary<JsonObject> {
-  return fc
-    .array(fc.tuple(fc.constantFrom(...NESTED_KEYS), valueArb(depth)), { maxLength: 3 })
-    .map((entries) => Object.fromEntries(entries) as JsonObject);
+  return fc.array(fc.tuple(fc.constantFrom(...NESTED_KEYS), valueArb(depth)), { maxLength: 3 }).map((entries) => Object.fromEntries(entries) as JsonObject);
 }
 
 /**
@@ -380,18 +384,29 @@ const geoValueArb: fc.Arbitrary<Json> = fc.oneof(
 /** Values for a top-level key: `n` leans to numbers, `t` to datetimes, `g` to geo points, for their conditions to bite. */
 function topValueArb(key: string): fc.Arbitrary<Json> {
   const lean: fc.Arbitrary<Json> | undefined =
-    key === 'n' ? numberArb : key === 't' ? datetimeArb : key === 'g' ? geoValueArb : key === 'c' ? fc.array(objectArb(1), { minLength: 1, maxLength: 3 }) : undefined;
+    key === 'n'
+      ? numberArb
+      : key === 't'
+        ? datetimeArb
+        : key === 'g'
+          ? geoValueArb
+          : key === 'c'
+            ? fc.array(objectArb(1), { minLength: 1, maxLength: 3 })
+            : undefined;
   if (lean === undefined) return valueArb(3);
-  return fc.oneof(
-    { arbitrary: lean, weight: 3 },
-    { arbitrary: fc.array(lean, { maxLength: 3 }), weight: 1 },
-    { arbitrary: valueArb(3), weight: 1 },
-  );
+  return fc.oneof({ arbitrary: lean, weight: 3 }, { arbitrary: fc.array(lean, { maxLength: 3 }), weight: 1 }, { arbitrary: valueArb(3), weight: 1 });
 }
 
 /** A payload: each top-level key present about two times in three. */
 export const payloadArb: fc.Arbitrary<JsonObject> = fc
-  .tuple(...PAYLOAD_KEYS.map((key) => fc.option(topValueArb(key).map((v): [string, Json] => [key, v]), { nil: undefined, freq: 3 })))
+  .tuple(
+    ...PAYLOAD_KEYS.map((key) =>
+      fc.option(
+        topValueArb(key).map((v): [string, Json] => [key, v]),
+        { nil: undefined, freq: 3 },
+      ),
+    ),
+  )
   .map((entries) => Object.fromEntries(entries.filter((e) => e !== undefined)) as JsonObject);
 
 /** `type` written out or left to the default, where the default means the same. */
@@ -437,7 +452,11 @@ const geoConditionArb: fc.Arbitrary<JsonObject> = fc.oneof(
     .tuple(fc.constantFrom('g', 'g', 'a'), cornerArb, cornerArb)
     .map(([key, [w, n], [e, s]]) => ({ key, geo_bounding_box: { top_left: { lon: w, lat: Math.max(n, s) }, bottom_right: { lon: e, lat: Math.min(n, s) } } })),
   fc
-    .tuple(fc.constantFrom('g', 'g', 'a'), fc.array(geoCornerArb, { minLength: 3, maxLength: 5 }), fc.option(fc.array(geoCornerArb, { minLength: 3, maxLength: 4 }), { nil: undefined }))
+    .tuple(
+      fc.constantFrom('g', 'g', 'a'),
+      fc.array(geoCornerArb, { minLength: 3, maxLength: 5 }),
+      fc.option(fc.array(geoCornerArb, { minLength: 3, maxLength: 4 }), { nil: undefined }),
+    )
     .map(([key, ring, hole]) => {
       const closed = (r: JsonObject[]): Json => ({ points: [...r, r[0] as JsonObject] });
       const polygon: JsonObject = { exterior: closed(ring) };
@@ -481,9 +500,7 @@ export function conditionArb(depth: number, options: FilterArbOptions = {}): fc.
     { arbitrary: conditionArb(0, options).map((c): JsonObject => ({ must_not: [c] })), weight: 1 },
     { arbitrary: filterArb(depth - 1, options), weight: 1 },
   );
-  const nestedArb = fc
-    .tuple(fc.constantFrom('c', 'c', 'c[]', 'a', 'a.b', 'c.a'), innerArb)
-    .map(([key, filter]) => ({ nested: { key, filter } }));
+  const nestedArb = fc.tuple(fc.constantFrom('c', 'c', 'c[]', 'a', 'a.b', 'c.a'), innerArb).map(([key, filter]) => ({ nested: { key, filter } }));
   return fc.oneof(...leaf, { arbitrary: filterArb(depth - 1, options), weight: 2 }, { arbitrary: nestedArb, weight: 1 });
 }
 
@@ -493,14 +510,17 @@ export function conditionArb(depth: number, options: FilterArbOptions = {}): fc.
  */
 export function filterArb(depth: number, options: FilterArbOptions = {}): fc.Arbitrary<JsonObject> {
   const condition = conditionArb(depth, options);
-  const clause = fc.option(fc.oneof({ arbitrary: fc.array(condition, { maxLength: 3 }), weight: 5 }, { arbitrary: condition as fc.Arbitrary<Json>, weight: 1 }), {
-    nil: undefined,
-    freq: 3,
-  });
-  const minShould = fc.option(
-    fc.record({ conditions: fc.array(condition, { maxLength: 3 }), min_count: fc.integer({ min: 0, max: 3 }) }),
-    { nil: undefined, freq: 4 },
+  const clause = fc.option(
+    fc.oneof({ arbitrary: fc.array(condition, { maxLength: 3 }), weight: 5 }, { arbitrary: condition as fc.Arbitrary<Json>, weight: 1 }),
+    {
+      nil: undefined,
+      freq: 3,
+    },
   );
+  const minShould = fc.option(fc.record({ conditions: fc.array(condition, { maxLength: 3 }), min_count: fc.integer({ min: 0, max: 3 }) }), {
+    nil: undefined,
+    freq: 4,
+  });
   return fc.tuple(clause, clause, clause, minShould).map(([must, mustNot, should, ms]) => {
     const f: JsonObject = {};
     if (must !== undefined) f.must = must as Json;
@@ -535,7 +555,14 @@ const SCALAR_PAYLOAD_VALUES: ReadonlyArray<[string, fc.Arbitrary<Json>]> = [
 
 /** A payload whose every path holds at most one scalar value. */
 export const scalarPayloadArb: fc.Arbitrary<JsonObject> = fc
-  .tuple(...SCALAR_PAYLOAD_VALUES.map(([key, arb]) => fc.option(arb.map((v): [string, Json] => [key, v]), { nil: undefined, freq: 5 })))
+  .tuple(
+    ...SCALAR_PAYLOAD_VALUES.map(([key, arb]) =>
+      fc.option(
+        arb.map((v): [string, Json] => [key, v]),
+        { nil: undefined, freq: 5 },
+      ),
+    ),
+  )
   .map((entries) => Object.fromEntries(entries.filter((e) => e !== undefined)) as JsonObject);
 
 // ---------------------------------------------------------------------------------------------
@@ -565,7 +592,10 @@ export const simpleConditionArb: fc.Arbitrary<JsonObject> = fc.oneof(
   { arbitrary: fc.tuple(simpleKeyArb, fc.array(scalarLeafArb, { minLength: 1, maxLength: 3 })).map(([key, any]) => ({ key, match: { any } })), weight: 2 },
   { arbitrary: fc.tuple(fc.constantFrom('n', 'a.n'), simpleRangeArb(numberArb)).map(([key, range]) => ({ key, range })), weight: 4 },
   { arbitrary: fc.tuple(fc.constantFrom('t', 'b'), simpleRangeArb(validDatetimeArb)).map(([key, range]) => ({ key, range })), weight: 2 },
-  { arbitrary: fc.tuple(simpleKeyArb, fc.constantFrom('', 'a', 'r', '2024', 'x')).map(([key, value]) => ({ key, type: 'prefix', match: { value } })), weight: 1 },
+  {
+    arbitrary: fc.tuple(simpleKeyArb, fc.constantFrom('', 'a', 'r', '2024', 'x')).map(([key, value]) => ({ key, type: 'prefix', match: { value } })),
+    weight: 1,
+  },
   { arbitrary: fc.tuple(simpleKeyArb, scalarLeafArb).map(([key, value]) => ({ key, type: 'contains', match: { value } })), weight: 2 },
   { arbitrary: fieldConditionArb, weight: 1 },
 );

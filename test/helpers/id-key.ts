@@ -16,4 +16,3 @@ export function idKey(raw: number | string): string {
   }
   return raw;
 }
-

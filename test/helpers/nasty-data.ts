@@ -94,8 +94,7 @@ export function idPool(rng: SeededRng, size: number, kinds: ReadonlySet<IdKind>)
       const hex = Array.from({ length: 32 }, () => '0123456789abcdef'[rng.int(16)]).join('');
       const u = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
       add(u, [u.toUpperCase(), u, `{${u}}`, `urn:uuid:${u.toUpperCase()}`, hex], kind);
-    }
-    else add(rng.pick(LOOKALIKES), [], kind);
+    } else add(rng.pick(LOOKALIKES), [], kind);
   }
   // Strings are their own only spelling.
   return out.map((p) => (p.raws.length > 0 ? p : { ...p, raws: [p.key] }));
@@ -121,8 +120,7 @@ export interface VectorGen {
   readonly off: ReadonlySet<string>;
 }
 
-const ints = (rng: SeededRng, dim: number, min: number, max: number): number[] =>
-  Array.from({ length: dim }, () => min + rng.int(max - min + 1));
+const ints = (rng: SeededRng, dim: number, min: number, max: number): number[] => Array.from({ length: dim }, () => min + rng.int(max - min + 1));
 
 export function vectorGen(rng: SeededRng, family: VectorFamily, dim: number, off: ReadonlySet<string>): VectorGen {
   const nonneg = family === 'nonneg';

@@ -50,7 +50,11 @@ test('the copy takes its graphs from snapshots written for the backup, for every
       continue;
     }
     assert.equal(report.snapshotRejected, undefined, `seed ${seed}: ${name}`);
-    assert.deepEqual([report.fromSnapshot, report.inserted], [points, late], `seed ${seed}: ${name}: ${JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+    assert.deepEqual(
+      [report.fromSnapshot, report.inserted],
+      [points, late],
+      `seed ${seed}: ${name}: ${JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`,
+    );
     assert.deepEqual(copy.collection(name as string).checkIntegrity(), []);
   }
 });

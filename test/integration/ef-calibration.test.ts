@@ -60,7 +60,13 @@ test('a weak graph misses its target at the default ef; after calibration fresh 
     const draw = mixture(rng, 12);
     const vectors = draw(1500);
     const queries = draw(150);
-    await db.createCollection({ name: 'weak', vector_size: DIM, distance: 'euclid', hnsw: true, parameters: { m: 4, ef_construction: 8, target_recall: 0.98 } });
+    await db.createCollection({
+      name: 'weak',
+      vector_size: DIM,
+      distance: 'euclid',
+      hnsw: true,
+      parameters: { m: 4, ef_construction: 8, target_recall: 0.98 },
+    });
     const collection = db.collection('weak');
     await fill(collection, vectors);
     // Below MIN_POINTS nothing runs by itself: the default applies.
@@ -108,14 +114,22 @@ test('duplicates: ties with the k-th exact neighbour count as found, and the est
     const draw = mixture(rng, 5, 0.3);
     const distinct = draw(200);
     const vectors = [...distinct.flatMap((v) => Array.from({ length: 8 }, () => v)), ...draw(100)];
-    await db.createCollection({ name: 'dup', vector_size: DIM, distance: 'euclid', hnsw: true, parameters: { m: 6, ef_construction: 16, target_recall: 0.95 } });
+    await db.createCollection({
+      name: 'dup',
+      vector_size: DIM,
+      distance: 'euclid',
+      hnsw: true,
+      parameters: { m: 6, ef_construction: 16, target_recall: 0.95 },
+    });
     const collection = db.collection('dup');
     await fill(collection, vectors);
     const result = collection.calibrateEf();
     assert.ok(result !== undefined, 'calibrated');
     const queries = draw(120);
     const measured = measuredRecall(collection, queries);
-    t.diagnostic(`duplicates: ef ${result.ef}, estimated ${result.recall.toFixed(3)}, measured ${measured.toFixed(3)}, at 64 ${measuredRecall(collection, queries, { ef: 64 }).toFixed(3)}`);
+    t.diagnostic(
+      `duplicates: ef ${result.ef}, estimated ${result.recall.toFixed(3)}, measured ${measured.toFixed(3)}, at 64 ${measuredRecall(collection, queries, { ef: 64 }).toFixed(3)}`,
+    );
     assert.ok(result.reached, JSON.stringify(result.steps));
     assert.ok(measured >= 0.93, `measured ${measured} at ef ${result.ef} (estimated ${result.recall})`);
     assert.ok(Math.abs(measured - result.recall) <= 0.04, `measured ${measured} at ef ${result.ef}, estimated ${result.recall}`);
@@ -178,7 +192,13 @@ test('precedence: params.ef, then an ef_search given at create, then the calibra
   await withSeed(seed, async (rng) => {
     const vectors = clustered(rng, 600, 6);
     await db.createCollection({ name: 'fixed', vector_size: DIM, distance: 'euclid', hnsw: true, parameters: { m: 4, ef_construction: 8, ef_search: 40 } });
-    await db.createCollection({ name: 'cal', vector_size: DIM, distance: 'euclid', hnsw: true, parameters: { m: 4, ef_construction: 8, target_recall: 0.999 } });
+    await db.createCollection({
+      name: 'cal',
+      vector_size: DIM,
+      distance: 'euclid',
+      hnsw: true,
+      parameters: { m: 4, ef_construction: 8, target_recall: 0.999 },
+    });
     await db.createCollection({ name: 'flat', vector_size: DIM, distance: 'euclid' });
     for (const name of ['fixed', 'cal', 'flat']) await fill(db.collection(name), vectors);
     const q = vectors[3] as number[];
@@ -206,60 +226,60 @@ test('precedence: params.ef, then an ef_search given at create, then the calibra
 });
 
 for (const threads of [0, 1]) {
-test(`background (threads ${threads}): a collection reaching MIN_POINTS calibrates by itself, on a search thread when there is one, stores the result, and a restart starts calibrated`, async (t) => {
-  const seed = testSeed(0xef5);
-  const path = tempDbPath(t);
-  let db = Database.open(path, { threads });
-  t.after(() => db.close());
-  const vectors = withSeed(seed, (rng) => clustered(rng, MIN_POINTS + 200, 10));
-  await db.createCollection({ name: 'bg', vector_size: DIM, distance: 'euclid', hnsw: true, parameters: { m: 4, ef_construction: 8, target_recall: 0.99 } });
-  let collection = db.collection('bg');
-  // One batch, so the calibration it starts sees all of it.
-  await collection.upsert(vectors.map((vector, id) => ({ id, vector })));
-  const deadline = Date.now() + 10_000;
-  while (collection.describe().calibration.state !== 'calibrated' || collection.describe().calibration.running) {
-    assert.ok(Date.now() < deadline, `not calibrated in time: ${JSON.stringify(collection.describe().calibration)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const calibrated = collection.describe().calibration;
-  // With a search thread the background work runs there, never on the service thread.
-  assert.deepEqual(collection.calibrationsStarted(), threads > 0 ? { onThread: 1, here: 0 } : { onThread: 0, here: 1 });
-  assert.equal(calibrated.points_when_calibrated, MIN_POINTS + 200);
-  assert.ok(calibrated.ef > 64 && calibrated.reached === true, JSON.stringify(calibrated));
-  // The annotation is written through the write queue: wait for it, then restart.
-  await collection.annotate('other', 1);
-  assert.deepEqual(Object.keys(collection.annotations()).sort(), ['ef_calibration', 'other']);
-  await db.close();
+  test(`background (threads ${threads}): a collection reaching MIN_POINTS calibrates by itself, on a search thread when there is one, stores the result, and a restart starts calibrated`, async (t) => {
+    const seed = testSeed(0xef5);
+    const path = tempDbPath(t);
+    let db = Database.open(path, { threads });
+    t.after(() => db.close());
+    const vectors = withSeed(seed, (rng) => clustered(rng, MIN_POINTS + 200, 10));
+    await db.createCollection({ name: 'bg', vector_size: DIM, distance: 'euclid', hnsw: true, parameters: { m: 4, ef_construction: 8, target_recall: 0.99 } });
+    let collection = db.collection('bg');
+    // One batch, so the calibration it starts sees all of it.
+    await collection.upsert(vectors.map((vector, id) => ({ id, vector })));
+    const deadline = Date.now() + 10_000;
+    while (collection.describe().calibration.state !== 'calibrated' || collection.describe().calibration.running) {
+      assert.ok(Date.now() < deadline, `not calibrated in time: ${JSON.stringify(collection.describe().calibration)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const calibrated = collection.describe().calibration;
+    // With a search thread the background work runs there, never on the service thread.
+    assert.deepEqual(collection.calibrationsStarted(), threads > 0 ? { onThread: 1, here: 0 } : { onThread: 0, here: 1 });
+    assert.equal(calibrated.points_when_calibrated, MIN_POINTS + 200);
+    assert.ok(calibrated.ef > 64 && calibrated.reached === true, JSON.stringify(calibrated));
+    // The annotation is written through the write queue: wait for it, then restart.
+    await collection.annotate('other', 1);
+    assert.deepEqual(Object.keys(collection.annotations()).sort(), ['ef_calibration', 'other']);
+    await db.close();
 
-  db = Database.open(path, { threads });
-  collection = db.collection('bg');
-  const q = vectors[0] as number[];
-  assert.deepEqual(efSourceOf(collection, q), { ef: calibrated.ef, ef_source: 'calibrated' });
-  assert.deepEqual({ ...collection.describe().calibration, running: false }, { ...calibrated, running: false });
-  assert.equal(collection.describe().calibration.running, false, 'nothing changed: no new calibration');
+    db = Database.open(path, { threads });
+    collection = db.collection('bg');
+    const q = vectors[0] as number[];
+    assert.deepEqual(efSourceOf(collection, q), { ef: calibrated.ef, ef_source: 'calibrated' });
+    assert.deepEqual({ ...collection.describe().calibration, running: false }, { ...calibrated, running: false });
+    assert.equal(collection.describe().calibration.running, false, 'nothing changed: no new calibration');
 
-  // Changes to a quarter of the points make it due again.
-  await fill(
-    collection,
-    withSeed(seed + 1, (rng) => clustered(rng, 500, 10)),
-  );
-  assert.equal(collection.describe().calibration.running, false, 'ids 0..499 replaced: 500 changes < 25% of 2200');
-  await collection.upsert(withSeed(seed + 2, (rng) => clustered(rng, 60, 10)).map((vector, i) => ({ id: `n${i}`, vector })));
-  assert.equal(collection.describe().calibration.running, true, '560 changes ≥ 550');
-  // Writes and searches go on while it runs; it ends with the points it began with.
-  assert.deepEqual(await collection.deleteIds([1, 2, 3]), { deleted: 3 });
-  assert.equal(collection.search({ vector: q, limit: 3 }).length, 3);
-  while (collection.describe().calibration.running) {
-    assert.ok(Date.now() < deadline + 10_000, JSON.stringify(collection.describe().calibration));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const recalibrated = collection.describe().calibration;
-  assert.equal(recalibrated.state, 'calibrated');
-  // Counted when its first slice runs: before the delete lands, or (a slow turn) after it.
-  assert.ok([MIN_POINTS + 260, MIN_POINTS + 257].includes(recalibrated.points_when_calibrated ?? 0), JSON.stringify(recalibrated));
-  assert.equal(recalibrated.reached, true);
-  assert.equal(collection.calibrationsStarted().here, threads > 0 ? 0 : 1);
-});
+    // Changes to a quarter of the points make it due again.
+    await fill(
+      collection,
+      withSeed(seed + 1, (rng) => clustered(rng, 500, 10)),
+    );
+    assert.equal(collection.describe().calibration.running, false, 'ids 0..499 replaced: 500 changes < 25% of 2200');
+    await collection.upsert(withSeed(seed + 2, (rng) => clustered(rng, 60, 10)).map((vector, i) => ({ id: `n${i}`, vector })));
+    assert.equal(collection.describe().calibration.running, true, '560 changes ≥ 550');
+    // Writes and searches go on while it runs; it ends with the points it began with.
+    assert.deepEqual(await collection.deleteIds([1, 2, 3]), { deleted: 3 });
+    assert.equal(collection.search({ vector: q, limit: 3 }).length, 3);
+    while (collection.describe().calibration.running) {
+      assert.ok(Date.now() < deadline + 10_000, JSON.stringify(collection.describe().calibration));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const recalibrated = collection.describe().calibration;
+    assert.equal(recalibrated.state, 'calibrated');
+    // Counted when its first slice runs: before the delete lands, or (a slow turn) after it.
+    assert.ok([MIN_POINTS + 260, MIN_POINTS + 257].includes(recalibrated.points_when_calibrated ?? 0), JSON.stringify(recalibrated));
+    assert.equal(recalibrated.reached, true);
+    assert.equal(collection.calibrationsStarted().here, threads > 0 ? 0 : 1);
+  });
 }
 
 test('stored configurations: ef_search is explicit when stored so, or (stored before the flag) when it is not 64', () => {

@@ -97,13 +97,28 @@ test('the embedded API scrolls, counts, retrieves and changes payloads with the 
   const page = await ops.scroll({ limit: 2, with_payload: false });
   assert.deepEqual([page.points.map((p) => p.id), page.next], [['2', '10'], 'z']);
   assert.equal(await ops.count({ must: [{ key: 'g', match: { value: 1 } }] }), 2);
-  assert.deepEqual(await ops.changePayloads({ filter: { must: [{ key: 'g', match: { value: 1 } }] } }, { op: 'set', payload: { seen: true }, key: 'meta' }), { updated: 2 });
+  assert.deepEqual(await ops.changePayloads({ filter: { must: [{ key: 'g', match: { value: 1 } }] } }, { op: 'set', payload: { seen: true }, key: 'meta' }), {
+    updated: 2,
+  });
   assert.deepEqual(await ops.changePayloads({ points: [2] }, { op: 'delete', keys: ['g'] }), { updated: 1 });
-  await assert.rejects(ops.changePayloads({ points: [2, 'missing'] }, { op: 'clear' }), (e: unknown) => e instanceof KithError && e.code === 'ERR_POINT_NOT_FOUND');
-  await assert.rejects(ops.changePayloads({ points: [2] }, { op: 'set', payload: { n: 1 }, key: 5 as never }), (e: unknown) => e instanceof KithError && /^key: /.test(e.message));
+  await assert.rejects(
+    ops.changePayloads({ points: [2, 'missing'] }, { op: 'clear' }),
+    (e: unknown) => e instanceof KithError && e.code === 'ERR_POINT_NOT_FOUND',
+  );
+  await assert.rejects(
+    ops.changePayloads({ points: [2] }, { op: 'set', payload: { n: 1 }, key: 5 as never }),
+    (e: unknown) => e instanceof KithError && /^key: /.test(e.message),
+  );
   await db.close();
   db = Database.open(path);
   const after = await db.collection('ops').retrieve(['z', 10, 2]);
-  assert.deepEqual(after.map((p) => [p.id, p.payload]), [['z', { g: 1, meta: { seen: true } }], ['10', { g: 1, meta: { a: 1, seen: true } }], ['2', {}]]);
+  assert.deepEqual(
+    after.map((p) => [p.id, p.payload]),
+    [
+      ['z', { g: 1, meta: { seen: true } }],
+      ['10', { g: 1, meta: { a: 1, seen: true } }],
+      ['2', {}],
+    ],
+  );
   await db.close();
 });

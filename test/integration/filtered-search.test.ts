@@ -66,9 +66,33 @@ const dataset = makeDataset(SEED);
 function shapes(s: number): Array<[string, JsonObject]> {
   const k = field(s);
   return [
-    ['AND', { must: [{ key: k, match: { value: 'y' } }, { key: 'cat', match: { any: ['c0', 'c1', 'c2', 'c3'] } }] }],
-    ['OR', { should: [{ key: k, match: { value: 'y' } }, { key: 'price', range: { lt: 10 } }] }],
-    ['NOT', { must_not: [{ key: k, match: { value: 'n' } }, { key: 'cat', match: { value: 'c4' } }] }],
+    [
+      'AND',
+      {
+        must: [
+          { key: k, match: { value: 'y' } },
+          { key: 'cat', match: { any: ['c0', 'c1', 'c2', 'c3'] } },
+        ],
+      },
+    ],
+    [
+      'OR',
+      {
+        should: [
+          { key: k, match: { value: 'y' } },
+          { key: 'price', range: { lt: 10 } },
+        ],
+      },
+    ],
+    [
+      'NOT',
+      {
+        must_not: [
+          { key: k, match: { value: 'n' } },
+          { key: 'cat', match: { value: 'c4' } },
+        ],
+      },
+    ],
     ['REGEX', { must: [{ key: k, type: 'regex', match: { value: '^y$' } }] }],
   ];
 }
@@ -119,17 +143,26 @@ async function runShapes(t: TestContext, hnsw: boolean): Promise<void> {
         const first = collection.searchExplained({ vector, limit: 10, filter, with_payload: false, params: { explain: true } });
         assertPage(first.points, Math.min(10, matching.size), matching, `${context}, limit 10`);
         const sample = first.explain.sample;
-        const label = first.explain.strategy + (first.explain.fallback ? '+fallback' : '') + (sample === null ? '' : ` (sample ${sample.matched}/${sample.size})`);
+        const label =
+          first.explain.strategy + (first.explain.fallback ? '+fallback' : '') + (sample === null ? '' : ` (sample ${sample.matched}/${sample.size})`);
         seen.set(label, (seen.get(label) ?? 0) + 1);
         const page = collection.searchExplained({ vector, limit: 50, offset: 20, filter, with_payload: false });
         assertPage(page.points, Math.max(0, Math.min(50, matching.size - 20)), matching, `${context}, limit 50 offset 20`);
         const truth = collection.search({ vector, limit: 70, filter, with_payload: false, params: { exact: true } });
         assertPage(truth, Math.min(70, matching.size), matching, `${context}, exact limit 70`);
         if (first.explain.exact) {
-          assert.deepEqual(first.points.map((h) => h.id), truth.slice(0, 10).map((h) => h.id), `${context}: an exact answer equals params.exact`);
+          assert.deepEqual(
+            first.points.map((h) => h.id),
+            truth.slice(0, 10).map((h) => h.id),
+            `${context}: an exact answer equals params.exact`,
+          );
         }
         if (page.explain.exact) {
-          assert.deepEqual(page.points.map((h) => h.id), truth.slice(20, 70).map((h) => h.id), `${context}: an exact page equals params.exact`);
+          assert.deepEqual(
+            page.points.map((h) => h.id),
+            truth.slice(20, 70).map((h) => h.id),
+            `${context}: an exact page equals params.exact`,
+          );
         }
         if (!hnsw) assert.equal(first.explain.exact, true, `${context}: Flat is always exact`);
         if (shape === 'REGEX') {
@@ -139,7 +172,10 @@ async function runShapes(t: TestContext, hnsw: boolean): Promise<void> {
         searches += 3;
       }
       const estimate = collection.searchExplained({ vector: dataset.queries[0], limit: 1, filter }).explain.estimate;
-      assert.ok(estimate !== null && estimate.min <= matching.size && matching.size <= estimate.max, `${shape} ${s}: estimate ${JSON.stringify(estimate)} vs ${matching.size}`);
+      assert.ok(
+        estimate !== null && estimate.min <= matching.size && matching.size <= estimate.max,
+        `${shape} ${s}: estimate ${JSON.stringify(estimate)} vs ${matching.size}`,
+      );
       strategies.push(`${shape} ${s * 100}% (${matching.size}): ${[...seen].map(([k, v]) => `${k}×${v}`).join(' ')}`);
     }
   }

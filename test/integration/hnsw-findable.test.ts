@@ -32,7 +32,14 @@ function randomVector(rng: SeededRng, distance: Distance): number[] {
 }
 
 /** A search at `query` with limit = ef = live points returns every live point once, and every copy of `query` at one score (0 when `copiesAtZero`). */
-async function assertAllFound(c: Collection, live: ReadonlyMap<string, Vector>, query: Vector, copiesAtZero: boolean, threads: number, where: string): Promise<void> {
+async function assertAllFound(
+  c: Collection,
+  live: ReadonlyMap<string, Vector>,
+  query: Vector,
+  copiesAtZero: boolean,
+  threads: number,
+  where: string,
+): Promise<void> {
   const n = live.size;
   const body = { vector: [...query], limit: n, params: { ef: n }, with_payload: false };
   const hits = threads > 0 ? (await c.searchParallel(body, { spread: true })).points : c.search(body);
@@ -45,13 +52,26 @@ async function assertAllFound(c: Collection, live: ReadonlyMap<string, Vector>, 
   if (copiesAtZero && copyScores.size === 1) assert.ok(copyScores.has(0), `${where}: copies of the query at distance ${[...copyScores][0]}`);
 }
 
-async function assertSound(c: Collection, live: ReadonlyMap<string, Vector>, queries: readonly Vector[], copiesAtZero: boolean, threads: number, where: string): Promise<void> {
+async function assertSound(
+  c: Collection,
+  live: ReadonlyMap<string, Vector>,
+  queries: readonly Vector[],
+  copiesAtZero: boolean,
+  threads: number,
+  where: string,
+): Promise<void> {
   for (const query of queries) await assertAllFound(c, live, query, copiesAtZero, threads, where);
   assert.deepEqual(c.checkIntegrity(), [], `${where}: integrity`);
 }
 
 /** Upserts `points` while searches run between its steps; each must find every point acknowledged before. */
-async function upsertWhileSearching(c: Collection, live: Map<string, Vector>, points: Array<{ id: string; vector: Vector }>, query: Vector, where: string): Promise<number> {
+async function upsertWhileSearching(
+  c: Collection,
+  live: Map<string, Vector>,
+  points: Array<{ id: string; vector: Vector }>,
+  query: Vector,
+  where: string,
+): Promise<number> {
   const before = new Set(live.keys());
   let done = false;
   let searches = 0;

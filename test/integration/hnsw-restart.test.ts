@@ -22,13 +22,23 @@ async function fill(db: Database, rng: SeededRng, from: number, count: number): 
 }
 
 function answers(db: Database, queries: number[][]): string[][] {
-  return queries.map((vector) => db.collection('h').search({ vector, limit: 10 }).map((h) => `${h.id}:${h.score}`));
+  return queries.map((vector) =>
+    db
+      .collection('h')
+      .search({ vector, limit: 10 })
+      .map((h) => `${h.id}:${h.score}`),
+  );
 }
 
 function recall(db: Database, queries: number[][]): number {
   let hit = 0;
   for (const vector of queries) {
-    const exact = new Set(db.collection('h').search({ vector, limit: 10, params: { exact: true } }).map((h) => h.id));
+    const exact = new Set(
+      db
+        .collection('h')
+        .search({ vector, limit: 10, params: { exact: true } })
+        .map((h) => h.id),
+    );
     for (const h of db.collection('h').search({ vector, limit: 10 })) if (exact.has(h.id)) hit++;
   }
   return hit / (10 * queries.length);
@@ -36,26 +46,29 @@ function recall(db: Database, queries: number[][]): number {
 
 for (const quantization of ['none', 'sq8'] as const) {
   test(`a clean restart restores the graph from its snapshot with identical answers (${quantization})`, async (t) => {
-  const path = tempDbPath(t);
-  const rng = new SeededRng(11);
-  const warnings: string[] = [];
-  let db = Database.open(path, { onWarning: (m) => warnings.push(m) });
-  await db.createCollection({ name: 'h', vector_size: DIM, distance: 'cosine', hnsw: true, quantization });
-  await fill(db, rng, 0, 3000);
-  await db.collection('h').deleteIds(['5', '6', '7']);
-  const queries = randomVectors(rng, 40, DIM);
-  const before = answers(db, queries);
-  await db.close();
+    const path = tempDbPath(t);
+    const rng = new SeededRng(11);
+    const warnings: string[] = [];
+    let db = Database.open(path, { onWarning: (m) => warnings.push(m) });
+    await db.createCollection({ name: 'h', vector_size: DIM, distance: 'cosine', hnsw: true, quantization });
+    await fill(db, rng, 0, 3000);
+    await db.collection('h').deleteIds(['5', '6', '7']);
+    const queries = randomVectors(rng, 40, DIM);
+    const before = answers(db, queries);
+    await db.close();
 
-  db = Database.open(path, { onWarning: (m) => warnings.push(m) });
-  t.after(() => db.close());
-  const report = db.loadReports.get('h');
-  assert.deepEqual({ points: report?.points, fromSnapshot: report?.fromSnapshot, inserted: report?.inserted }, { points: 2997, fromSnapshot: 2997, inserted: 0 });
-  assert.deepEqual(warnings, []);
-  assert.deepEqual(answers(db, queries), before);
-  assert.deepEqual(db.collection('h').checkIntegrity(), []);
-  assert.ok(recall(db, queries) >= 0.9);
-});
+    db = Database.open(path, { onWarning: (m) => warnings.push(m) });
+    t.after(() => db.close());
+    const report = db.loadReports.get('h');
+    assert.deepEqual(
+      { points: report?.points, fromSnapshot: report?.fromSnapshot, inserted: report?.inserted },
+      { points: 2997, fromSnapshot: 2997, inserted: 0 },
+    );
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(answers(db, queries), before);
+    assert.deepEqual(db.collection('h').checkIntegrity(), []);
+    assert.ok(recall(db, queries) >= 0.9);
+  });
 }
 
 test('changes after the snapshot are reconciled at load; deleted points never come back', async (t) => {
@@ -96,7 +109,12 @@ test('a corrupted snapshot is detected, reported and the graph rebuilt', async (
   await db.createCollection({ name: 'h', vector_size: DIM, distance: 'dot', hnsw: true });
   await fill(db, rng, 0, 1500);
   const queries = randomVectors(rng, 20, DIM);
-  const exactBefore = queries.map((vector) => db.collection('h').search({ vector, limit: 5, params: { exact: true } }).map((h) => h.id));
+  const exactBefore = queries.map((vector) =>
+    db
+      .collection('h')
+      .search({ vector, limit: 5, params: { exact: true } })
+      .map((h) => h.id),
+  );
   await db.close();
 
   const raw = open({ path, noSubdir: true });
@@ -114,7 +132,12 @@ test('a corrupted snapshot is detected, reported and the graph rebuilt', async (
   assert.equal(db.loadReports.get('h')?.inserted, 1500);
   assert.deepEqual(db.collection('h').checkIntegrity(), []);
   assert.deepEqual(
-    queries.map((vector) => db.collection('h').search({ vector, limit: 5, params: { exact: true } }).map((h) => h.id)),
+    queries.map((vector) =>
+      db
+        .collection('h')
+        .search({ vector, limit: 5, params: { exact: true } })
+        .map((h) => h.id),
+    ),
     exactBefore,
   );
 });
@@ -135,6 +158,9 @@ test('payload-only updates are saved in the next snapshot: the restart re-insert
   db = Database.open(path);
   t.after(() => db.close());
   const report = db.loadReports.get('h');
-  assert.deepEqual({ points: report?.points, fromSnapshot: report?.fromSnapshot, inserted: report?.inserted }, { points: 1000, fromSnapshot: 1000, inserted: 0 });
+  assert.deepEqual(
+    { points: report?.points, fromSnapshot: report?.fromSnapshot, inserted: report?.inserted },
+    { points: 1000, fromSnapshot: 1000, inserted: 0 },
+  );
   assert.equal(db.collection('h').getPoint('1').payload.g, 'changed');
 });

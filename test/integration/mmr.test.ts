@@ -64,7 +64,9 @@ for (const [distance, quantization] of [
     const data = vectors(rng, dim);
     await here.collection('c').upsert(data.map((vector, i) => ({ id: i % 5 === 0 ? i : `p${i}`, vector, payload: { i } })));
     // Re-upserts and deletes before searching: slots are reused and tombstoned.
-    await here.collection('c').upsert(data.slice(0, 60).map((vector, i) => ({ id: `p${i + 1}`, vector: vector.map((x) => 2 - x), payload: { i, again: true } })));
+    await here
+      .collection('c')
+      .upsert(data.slice(0, 60).map((vector, i) => ({ id: `p${i + 1}`, vector: vector.map((x) => 2 - x), payload: { i, again: true } })));
     await here.collection('c').deleteIds(Array.from({ length: 30 }, (_, i) => `p${3 * i + 2}`));
     await here.close();
     here = Database.open(path);
@@ -88,7 +90,11 @@ for (const [distance, quantization] of [
       const expected = greedy(here.collection('c'), pool, distance, diversity, offset + limit).slice(offset);
       const request = { vector: query, limit, offset, mmr: { diversity, candidates }, params: { exact: true, explain: true } };
       const onService = here.collection('c').searchExplained(request);
-      assert.deepEqual(onService.points.map((h) => h.id), expected, `service thread: ${what}`);
+      assert.deepEqual(
+        onService.points.map((h) => h.id),
+        expected,
+        `service thread: ${what}`,
+      );
       assert.ok(onService.explain.scored > pool.length || offset + limit <= 1 || pool.length <= 1, `MMR's pairwise scoring is counted: ${what}`);
       for (const h of onService.points) {
         const plain = pool.find((p) => p.id === h.id);
@@ -96,7 +102,11 @@ for (const [distance, quantization] of [
       }
       const sent = threaded.collection('c').threadWorkCounts().all;
       const [onThreads] = await threaded.collection('c').searchBatch([request]);
-      assert.deepEqual(onThreads?.points.map((h) => h.id), expected, `search threads: ${what}`);
+      assert.deepEqual(
+        onThreads?.points.map((h) => h.id),
+        expected,
+        `search threads: ${what}`,
+      );
       assert.equal(threaded.collection('c').threadWorkCounts().all - sent, 2, `the candidates and the MMR picks both ran on a thread: ${what}`);
     }
   });

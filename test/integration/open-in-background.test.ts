@@ -57,7 +57,12 @@ function answers(db: Database, queries: readonly number[][]): unknown {
   return db.list().map((info) => ({
     name: info.name,
     points: info.points_count,
-    hits: queries.map((vector) => db.collection(info.name).search({ vector, limit: 5 }).map((hit) => hit.id)),
+    hits: queries.map((vector) =>
+      db
+        .collection(info.name)
+        .search({ vector, limit: 5 })
+        .map((hit) => hit.id),
+    ),
   }));
 }
 
@@ -72,7 +77,12 @@ test('ERR_LOADING until every collection is loaded, turns of the event loop mean
   const db = Database.openInBackground(path, { onLoad: (event) => events.push(event) });
   t.after(() => db.close());
   assert.equal(db.loading, true);
-  for (const call of [() => db.list(), () => db.collection('flat'), () => db.createCollection({ name: 'x', vector_size: 2, distance: 'dot' }), () => db.backup(`${path}.copy`)]) {
+  for (const call of [
+    () => db.list(),
+    () => db.collection('flat'),
+    () => db.createCollection({ name: 'x', vector_size: 2, distance: 'dot' }),
+    () => db.backup(`${path}.copy`),
+  ]) {
     await assert.rejects(async () => call(), { code: 'ERR_LOADING' });
   }
   let turns = 0;

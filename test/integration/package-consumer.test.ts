@@ -118,10 +118,7 @@ test('the packed package installs into a TypeScript project: types, library, cli
   const manifest = JSON.parse(readFileSync(join(modules, 'kith/package.json'), 'utf8')) as { bin: Record<string, string> };
   mkdirSync(join(modules, '.bin'));
   for (const [name, target] of Object.entries(manifest.bin)) symlinkSync(join('..', 'kith', target), join(modules, '.bin', name));
-  writeFileSync(
-    join(consumer, 'package.json'),
-    JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { kith: `file:${tarball}` } }),
-  );
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { kith: `file:${tarball}` } }));
   writeFileSync(
     join(consumer, 'tsconfig.json'),
     JSON.stringify({

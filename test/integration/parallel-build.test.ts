@@ -44,7 +44,11 @@ function clusteredData(rng: SeededRng, nonNegative: boolean): number[][] {
   return data;
 }
 
-async function build(db: Database, config: { readonly distance: 'cosine' | 'dot' | 'euclid'; readonly quantization?: 'sq8' }, data: number[][]): Promise<Collection> {
+async function build(
+  db: Database,
+  config: { readonly distance: 'cosine' | 'dot' | 'euclid'; readonly quantization?: 'sq8' },
+  data: number[][],
+): Promise<Collection> {
   await db.createCollection({ name: 'c', vector_size: DIM, hnsw: true, parameters: { m: 8, ef_construction: 64 }, ...config });
   const c = db.collection('c');
   for (let i = 0; i < data.length; i += BATCH) await c.upsert(data.slice(i, i + BATCH).map((vector, j) => ({ id: `p${i + j}`, vector })));
@@ -135,7 +139,12 @@ test('a restart without a usable snapshot rebuilds the graph with insert threads
   let db = Database.open(path, { threads: 2 });
   await build(db, { distance: 'cosine' }, data);
   const queries = Array.from({ length: 20 }, () => rng.pick(data) as number[]);
-  const exactBefore = queries.map((vector) => db.collection('c').search({ vector, limit: 5, params: { exact: true } }).map((h) => h.id));
+  const exactBefore = queries.map((vector) =>
+    db
+      .collection('c')
+      .search({ vector, limit: 5, params: { exact: true } })
+      .map((h) => h.id),
+  );
   await db.close();
   // Corrupt the snapshot: the load must rebuild the whole graph from the point records.
   const raw = open({ path, noSubdir: true });

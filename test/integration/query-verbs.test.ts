@@ -29,13 +29,22 @@ test('a search near a point leaves the point out, and is otherwise a search with
     const plain = c.search({ vector: c.getPoint('7').vector, limit: 7, with_payload: false });
     assert.deepEqual(
       near.points.map((h) => [h.id, h.score]),
-      plain.filter((h) => h.id !== '7').slice(0, 6).map((h) => [h.id, h.score]),
+      plain
+        .filter((h) => h.id !== '7')
+        .slice(0, 6)
+        .map((h) => [h.id, h.score]),
     );
-    assert.ok(near.points.some((h) => h.id === '100'), 'a duplicate of the point is still found');
+    assert.ok(
+      near.points.some((h) => h.id === '100'),
+      'a duplicate of the point is still found',
+    );
     // With a filter: both the filter and the exclusion hold.
     const filtered = await c.searchNearPoint({ point: '7', limit: 50, filter: { must: [{ key: 'even', match: { value: false } }] }, with_payload: true });
     assert.ok(filtered.points.length > 0 && filtered.points.every((h) => h.id !== '7' && h.payload?.even === false));
-    await assert.rejects(c.searchNearPoint({ point: 999, limit: 3 }), (error: unknown) => error instanceof PointNotFoundError && error.given === 999 && error.code === 'ERR_POINT_NOT_FOUND');
+    await assert.rejects(
+      c.searchNearPoint({ point: 999, limit: 3 }),
+      (error: unknown) => error instanceof PointNotFoundError && error.given === 999 && error.code === 'ERR_POINT_NOT_FOUND',
+    );
   } finally {
     await db.close();
   }
@@ -74,7 +83,11 @@ test('query runs a mix of vectors, points and recommendations as one batch, nami
       { kind: 'recommend', search: { positive: [7], limit: 2, with_payload: false } },
     ]);
     assert.equal(outcomes.length, 3);
-    assert.deepEqual(outcomes[1]?.points.map((h) => h.id), outcomes[2]?.points.map((h) => h.id), 'one positive example is a search near it');
+    assert.deepEqual(
+      outcomes[1]?.points.map((h) => h.id),
+      outcomes[2]?.points.map((h) => h.id),
+      'one positive example is a search near it',
+    );
     await assert.rejects(
       c.query([
         { kind: 'vector', search: { vector: [0, 0, 0], limit: 2 } },

@@ -63,7 +63,12 @@ for (const [name, config] of [
       const filter = parseFilter(
         rng.pick([
           { must: [{ key: 'group', match: { value: g } }] },
-          { must: [{ key: 'group', match: { value: g } }, { key: 'i', values_count: { gte: 1 } }] },
+          {
+            must: [
+              { key: 'group', match: { value: g } },
+              { key: 'i', values_count: { gte: 1 } },
+            ],
+          },
           { must: [{ key: 'tag', type: 'regex', match: { value: `^g${g}$` } }] },
         ]),
         'filter',
@@ -116,9 +121,16 @@ test('batch search through threads equals the same searches on the service threa
   await db.createCollection({ name: 'c', vector_size: 3, distance: 'dot', hnsw: true });
   const c = db.collection('c');
   // Non-negative vectors under Dot, exact copies and zero vectors: ties everywhere.
-  const points = Array.from({ length: 300 }, (_, i) => ({ id: `p${i}`, vector: i % 10 === 0 ? [0, 0, 0] : i % 7 === 0 ? [1, 1, 1] : [rng.next(), rng.next(), rng.next()] }));
+  const points = Array.from({ length: 300 }, (_, i) => ({
+    id: `p${i}`,
+    vector: i % 10 === 0 ? [0, 0, 0] : i % 7 === 0 ? [1, 1, 1] : [rng.next(), rng.next(), rng.next()],
+  }));
   await c.upsert(points);
-  const bodies = Array.from({ length: 100 }, () => ({ vector: [rng.next(), rng.next(), rng.next()], limit: 1 + rng.int(30), params: { exact: rng.int(2) === 0 } }));
+  const bodies = Array.from({ length: 100 }, () => ({
+    vector: [rng.next(), rng.next(), rng.next()],
+    limit: 1 + rng.int(30),
+    params: { exact: rng.int(2) === 0 },
+  }));
   const parallel = await Promise.all(bodies.map((b) => c.searchParallel(b, { spread: true })));
   bodies.forEach((b, i) => {
     assert.deepEqual(parallel[i]?.points, c.searchExplained(b).points, `query ${i}`);
@@ -136,7 +148,10 @@ test('a lone search runs on the service thread; a spread one, or one while threa
   t.after(() => db.close());
   await db.createCollection({ name: 'c', vector_size: 2, distance: 'euclid', hnsw: false });
   const c = db.collection('c');
-  await c.upsert([{ id: 'a', vector: [0, 0] }, { id: 'b', vector: [1, 1] }]);
+  await c.upsert([
+    { id: 'a', vector: [0, 0] },
+    { id: 'b', vector: [1, 1] },
+  ]);
   const body = { vector: [0.1, 0.1], limit: 1 };
   const expected = c.searchExplained(body).points;
   // Whether a search's work went to a thread is counted (Collection.threadWorkCounts).

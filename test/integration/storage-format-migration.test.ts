@@ -140,11 +140,14 @@ test('a format-1 key that does not decode stops the open and leaves the file as 
   const before = await inspect(path);
   assert.equal(before.format1Points, 2 * ids.length + 2);
 
-  assert.throws(() => Database.open(path), (e: Error & { code?: string }) => {
-    assert.equal(e.code, 'ERR_STORAGE_CORRUPTED');
-    assert.match(e.message, /13ff000000000000000001/);
-    return true;
-  });
+  assert.throws(
+    () => Database.open(path),
+    (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'ERR_STORAGE_CORRUPTED');
+      assert.match(e.message, /13ff000000000000000001/);
+      return true;
+    },
+  );
   // The refused open gives its lock back once LMDB has closed the file.
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.deepEqual(await inspect(path), before);
@@ -199,7 +202,13 @@ test('a format-2 file migrates on open: UUID spellings become canonical, the new
     assert.deepEqual(c.checkIntegrity(), []);
   }
   const hits = db.collection('graph').search({ vector: [1, 2, 3], limit: 100, params: { exact: true } });
-  assert.deepEqual(hits.map((h) => h.id).filter((id) => !/^f\d+$/.test(id)).sort(), [canonical, `${canonical}0`, 'not-a-uuid', other].sort());
+  assert.deepEqual(
+    hits
+      .map((h) => h.id)
+      .filter((id) => !/^f\d+$/.test(id))
+      .sort(),
+    [canonical, `${canonical}0`, 'not-a-uuid', other].sort(),
+  );
   // Deleting by any spelling deletes the one point, also after a restart.
   await db.collection('docs').deleteIds([`{${canonical}}`]);
   await db.close();

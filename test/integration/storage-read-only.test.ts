@@ -40,7 +40,10 @@ test('read-only: reads everything, writes nothing (not a stale snapshot either),
   // Records the snapshot does not cover: a writer's close would save a fresh one.
   const store = LmdbStore.open(path);
   const uid = (store.loadCollections()[0] as { uid: number }).uid;
-  const late = Array.from({ length: 30 }, (_, i) => ({ id: `late-${i}`, record: encodePointRecord({ version: 10n ** 18n + BigInt(i), vector: { encoding: 'f32', values: new Float32Array([i, 0, 2]) }, payloadJson: '{}' }) }));
+  const late = Array.from({ length: 30 }, (_, i) => ({
+    id: `late-${i}`,
+    record: encodePointRecord({ version: 10n ** 18n + BigInt(i), vector: { encoding: 'f32', values: new Float32Array([i, 0, 2]) }, payloadJson: '{}' }),
+  }));
   await store.writePoints(uid, late, [], 10n ** 18n + 30n);
   await store.close();
   rmSync(`${path}-lock`);
@@ -87,7 +90,10 @@ test('read-only refuses an empty file and a format-1 file, which only a writer c
   await root.close();
   rmSync(`${old}-lock`);
   const before = sha(old);
-  assert.throws(() => Database.open(old, { readOnly: true }), refused('ERR_STORAGE_CORRUPTED', /has storage format 1, which a read-only command does not migrate/));
+  assert.throws(
+    () => Database.open(old, { readOnly: true }),
+    refused('ERR_STORAGE_CORRUPTED', /has storage format 1, which a read-only command does not migrate/),
+  );
   assert.equal(sha(old), before);
   assert.deepEqual(readdirSync(dir).sort(), ['empty.db', 'old.db']);
 });
@@ -106,8 +112,14 @@ test("another program's LMDB file is refused before LMDB opens it, by a writer t
   const hashes = [sha(plain), sha(named)];
 
   for (const readOnly of [false, true]) {
-    assert.throws(() => Database.open(plain, { readOnly }), refused('ERR_STORAGE_CORRUPTED', /plain\.db: not a kith database: an LMDB file with 1 value\(s\) in its main database/));
-    assert.throws(() => Database.open(named, { readOnly }), refused('ERR_STORAGE_CORRUPTED', /named\.db: not a kith database: an LMDB file with sub-database\(s\) "users" and no "meta"/));
+    assert.throws(
+      () => Database.open(plain, { readOnly }),
+      refused('ERR_STORAGE_CORRUPTED', /plain\.db: not a kith database: an LMDB file with 1 value\(s\) in its main database/),
+    );
+    assert.throws(
+      () => Database.open(named, { readOnly }),
+      refused('ERR_STORAGE_CORRUPTED', /named\.db: not a kith database: an LMDB file with sub-database\(s\) "users" and no "meta"/),
+    );
   }
   assert.deepEqual([sha(plain), sha(named)], hashes);
   assert.deepEqual(readdirSync(dir).sort(), ['named.db', 'plain.db']);

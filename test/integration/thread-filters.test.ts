@@ -83,7 +83,14 @@ for (const payloadIndex of [false, true]) {
     const rng = new SeededRng(seed);
     const db = Database.open(tempDbPath(t), { threads: 2 });
     t.after(() => db.close());
-    await db.createCollection({ name: 'c', vector_size: DIM, distance: 'cosine', hnsw: true, parameters: { m: 8, ef_construction: 32 }, payload_index: payloadIndex });
+    await db.createCollection({
+      name: 'c',
+      vector_size: DIM,
+      distance: 'cosine',
+      hnsw: true,
+      parameters: { m: 8, ef_construction: 32 },
+      payload_index: payloadIndex,
+    });
     const c = db.collection('c');
     await c.upsert(Array.from({ length: 1500 }, (_, i) => ({ id: `p${i}`, vector: vectorOf(rng), payload: payloadOf(rng, i) })));
 
@@ -115,10 +122,12 @@ for (const payloadIndex of [false, true]) {
 
     // Writes keep the records in step: new points, re-upserts with new payloads (and vectors), deletes.
     for (let round = 0; round < 3; round++) {
-      await c.upsert(Array.from({ length: 300 }, (_, i) => {
-        const n = rng.int(2000);
-        return { id: `p${n}`, vector: vectorOf(rng), payload: payloadOf(rng, n + round + i) };
-      }));
+      await c.upsert(
+        Array.from({ length: 300 }, (_, i) => {
+          const n = rng.int(2000);
+          return { id: `p${n}`, vector: vectorOf(rng), payload: payloadOf(rng, n + round + i) };
+        }),
+      );
       await c.deleteIds(Array.from({ length: 100 }, () => `p${rng.int(2000)}`));
     }
     await assertSameAnswers(c, rng, seed, 'after writes');

@@ -55,7 +55,11 @@ import {
 
 const env = process.env;
 const FUZZ = env.KITH_FUZZ === '1';
-const list = (value: string | undefined): string[] => (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+const list = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 const positive = (name: string, fallback: number): number => {
   const raw = env[name];
   if (raw === undefined) return fallback;
@@ -79,12 +83,19 @@ const options: RunOptions = {
 
 /** The variables that shape a run, for the replay line. */
 const replayEnv = (seed: number): string =>
-  [`KITH_SEED=${seed}`, ...['KITH_MODEL_CONFIG', 'KITH_MODEL_OFF', 'KITH_MODEL_STEPS', 'KITH_MODEL_POOL', 'KITH_MODEL_BATCH', 'KITH_MODEL_THREADS', 'KITH_FUZZ']
-    .filter((k) => env[k] !== undefined)
-    .map((k) => `${k}=${env[k]}`)].join(' ');
+  [
+    `KITH_SEED=${seed}`,
+    ...['KITH_MODEL_CONFIG', 'KITH_MODEL_OFF', 'KITH_MODEL_STEPS', 'KITH_MODEL_POOL', 'KITH_MODEL_BATCH', 'KITH_MODEL_THREADS', 'KITH_FUZZ']
+      .filter((k) => env[k] !== undefined)
+      .map((k) => `${k}=${env[k]}`),
+  ].join(' ');
 
 /** One line of what a sequence exercised, so a run that did nothing shows it. */
-const showStats = (stats: ReadonlyMap<string, number>): string => [...stats].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}: ${v}`).join(', ');
+const showStats = (stats: ReadonlyMap<string, number>): string =>
+  [...stats]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ');
 
 async function runSeed(seed: number, note: (line: string) => void = () => {}): Promise<string | undefined> {
   const config: SeqConfig = configFor(seed, options);

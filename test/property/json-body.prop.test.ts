@@ -64,7 +64,25 @@ function assertSame(actual: Outcome, expected: Outcome, what: string): void {
 
 const ws = fc.constantFrom('', '', ' ', '\n', '\t', '\r\n  ');
 const keyText = fc.oneof(
-  fc.constantFrom('"a"', '"b"', '"a"', '"__proto__"', '"\\u005f_proto__"', '"constructor"', '"prototype"', '""', '"1"', '"0"', '"10"', '"a\\"b"', '"x\\\\"', '"\\ud83d\\ude00"', '"\\ud800"', '"é"', '"[{,:}]"'),
+  fc.constantFrom(
+    '"a"',
+    '"b"',
+    '"a"',
+    '"__proto__"',
+    '"\\u005f_proto__"',
+    '"constructor"',
+    '"prototype"',
+    '""',
+    '"1"',
+    '"0"',
+    '"10"',
+    '"a\\"b"',
+    '"x\\\\"',
+    '"\\ud83d\\ude00"',
+    '"\\ud800"',
+    '"é"',
+    '"[{,:}]"',
+  ),
   fc.string({ unit: 'binary', maxLength: 6 }).map((s) => JSON.stringify(s)),
 );
 const scalarText = fc.oneof(
@@ -96,7 +114,9 @@ const bodyArb = fc
       }),
       { maxLength: 2 },
     ),
-    brokenBytes: fc.array(fc.record({ at: fc.nat(), bytes: fc.constantFrom([0xff], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf0, 0x9f], [0x80]) }), { maxLength: 2 }),
+    brokenBytes: fc.array(fc.record({ at: fc.nat(), bytes: fc.constantFrom([0xff], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf0, 0x9f], [0x80]) }), {
+      maxLength: 2,
+    }),
     mutate: fc.nat(9),
   })
   .map(({ text, breaks, brokenBytes, mutate }) => {
@@ -194,7 +214,11 @@ test('a refused key is named by its path, in open containers and in runs', () =>
     for (const pieceBytes of [1, 5, PIECE_BYTES]) {
       const parser = new JsonStreamParser({ pieceBytes });
       parser.push(Buffer.from(text));
-      assert.throws(() => parser.end(), (error: unknown) => isKithError(error) && error.code === 'ERR_INVALID_JSON' && message.test(error.message), `${text}, pieces of ${pieceBytes}`);
+      assert.throws(
+        () => parser.end(),
+        (error: unknown) => isKithError(error) && error.code === 'ERR_INVALID_JSON' && message.test(error.message),
+        `${text}, pieces of ${pieceBytes}`,
+      );
     }
   }
 });

@@ -41,10 +41,7 @@ interface UpsertPoint {
   vector: number[];
 }
 
-type Op =
-  | { kind: 'upsert'; points: UpsertPoint[] }
-  | { kind: 'delete-ids'; ids: number[] }
-  | { kind: 'delete-filter'; filter: JsonObject };
+type Op = { kind: 'upsert'; points: UpsertPoint[] } | { kind: 'delete-ids'; ids: number[] } | { kind: 'delete-filter'; filter: JsonObject };
 
 interface Step {
   op: Op;
@@ -77,7 +74,10 @@ function stepArb(v: Variant): fc.Arbitrary<Step> {
   const id = fc.integer({ min: 0, max: v.pool - 1 });
   const point = fc.record({ id, payload: v.payload, sameVector: fc.boolean(), vector: vectorArb });
   const op: fc.Arbitrary<Op> = fc.oneof(
-    { arbitrary: fc.array(point, { minLength: 1, maxLength: v.maxBatch, size: 'max' }).map((points): Op => ({ kind: 'upsert', points })), weight: v.weights[0] },
+    {
+      arbitrary: fc.array(point, { minLength: 1, maxLength: v.maxBatch, size: 'max' }).map((points): Op => ({ kind: 'upsert', points })),
+      weight: v.weights[0],
+    },
     { arbitrary: fc.array(fc.integer({ min: 0, max: v.pool + 2 }), { maxLength: 6 }).map((ids): Op => ({ kind: 'delete-ids', ids })), weight: v.weights[1] },
     { arbitrary: anyFilterArb(1).map((filter): Op => ({ kind: 'delete-filter', filter })), weight: v.weights[2] },
   );
@@ -92,7 +92,10 @@ class Model {
   readonly payloads = new Map<string, JsonObject>();
   readonly vectors = new Map<string, number[]>();
   matching(filter: JsonObject): string[] {
-    return [...this.payloads].filter(([, p]) => refFilter(filter, p)).map(([id]) => id).sort();
+    return [...this.payloads]
+      .filter(([, p]) => refFilter(filter, p))
+      .map(([id]) => id)
+      .sort();
   }
 }
 
@@ -121,7 +124,8 @@ async function apply(op: Op, model: Model, targets: readonly Collection[], count
   }
   const ids = op.kind === 'delete-ids' ? [...new Set(op.ids.map(idOf))].filter((id) => model.payloads.has(id)) : model.matching(op.filter);
   for (const c of targets) {
-    const result: { deleted: number } = op.kind === 'delete-ids' ? await c.deleteIds(op.ids.map(idOf)) : await c.deleteByFilter(parseFilter(op.filter) as Filter);
+    const result: { deleted: number } =
+      op.kind === 'delete-ids' ? await c.deleteIds(op.ids.map(idOf)) : await c.deleteByFilter(parseFilter(op.filter) as Filter);
     assert.equal(result.deleted, ids.length, `${context}: ${c.name} ${op.kind} ${JSON.stringify(op)} deleted ${result.deleted}, model ${ids.length}`);
   }
   if (op.kind === 'delete-filter') counters.deletedByFilter += ids.length;
@@ -230,7 +234,10 @@ test('searches and deletes by filter agree with the model on cases the random ru
       await db.createCollection({ name, vector_size: 2, distance: 'euclid', hnsw });
       const c = db.collection(name);
       await c.upsert(payloads.map((payload, id) => ({ id, vector: [id, 1], payload })));
-      const expected = payloads.map((p, id) => [String(id), p] as const).filter(([, p]) => refFilter(json, p)).map(([id]) => id);
+      const expected = payloads
+        .map((p, id) => [String(id), p] as const)
+        .filter(([, p]) => refFilter(json, p))
+        .map(([id]) => id);
       const at = `${hnsw ? 'HNSW' : 'Flat'} ${JSON.stringify(json)}`;
       assert.deepEqual(sortedIds(c.search({ vector: [0, 0], limit: 100, filter: parseFilter(json) })), expected, `${at}: search`);
       assert.deepEqual(await c.deleteByFilter(parseFilter(json) as Filter), { deleted: expected.length }, `${at}: delete by filter`);

@@ -64,7 +64,10 @@ async function runSeed(seed: number, dbPath: string): Promise<Exercised> {
   let db = Database.open(dbPath, { threads });
   await db.createCollection({ name: NAME, vector_size: 2, distance: 'Euclid', hnsw, parameters: { m: 4, ef_construction: 8 } });
   const matching = (filter: JsonObject | undefined): string[] =>
-    [...model.entries()].filter(([id, p]) => filter === undefined || refFilter(filter, p.payload, id)).map(([id]) => id).sort(referenceOrder);
+    [...model.entries()]
+      .filter(([id, p]) => filter === undefined || refFilter(filter, p.payload, id))
+      .map(([id]) => id)
+      .sort(referenceOrder);
   const drawPageFilter = (): JsonObject | undefined => (rng.next() < 0.4 ? undefined : drawFilter(rng, new Set()));
   const newScroll = (): OpenScroll => {
     const filter = drawPageFilter();
@@ -120,7 +123,11 @@ async function runSeed(seed: number, dbPath: string): Promise<Exercised> {
         const after = cursorPoint === undefined ? expected : expected.filter((id) => referenceOrder(id, cursorPoint.key) >= 0);
         const got = await collection.scroll({ filter, from, limit, offset, with_payload: false });
         const what = `page ${JSON.stringify({ filter, from, limit, offset })}`;
-        assert.deepEqual(got.points.map((p) => p.id), after.slice(offset, offset + limit), at(step, what));
+        assert.deepEqual(
+          got.points.map((p) => p.id),
+          after.slice(offset, offset + limit),
+          at(step, what),
+        );
         assert.equal(got.next, after[offset + limit], at(step, `${what}: next`));
         if (got.next !== undefined) exercised.pagesWithNext++;
       }
@@ -133,7 +140,10 @@ async function runSeed(seed: number, dbPath: string): Promise<Exercised> {
       const last = open.seen.at(-1);
       for (const [i, id] of ids.entries()) {
         const before = i === 0 ? last : ids[i - 1];
-        assert.ok(before === undefined || referenceOrder(before, id) < 0, at(step, `the open scroll gave ${JSON.stringify(id)} after ${JSON.stringify(before)}`));
+        assert.ok(
+          before === undefined || referenceOrder(before, id) < 0,
+          at(step, `the open scroll gave ${JSON.stringify(id)} after ${JSON.stringify(before)}`),
+        );
       }
       open.seen.push(...ids);
       open.cursor = page.next;

@@ -23,7 +23,9 @@ function Bar({ label, value, low, high, of, testId }: { label: string; value: nu
       <span class="explain-label">{label}</span>
       <svg width={BAR_WIDTH} height={14} viewBox={`0 0 ${BAR_WIDTH} 14`} aria-hidden="true">
         <rect x={0} y={2} width={BAR_WIDTH} height={10} class="bar-track" />
-        {low !== undefined && high !== undefined ? <rect x={scale(low)} y={2} width={Math.max(1, scale(high) - scale(low))} height={10} class="bar-range" /> : null}
+        {low !== undefined && high !== undefined ? (
+          <rect x={scale(low)} y={2} width={Math.max(1, scale(high) - scale(low))} height={10} class="bar-range" />
+        ) : null}
         {value !== null ? <rect x={0} y={2} width={scale(value)} height={10} class="bar-value" /> : null}
       </svg>
       <span class="explain-number" data-testid={testId}>

@@ -15,8 +15,7 @@ export function KeyPrompt({ wrong, onKey }: { wrong: boolean; onKey: (key: strin
     >
       <h2>API key</h2>
       <p>
-        This kith server requires an API key (<code>-api-key</code>). It is sent as the <code>api-key</code> header and kept in this tab's
-        session storage only.
+        This kith server requires an API key (<code>-api-key</code>). It is sent as the <code>api-key</code> header and kept in this tab's session storage only.
       </p>
       {wrong ? <p class="error">The server did not accept that key.</p> : null}
       <input type="password" name="api-key" autocomplete="off" value={key} onInput={(e) => setKey(e.currentTarget.value)} aria-label="API key" />

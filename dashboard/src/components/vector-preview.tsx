@@ -31,7 +31,16 @@ export function VectorPreview({ vector }: { vector: readonly number[] }) {
         <line x1={0} x2={WIDTH} y1={middle} y2={middle} class="axis" />
         {bars.map((value, i) => {
           const h = (Math.abs(value) / peak) * middle;
-          return <rect key={i} x={i * barWidth} width={Math.max(0.5, barWidth - 0.2)} y={value >= 0 ? middle - h : middle} height={h} class={value >= 0 ? 'bar-pos' : 'bar-neg'} />;
+          return (
+            <rect
+              key={i}
+              x={i * barWidth}
+              width={Math.max(0.5, barWidth - 0.2)}
+              y={value >= 0 ? middle - h : middle}
+              height={h}
+              class={value >= 0 ? 'bar-pos' : 'bar-neg'}
+            />
+          );
         })}
       </svg>
       <div class="vector-text">

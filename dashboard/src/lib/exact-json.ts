@@ -117,49 +117,51 @@ export function parseExactJson(text: string): ExactJson {
   const value = (): ExactJson => {
     skipSpace();
     switch (text.charCodeAt(at)) {
-      case 123 /* { */: {
-        at++;
-        const object: { [key: string]: ExactJson } = {};
-        skipSpace();
-        if (text.charCodeAt(at) === 125) {
+      case 123 /* { */:
+        {
           at++;
-          return object;
+          const object: { [key: string]: ExactJson } = {};
+          skipSpace();
+          if (text.charCodeAt(at) === 125) {
+            at++;
+            return object;
+          }
+          for (;;) {
+            skipSpace();
+            if (text.charCodeAt(at) !== 34) fail('expected a key');
+            const key = string();
+            skipSpace();
+            if (text.charCodeAt(at) !== 58) fail('expected ":"');
+            at++;
+            const member = value();
+            // An own property even for "__proto__" (as JSON.parse makes it), never the prototype.
+            if (key === '__proto__') Object.defineProperty(object, key, { value: member, enumerable: true, writable: true, configurable: true });
+            else object[key] = member;
+            skipSpace();
+            const c = text.charCodeAt(at++);
+            if (c === 125) return object;
+            if (c !== 44) fail('expected "," or "}"');
+          }
         }
-        for (;;) {
-          skipSpace();
-          if (text.charCodeAt(at) !== 34) fail('expected a key');
-          const key = string();
-          skipSpace();
-          if (text.charCodeAt(at) !== 58) fail('expected ":"');
+      case 91 /* [ */:
+        {
+          const numbers = numberArray();
+          if (numbers !== undefined) return numbers;
           at++;
-          const member = value();
-          // An own property even for "__proto__" (as JSON.parse makes it), never the prototype.
-          if (key === '__proto__') Object.defineProperty(object, key, { value: member, enumerable: true, writable: true, configurable: true });
-          else object[key] = member;
+          const array: ExactJson[] = [];
           skipSpace();
-          const c = text.charCodeAt(at++);
-          if (c === 125) return object;
-          if (c !== 44) fail('expected "," or "}"');
+          if (text.charCodeAt(at) === 93) {
+            at++;
+            return array;
+          }
+          for (;;) {
+            array.push(value());
+            skipSpace();
+            const c = text.charCodeAt(at++);
+            if (c === 93) return array;
+            if (c !== 44) fail('expected "," or "]"');
+          }
         }
-      }
-      case 91 /* [ */: {
-        const numbers = numberArray();
-        if (numbers !== undefined) return numbers;
-        at++;
-        const array: ExactJson[] = [];
-        skipSpace();
-        if (text.charCodeAt(at) === 93) {
-          at++;
-          return array;
-        }
-        for (;;) {
-          array.push(value());
-          skipSpace();
-          const c = text.charCodeAt(at++);
-          if (c === 93) return array;
-          if (c !== 44) fail('expected "," or "]"');
-        }
-      }
       case 34:
         return string();
       case 116:

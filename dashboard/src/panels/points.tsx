@@ -92,8 +92,7 @@ function IdLookup({ collection, vectorSize }: { collection: string; vectorSize: 
         }}
       >
         <label>
-          point id{' '}
-          <input type="text" data-testid="lookup-id" spellcheck={false} value={idText} onInput={(e) => setIdText(e.currentTarget.value)} />
+          point id <input type="text" data-testid="lookup-id" spellcheck={false} value={idText} onInput={(e) => setIdText(e.currentTarget.value)} />
         </label>
         <button type="submit" data-testid="lookup-run" disabled={busy || idText === ''}>
           look up
@@ -136,7 +135,13 @@ export function PointsPanel({ info }: { info: CollectionInfo }) {
   useEffect(() => {
     let current = true;
     setError(null);
-    scroll(info.name, { limit: pageSize, ...(cursor === undefined ? {} : { cursor }), ...(applied === null ? {} : { filter: applied.filter }), with_payload: true, with_vector: true })
+    scroll(info.name, {
+      limit: pageSize,
+      ...(cursor === undefined ? {} : { cursor }),
+      ...(applied === null ? {} : { filter: applied.filter }),
+      with_payload: true,
+      with_vector: true,
+    })
       .then((answer) => current && setPage({ index, points: answer.points, next: answer.next_cursor, filtered: applied !== null }))
       .catch((e: unknown) => {
         if (!current) return;

@@ -71,7 +71,11 @@ export function ProjectionPanel({ info }: { info: CollectionInfo }) {
           </select>
         </label>
         {points !== null ? <span class="muted">{points.length} points</span> : <span class="muted">loading…</span>}
-        {chosenSize > cap ? <span class="muted">(at most {cap} points of {info.vector_size} dimensions)</span> : null}
+        {chosenSize > cap ? (
+          <span class="muted">
+            (at most {cap} points of {info.vector_size} dimensions)
+          </span>
+        ) : null}
       </div>
       {error !== null ? <p class="error">{error}</p> : null}
       {points !== null && projection === null ? <p class="muted">A projection needs at least two points.</p> : null}

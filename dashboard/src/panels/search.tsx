@@ -14,7 +14,12 @@ type Mode = 'id' | 'vector';
 /** A pasted vector: a JSON array, or numbers separated by commas or white space. */
 export function parseVectorText(text: string, size: number): number[] {
   const trimmed = text.trim();
-  const values: unknown = trimmed.startsWith('[') ? JSON.parse(trimmed) : trimmed.split(/[\s,]+/).filter((t) => t !== '').map(Number);
+  const values: unknown = trimmed.startsWith('[')
+    ? JSON.parse(trimmed)
+    : trimmed
+        .split(/[\s,]+/)
+        .filter((t) => t !== '')
+        .map(Number);
   if (!Array.isArray(values) || values.some((v) => typeof v !== 'number' || !Number.isFinite(v))) {
     throw new Error('the vector must be a list of numbers');
   }
@@ -129,7 +134,8 @@ export function SearchPanel({ info }: { info: CollectionInfo }) {
       {answer !== null ? (
         <div class="search-results">
           <p class="muted" data-testid="search-summary">
-            {answer.result.points.length} hits in {(answer.result.time * 1000).toFixed(2)} ms (score: {info.distance === 'Euclid' ? 'L2 distance, lower is nearer' : `${info.distance.toLowerCase()} similarity, higher is nearer`})
+            {answer.result.points.length} hits in {(answer.result.time * 1000).toFixed(2)} ms (score:{' '}
+            {info.distance === 'Euclid' ? 'L2 distance, lower is nearer' : `${info.distance.toLowerCase()} similarity, higher is nearer`})
           </p>
           {answer.result.explain !== undefined ? <ExplainView explain={answer.result.explain} pointsCount={info.points_count} /> : null}
           <table class="grid" data-testid="search-results">

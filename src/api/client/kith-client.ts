@@ -9,12 +9,7 @@
 import type { Static } from 'typebox';
 import type { ErrorCode } from '../../core/errors.js';
 import { parseJson } from '../../core/json-text.js';
-import type {
-  CollectionInfoSchema,
-  CreateCollectionBody,
-  CreateCollectionResult,
-  DropCollectionResult,
-} from '../schemas/collections.js';
+import type { CollectionInfoSchema, CreateCollectionBody, CreateCollectionResult, DropCollectionResult } from '../schemas/collections.js';
 import type { FilterSchema } from '../schemas/filter.js';
 import type {
   CountResult,
@@ -27,15 +22,7 @@ import type {
   ScrollResult,
   SetPayloadBody,
 } from '../schemas/point-pages.js';
-import type {
-  DeleteResult,
-  RecordSchema,
-  ScoredPointSchema,
-  SearchBody,
-  SearchExplainSchema,
-  UpsertBody,
-  UpsertResult,
-} from '../schemas/points.js';
+import type { DeleteResult, RecordSchema, ScoredPointSchema, SearchBody, SearchExplainSchema, UpsertBody, UpsertResult } from '../schemas/points.js';
 
 export type CreateCollectionRequest = Static<typeof CreateCollectionBody>;
 export type CollectionInfo = Static<typeof CollectionInfoSchema>;
@@ -108,7 +95,8 @@ export class KithClientError extends Error {
     }
     const envelope = typeof parsed === 'object' && parsed !== null ? (parsed as { status?: unknown }).status : undefined;
     const { error, code } = typeof envelope === 'object' && envelope !== null ? (envelope as { error?: unknown; code?: unknown }) : {};
-    if (typeof error !== 'string') return new KithClientError(status, `${request}: the answer is not a kith envelope (HTTP ${status})`, 'ERR_UNEXPECTED_RESPONSE');
+    if (typeof error !== 'string')
+      return new KithClientError(status, `${request}: the answer is not a kith envelope (HTTP ${status})`, 'ERR_UNEXPECTED_RESPONSE');
     if (typeof code === 'string' && CODE_SHAPE.test(code)) return new KithClientError(status, error, code);
     return new KithClientError(status, `${request}: HTTP ${status} without kith's error code (not a kith server?): ${error}`, 'ERR_UNEXPECTED_RESPONSE');
   }
@@ -271,7 +259,10 @@ export class KithClient {
   }
 
   /** The same batch; `explain[i]` is search i's explain when it asked for one (`params.explain`), else null. */
-  async searchBatchExplained(name: string, searches: readonly SearchRequest[]): Promise<{ results: ScoredPoint[][]; explain: (SearchExplain | null)[] | undefined }> {
+  async searchBatchExplained(
+    name: string,
+    searches: readonly SearchRequest[],
+  ): Promise<{ results: ScoredPoint[][]; explain: (SearchExplain | null)[] | undefined }> {
     const envelope = await this.call('POST', `${pointsPath(name)}/search/batch`, { searches });
     const results = envelope.result as ScoredPoint[][];
     for (const list of results) for (const point of list) toBigIntVersion(point);

@@ -50,7 +50,10 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
       }
       // A request over the cost bounds is what Qdrant calls a validation error: 422.
       if (isKithError(error) && error.code === 'ERR_OVER_LIMIT') {
-        return reply.code(422).type('application/json; charset=utf-8').send(errorBody(reply, `Validation error in JSON body: ${error.message}`));
+        return reply
+          .code(422)
+          .type('application/json; charset=utf-8')
+          .send(errorBody(reply, `Validation error in JSON body: ${error.message}`));
       }
       return kithHandler.call(app, error, request, reply);
     });

@@ -69,7 +69,8 @@ function parseVectors(raw: unknown): { size: number; distance: 'Cosine' | 'Eucli
   if (typeof v.distance !== 'string') throw formatError('vectors.distance', `expected Cosine, Euclid, Dot or Manhattan, got ${describeJson(v.distance)}`);
   if (v.distance === 'Manhattan') throw notSupported('vectors.distance', 'the Manhattan distance');
   const distance = DISTANCES[v.distance];
-  if (distance === undefined) throw formatError('vectors.distance', `unknown variant ${JSON.stringify(v.distance)}, expected one of Cosine, Euclid, Dot, Manhattan`);
+  if (distance === undefined)
+    throw formatError('vectors.distance', `unknown variant ${JSON.stringify(v.distance)}, expected one of Cosine, Euclid, Dot, Manhattan`);
   return { size, distance };
 }
 
@@ -88,12 +89,19 @@ function parseQuantization(raw: unknown): 'none' | 'sq8' {
 async function createCollection(db: Database, name: string, body: Record<string, unknown>): Promise<void> {
   const vectors = parseVectors(body.vectors);
   const sparse = body.sparse_vectors;
-  if (sparse !== undefined && sparse !== null && Object.keys(asObject(sparse, 'sparse_vectors')).length > 0) throw notSupported('sparse_vectors', 'sparse vectors');
+  if (sparse !== undefined && sparse !== null && Object.keys(asObject(sparse, 'sparse_vectors')).length > 0)
+    throw notSupported('sparse_vectors', 'sparse vectors');
   if (body.init_from !== undefined && body.init_from !== null) throw notSupported('init_from', '`init_from`');
   const hnswConfig = asObject(body.hnsw_config, 'hnsw_config');
   const m = optionalInteger(hnswConfig.m, 'hnsw_config.m', 16, 0, LIMITS.m.max);
   if (m === 1) throw validationError('hnsw_config.m', `must be 0 (no graph) or between ${LIMITS.m.min} and ${LIMITS.m.max}, got 1`);
-  const efConstruct = optionalInteger(hnswConfig.ef_construct, 'hnsw_config.ef_construct', QDRANT_DEFAULT_EF_CONSTRUCT, LIMITS.efConstruction.min, LIMITS.efConstruction.max);
+  const efConstruct = optionalInteger(
+    hnswConfig.ef_construct,
+    'hnsw_config.ef_construct',
+    QDRANT_DEFAULT_EF_CONSTRUCT,
+    LIMITS.efConstruction.min,
+    LIMITS.efConstruction.max,
+  );
   const quantization = parseQuantization(body.quantization_config);
   validateCollectionName(name);
   try {

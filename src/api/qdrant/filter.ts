@@ -55,7 +55,8 @@ function rewriteCondition(raw: unknown, path: string, depth: number): unknown {
   }
   if (isObject(raw.match)) {
     for (const name of UNSUPPORTED_MATCH_KEYS) {
-      if (Object.hasOwn(raw.match, name)) throw notSupported(childPath(childPath(path, 'match'), name), `\`match.${name}\` (full-text matching; \`match.text\` is a substring match)`, true);
+      if (Object.hasOwn(raw.match, name))
+        throw notSupported(childPath(childPath(path, 'match'), name), `\`match.${name}\` (full-text matching; \`match.text\` is a substring match)`, true);
     }
   }
   if (Object.hasOwn(raw, 'key')) {

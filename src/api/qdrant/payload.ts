@@ -21,7 +21,8 @@ type NameParams = { Params: { name: string } };
 
 function newPayload(body: Record<string, unknown>): Record<string, unknown> {
   const payload = body.payload;
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw formatError('payload', `expected an object, got ${describeJson(payload)}`);
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    throw formatError('payload', `expected an object, got ${describeJson(payload)}`);
   return payload as Record<string, unknown>;
 }
 
@@ -33,7 +34,8 @@ function setOperation(body: Record<string, unknown>): PayloadOperation {
 
 function deleteOperation(body: Record<string, unknown>): PayloadOperation {
   const keys = body.keys;
-  if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) throw formatError('keys', `expected an array of payload keys, got ${describeJson(keys)}`);
+  if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string'))
+    throw formatError('keys', `expected an array of payload keys, got ${describeJson(keys)}`);
   if (keys.length > PAYLOAD_SELECTOR_LIMITS.patterns) throw validationError('keys', `${keys.length} keys; the limit is ${PAYLOAD_SELECTOR_LIMITS.patterns}`);
   return { op: 'delete', keys: keys as string[] };
 }

@@ -15,7 +15,7 @@ import type { Database } from '../../db/database.js';
 import type { Filter } from '../../payload/filter-types.js';
 import { ok, okSliced } from '../envelope.js';
 import { collectionOf } from './collections.js';
-import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, QdrantHttpError, } from './errors.js';
+import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, QdrantHttpError } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
 import { pathIdToKithId, toKithId, toQdrantId } from './ids.js';
 import { parseVectorSelector, type QdrantRecord, toRecord, updateResult } from './shape.js';

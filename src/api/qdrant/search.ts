@@ -50,7 +50,10 @@ type Plan = (Common & { kind: 'search'; query: Query; mmr?: { diversity: number;
 
 function parseParams(raw: unknown, path: string): { ef?: number; exact: boolean } {
   const params = asObject(raw, path);
-  const ef = params.hnsw_ef === undefined || params.hnsw_ef === null ? undefined : optionalInteger(params.hnsw_ef, childPath(path, 'hnsw_ef'), 0, LIMITS.efSearch.min, LIMITS.efSearch.max);
+  const ef =
+    params.hnsw_ef === undefined || params.hnsw_ef === null
+      ? undefined
+      : optionalInteger(params.hnsw_ef, childPath(path, 'hnsw_ef'), 0, LIMITS.efSearch.min, LIMITS.efSearch.max);
   const exact = optionalBoolean(params.exact, childPath(path, 'exact'), false);
   // quantization {ignore, rescore, oversampling} and indexed_only are accepted: kith scores sq8 codes
   // directly and searches every point, indexed or not.
@@ -119,7 +122,13 @@ function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
       const diversity = optionalNumber(raw.diversity, childPath(mmrPath, 'diversity')) ?? 0.5;
       if (diversity < 0 || diversity > 1) throw validationError(childPath(mmrPath, 'diversity'), `must be between 0 and 1, got ${diversity}`);
       // Qdrant's default: as many candidates as the search returns.
-      const candidates = optionalInteger(raw.candidates_limit, childPath(mmrPath, 'candidates_limit'), common.limit, LIMITS.mmrCandidates.min, LIMITS.mmrCandidates.max);
+      const candidates = optionalInteger(
+        raw.candidates_limit,
+        childPath(mmrPath, 'candidates_limit'),
+        common.limit,
+        LIMITS.mmrCandidates.min,
+        LIMITS.mmrCandidates.max,
+      );
       if (query === undefined || query === null) throw formatError(childPath(queryPath, 'nearest'), 'required with mmr');
       mmr = { diversity, candidates };
     }
@@ -214,7 +223,12 @@ async function runPlans(collection: Collection, plans: readonly Plan[], paths: r
   const searchAt: number[] = [];
   plans.forEach((plan, i) => {
     if (plan.kind === 'search') searchAt.push(i);
-    else addScroll(cost, { offset: plan.offset, limit: plan.limit, withVector: plan.withVector, vectorSize, payloadPaths: selectorPatterns(plan.withPayload) }, paths[i] as string);
+    else
+      addScroll(
+        cost,
+        { offset: plan.offset, limit: plan.limit, withVector: plan.withVector, vectorSize, payloadPaths: selectorPatterns(plan.withPayload) },
+        paths[i] as string,
+      );
   });
   const queries = searchAt.map((i) => engineQuery(plans[i] as Extract<Plan, { kind: 'search' }>));
   const outcomes = await pointsFound(() => collection.query(queries, { cost, paths: searchAt.map((i) => paths[i] as string) }));
@@ -237,7 +251,13 @@ async function runPlans(collection: Collection, plans: readonly Plan[], paths: r
   return answers;
 }
 
-function scoredPoint(id: PointId, version: bigint, score: number, payload: Record<string, unknown> | undefined, vector: number[] | undefined): QdrantScoredPoint {
+function scoredPoint(
+  id: PointId,
+  version: bigint,
+  score: number,
+  payload: Record<string, unknown> | undefined,
+  vector: number[] | undefined,
+): QdrantScoredPoint {
   const out: QdrantScoredPoint = { id: toQdrantId(id), version: Number(version), score };
   if (payload !== undefined) out.payload = payload;
   if (vector !== undefined) out.vector = vector;
@@ -277,7 +297,10 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Dat
     const collection = collectionOf(db, request.params.name);
     const plans = searches(request.body).map((s, i) => queryPlan(collection, s, childPath('searches', i)));
     const answers = await runPlans(collection, plans, pathsOf(plans.length), new RequestCost());
-    return okSliced(reply, answers.map((points) => ({ points })));
+    return okSliced(
+      reply,
+      answers.map((points) => ({ points })),
+    );
   });
 
   app.post<NameParams>('/collections/:name/points/recommend', async (request, reply) => {

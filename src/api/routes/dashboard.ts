@@ -72,7 +72,10 @@ export function dashboardFile(root: string, relative: string): string | undefine
 }
 
 function notFound(reply: FastifyReply, message: string) {
-  return reply.code(404).type('application/json; charset=utf-8').send(errorBody(reply, message, 'ERR_ROUTE_NOT_FOUND'));
+  return reply
+    .code(404)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(reply, message, 'ERR_ROUTE_NOT_FOUND'));
 }
 
 export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
@@ -81,11 +84,13 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app,
   async function serve(relative: string, reply: FastifyReply) {
     const indexStat = await lstat(resolve(root, 'index.html')).catch(() => undefined);
     if (indexStat === undefined) {
-      return reply
-        .code(503)
-        .type('application/json; charset=utf-8')
-        // No path in the message: this answer needs no API key, so it tells nothing about the host.
-        .send(errorBody(reply, 'the dashboard is not built: run `npm run build` (it writes dist/dashboard/)', 'ERR_UNAVAILABLE'));
+      return (
+        reply
+          .code(503)
+          .type('application/json; charset=utf-8')
+          // No path in the message: this answer needs no API key, so it tells nothing about the host.
+          .send(errorBody(reply, 'the dashboard is not built: run `npm run build` (it writes dist/dashboard/)', 'ERR_UNAVAILABLE'))
+      );
     }
     const file = dashboardFile(root, relative);
     // lstat, not stat: only regular files of the build, never a link out of it, nor a folder.

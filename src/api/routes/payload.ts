@@ -36,7 +36,15 @@ export const payloadRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
 
   app.post(
     URL,
-    { schema: { summary: 'Merge keys into the payloads of the selected points (at an optional nested key)', tags: ['payload'], params: CollectionNameParams, body: SetPayloadBody, response: RESPONSES } },
+    {
+      schema: {
+        summary: 'Merge keys into the payloads of the selected points (at an optional nested key)',
+        tags: ['payload'],
+        params: CollectionNameParams,
+        body: SetPayloadBody,
+        response: RESPONSES,
+      },
+    },
     async (request, reply) => {
       const { payload, key, ...selection } = request.body;
       return change(reply, request.params.name, selection, { op: 'set', payload, key: key ?? null });
@@ -45,7 +53,15 @@ export const payloadRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
 
   app.put(
     URL,
-    { schema: { summary: 'Replace the payloads of the selected points', tags: ['payload'], params: CollectionNameParams, body: OverwritePayloadBody, response: RESPONSES } },
+    {
+      schema: {
+        summary: 'Replace the payloads of the selected points',
+        tags: ['payload'],
+        params: CollectionNameParams,
+        body: OverwritePayloadBody,
+        response: RESPONSES,
+      },
+    },
     async (request, reply) => {
       const { payload, ...selection } = request.body;
       return change(reply, request.params.name, selection, { op: 'overwrite', payload });
@@ -54,7 +70,15 @@ export const payloadRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
 
   app.post(
     `${URL}/delete`,
-    { schema: { summary: 'Remove payload keys (nested paths too) from the selected points', tags: ['payload'], params: CollectionNameParams, body: DeletePayloadKeysBody, response: RESPONSES } },
+    {
+      schema: {
+        summary: 'Remove payload keys (nested paths too) from the selected points',
+        tags: ['payload'],
+        params: CollectionNameParams,
+        body: DeletePayloadKeysBody,
+        response: RESPONSES,
+      },
+    },
     async (request, reply) => {
       const { keys, ...selection } = request.body;
       return change(reply, request.params.name, selection, { op: 'delete', keys });
@@ -63,7 +87,15 @@ export const payloadRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
 
   app.post(
     `${URL}/clear`,
-    { schema: { summary: 'Empty the payloads of the selected points', tags: ['payload'], params: CollectionNameParams, body: ClearPayloadBody, response: RESPONSES } },
+    {
+      schema: {
+        summary: 'Empty the payloads of the selected points',
+        tags: ['payload'],
+        params: CollectionNameParams,
+        body: ClearPayloadBody,
+        response: RESPONSES,
+      },
+    },
     async (request, reply) => change(reply, request.params.name, request.body, { op: 'clear' }),
   );
 };

@@ -53,7 +53,9 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: A
         body: SearchBatchBody,
         response: {
           200: okEnvelope(Type.Array(Type.Array(ScoredPointSchema)), {
-            explain: Type.Optional(Type.Array(Type.Union([SearchExplainSchema, Type.Null()]), { description: 'Per search: its explain when it asked for one, else null.' })),
+            explain: Type.Optional(
+              Type.Array(Type.Union([SearchExplainSchema, Type.Null()]), { description: 'Per search: its explain when it asked for one, else null.' }),
+            ),
           }),
           ...errorResponses(400, 404, 500),
         },

@@ -24,9 +24,7 @@ const Parameters = Type.Object(
         description: 'HNSW candidate list size while searching (at least the limit).',
       }),
     ),
-    k: Type.Optional(
-      Type.Integer({ minimum: LIMITS.k.min, maximum: LIMITS.k.max, default: DEFAULT_PARAMETERS.k, description: 'Default search limit.' }),
-    ),
+    k: Type.Optional(Type.Integer({ minimum: LIMITS.k.min, maximum: LIMITS.k.max, default: DEFAULT_PARAMETERS.k, description: 'Default search limit.' })),
     target_recall: Type.Optional(
       Type.Number({
         minimum: LIMITS.targetRecall.min,
@@ -71,7 +69,9 @@ const CalibrationSchema = Type.Object(
     running: Type.Boolean({ description: 'A calibration is under way in the background; the current ef applies until it ends.' }),
     ef: Type.Integer({ description: 'The ef a search without params.ef uses (at least offset + limit).' }),
     target_recall: Type.Number(),
-    recall: Type.Union([Type.Number(), Type.Null()], { description: 'Mean recall@k measured at ef on the sampled points (k: the collection’s default limit).' }),
+    recall: Type.Union([Type.Number(), Type.Null()], {
+      description: 'Mean recall@k measured at ef on the sampled points (k: the collection’s default limit).',
+    }),
     recall_lower_bound: Type.Union([Type.Number(), Type.Null()], { description: 'One-sided 95% lower confidence bound of that mean.' }),
     reached: Type.Union([Type.Boolean(), Type.Null()], { description: 'Whether the target was reached (else ef is the highest tried, 2048).' }),
     sample: Type.Union([Type.Integer(), Type.Null()], { description: 'Points used as queries.' }),

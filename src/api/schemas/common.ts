@@ -19,7 +19,7 @@ export const ErrorEnvelope = Type.Object(
       error: Type.String({ description: 'What went wrong, starting with the field path when a field is at fault.' }),
       code: Type.Union(
         (Object.keys(ERRORS) as ErrorCode[]).map((code) => Type.Literal(code)),
-        { description: 'The error\'s code (docs/errors.md): what a client branches on, never the message or the status.' },
+        { description: "The error's code (docs/errors.md): what a client branches on, never the message or the status." },
       ),
     }),
     time: Time,

@@ -13,7 +13,9 @@ const GeoPoint = Type.Object({ lon: Type.Number(), lat: Type.Number() }, { addit
 
 const FieldCondition = Type.Object(
   {
-    key: Type.String({ description: 'Payload key; dots walk into nested objects when no top-level key has this name; `a[].b` reads b in every element of array a.' }),
+    key: Type.String({
+      description: 'Payload key; dots walk into nested objects when no top-level key has this name; `a[].b` reads b in every element of array a.',
+    }),
     type: Type.Optional(
       Type.Union([Type.Literal('exact'), Type.Literal('range'), Type.Literal('prefix'), Type.Literal('contains'), Type.Literal('regex')], {
         description: 'Default: `range` when `range` is given, else `exact`.',
@@ -42,9 +44,7 @@ const FieldCondition = Type.Object(
         { additionalProperties: false, description: 'How many values the key holds (null 0, an array its length, else 1); at least one bound.' },
       ),
     ),
-    geo_radius: Type.Optional(
-      Type.Object({ center: GeoPoint, radius: Type.Number({ description: 'Meters (haversine).' }) }, { additionalProperties: false }),
-    ),
+    geo_radius: Type.Optional(Type.Object({ center: GeoPoint, radius: Type.Number({ description: 'Meters (haversine).' }) }, { additionalProperties: false })),
     geo_bounding_box: Type.Optional(Type.Object({ top_left: GeoPoint, bottom_right: GeoPoint }, { additionalProperties: false })),
     geo_polygon: Type.Optional(
       Type.Object(
@@ -56,7 +56,10 @@ const FieldCondition = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false, description: 'A condition on one payload key: exactly one of match, range, values_count, geo_radius, geo_bounding_box, geo_polygon.' },
+  {
+    additionalProperties: false,
+    description: 'A condition on one payload key: exactly one of match, range, values_count, geo_radius, geo_bounding_box, geo_polygon.',
+  },
 );
 
 const KeyOnly = Type.Object({ key: Type.String() }, { additionalProperties: false });
@@ -64,7 +67,7 @@ const IsEmpty = Type.Object({ is_empty: KeyOnly }, { additionalProperties: false
 const IsNull = Type.Object({ is_null: KeyOnly }, { additionalProperties: false, description: 'Some value at the key is null.' });
 const HasId = Type.Object(
   { has_id: Type.Array(Type.Union([Type.String(), Type.Integer({ minimum: 0 })])) },
-  { additionalProperties: false, description: "The point's id is listed (7 and \"7\" are one id)." },
+  { additionalProperties: false, description: 'The point\'s id is listed (7 and "7" are one id).' },
 );
 const Nested = Type.Object(
   { nested: Type.Object({ key: Type.String(), filter: Type.Ref('Filter') }, { additionalProperties: false }) },

@@ -78,9 +78,7 @@ export const SearchBody = Type.Object(
     ),
     offset: Nullable(Type.Integer({ minimum: LIMITS.offset.min, maximum: LIMITS.offset.max, default: 0, description: 'Results to skip.' })),
     filter: Type.Optional(Type.Union([FilterRef, Type.Null()])),
-    score_threshold: Nullable(
-      Type.Number({ description: 'Cosine/Dot: keep scores >= this; Euclid: keep distances <= this.' }),
-    ),
+    score_threshold: Nullable(Type.Number({ description: 'Cosine/Dot: keep scores >= this; Euclid: keep distances <= this.' })),
     with_payload: WithPayloadSchema,
     with_vector: Nullable(Type.Boolean({ default: false, description: 'Return the stored vector (normalised for Cosine, dequantized for sq8).' })),
     params: Nullable(
@@ -111,7 +109,8 @@ const EstimateSchema = Type.Object({
 export const SearchExplainSchema = Type.Object(
   {
     strategy: Type.Union([Type.Literal('graph'), Type.Literal('flat-scan'), Type.Literal('candidates-exact'), Type.Literal('graph-filtered')], {
-      description: 'graph: HNSW; flat-scan: every point; candidates-exact: the points the payload indexes name; graph-filtered: HNSW walk returning only matches.',
+      description:
+        'graph: HNSW; flat-scan: every point; candidates-exact: the points the payload indexes name; graph-filtered: HNSW walk returning only matches.',
     }),
     fallback: Type.Boolean({ description: 'The filtered walk came back short and the matches were scored exactly instead.' }),
     estimate: Type.Union([EstimateSchema, Type.Null()], { description: 'Matching points estimated from the payload indexes (null without a filter).' }),
@@ -124,7 +123,8 @@ export const SearchExplainSchema = Type.Object(
     indexed_keys: Type.Array(Type.String(), { description: 'Payload keys whose indexes were consulted.' }),
     ef: Type.Union([Type.Integer(), Type.Null()], { description: 'HNSW beam width a graph walk uses (at least offset + limit); null for Flat collections.' }),
     ef_source: Type.Union([Type.Literal('request'), Type.Literal('collection'), Type.Literal('calibrated'), Type.Literal('default'), Type.Null()], {
-      description: 'request: params.ef; collection: ef_search given at create; calibrated: measured for target_recall; default: ef_search 64, not calibrated yet.',
+      description:
+        'request: params.ef; collection: ef_search given at create; calibrated: measured for target_recall; default: ef_search 64, not calibrated yet.',
     }),
   },
   { description: 'How the search was answered (params.explain).' },

@@ -61,7 +61,10 @@ async function download(url: string, apiKey: string | undefined, partial: string
 
 export function registerBackupCommand(program: Command): void {
   addTargetOptions(
-    program.command('backup').description('write a consistent copy of the database (from --db FILE or a running server --url) to DEST, a new file').argument('<dest>'),
+    program
+      .command('backup')
+      .description('write a consistent copy of the database (from --db FILE or a running server --url) to DEST, a new file')
+      .argument('<dest>'),
   )
     .option('--quiet', 'print nothing on success')
     .action(async (dest: string, options: BackupOptions) => {

@@ -27,7 +27,9 @@ export function registerCheckCommand(program: Command): void {
       // A file refused before it was opened has one problem (or a page walk's few): say it on stderr too.
       const more = report.problems.length > 1 ? ` (and ${report.problems.length - 1} more)` : '';
       const what =
-        report.fileState === 'sound' ? `${report.problems.length} problem(s) found` : `${report.fileState === 'damaged' ? 'damaged' : 'not a kith database'}: ${report.problems[0]}${more}`;
+        report.fileState === 'sound'
+          ? `${report.problems.length} problem(s) found`
+          : `${report.fileState === 'damaged' ? 'damaged' : 'not a kith database'}: ${report.problems[0]}${more}`;
       throw new CheckFailed(`${file}: ${what}`);
     });
 }

@@ -26,11 +26,12 @@ export function registerCollectionCommands(program: Command): void {
       process.stdout.write(`${table(['NAME', 'DIM', 'DISTANCE', 'INDEX', 'POINTS'], rows)}\n`);
     });
 
-  addTargetOptions(program.command('info').description("a collection's configuration and point count, as JSON").argument('<collection>'))
-    .action(async (name: string, options: TargetOptions) => {
+  addTargetOptions(program.command('info').description("a collection's configuration and point count, as JSON").argument('<collection>')).action(
+    async (name: string, options: TargetOptions) => {
       const info = await withTarget(options, (target) => target.info(name), 'read');
       process.stdout.write(`${toJson(info, 2)}\n`);
-    });
+    },
+  );
 
   addTargetOptions(program.command('drop').description('drop a collection and every point in it; asks first on a terminal').argument('<collection>'))
     .option('--yes', 'drop without asking (required when stdin is not a terminal)')
@@ -42,7 +43,8 @@ export function registerCollectionCommands(program: Command): void {
       const dropped = await withTarget(options, async (target) => {
         if (ask) {
           const { points_count } = await target.info(name);
-          if (!(await askOnTerminal(`drop collection ${name} and its ${points_count} point${points_count === 1 ? '' : 's'} (${target.where})? [y/N] `))) return false;
+          if (!(await askOnTerminal(`drop collection ${name} and its ${points_count} point${points_count === 1 ? '' : 's'} (${target.where})? [y/N] `)))
+            return false;
         }
         await target.drop(name);
         return true;

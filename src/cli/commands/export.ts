@@ -63,44 +63,61 @@ function float32Rows(batch: readonly PointLine[], dim: number): Uint8Array {
 }
 
 export function registerExportCommand(program: Command): void {
-  addTargetOptions(program.command('export').description('write every point of a collection as JSON Lines (to stdout, or --out FILE) or as NumPy .npy').argument('<collection>'))
+  addTargetOptions(
+    program
+      .command('export')
+      .description('write every point of a collection as JSON Lines (to stdout, or --out FILE) or as NumPy .npy')
+      .argument('<collection>'),
+  )
     .option('--out <file>', 'write to this file instead of stdout (required for npy)')
     .option('--format <format>', 'output format: jsonl, or npy (float32 vectors, ids in FILE.ids.jsonl)', 'jsonl')
     .option('--quiet', 'no progress on stderr')
     .action(async (name: string, options: ExportOptions) => {
       const remote = 'url' in resolveWhere(options);
-      if (options.format !== 'jsonl' && options.format !== 'npy') throw new UsageError(`--format: expected jsonl or npy, got ${JSON.stringify(options.format)}`);
-      if (options.format === 'npy' && options.out === undefined) throw new UsageError('--format npy: give the file with --out FILE.npy (its ids go to FILE.ids.jsonl beside it)');
+      if (options.format !== 'jsonl' && options.format !== 'npy')
+        throw new UsageError(`--format: expected jsonl or npy, got ${JSON.stringify(options.format)}`);
+      if (options.format === 'npy' && options.out === undefined)
+        throw new UsageError('--format npy: give the file with --out FILE.npy (its ids go to FILE.ids.jsonl beside it)');
       const npy = options.format === 'npy';
       const file: WriteStream | undefined = options.out === undefined ? undefined : openOut(options.out);
       const idsFile = npy && options.out !== undefined ? openOut(npyIdsPath(options.out)) : undefined;
       const stream = file ?? process.stdout;
       let written = 0;
-      await withTarget(options, async (target) => {
-        const info = await target.info(name);
-        const total = info.points_count;
-        const dim = info.vector_size;
-        // A bar only when the points go to a file: on stdout they would be mixed with it.
-        const progress = startProgress(total, options.quiet === true || file === undefined);
-        try {
-          if (npy) await write(stream, npyHeader(total, dim));
-          for await (const batch of target.scan(name, BATCH)) {
-            if (npy) {
-              // The header promised `total` rows: a file is the one writer (locked), so this holds there; a server may take writes meanwhile.
-              if (written + batch.length > total) throw new Error(`${name} grew during the export${remote ? ' (the server took writes meanwhile: export npy from a quiet server, or jsonl)' : ''}`);
-              await write(stream, float32Rows(batch, dim));
-              await write(idsFile as WriteStream, batch.map((p) => `${JSON.stringify(String(p.id))}\n`).join(''));
-            } else {
-              await write(stream, jsonLines(batch));
+      await withTarget(
+        options,
+        async (target) => {
+          const info = await target.info(name);
+          const total = info.points_count;
+          const dim = info.vector_size;
+          // A bar only when the points go to a file: on stdout they would be mixed with it.
+          const progress = startProgress(total, options.quiet === true || file === undefined);
+          try {
+            if (npy) await write(stream, npyHeader(total, dim));
+            for await (const batch of target.scan(name, BATCH)) {
+              if (npy) {
+                // The header promised `total` rows: a file is the one writer (locked), so this holds there; a server may take writes meanwhile.
+                if (written + batch.length > total)
+                  throw new Error(
+                    `${name} grew during the export${remote ? ' (the server took writes meanwhile: export npy from a quiet server, or jsonl)' : ''}`,
+                  );
+                await write(stream, float32Rows(batch, dim));
+                await write(idsFile as WriteStream, batch.map((p) => `${JSON.stringify(String(p.id))}\n`).join(''));
+              } else {
+                await write(stream, jsonLines(batch));
+              }
+              written += batch.length;
+              progress.update(written, written, `exported ${written} of ${total}`);
             }
-            written += batch.length;
-            progress.update(written, written, `exported ${written} of ${total}`);
+            if (npy && written !== total)
+              throw new Error(
+                `${name} has ${written} points, ${total} were counted when the export began${remote ? ' (the server took writes meanwhile)' : ''}`,
+              );
+          } finally {
+            progress.stop();
           }
-          if (npy && written !== total) throw new Error(`${name} has ${written} points, ${total} were counted when the export began${remote ? ' (the server took writes meanwhile)' : ''}`);
-        } finally {
-          progress.stop();
-        }
-      }, 'read');
+        },
+        'read',
+      );
       if (file !== undefined) {
         await end(file);
         if (idsFile !== undefined) await end(idsFile);

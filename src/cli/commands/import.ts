@@ -95,7 +95,7 @@ function csvSettings(options: ImportOptions, format: Format): CsvSettings {
     if (typeof columns === 'string') throw new UsageError(`--vector-columns: ${columns}`);
     vector = { columns };
   } else if (options.vectorPrefix !== undefined) {
-    if (options.vectorPrefix === '') throw new UsageError('--vector-prefix: expected the text before each component column\'s number, e.g. v for v0, v1, …');
+    if (options.vectorPrefix === '') throw new UsageError("--vector-prefix: expected the text before each component column's number, e.g. v for v0, v1, …");
     vector = { prefix: options.vectorPrefix };
   }
   return {
@@ -164,7 +164,8 @@ async function resolveCollection(target: Target, options: ImportOptions, dim: nu
     return { info, created: false };
   } catch (error) {
     if (!isNotFound(error)) throw error;
-    if (dim === undefined) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${options.collection}" does not exist; give --dim (and --distance, --hnsw) to create it`);
+    if (dim === undefined)
+      throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${options.collection}" does not exist; give --dim (and --distance, --hnsw) to create it`);
     const info = await target.create({ name: options.collection, vector_size: dim, distance: options.distance, hnsw: options.hnsw === true });
     return { info, created: true };
   }
@@ -177,7 +178,10 @@ function plural(count: number, noun: string): string {
 /** `commandLine`: the words after `kith`, as given, for the command that resumes an import. */
 export function registerImportCommand(program: Command, commandLine: readonly string[]): void {
   addTargetOptions(
-    program.command('import').description('load points from a file (JSON Lines, CSV, TSV, .fvecs, .bvecs, .npy) into a collection, in durable batches').argument('<file>'),
+    program
+      .command('import')
+      .description('load points from a file (JSON Lines, CSV, TSV, .fvecs, .bvecs, .npy) into a collection, in durable batches')
+      .argument('<file>'),
   )
     .requiredOption('--collection <name>', 'the collection to load into')
     .option('--dim <n>', 'create the collection if it does not exist, with this vector size')
@@ -185,14 +189,20 @@ export function registerImportCommand(program: Command, commandLine: readonly st
     .option('--hnsw', 'give a created collection an HNSW index (default: exact, flat)')
     .option('--batch <n>', 'points per durable batch', '1000')
     .option('--skip <n>', 'read the first N points of the file without writing them (to resume: an interrupted import prints the command)', '0')
-    .option('--format <format>', 'file format: jsonl, csv, tsv, fvecs, bvecs or npy (default: from the extension .jsonl/.ndjson/.json, .csv, .tsv/.tab, .fvecs, .bvecs, .npy)')
+    .option(
+      '--format <format>',
+      'file format: jsonl, csv, tsv, fvecs, bvecs or npy (default: from the extension .jsonl/.ndjson/.json, .csv, .tsv/.tab, .fvecs, .bvecs, .npy)',
+    )
     .option('--ids <file>', '.fvecs/.bvecs/.npy: point ids from this file, one JSON id a line (as kith export --format npy writes FILE.ids.jsonl)')
     .option('--id-column <name>', 'CSV: the column holding point ids (without one, ids are row positions 0, 1, …)', 'id')
     .option('--vector-column <name>', 'CSV: the column holding whole vectors (default: vector)')
     .option('--vector-columns <list>', 'CSV: one column per component, in order: x,y,z or a range v0..v127')
     .option('--vector-prefix <prefix>', 'CSV: one column per component, every column PREFIX<n> in the order of n (v0, v1, …)')
     .option('--delimiter <char>', 'CSV: the field delimiter (default , and a tab for .tsv; tab or \\t for a tab)')
-    .option('--types <list>', 'CSV: payload column types, e.g. zip:string,score:number (string, number, boolean, json); others are decided from the first 1000 rows')
+    .option(
+      '--types <list>',
+      'CSV: payload column types, e.g. zip:string,score:number (string, number, boolean, json); others are decided from the first 1000 rows',
+    )
     .option('--quiet', 'no progress or column types on stderr')
     .addHelpText(
       'after',
@@ -213,7 +223,8 @@ export function registerImportCommand(program: Command, commandLine: readonly st
       const csv = csvSettings(options, format);
       const batchSize = parsePositiveInt(options.batch, '--batch', 100000);
       const dim = options.dim === undefined ? undefined : parsePositiveInt(options.dim, '--dim', 65536);
-      if (!/^\d+$/.test(options.skip) || !Number.isSafeInteger(Number(options.skip))) throw new UsageError(`--skip: expected a whole number of points, got ${JSON.stringify(options.skip)}`);
+      if (!/^\d+$/.test(options.skip) || !Number.isSafeInteger(Number(options.skip)))
+        throw new UsageError(`--skip: expected a whole number of points, got ${JSON.stringify(options.skip)}`);
       const skip = Number(options.skip);
       const size = sourceSize(file, format);
       const quiet = options.quiet === true;

@@ -24,21 +24,23 @@ export function registerPointCommands(program: Command): void {
   addTargetOptions(program.command('search').description('the nearest points to a vector, best first, as a table').argument('<collection>'))
     .requiredOption('--vector <json>', 'the query vector as a JSON array, e.g. "[0.1, 0.2, 0.3]"')
     .option('--filter <json>', 'only points matching this filter')
-    .option('--limit <n>', 'how many hits (default: the collection\'s k, 10 unless set)')
-    .option('--with-vector', 'also print each hit\'s vector')
+    .option('--limit <n>', "how many hits (default: the collection's k, 10 unless set)")
+    .option('--with-vector', "also print each hit's vector")
     .option('--json', 'print the hits as JSON instead of a table')
     .action(async (name: string, options: TargetOptions & FilterOption & { vector: string; limit?: string; withVector?: boolean; json?: boolean }) => {
       const vector = parseJsonOption(options.vector, '--vector');
       if (!Array.isArray(vector)) throw new UsageError('--vector: expected a JSON array of numbers, e.g. "[0.1, 0.2]"');
       const filter = filterOf(options);
       const limit = options.limit === undefined ? undefined : parsePositiveInt(options.limit, '--limit', 10000);
-      const hits = await withTarget(options, (target) =>
-        target.search(name, {
-          vector,
-          ...(filter === undefined ? {} : { filter }),
-          ...(limit === undefined ? {} : { limit }),
-          ...(options.withVector === true ? { with_vector: true } : {}),
-        }),
+      const hits = await withTarget(
+        options,
+        (target) =>
+          target.search(name, {
+            vector,
+            ...(filter === undefined ? {} : { filter }),
+            ...(limit === undefined ? {} : { limit }),
+            ...(options.withVector === true ? { with_vector: true } : {}),
+          }),
         'read',
       );
       if (options.json === true) {
@@ -59,11 +61,12 @@ export function registerPointCommands(program: Command): void {
       process.stdout.write(`${table(headers, rows)}\n`);
     });
 
-  addTargetOptions(program.command('get').description('one point (id, version, payload, vector) as JSON').argument('<collection>').argument('<id>'))
-    .action(async (name: string, id: string, options: TargetOptions) => {
+  addTargetOptions(program.command('get').description('one point (id, version, payload, vector) as JSON').argument('<collection>').argument('<id>')).action(
+    async (name: string, id: string, options: TargetOptions) => {
       const point = await withTarget(options, (target) => target.get(name, id), 'read');
       process.stdout.write(`${toJson(point, 2)}\n`);
-    });
+    },
+  );
 
   addTargetOptions(program.command('delete').description('delete points by id or by filter').argument('<collection>'))
     .option('--ids <ids>', 'comma-separated point ids, e.g. 1,2,doc-7')

@@ -28,7 +28,10 @@ export function historyPath(): string {
 
 function loadHistory(path: string): string[] {
   try {
-    return readFileSync(path, 'utf8').split('\n').filter((line) => line.trim() !== '').slice(-HISTORY_SIZE);
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .slice(-HISTORY_SIZE);
   } catch {
     return [];
   }
@@ -76,97 +79,97 @@ async function runLine(target: Target, line: string, rl: Interface, ask: Ask): P
 }
 
 export function registerShellCommand(program: Command): void {
-  addTargetOptions(program.command('shell').description('an interactive shell: ls, info, count, search, get, upsert, delete, create, drop; help lists them')).action(
-    async (options: TargetOptions) => {
-      const target = openTarget(options);
-      try {
-        let collections: string[] = [];
-        const refresh = async (): Promise<void> => {
-          try {
-            collections = (await target.list()).map((c) => c.name);
-          } catch {
-            // Completion goes without names rather than failing the shell.
-          }
-        };
-        await refresh();
-        const path = historyPath();
-        const interactive = process.stdin.isTTY === true;
-        const rl = createInterface({
-          input: process.stdin,
-          output: process.stdout,
-          terminal: interactive,
-          // Lines from a pipe or a file run without prompts, so their output is only the results.
-          prompt: interactive ? 'kith> ' : '',
-          // readline keeps history newest first; the file keeps it oldest first, as shells do.
-          history: loadHistory(path).reverse(),
-          historySize: HISTORY_SIZE,
-          removeHistoryDuplicates: true,
-          completer: (line: string) => complete(line, collections),
-        });
-        let closed = false;
-        /** The question being asked (drop), which Ctrl-C or Ctrl-D answers no. */
-        let pending: { abort: AbortController; resolve: (yes: boolean) => void } | undefined;
-        const settle = (yes: boolean): void => {
-          const question = pending;
-          pending = undefined;
-          question?.abort.abort();
-          question?.resolve(yes);
-        };
-        rl.on('close', () => {
-          closed = true;
+  addTargetOptions(
+    program.command('shell').description('an interactive shell: ls, info, count, search, get, upsert, delete, create, drop; help lists them'),
+  ).action(async (options: TargetOptions) => {
+    const target = openTarget(options);
+    try {
+      let collections: string[] = [];
+      const refresh = async (): Promise<void> => {
+        try {
+          collections = (await target.list()).map((c) => c.name);
+        } catch {
+          // Completion goes without names rather than failing the shell.
+        }
+      };
+      await refresh();
+      const path = historyPath();
+      const interactive = process.stdin.isTTY === true;
+      const rl = createInterface({
+        input: process.stdin,
+        output: process.stdout,
+        terminal: interactive,
+        // Lines from a pipe or a file run without prompts, so their output is only the results.
+        prompt: interactive ? 'kith> ' : '',
+        // readline keeps history newest first; the file keeps it oldest first, as shells do.
+        history: loadHistory(path).reverse(),
+        historySize: HISTORY_SIZE,
+        removeHistoryDuplicates: true,
+        completer: (line: string) => complete(line, collections),
+      });
+      let closed = false;
+      /** The question being asked (drop), which Ctrl-C or Ctrl-D answers no. */
+      let pending: { abort: AbortController; resolve: (yes: boolean) => void } | undefined;
+      const settle = (yes: boolean): void => {
+        const question = pending;
+        pending = undefined;
+        question?.abort.abort();
+        question?.resolve(yes);
+      };
+      rl.on('close', () => {
+        closed = true;
+        settle(false);
+      });
+      rl.on('SIGINT', () => {
+        // Ctrl-C drops the line being typed, as in a shell, or answers no; Ctrl-D (or exit) leaves.
+        process.stdout.write('^C\n');
+        if (pending !== undefined) {
           settle(false);
-        });
-        rl.on('SIGINT', () => {
-          // Ctrl-C drops the line being typed, as in a shell, or answers no; Ctrl-D (or exit) leaves.
-          process.stdout.write('^C\n');
-          if (pending !== undefined) {
-            settle(false);
-            return;
-          }
-          rl.write(null, { ctrl: true, name: 'u' });
-          rl.prompt();
-        });
-        const ask: Ask = interactive
-          ? (question) =>
-              new Promise<boolean>((resolve) => {
-                const abort = new AbortController();
-                pending = { abort, resolve };
-                rl.question(question, { signal: abort.signal }, (answer) => {
-                  pending = undefined;
-                  resolve(isYes(answer));
-                });
-              })
-          : undefined;
-        if (interactive) process.stdout.write(`kith shell on ${target.where}; type help for the commands, exit or Ctrl-D to leave\n`);
+          return;
+        }
+        rl.write(null, { ctrl: true, name: 'u' });
         rl.prompt();
-        for await (const line of rl) {
-          if (line.trim() !== '' && interactive) {
-            try {
-              appendFileSync(path, `${line.replace(/\n/g, ' ')}\n`);
-            } catch {
-              // A history file that cannot be written costs the history, not the session.
-            }
-          }
+      });
+      const ask: Ask = interactive
+        ? (question) =>
+            new Promise<boolean>((resolve) => {
+              const abort = new AbortController();
+              pending = { abort, resolve };
+              rl.question(question, { signal: abort.signal }, (answer) => {
+                pending = undefined;
+                resolve(isYes(answer));
+              });
+            })
+        : undefined;
+      if (interactive) process.stdout.write(`kith shell on ${target.where}; type help for the commands, exit or Ctrl-D to leave\n`);
+      rl.prompt();
+      for await (const line of rl) {
+        if (line.trim() !== '' && interactive) {
           try {
-            const out = await runLine(target, line, rl, ask);
-            if (out !== undefined) process.stdout.write(`${out}\n`);
-          } catch (error) {
-            process.stdout.write(`error: ${describeError(error)}\n`);
+            appendFileSync(path, `${line.replace(/\n/g, ' ')}\n`);
+          } catch {
+            // A history file that cannot be written costs the history, not the session.
           }
-          await refresh();
-          if (!closed) rl.prompt();
         }
-        if (interactive) {
-          // Keep the file to its last HISTORY_SIZE lines.
-          const kept = loadHistory(path);
-          try {
-            writeFileSync(path, kept.length === 0 ? '' : `${kept.join('\n')}\n`);
-          } catch {}
-          process.stdout.write('\n');
+        try {
+          const out = await runLine(target, line, rl, ask);
+          if (out !== undefined) process.stdout.write(`${out}\n`);
+        } catch (error) {
+          process.stdout.write(`error: ${describeError(error)}\n`);
         }
-      } finally {
-        await target.close();
+        await refresh();
+        if (!closed) rl.prompt();
       }
-    },
-  );
+      if (interactive) {
+        // Keep the file to its last HISTORY_SIZE lines.
+        const kept = loadHistory(path);
+        try {
+          writeFileSync(path, kept.length === 0 ? '' : `${kept.join('\n')}\n`);
+        } catch {}
+        process.stdout.write('\n');
+      }
+    } finally {
+      await target.close();
+    }
+  });
 }

@@ -66,7 +66,10 @@ export async function writeBatches(target: Target, source: AsyncIterable<SourceP
   const write = async (current: SourcePoint[]): Promise<void> => {
     let upserted: number;
     try {
-      upserted = await target.upsert(collection, current.map((s): PointLine => s.point));
+      upserted = await target.upsert(
+        collection,
+        current.map((s): PointLine => s.point),
+      );
     } catch (error) {
       throw locate(error, current);
     }
@@ -99,9 +102,14 @@ export async function writeBatches(target: Target, source: AsyncIterable<SourceP
       const hasVersion = item.point.version !== undefined;
       if (versioned === undefined) {
         versioned = hasVersion;
-        if (versioned && !target.keepsVersions) process.stderr.write(`kith: warning: the file's versions are not kept over --url (the server gives each batch a new one); import with --db to keep them\n`);
+        if (versioned && !target.keepsVersions)
+          process.stderr.write(
+            `kith: warning: the file's versions are not kept over --url (the server gives each batch a new one); import with --db to keep them\n`,
+          );
       } else if (hasVersion !== versioned) {
-        throw new InputFileError(`${item.location}: version: ${versioned ? 'required: the first point has one, so every point must' : 'unexpected: the first point has none, so no point may'}`);
+        throw new InputFileError(
+          `${item.location}: version: ${versioned ? 'required: the first point has one, so every point must' : 'unexpected: the first point has none, so no point may'}`,
+        );
       }
       if (tally.read <= skip) {
         // Skipped points were written by an earlier run: they count as durable.

@@ -65,17 +65,28 @@ function vectorOf(header: readonly string[], vector: VectorColumns, location: st
   if ('columns' in vector) {
     const components = vector.columns.map((name) => ({ name, at: header.indexOf(name) }));
     const missing = components.filter((c) => c.at < 0).map((c) => c.name);
-    if (missing.length > 0) throw new InputFileError(`${location}: --vector-columns: the header row has no column ${missing.slice(0, 5).map((n) => JSON.stringify(n)).join(', ')}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ''}`);
+    if (missing.length > 0)
+      throw new InputFileError(
+        `${location}: --vector-columns: the header row has no column ${missing
+          .slice(0, 5)
+          .map((n) => JSON.stringify(n))
+          .join(', ')}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ''}`,
+      );
     return { components };
   }
   const numbered = header
-    .map((name, at) => ({ name, at, n: name.startsWith(vector.prefix) && /^\d+$/.test(name.slice(vector.prefix.length)) ? Number(name.slice(vector.prefix.length)) : -1 }))
+    .map((name, at) => ({
+      name,
+      at,
+      n: name.startsWith(vector.prefix) && /^\d+$/.test(name.slice(vector.prefix.length)) ? Number(name.slice(vector.prefix.length)) : -1,
+    }))
     .filter((c) => c.n >= 0)
     .sort((a, b) => a.n - b.n);
   if (numbered.length === 0) throw new InputFileError(`${location}: --vector-prefix: no column is named ${JSON.stringify(vector.prefix)} followed by a number`);
   numbered.forEach((c, i) => {
     const expected = (numbered[0] as { n: number }).n + i;
-    if (c.n !== expected) throw new InputFileError(`${location}: --vector-prefix: the columns ${vector.prefix}<n> skip ${vector.prefix}${expected} (found ${c.name})`);
+    if (c.n !== expected)
+      throw new InputFileError(`${location}: --vector-prefix: the columns ${vector.prefix}<n> skip ${vector.prefix}${expected} (found ${c.name})`);
   });
   return { components: numbered.map(({ name, at }) => ({ name, at })) };
 }
@@ -95,7 +106,9 @@ export function layoutOf(header: readonly string[], idColumn: string, vector: Ve
   const payload = header.map((name, at) => ({ name, at })).filter(({ at }) => at !== idAt && !vectorAts.has(at));
   for (const { name } of payload) {
     if (REFUSED_KEYS.has(name)) {
-      throw new InputFileError(`${location}: column ${JSON.stringify(name)} cannot be a payload field (kith refuses the key: prototype poisoning); rename it in the header`);
+      throw new InputFileError(
+        `${location}: column ${JSON.stringify(name)} cannot be a payload field (kith refuses the key: prototype poisoning); rename it in the header`,
+      );
     }
   }
   return { idAt, vector: layout, payload };

@@ -80,7 +80,8 @@ export function parseTypes(spec: string): Map<string, ColumnType> {
     const column = item.slice(0, at).trim();
     const type = item.slice(at + 1).trim();
     if (at < 0 || column === '') throw new UsageError(`--types: expected COLUMN:TYPE,… (TYPE one of ${COLUMN_TYPES.join(', ')}), got ${JSON.stringify(item)}`);
-    if (!(COLUMN_TYPES as readonly string[]).includes(type)) throw new UsageError(`--types: ${column}: expected one of ${COLUMN_TYPES.join(', ')}, got ${JSON.stringify(type)}`);
+    if (!(COLUMN_TYPES as readonly string[]).includes(type))
+      throw new UsageError(`--types: ${column}: expected one of ${COLUMN_TYPES.join(', ')}, got ${JSON.stringify(type)}`);
     if (types.has(column)) throw new UsageError(`--types: ${column} is given twice`);
     types.set(column, type as ColumnType);
   }

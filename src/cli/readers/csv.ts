@@ -99,7 +99,10 @@ function decideTypes(layout: CsvLayout, sample: readonly CsvRecord[], given: Rea
 function describeColumns(label: string, layout: CsvLayout, header: readonly string[], typed: readonly Typed[]): string {
   const ids = layout.idAt < 0 ? "ids are the rows' positions" : `ids from ${JSON.stringify(header[layout.idAt])}`;
   const { vector } = layout;
-  const vectors = 'at' in vector ? `vectors from ${JSON.stringify(vector.name)}` : `vectors from ${vector.components[0]?.name}…${vector.components.at(-1)?.name} (${vector.components.length} columns)`;
+  const vectors =
+    'at' in vector
+      ? `vectors from ${JSON.stringify(vector.name)}`
+      : `vectors from ${vector.components[0]?.name}…${vector.components.at(-1)?.name} (${vector.components.length} columns)`;
   const note = (t: Typed): string => (t.given ? ' (given)' : t.seen ? '' : ' (no value seen)');
   const fields = typed.length === 0 ? 'no payload columns' : `payload ${typed.map((t) => `${t.name} ${t.type}${note(t)}`).join(', ')}`;
   const inferred = typed.some((t) => !t.given) ? `; types from the first ${TYPE_SAMPLE_ROWS} rows (--types COLUMN:TYPE,… sets them)` : '';
@@ -120,7 +123,8 @@ export async function* readCsv(path: string, label: string, dim: number, options
     for (const column of options.types.keys()) {
       const at = header.indexOf(column);
       if (at < 0) throw new InputFileError(`${headerAt}: --types names column ${JSON.stringify(column)}, which the header row does not have`);
-      if (!layout.payload.some((p) => p.at === at)) throw new InputFileError(`${headerAt}: --types: ${JSON.stringify(column)} is the id or a vector column, not a payload field`);
+      if (!layout.payload.some((p) => p.at === at))
+        throw new InputFileError(`${headerAt}: --types: ${JSON.stringify(column)} is the id or a vector column, not a payload field`);
     }
     // The types are decided on the first rows, which are then imported like every other row.
     const sample: CsvRecord[] = [];
@@ -158,7 +162,10 @@ export async function* readCsv(path: string, label: string, dim: number, options
       if (typeof checked === 'string') {
         // checkLine names JSON fields; in a CSV the id, vector and payload fields are columns.
         const idName = header[layout.idAt] ?? 'id';
-        const named = checked.replace(/^id:/, `${idName}:`).replace(/^vector/, 'at' in where ? where.name : 'vector').replace(/^payload\./, '');
+        const named = checked
+          .replace(/^id:/, `${idName}:`)
+          .replace(/^vector/, 'at' in where ? where.name : 'vector')
+          .replace(/^payload\./, '');
         throw new InputFileError(`${location}: ${named}`);
       }
       return { location, point: checked as PointLine, bytesRead: record.bytesRead };

@@ -45,7 +45,8 @@ export function checkLine(value: unknown, dim: number): PointLine | string {
     const x: unknown = vector[i];
     if (typeof x !== 'number' || !Number.isFinite(x)) return `vector[${i}]: expected a finite number, got ${describe(x)}`;
   }
-  if (payload !== undefined && payload !== null && (typeof payload !== 'object' || Array.isArray(payload))) return `payload: expected an object, got ${describe(payload)}`;
+  if (payload !== undefined && payload !== null && (typeof payload !== 'object' || Array.isArray(payload)))
+    return `payload: expected an object, got ${describe(payload)}`;
   try {
     // Nesting, non-finite numbers, keys such as __proto__: refused here with the line, not by the server for the whole batch.
     if (payload !== undefined && payload !== null) checkJsonValue(payload, 'payload');

@@ -40,7 +40,10 @@ export function parseNpyHeader(head: Buffer, fileSize: number, label: string): N
   if (descr === undefined || fortran === undefined || shape === undefined) fail('the .npy header lacks descr, fortran_order or shape');
   if (descr !== '<f4' && descr !== '<f8') fail(`dtype ${descr} is not supported; expected little-endian float32 (<f4) or float64 (<f8)`);
   if (fortran !== 'False') fail('Fortran-order arrays are not supported; save with np.ascontiguousarray');
-  const dims = (shape as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const dims = (shape as string)
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (dims.length !== 2) fail(`expected a 2-D array (points × dimension), got shape (${shape})`);
   if (dims.some((d) => !/^\d+$/.test(d) || !Number.isSafeInteger(Number(d)))) fail(`shape (${shape}): each dimension must be a whole number ≥ 0`);
   const [rows, columns] = dims.map(Number) as [number, number];
@@ -48,7 +51,8 @@ export function parseNpyHeader(head: Buffer, fileSize: number, label: string): N
   const itemBytes = descr === '<f4' ? 4 : 8;
   const dataBytes = rows * columns * itemBytes;
   const actual = fileSize - dataStart;
-  if (actual < dataBytes) fail(`the header promises ${rows} rows of ${columns} (${dataBytes} bytes of data) but the file has ${Math.max(0, actual)} bytes of data: truncated`);
+  if (actual < dataBytes)
+    fail(`the header promises ${rows} rows of ${columns} (${dataBytes} bytes of data) but the file has ${Math.max(0, actual)} bytes of data: truncated`);
   if (actual > dataBytes) fail(`the header promises ${rows} rows of ${columns} (${dataBytes} bytes of data) but the file has ${actual - dataBytes} bytes more`);
   return { dataStart, rows, columns, itemBytes };
 }

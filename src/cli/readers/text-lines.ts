@@ -49,7 +49,8 @@ export async function* readTextLines(path: string, label: string): AsyncGenerato
       partial.push(bytes);
       partialBytes += bytes.length;
       bytesRead += bytes.length;
-      if (partialBytes > MAX_LINE_BYTES) throw new InputFileError(`${label}:${line + 1}: a line longer than ${MAX_LINE_BYTES / 1048576} MiB (not a text file?)`);
+      if (partialBytes > MAX_LINE_BYTES)
+        throw new InputFileError(`${label}:${line + 1}: a line longer than ${MAX_LINE_BYTES / 1048576} MiB (not a text file?)`);
       continue;
     }
     // The whole lines of this chunk (with the start carried over), checked and decoded at once.

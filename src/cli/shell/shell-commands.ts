@@ -113,7 +113,10 @@ export const SHELL_COMMANDS: Record<string, ShellCommand> = {
       const filter = values.has('filter') ? json(values.get('filter'), 'filter') : undefined;
       const hits = await target.search(name, { vector, ...(filter === undefined ? {} : { filter }), ...(limit === undefined ? {} : { limit: Number(limit) }) });
       if (hits.length === 0) return 'no hits';
-      return table(['ID', 'SCORE', 'PAYLOAD'], hits.map((h) => [String(h.id), h.score.toPrecision(6), toJson(h.payload ?? {})]));
+      return table(
+        ['ID', 'SCORE', 'PAYLOAD'],
+        hits.map((h) => [String(h.id), h.score.toPrecision(6), toJson(h.payload ?? {})]),
+      );
     },
   },
   get: {
@@ -148,7 +151,9 @@ export const SHELL_COMMANDS: Record<string, ShellCommand> = {
       const payload = args[3] === undefined ? undefined : json(args[3], 'payload');
       if (!Array.isArray(vector)) throw new ShellUsage('vector: expected a JSON array of numbers');
       const pointId = /^(0|[1-9]\d*)$/.test(id) && Number.isSafeInteger(Number(id)) ? Number(id) : id;
-      await target.upsert(name, [{ id: pointId, vector: vector as number[], ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) }]);
+      await target.upsert(name, [
+        { id: pointId, vector: vector as number[], ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) },
+      ]);
       return `upserted ${id}`;
     },
   },
@@ -160,7 +165,7 @@ export const SHELL_COMMANDS: Record<string, ShellCommand> = {
       const { positional, values } = options(args, ['filter']);
       const name = collectionArg(positional);
       const ids = positional.slice(1);
-      if ((ids.length > 0) === values.has('filter')) throw new ShellUsage('give ids or --filter, not both');
+      if (ids.length > 0 === values.has('filter')) throw new ShellUsage('give ids or --filter, not both');
       const deleted = values.has('filter') ? await target.deleteByFilter(name, json(values.get('filter'), 'filter')) : await target.deleteIds(name, ids);
       return `deleted ${deleted} point${deleted === 1 ? '' : 's'}`;
     },

@@ -67,7 +67,6 @@ export interface SharedGraphArrays {
   readonly locks: Int32Array;
 }
 
-
 export class HnswGraph {
   /** Links per node on layers ≥ 1. */
   readonly maxM: number;

@@ -197,7 +197,9 @@ export class LayerSearch {
     const scores = scorer.arena.floats;
     for (let current = this.next(ef); current >= 0; current = this.next(ef)) {
       const offset = current * stride0;
-      const n = twoHop ? this.gatherTwoHop(g, offset, accept as (slot: number) => boolean, bits, ids, idsBase) : this.gatherUnvisited(links0, offset, ids, idsBase);
+      const n = twoHop
+        ? this.gatherTwoHop(g, offset, accept as (slot: number) => boolean, bits, ids, idsBase)
+        : this.gatherUnvisited(links0, offset, ids, idsBase);
       if (n === 0) continue;
       scorer.scoreIds(n);
       for (let i = 0; i < n; i++) {
@@ -207,7 +209,11 @@ export class LayerSearch {
           queue.push(neighbor, sim);
           // Two-hop gathering only lists slots that passed `accept` already. A tombstone is never
           // a result, whatever the filter says of it.
-          if (((deleted[neighbor] as number) & hidden) === 0 && neighbor !== exclude && (accept === null || twoHop || (bits !== null ? hasBit(bits, neighbor) : accept(neighbor)))) {
+          if (
+            ((deleted[neighbor] as number) & hidden) === 0 &&
+            neighbor !== exclude &&
+            (accept === null || twoHop || (bits !== null ? hasBit(bits, neighbor) : accept(neighbor)))
+          ) {
             found.push(neighbor, sim);
             if (found.size > ef) found.pop();
           }

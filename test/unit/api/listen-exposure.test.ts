@@ -10,7 +10,19 @@ test('loopback: 127.0.0.0/8, ::1 in any spelling, the IPv4 loopback as IPv6, loc
 });
 
 test('not loopback: every interface, other addresses, names, nonsense', () => {
-  for (const host of ['0.0.0.0', '::', '[::]', '10.0.0.1', '192.168.1.2', '::ffff:10.0.0.1', '128.0.0.1', 'example.com', 'localhost.example.com', '', '127.0.0.1.nip.io']) {
+  for (const host of [
+    '0.0.0.0',
+    '::',
+    '[::]',
+    '10.0.0.1',
+    '192.168.1.2',
+    '::ffff:10.0.0.1',
+    '128.0.0.1',
+    'example.com',
+    'localhost.example.com',
+    '',
+    '127.0.0.1.nip.io',
+  ]) {
     assert.equal(isLoopbackHost(host), false, host);
   }
 });

@@ -12,7 +12,13 @@ test('jsonSliced writes the text JSON.stringify writes, for any JSON value', asy
   );
   // The shapes the routes send: lists of hits, lists of lists, a page object.
   const hit = (i: number) => ({ id: i, version: 17, score: 0.5, payload: { a: [i, { b: 'x' }] }, vector: [0.25, -1] });
-  for (const value of [[hit(1), hit(2)], [[hit(1)], [], [hit(2), hit(3)]], { points: [hit(1)], next_page_offset: null }, [{ points: [hit(4)] }], { skip: undefined, n: 1 }]) {
+  for (const value of [
+    [hit(1), hit(2)],
+    [[hit(1)], [], [hit(2), hit(3)]],
+    { points: [hit(1)], next_page_offset: null },
+    [{ points: [hit(4)] }],
+    { skip: undefined, n: 1 },
+  ]) {
     assert.equal(await jsonSliced(value), JSON.stringify(value));
   }
 });

@@ -4,7 +4,14 @@ import { test } from 'node:test';
 import { FlagError, parseDuration, parseFlags } from '../../../src/cli/flags.js';
 
 test('defaults, Go-style and GNU-style flags, env fallback', () => {
-  assert.deepEqual(parseFlags([], {}), { port: 18080, host: '0.0.0.0', dbPath: 'kith.db', shutdownTimeoutMs: 5000, maxBodyMb: 64, threads: availableParallelism() });
+  assert.deepEqual(parseFlags([], {}), {
+    port: 18080,
+    host: '0.0.0.0',
+    dbPath: 'kith.db',
+    shutdownTimeoutMs: 5000,
+    maxBodyMb: 64,
+    threads: availableParallelism(),
+  });
   assert.deepEqual(parseFlags(['-port', '9000', '-db=/tmp/x.db', '--host', '127.0.0.1', '-shutdown-timeout', '250ms', '--max-body-mb=8'], {}), {
     port: 9000,
     host: '127.0.0.1',
@@ -33,7 +40,10 @@ test('bad flags are FlagErrors naming the flag', () => {
     [['-unknown'], /unknown/i],
     [['stray'], /positional|unexpected/i],
   ] as const) {
-    assert.throws(() => parseFlags(argv, {}), (e: Error) => e instanceof FlagError && message.test(e.message));
+    assert.throws(
+      () => parseFlags(argv, {}),
+      (e: Error) => e instanceof FlagError && message.test(e.message),
+    );
   }
   assert.equal(parseDuration('1m', 'x'), 60000);
   assert.equal(parseDuration('2', 'x'), 2000);
@@ -46,7 +56,10 @@ test('-qdrant-port: off by default, from the flag or KITH_QDRANT_PORT, validated
   assert.equal((parseFlags([], { KITH_QDRANT_PORT: '7333' }) as { qdrantPort?: number }).qdrantPort, 7333);
   assert.equal((parseFlags(['-qdrant-port', '6334'], { KITH_QDRANT_PORT: '7333' }) as { qdrantPort?: number }).qdrantPort, 6334);
   for (const bad of ['x', '70000', '-1']) {
-    assert.throws(() => parseFlags([`-qdrant-port=${bad}`], {}), (e: Error) => e instanceof FlagError && /-qdrant-port/.test(e.message));
+    assert.throws(
+      () => parseFlags([`-qdrant-port=${bad}`], {}),
+      (e: Error) => e instanceof FlagError && /-qdrant-port/.test(e.message),
+    );
   }
 });
 

@@ -22,14 +22,26 @@ test('checkLine accepts {id, vector, payload} and names the field of what it ref
     [{ id: 1, vector: [1, 2], payload: 'p' }, 'payload: expected an object, got "p"'],
     [{ id: 1, vector: [1, 2], score: 3 }, 'score: unknown field (expected id, version, vector, payload)'],
     [{ id: 1, version: '0', vector: [1, 2] }, 'version: expected a positive integer below 2^64 as a decimal string, got "0"'],
-    [{ id: 1, version: '18446744073709551616', vector: [1, 2] }, 'version: expected a positive integer below 2^64 as a decimal string, got "18446744073709551616"'],
+    [
+      { id: 1, version: '18446744073709551616', vector: [1, 2] },
+      'version: expected a positive integer below 2^64 as a decimal string, got "18446744073709551616"',
+    ],
     [{ id: 1, version: 1.5, vector: [1, 2] }, 'version: expected a positive integer below 2^64 as a decimal string, got 1.5'],
   ];
   for (const [value, message] of refused) assert.equal(checkLine(value, 2), message, JSON.stringify(value));
 });
 
 test('table pads columns and cuts long cells; toJson writes bigint versions as digits', () => {
-  assert.equal(table(['ID', 'SCORE'], [['1', '0.5'], ['long-id', '1']]), 'ID       SCORE\n1        0.5\nlong-id  1');
+  assert.equal(
+    table(
+      ['ID', 'SCORE'],
+      [
+        ['1', '0.5'],
+        ['long-id', '1'],
+      ],
+    ),
+    'ID       SCORE\n1        0.5\nlong-id  1',
+  );
   assert.equal(table(['A', 'B'], [['abcdef', 'x']], 4), 'A     B\nabc…  x');
   assert.equal(toJson({ version: 1795484551285159150n }), '{"version":"1795484551285159150"}');
 });

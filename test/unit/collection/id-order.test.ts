@@ -46,11 +46,22 @@ test(`id order follows a sorted model through adds, removes and seeks (blocks of
   const slotOf = new Map<string, number>();
   const idAt = new Map<number, string>();
   let nextSlot = 0;
-  const table = { get liveCount() { return slotOf.size; }, idOf: (slot: number) => idAt.get(slot), slotOf: (id: string) => slotOf.get(id) };
+  const table = {
+    get liveCount() {
+      return slotOf.size;
+    },
+    idOf: (slot: number) => idAt.get(slot),
+    slotOf: (id: string) => slotOf.get(id),
+  };
   for (let step = 0; step < 3000; step++) {
     // Runs of adds in pool order (sorted or reversed), as a load brings them, as well as random ones.
     const r = rng.next();
-    const batch = r < 0.1 ? [...pool].sort(referenceOrder).slice(rng.int(pool.length)).slice(0, 40) : r < 0.15 ? [...pool].sort(referenceOrder).reverse().slice(0, 40) : [rng.pick(pool)];
+    const batch =
+      r < 0.1
+        ? [...pool].sort(referenceOrder).slice(rng.int(pool.length)).slice(0, 40)
+        : r < 0.15
+          ? [...pool].sort(referenceOrder).reverse().slice(0, 40)
+          : [rng.pick(pool)];
     for (const id of batch) {
       if (slotOf.has(id) && rng.next() < 0.6) {
         const slot = slotOf.get(id) as number;
@@ -121,6 +132,14 @@ test('a scroll page looks at about its own size, wherever its cursor is', async 
   const rare = await pageSlots(segment, { filter: parseFilter({ must: [{ key: 'rare', match: { value: true } }] }), from: undefined, skip: 0, take: 11 });
   assert.equal(rare.way, 'candidates');
   assert.ok(rare.looked <= 20, `looked at ${rare.looked}`);
-  const rareIds = [...Array(n).keys()].filter((i) => i % 1000 === 0).map((i) => (i * 7919) % n).sort((a, b) => a - b).slice(0, 11).map(String);
-  assert.deepEqual(rare.slots.map((slot) => table.idOf(slot)), rareIds);
+  const rareIds = [...Array(n).keys()]
+    .filter((i) => i % 1000 === 0)
+    .map((i) => (i * 7919) % n)
+    .sort((a, b) => a - b)
+    .slice(0, 11)
+    .map(String);
+  assert.deepEqual(
+    rare.slots.map((slot) => table.idOf(slot)),
+    rareIds,
+  );
 });

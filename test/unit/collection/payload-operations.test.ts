@@ -40,7 +40,10 @@ test('overwrite, delete keys (nested paths) and clear', () => {
 
 test('bad operations are refused naming the field', () => {
   const refused = (operation: unknown, message: RegExp) =>
-    assert.throws(() => payloadUpdate(operation as never), (e: Error & { code?: string }) => e.code === 'ERR_BAD_INPUT' && message.test(e.message));
+    assert.throws(
+      () => payloadUpdate(operation as never),
+      (e: Error & { code?: string }) => e.code === 'ERR_BAD_INPUT' && message.test(e.message),
+    );
   refused({ op: 'set', payload: [1] }, /^payload: expected an object/);
   refused({ op: 'overwrite', payload: null }, /^payload: expected an object/);
   refused({ op: 'set', payload: { n: Number.NaN } }, /^payload\.n: /);

@@ -61,7 +61,10 @@ test('reads run together; a failing read or change leaves the gate usable', asyn
   a.release();
   b.release();
   await both;
-  await assert.rejects(gate.read(async () => Promise.reject(new Error('read failed'))), /read failed/);
+  await assert.rejects(
+    gate.read(async () => Promise.reject(new Error('read failed'))),
+    /read failed/,
+  );
   await assert.rejects(
     gate.write(() => {
       throw new Error('change failed');

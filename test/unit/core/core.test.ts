@@ -37,11 +37,14 @@ test('point ids: numbers become decimal strings; bad ids are 400 with the path',
   assert.equal(normalizePointId('7', 'id'), '7');
   assert.equal(normalizePointId('é'.repeat(512), 'id').length, 512);
   for (const bad of [-1, 1.5, 2 ** 53, '', 'x'.repeat(1025), 'é'.repeat(513), '\ud800', null, {}, [], true]) {
-    assert.throws(() => normalizePointId(bad, 'points[2].id'), (e: Error & { code?: string }) => {
-      assert.equal(e.code, 'ERR_BAD_INPUT');
-      assert.match(e.message, /^points\[2\]\.id: /);
-      return true;
-    });
+    assert.throws(
+      () => normalizePointId(bad, 'points[2].id'),
+      (e: Error & { code?: string }) => {
+        assert.equal(e.code, 'ERR_BAD_INPUT');
+        assert.match(e.message, /^points\[2\]\.id: /);
+        return true;
+      },
+    );
   }
 });
 
@@ -64,7 +67,10 @@ test('TopK keeps the best k by similarity, ties by id ascending', () => {
     top.offer(slot, sim);
   });
   const { slots, sims: kept } = top.drainSorted();
-  assert.deepEqual([...slots].map((s) => ids[s]), ['a', 'b', 'c']);
+  assert.deepEqual(
+    [...slots].map((s) => ids[s]),
+    ['a', 'b', 'c'],
+  );
   assert.deepEqual([...kept], [2, 2, 2]);
   const empty = new TopK(0, () => '');
   empty.offer(0, 1);
@@ -80,8 +86,8 @@ test('TopK equals a full sort on random input', () => {
     const sims = Array.from({ length: n }, () => rng.int(10));
     const top = new TopK(k, (slot) => ids[slot] as string);
     sims.forEach((sim, slot) => {
-    top.offer(slot, sim);
-  });
+      top.offer(slot, sim);
+    });
     const got = [...top.drainSorted().slots];
     const want = Array.from({ length: n }, (_, i) => i)
       .sort((a, b) => (sims[b] as number) - (sims[a] as number) || ((ids[a] as string) < (ids[b] as string) ? -1 : 1))
@@ -95,8 +101,14 @@ test('SeededRng is reproducible per seed', () => {
   const b = new SeededRng(5);
   const c = new SeededRng(6);
   const sa = Array.from({ length: 5 }, () => a.nextUint32());
-  assert.deepEqual(sa, Array.from({ length: 5 }, () => b.nextUint32()));
-  assert.notDeepEqual(sa, Array.from({ length: 5 }, () => c.nextUint32()));
+  assert.deepEqual(
+    sa,
+    Array.from({ length: 5 }, () => b.nextUint32()),
+  );
+  assert.notDeepEqual(
+    sa,
+    Array.from({ length: 5 }, () => c.nextUint32()),
+  );
   const r = new SeededRng(1);
   for (let i = 0; i < 1000; i++) {
     const x = r.next();

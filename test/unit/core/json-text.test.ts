@@ -97,7 +97,25 @@ test('JSON.parse semantics: own "__proto__", the last duplicate at the first one
 });
 
 test('text that is not JSON fails as JSON.parse fails: a SyntaxError', () => {
-  const bad = ['', ' ', '{', '{"a\\n":}', '{"a\\n" 1}', '{"a\\n":1,}', '[1,]', '[1 2]', '{"a\\x":1}', '{"a\\u12g4":1}', '"\u0001"', 'nul', '01', '1.', '-', '{"a\\n":1} x', '{}}'];
+  const bad = [
+    '',
+    ' ',
+    '{',
+    '{"a\\n":}',
+    '{"a\\n" 1}',
+    '{"a\\n":1,}',
+    '[1,]',
+    '[1 2]',
+    '{"a\\x":1}',
+    '{"a\\u12g4":1}',
+    '"\u0001"',
+    'nul',
+    '01',
+    '1.',
+    '-',
+    '{"a\\n":1} x',
+    '{}}',
+  ];
   for (const text of bad) {
     assert.throws(() => JSON.parse(text), SyntaxError, text);
     assert.throws(() => parseJson(text), SyntaxError, text);
@@ -149,7 +167,9 @@ function spellString(text: string, rng: SeededRng): string {
   for (const unit of text) {
     for (let i = 0; i < unit.length; i++) {
       const code = unit.charCodeAt(i);
-      const short = ({ '"': '\\"', '\\': '\\\\', '/': '\\/', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' } as Record<string, string>)[unit[i] as string];
+      const short = ({ '"': '\\"', '\\': '\\\\', '/': '\\/', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' } as Record<string, string>)[
+        unit[i] as string
+      ];
       const mustEscape = code < 0x20 || code === 0x22 || code === 0x5c;
       if (!mustEscape && rng.next() < 0.6) out += unit[i];
       else if (short !== undefined && rng.next() < 0.5) out += short;

@@ -15,7 +15,11 @@ import { type Fixture, fixture } from './hnsw-fixture.js';
 function built(seed: number): Fixture {
   return withSeed(seed, (rng) => {
     const f = fixture('Euclid', 6, 4, 24);
-    for (let slot = 0; slot < 600; slot++) f.add(slot, Array.from({ length: 6 }, () => rng.gaussian()));
+    for (let slot = 0; slot < 600; slot++)
+      f.add(
+        slot,
+        Array.from({ length: 6 }, () => rng.gaussian()),
+      );
     for (let slot = 0; slot < 600; slot += 7) f.remove(slot);
     return f;
   });
@@ -45,7 +49,10 @@ test('a graph with tombstones and upper layers round-trips exactly and searches 
   for (let slot = 0; slot < a.capacity; slot++) assert.equal(b.inDegreeOf(slot), a.inDegreeOf(slot), `in-degree of ${slot}`);
   const words = (state: readonly number[]): number[] => state.map((w) => w >>> 0);
   assert.deepEqual(words(twin.index.rngState.state), words(f.index.rngState.state));
-  assert.deepEqual(checkIntegrity(twin.index, (s) => twin.slots.isLive(s)), []);
+  assert.deepEqual(
+    checkIntegrity(twin.index, (s) => twin.slots.isLive(s)),
+    [],
+  );
   const query = f.arena.read(3);
   const hitsA = f.index.search({ query, k: 20, ef: 40 });
   const hitsB = twin.index.search({ query, k: 20, ef: 40 });
@@ -127,7 +134,10 @@ test('a snapshot of format 1 is read, its tree grown from the entry point; refus
   const [a, b] = [f.index.graph, twin.index.graph];
   assert.deepEqual(b.parts().links0, a.parts().links0);
   assert.equal(b.tree.anchor, b.entryPoint);
-  assert.deepEqual(checkIntegrity(twin.index, (s) => twin.slots.isLive(s)), []);
+  assert.deepEqual(
+    checkIntegrity(twin.index, (s) => twin.slots.isLive(s)),
+    [],
+  );
   const live = twin.slots.liveCount;
   assert.equal(twin.index.search({ query: f.arena.read(3), k: live, ef: live }).slots.length, live);
 

@@ -90,7 +90,6 @@ export function fixture(distance: Distance, dim: number, m: number, efConstructi
   };
 }
 
-
 /**
  * Another thread's index over a fixture's memory and graph, as a search thread builds one
  * (collection/search-thread.ts), in scratch area `scratchIndex`: it can run the fixture's insert

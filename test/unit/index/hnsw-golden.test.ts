@@ -49,10 +49,7 @@ function searchInto(hash: Hash, f: Fixture, rng: SeededRng, label: string): void
   const live = f.slots.liveCount;
   const capacity = f.slots.slotCount;
   const odd = (slot: number): boolean => slot % 3 !== 0;
-  const bits = bitsOf(
-    Array.from({ length: capacity }, (_, s) => s).filter(odd),
-    capacity,
-  );
+  const bits = bitsOf(Array.from({ length: capacity }, (_, s) => s).filter(odd), capacity);
   for (let q = 0; q < 6; q++) {
     const query = Float32Array.from({ length: f.arena.dim }, () => rng.gaussian());
     const variants: Array<Omit<SearchOptions, 'query' | 'stats'>> = [

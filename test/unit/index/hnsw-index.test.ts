@@ -15,7 +15,11 @@ import { type Fixture, fixture, type Slots } from './hnsw-fixture.js';
 
 /** The graph must be sound and complete as each operation leaves it: nothing mends it afterwards. */
 function assertSoundAndComplete(f: Fixture, where: string): void {
-  assert.deepEqual(checkIntegrity(f.index, (s) => f.slots.isLive(s)), [], `${where}: integrity`);
+  assert.deepEqual(
+    checkIntegrity(f.index, (s) => f.slots.isLive(s)),
+    [],
+    `${where}: integrity`,
+  );
   const live = f.slots.liveCount;
   const query = f.arena.read(firstLive(f.slots));
   const hits = f.index.search({ query, k: live, ef: live });

@@ -33,7 +33,10 @@ for (const distance of ['Euclid', 'Cosine', 'Dot'] as const) {
       for (let slot = 0; slot < vectors.length; slot++) assert.equal(b.levelOf(slot), a.levelOf(slot), `level of slot ${slot}`);
       assert.equal(b.entryPoint, a.entryPoint);
       assert.equal(b.maxLevel, a.maxLevel);
-      assert.deepEqual(checkIntegrity(shared.index, (s) => shared.slots.isLive(s)), []);
+      assert.deepEqual(
+        checkIntegrity(shared.index, (s) => shared.slots.isLive(s)),
+        [],
+      );
       const hits = shared.index.search({ query: shared.arena.read(1), k: vectors.length, ef: vectors.length });
       assert.equal(hits.slots.length, vectors.length, 'a search with ef = n returns every point');
     });
@@ -92,7 +95,10 @@ test('nodes a job leaves unrooted are rooted by the owner when the job ends', ()
     f.addMany(entries, cutting);
     assert.equal(cut.length, 5, 'the job had childless nodes to cut');
     for (const slot of cut) assert.ok(g.tree.isRooted(slot), `slot ${slot} was rooted again`);
-    assert.deepEqual(checkIntegrity(f.index, (s) => f.slots.isLive(s)), []);
+    assert.deepEqual(
+      checkIntegrity(f.index, (s) => f.slots.isLive(s)),
+      [],
+    );
     const hits = f.index.search({ query: f.arena.read(cut[0] as number), k: 300, ef: 300 });
     assert.equal(hits.slots.length, 300, 'a search with ef = n returns every point');
   });

@@ -28,7 +28,11 @@ function assertAllFindable(f: Fixture, queries: readonly number[][], where: stri
     const hits = f.index.search({ query: Float32Array.from(query), k: live, ef: live });
     assert.equal(hits.slots.length, live, `${where}: a search with ef = ${live} at [${query.map((x) => x.toFixed(2))}] returns ${hits.slots.length}`);
   }
-  assert.deepEqual(checkIntegrity(f.index, (s) => f.slots.isLive(s)), [], `${where}: integrity`);
+  assert.deepEqual(
+    checkIntegrity(f.index, (s) => f.slots.isLive(s)),
+    [],
+    `${where}: integrity`,
+  );
 }
 
 interface Case {

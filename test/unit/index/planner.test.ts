@@ -86,7 +86,14 @@ test('once sampled, the planner decides: exact below the threshold, graph-filter
 });
 
 test('collections without a graph, and params.exact, never choose a graph strategy or sample', () => {
-  const estimates: Cardinality[] = [exactly(0), exactly(10), exactly(N / 2), exactly(N), { min: 0, expected: N / 2, max: N }, { min: T / 2, expected: T, max: 2 * T }];
+  const estimates: Cardinality[] = [
+    exactly(0),
+    exactly(10),
+    exactly(N / 2),
+    exactly(N),
+    { min: 0, expected: N / 2, max: N },
+    { min: T / 2, expected: T, max: 2 * T },
+  ];
   for (const matches of estimates)
     for (const candidates of [undefined, 0, 10, N / 2 - 1, N / 2, N])
       for (const sampled of [false, true])

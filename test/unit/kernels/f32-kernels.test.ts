@@ -33,15 +33,19 @@ for (const distance of DISTANCES) {
       arena.reserve(6);
       const vectors = Array.from({ length: 6 }, () => intVector(rng, dim));
       vectors.forEach((v, slot) => {
-    arena.write(slot, Float32Array.from(v));
-  });
+        arena.write(slot, Float32Array.from(v));
+      });
       const query = intVector(rng, dim);
       arena.setQuery(Float32Array.from(query));
       const slots = [5, 0, 3, 3, 1, 5, 2, 4];
       const want = slots.map((s) => exact(distance, query, vectors[s] as number[]));
       for (const [name, kernel] of f32Kernels(arena, distance)) {
         assert.deepEqual(scoreIds(arena, kernel, slots), want, `${name} dim ${dim} ids`);
-        assert.deepEqual(scoreRange(arena, kernel, 1, 4), [1, 2, 3, 4].map((s) => exact(distance, query, vectors[s] as number[])), `${name} dim ${dim} range`);
+        assert.deepEqual(
+          scoreRange(arena, kernel, 1, 4),
+          [1, 2, 3, 4].map((s) => exact(distance, query, vectors[s] as number[])),
+          `${name} dim ${dim} range`,
+        );
       }
     }
   });
@@ -66,7 +70,11 @@ test('long lists (the WASM kernels score ids in chunks of 64): every position ge
     }
   }
   for (const [name, kernel] of f32Kernels(arena, 'Dot')) {
-    assert.deepEqual(scoreRange(arena, kernel, 7, 293), vectors.slice(7).map((v) => exact('Dot', query, v)), `${name} range`);
+    assert.deepEqual(
+      scoreRange(arena, kernel, 7, 293),
+      vectors.slice(7).map((v) => exact('Dot', query, v)),
+      `${name} range`,
+    );
   }
 });
 
@@ -164,6 +172,10 @@ test('setQueryFromSlot: a stored vector scores as the query (Euclid 0 to itself)
   });
   arena.setQueryFromSlot(1);
   for (const [name, kernel] of f32Kernels(arena, 'Euclid')) {
-    assert.deepEqual(scoreIds(arena, kernel, [0, 1, 2]), [0, 1, 2].map((s) => exact('Euclid', vectors[1] as number[], vectors[s] as number[])), name);
+    assert.deepEqual(
+      scoreIds(arena, kernel, [0, 1, 2]),
+      [0, 1, 2].map((s) => exact('Euclid', vectors[1] as number[], vectors[s] as number[])),
+      name,
+    );
   }
 });

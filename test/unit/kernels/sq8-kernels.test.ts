@@ -47,7 +47,11 @@ for (const distance of DISTANCES) {
       const want = slots.map((s) => exact(distance, query, codes[s] as Uint8Array));
       for (const [name, kernel] of sq8Kernels(arena, distance)) {
         assert.deepEqual(scoreIds(arena, kernel, slots), want, `${name} dim ${dim} ids`);
-        assert.deepEqual(scoreRange(arena, kernel, 2, 3), [2, 3, 4].map((s) => exact(distance, query, codes[s] as Uint8Array)), `${name} dim ${dim} range`);
+        assert.deepEqual(
+          scoreRange(arena, kernel, 2, 3),
+          [2, 3, 4].map((s) => exact(distance, query, codes[s] as Uint8Array)),
+          `${name} dim ${dim} range`,
+        );
       }
     }
   });
@@ -71,7 +75,11 @@ test('sq8 long lists (scored in chunks of 64 by WASM): every position gets its o
       for (const [name, kernel] of sq8Kernels(arena, distance)) assert.deepEqual(scoreIds(arena, kernel, slots), want, `${distance} ${name} ${length}`);
     }
     for (const [name, kernel] of sq8Kernels(arena, distance)) {
-      assert.deepEqual(scoreRange(arena, kernel, 0, 300), codes.map((c) => exact(distance, query, c)), `${distance} ${name} range`);
+      assert.deepEqual(
+        scoreRange(arena, kernel, 0, 300),
+        codes.map((c) => exact(distance, query, c)),
+        `${distance} ${name} range`,
+      );
     }
   }
 });

@@ -71,7 +71,8 @@ function analyse(data: Indexed, json: JsonObject): Analysis {
   assert.deepEqual(missed, [], `${context}: candidates miss matching slots`);
   if (candidates.exact === true) {
     assert.deepEqual(sorted(visits), actual, `${context}: exact candidates are not exactly the matches (each once)`);
-    if (candidates.has !== undefined) for (const slot of data.live.keys()) assert.equal(candidates.has(slot), actual.includes(slot), `${context}: has(${slot})`);
+    if (candidates.has !== undefined)
+      for (const slot of data.live.keys()) assert.equal(candidates.has(slot), actual.includes(slot), `${context}: has(${slot})`);
   }
   const array = candidates.array?.();
   if (array !== undefined) assert.deepEqual(sorted(new Set(array)), sorted(named), `${context}: array() and forEach differ`);
@@ -121,7 +122,12 @@ test('single-valued keyword, bool and number conditions are counted exactly, wit
   ];
   for (const lo of [undefined, 2, 4.5])
     for (const hi of [undefined, 4.5, 7])
-      for (const [g, l] of [['gt', 'lt'], ['gte', 'lte'], ['gt', 'lte'], ['gte', 'lt']] as const) {
+      for (const [g, l] of [
+        ['gt', 'lt'],
+        ['gte', 'lte'],
+        ['gt', 'lte'],
+        ['gte', 'lt'],
+      ] as const) {
         if (lo === undefined && hi === undefined) continue;
         const range: Record<string, number> = {};
         if (lo !== undefined) range[g] = lo;
@@ -228,9 +234,24 @@ test('AND, OR and NOT combinations bracket the truth; candidates are supersets, 
 test('the intersection of two keyword conditions (or keyword and bool) is exact', () => {
   const data = shop();
   for (const json of [
-    { must: [{ key: 'color', match: { value: 'red' } }, { key: 'size', match: { value: 'L' } }] },
-    { must: [{ key: 'size', match: { value: 'S' } }, { key: 'color', match: { value: 'green' } }] },
-    { must: [{ key: 'color', match: { value: 'blue' } }, { key: 'ok', match: { value: false } }] },
+    {
+      must: [
+        { key: 'color', match: { value: 'red' } },
+        { key: 'size', match: { value: 'L' } },
+      ],
+    },
+    {
+      must: [
+        { key: 'size', match: { value: 'S' } },
+        { key: 'color', match: { value: 'green' } },
+      ],
+    },
+    {
+      must: [
+        { key: 'color', match: { value: 'blue' } },
+        { key: 'ok', match: { value: false } },
+      ],
+    },
   ] as JsonObject[]) {
     const { estimate, actual } = analyse(data, json);
     const context = JSON.stringify(json);
@@ -246,8 +267,18 @@ test('any of several values of a single-valued keyword (repeats included) is cou
   for (const json of [
     { must: [{ key: 'color', match: { any: ['red', 'blue'] } }] },
     { must: [{ key: 'color', match: { any: ['red', 'red', 'green'] } }] },
-    { must: [{ key: 'color', match: { any: ['red', 'blue'] } }, { key: 'size', match: { value: 'L' } }] },
-    { should: [{ key: 'size', match: { value: 'S' } }, { key: 'size', match: { value: 'M' } }] },
+    {
+      must: [
+        { key: 'color', match: { any: ['red', 'blue'] } },
+        { key: 'size', match: { value: 'L' } },
+      ],
+    },
+    {
+      should: [
+        { key: 'size', match: { value: 'S' } },
+        { key: 'size', match: { value: 'M' } },
+      ],
+    },
   ] as JsonObject[]) {
     const { estimate, actual } = analyse(data, json);
     const context = JSON.stringify(json);

@@ -58,11 +58,14 @@ test('a filter that is not an object is rejected at the filter path', () => {
 });
 
 test('the path prefix can be chosen by the caller', () => {
-  assert.throws(() => parseFilter({ bogus: 1 }, 'body.filter'), (e: unknown) => {
-    assert.ok(e instanceof KithError);
-    assert.ok(e.message.startsWith('body.filter.bogus: '), e.message);
-    return true;
-  });
+  assert.throws(
+    () => parseFilter({ bogus: 1 }, 'body.filter'),
+    (e: unknown) => {
+      assert.ok(e instanceof KithError);
+      assert.ok(e.message.startsWith('body.filter.bogus: '), e.message);
+      return true;
+    },
+  );
 });
 
 test('unknown keys at the filter level', () => {
@@ -239,7 +242,15 @@ test('regex patterns: RE2 syntax only, at most 1024 characters', () => {
 });
 
 test('errors deep in must_not/should/nested filters carry the full path', () => {
-  rejects({ must_not: [{ key: 'a', match: { value: 1 } }, { key: 'b', range: { gt: 'no' } }] }, 'filter.must_not[1].range.gt');
+  rejects(
+    {
+      must_not: [
+        { key: 'a', match: { value: 1 } },
+        { key: 'b', range: { gt: 'no' } },
+      ],
+    },
+    'filter.must_not[1].range.gt',
+  );
   rejects(
     { should: [{ must: [{ key: 'a', match: { value: 1 } }] }, { must_not: [{ key: 'c', type: 'prefix', match: { value: 2 } }] }] },
     'filter.should[1].must_not[0].match.value',
@@ -281,7 +292,11 @@ const regexCondition = (value: string): unknown => ({ key: 'a', type: 'regex', m
 test('the issue\'s regex attack (20 × "a{1000}" repeated 146 times) is refused before compiling, naming the field', () => {
   const pattern = 'a{1000}'.repeat(146);
   const started = performance.now();
-  rejects({ must: Array.from({ length: 20 }, () => regexCondition(pattern)) }, 'filter.must[0].match.value', /expands to about \d{6} instructions.*the limit is 1000/);
+  rejects(
+    { must: Array.from({ length: 20 }, () => regexCondition(pattern)) },
+    'filter.must[0].match.value',
+    /expands to about \d{6} instructions.*the limit is 1000/,
+  );
   // Compiling it alone takes 0.8 s; refusing it must not compile it. (A generous bound, not a benchmark.)
   assert.ok(performance.now() - started < 2000);
 });
@@ -307,12 +322,20 @@ test('all patterns of one filter share the instruction and length budgets', () =
   assert.equal(FILTER_LIMITS.regexTotalInstructions, 2000);
   const fits = { must: [regexCondition('a{998}'), { should: [regexCondition('b{998}')] }] };
   assert.equal(parsed(fits).must.length, 2);
-  rejects({ must: [regexCondition('a{998}'), { should: [regexCondition('b{998}'), regexCondition('c')] }] }, 'filter.must[1].should[1].match.value', /together; the limit is 2000/);
+  rejects(
+    { must: [regexCondition('a{998}'), { should: [regexCondition('b{998}'), regexCondition('c')] }] },
+    'filter.must[1].should[1].match.value',
+    /together; the limit is 2000/,
+  );
   assert.equal(FILTER_LIMITS.regexTotalLength, 2048);
   // 1024 characters, 108 instructions.
   const long = `${'[abcdefgh]'.repeat(102)}abcd`;
   assert.equal(parsed({ should: [regexCondition(long), regexCondition(long)] }).should.length, 2);
-  rejects({ should: [regexCondition(long), regexCondition(long), regexCondition('y')] }, 'filter.should[2].match.value', /2049 characters long together; the limit is 2048/);
+  rejects(
+    { should: [regexCondition(long), regexCondition(long), regexCondition('y')] },
+    'filter.should[2].match.value',
+    /2049 characters long together; the limit is 2048/,
+  );
 });
 
 test('a filter holds at most 256 conditions at all levels together', () => {
@@ -334,7 +357,15 @@ test('match.any and match.except lists hold at most 1024 values, all lists of a 
     rejects(must({ key: 'a', match: { [field]: [...values, 0] } }), `filter.must[0].match.${field}`, /1025 values; the limit is 1024/);
   }
   const half = values.slice(0, 512);
-  assert.equal(parsed({ must: [{ key: 'a', match: { any: half } }, { key: 'b', match: { except: half } }] }).must.length, 2);
+  assert.equal(
+    parsed({
+      must: [
+        { key: 'a', match: { any: half } },
+        { key: 'b', match: { except: half } },
+      ],
+    }).must.length,
+    2,
+  );
   rejects(
     { must: [{ key: 'a', match: { any: half } }, { should: [{ key: 'b', match: { except: [...half, 1] } }] }] },
     'filter.must[1].should[0].match.except',
@@ -461,13 +492,25 @@ test('match.text: a string of bounded length, for exact-type conditions', () => 
   assert.deepEqual(firstField(must({ key: 'a', match: { text: 'car' } })), { key: 'a', parts: ['a'], kind: 'text', text: 'car' });
   rejects(must({ key: 'a', match: { text: 1 } }), 'filter.must[0].match.text', /expected a string, got a number/);
   rejects(must({ key: 'a', type: 'prefix', match: { text: 'x' } }), 'filter.must[0].match.text', /only for exact conditions/);
-  rejects(must({ key: 'a', match: { text: 'x'.repeat(FILTER_LIMITS.textLength + 1) } }), 'filter.must[0].match.text', /1025 characters long; the limit is 1024/);
+  rejects(
+    must({ key: 'a', match: { text: 'x'.repeat(FILTER_LIMITS.textLength + 1) } }),
+    'filter.must[0].match.text',
+    /1025 characters long; the limit is 1024/,
+  );
 });
 
 test('geo conditions: points within [-180, 180] × [-90, 90], non-negative radius, closed rings of 4+ points', () => {
-  const ring = [{ lon: 0, lat: 0 }, { lon: 1, lat: 0 }, { lon: 1, lat: 1 }, { lon: 0, lat: 0 }];
+  const ring = [
+    { lon: 0, lat: 0 },
+    { lon: 1, lat: 0 },
+    { lon: 1, lat: 1 },
+    { lon: 0, lat: 0 },
+  ];
   assert.equal(firstField(must({ key: 'g', geo_radius: { center: { lon: 1, lat: 2 }, radius: 10 } })).kind, 'geo_radius');
-  assert.equal(firstField(must({ key: 'g', geo_bounding_box: { top_left: { lon: 170, lat: 10 }, bottom_right: { lon: -170, lat: 0 } } })).kind, 'geo_bounding_box');
+  assert.equal(
+    firstField(must({ key: 'g', geo_bounding_box: { top_left: { lon: 170, lat: 10 }, bottom_right: { lon: -170, lat: 0 } } })).kind,
+    'geo_bounding_box',
+  );
   assert.equal(firstField(must({ key: 'g', geo_polygon: { exterior: { points: ring }, interiors: [{ points: ring }] } })).kind, 'geo_polygon');
   rejects(must({ key: 'g', geo_radius: { center: { lon: 181, lat: 0 }, radius: 1 } }), 'filter.must[0].geo_radius.center.lon', /outside \[-180, 180\]/);
   rejects(must({ key: 'g', geo_radius: { center: { lon: 0, lat: -91 }, radius: 1 } }), 'filter.must[0].geo_radius.center.lat', /outside \[-90, 90\]/);
@@ -477,12 +520,28 @@ test('geo conditions: points within [-180, 180] × [-90, 90], non-negative radiu
   rejects(must({ key: 'g', geo_radius: { center: { lon: 0, lat: 0, alt: 1 }, radius: 1 } }), 'filter.must[0].geo_radius.center.alt', /unknown field/);
   rejects(must({ key: 'g', geo_bounding_box: { top_left: { lon: 0, lat: 0 } } }), 'filter.must[0].geo_bounding_box.bottom_right', /expected a point/);
   rejects(must({ key: 'g', geo_polygon: { exterior: { points: ring.slice(0, 3) } } }), 'filter.must[0].geo_polygon.exterior.points', /at least 4 points/);
-  rejects(must({ key: 'g', geo_polygon: { exterior: { points: [...ring.slice(0, 3), { lon: 2, lat: 2 }] } } }), 'filter.must[0].geo_polygon.exterior.points', /closed/);
-  rejects(must({ key: 'g', geo_polygon: { exterior: { points: ring }, interiors: [{ points: [ring[0], 'x'] }] } }), 'filter.must[0].geo_polygon.interiors[0].points[1]', /expected a point/);
+  rejects(
+    must({ key: 'g', geo_polygon: { exterior: { points: [...ring.slice(0, 3), { lon: 2, lat: 2 }] } } }),
+    'filter.must[0].geo_polygon.exterior.points',
+    /closed/,
+  );
+  rejects(
+    must({ key: 'g', geo_polygon: { exterior: { points: ring }, interiors: [{ points: [ring[0], 'x'] }] } }),
+    'filter.must[0].geo_polygon.interiors[0].points[1]',
+    /expected a point/,
+  );
   rejects(must({ key: 'g', geo_polygon: {} }), 'filter.must[0].geo_polygon.exterior', /required/);
   const big = Array.from({ length: FILTER_LIMITS.values }, (_, i) => ({ lon: 0, lat: i / 100 }));
-  rejects(must({ key: 'g', geo_polygon: { exterior: { points: [...big, big[0]] } } }), 'filter.must[0].geo_polygon.exterior.points', /1025 points; the limit is 1024/);
-  rejects(must({ key: 'g', geo_radius: { center: { lon: 0, lat: 0 }, radius: 1 }, geo_polygon: { exterior: { points: ring } } }), 'filter.must[0].geo_polygon', /give one of/);
+  rejects(
+    must({ key: 'g', geo_polygon: { exterior: { points: [...big, big[0]] } } }),
+    'filter.must[0].geo_polygon.exterior.points',
+    /1025 points; the limit is 1024/,
+  );
+  rejects(
+    must({ key: 'g', geo_radius: { center: { lon: 0, lat: 0 }, radius: 1 }, geo_polygon: { exterior: { points: ring } } }),
+    'filter.must[0].geo_polygon',
+    /give one of/,
+  );
 });
 
 test('keys with [] take array elements; the qdrant dialect makes an explicit empty should match nothing', () => {

@@ -87,12 +87,18 @@ test('a sparse set builds its bitset per call instead of keeping it', () => {
 });
 
 test('orInto adds the members to an existing bitset, sparse or dense', () => {
-  for (const members of [[3, 40, 41], [5, 9_000]]) {
+  for (const members of [
+    [3, 40, 41],
+    [5, 9_000],
+  ]) {
     const set = new PostingSet();
     for (const s of members) set.add(s);
     const out = bitsOf([0, 40, 100], 10_000);
     set.orInto(out);
-    assert.deepEqual(Array.from(bitsToArray(out)), [...new Set([0, 40, 100, ...members])].sort((a, b) => a - b));
+    assert.deepEqual(
+      Array.from(bitsToArray(out)),
+      [...new Set([0, 40, 100, ...members])].sort((a, b) => a - b),
+    );
   }
 });
 

@@ -12,7 +12,9 @@ const NASTY_KEYS = ['__proto__', 'constructor', 'a.b', '', 'é', '\u{1F600}', '\
 function nastyPayload(rng: SeededRng): Record<string, unknown> {
   const payload = JSON.parse(JSON.stringify(drawPayload(rng, new Set()))) as Record<string, unknown>;
   // Own properties, as JSON.parse makes them: "__proto__" included.
-  for (const key of NASTY_KEYS) if (rng.next() < 0.4) Object.defineProperty(payload, key, { value: rng.next() < 0.5 ? -0 : [key, { [key]: null }], enumerable: true, writable: true, configurable: true });
+  for (const key of NASTY_KEYS)
+    if (rng.next() < 0.4)
+      Object.defineProperty(payload, key, { value: rng.next() < 0.5 ? -0 : [key, { [key]: null }], enumerable: true, writable: true, configurable: true });
   return payload;
 }
 
@@ -48,7 +50,33 @@ test('a record gives back its id and, projected on all its keys, its payload, fo
 });
 
 test('scalars read back exactly: integers to 15 digits and past, fractions, exponents, escapes, non-ASCII', () => {
-  const values = [0, -3, 7, 123456789012345, -999999999999999, 1234567890123456800, 2 ** 53 + 2, 0.1, -2.5e-7, 1e21, 1e300, -1e-300, 'plain', '', 'a"b', 'back\\slash', '\u0000', 'é', '\u{1F600}', '\ud800', true, false, null, [1, 'x'], { k: [null] }];
+  const values = [
+    0,
+    -3,
+    7,
+    123456789012345,
+    -999999999999999,
+    1234567890123456800,
+    2 ** 53 + 2,
+    0.1,
+    -2.5e-7,
+    1e21,
+    1e300,
+    -1e-300,
+    'plain',
+    '',
+    'a"b',
+    'back\\slash',
+    '\u0000',
+    'é',
+    '\u{1F600}',
+    '\ud800',
+    true,
+    false,
+    null,
+    [1, 'x'],
+    { k: [null] },
+  ];
   const writer = new SharedPayloadWriter();
   const payload = Object.fromEntries(values.map((v, i) => [`v${i}`, v]));
   writer.set(0, 'p', payload);
@@ -64,7 +92,9 @@ test('nested objects read back with their escaped keys after values with keys en
   const wanted = new ProjectionKeys(['v']);
   const reader = new SharedPayloadReader(writer.arrays());
   keys.forEach((key, i) => {
-    const escapeAt = Array.from({ length: key.length }, (_, j) => key.charCodeAt(j)).findIndex((c) => c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff));
+    const escapeAt = Array.from({ length: key.length }, (_, j) => key.charCodeAt(j)).findIndex(
+      (c) => c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff),
+    );
     const poison = { v: { [`shape${i}`]: i, [`${key.slice(0, escapeAt)}\\`]: 'poison' } };
     const victim = { v: { [`shape${i}`]: i, [key]: 'victim' } };
     writer.set(2 * i, `p${i}`, poison);

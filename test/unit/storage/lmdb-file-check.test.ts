@@ -117,7 +117,13 @@ test('files that are no LMDB environment', (t) => {
   };
   notLmdb(Buffer.from('hello'), /5 bytes, shorter than an LMDB meta page/);
   notLmdb(Buffer.alloc(3 * PAGE_SIZE), /page 0 has no LMDB meta magic \(got 0x00000000, want 0xbeefc0de\)/);
-  notLmdb(Buffer.concat([metaPage(0, { txnid: 0, lastPage: 1, main: { root: 'empty' }, version: 1 }), metaPage(1, { txnid: 0, lastPage: 1, main: { root: 'empty' } })]), /LMDB data format 1 on page 0/);
+  notLmdb(
+    Buffer.concat([
+      metaPage(0, { txnid: 0, lastPage: 1, main: { root: 'empty' }, version: 1 }),
+      metaPage(1, { txnid: 0, lastPage: 1, main: { root: 'empty' } }),
+    ]),
+    /LMDB data format 1 on page 0/,
+  );
   notLmdb(Buffer.concat([metaPage(0, { txnid: 0, lastPage: 1, main: { root: 'empty' }, pageSize: 1000 }), Buffer.alloc(PAGE_SIZE)]), /page size of 1000 bytes/);
   const unflagged = metaPage(0, { txnid: 0, lastPage: 1, main: { root: 'empty' } });
   unflagged.writeUInt16LE(0, 18);
@@ -125,7 +131,10 @@ test('files that are no LMDB environment', (t) => {
 });
 
 test('a new environment (both metas at txnid 0, empty trees) is sound', (t) => {
-  const fresh = Buffer.concat([metaPage(0, { txnid: 0, lastPage: 1, main: { root: 'empty' } }), metaPage(1, { txnid: 0, lastPage: 1, main: { root: 'empty' } })]);
+  const fresh = Buffer.concat([
+    metaPage(0, { txnid: 0, lastPage: 1, main: { root: 'empty' } }),
+    metaPage(1, { txnid: 0, lastPage: 1, main: { root: 'empty' } }),
+  ]);
   const result = checkLmdbFile(write(t, fresh));
   assert.equal(result.state, 'sound', JSON.stringify(result.problems));
 });
@@ -296,7 +305,10 @@ test('overflow runs and named-DB records', (t) => {
   damaged(check(t, withRun({ overflow: 7, pages: 2, bytes: 9000 })), /node 1 at offset \d+: overflow run: 9000 bytes of data do not fit its 2 page\(s\)/);
   damaged(check(t, withRun({ overflow: 70, pages: 2, bytes: 5000 })), /overflow run: page 70 is not between 2 and the last page 10/);
   damaged(check(t, withRun({ overflow: 7, pages: 0, bytes: 0 })), /overflow run of 0 pages/);
-  damaged(check(t, withRun({ overflow: 7, pages: 3, bytes: 5000 })), /page 7 has header page 7, flags 0x0004, 2 page\(s\); expected page 7, an overflow page \(0x0004\), 3/);
+  damaged(
+    check(t, withRun({ overflow: 7, pages: 3, bytes: 5000 })),
+    /page 7 has header page 7, flags 0x0004, 2 page\(s\); expected page 7, an overflow page \(0x0004\), 3/,
+  );
   damaged(check(t, withRun({ overflow: 9, pages: 2, bytes: 5000 })), /overflow run: page 9 is also a page of the free-page DB/);
   damaged(
     check(t, (p) => {
@@ -317,9 +329,18 @@ test('overflow runs and named-DB records', (t) => {
   const plain = check(t, mainWith(key('not a record')));
   assert.equal(plain.state, 'sound', JSON.stringify(plain.problems));
   if (plain.state === 'sound') assert.deepEqual([plain.summary.mainValues, plain.summary.unreachedPages], [1, 5]);
-  damaged(check(t, mainWith({ tree: { root: 4, depth: 2, branchPages: 1, leafPages: 2, overflowPages: 2, entries: 3, flags: 0x04 } })), /named DB "points" has flags 0x0004 \(sorted duplicates/);
-  damaged(check(t, mainWith({ tree: { root: 4, depth: 2, branchPages: 1, leafPages: 2, overflowPages: 2, entries: 5 } })), /named DB "points": 3 entries found, its record says 5/);
-  damaged(check(t, mainWith({ tree: { root: 4, depth: 3, branchPages: 1, leafPages: 2, overflowPages: 2, entries: 3 } })), /page 5 \(named DB "points", branch level 2\): flags 0x0002, expected a branch page/);
+  damaged(
+    check(t, mainWith({ tree: { root: 4, depth: 2, branchPages: 1, leafPages: 2, overflowPages: 2, entries: 3, flags: 0x04 } })),
+    /named DB "points" has flags 0x0004 \(sorted duplicates/,
+  );
+  damaged(
+    check(t, mainWith({ tree: { root: 4, depth: 2, branchPages: 1, leafPages: 2, overflowPages: 2, entries: 5 } })),
+    /named DB "points": 3 entries found, its record says 5/,
+  );
+  damaged(
+    check(t, mainWith({ tree: { root: 4, depth: 3, branchPages: 1, leafPages: 2, overflowPages: 2, entries: 3 } })),
+    /page 5 \(named DB "points", branch level 2\): flags 0x0002, expected a branch page/,
+  );
   damaged(check(t, mainWith({ tree: { root: 44, depth: 2, entries: 3 } })), /named DB "points" root page 44 is not between 2 and the last page 10/);
   const record = Buffer.alloc(40);
   const inlineMain = (p: Parts): void => {

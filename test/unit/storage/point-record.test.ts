@@ -32,11 +32,14 @@ test('corrupted records are ERR_STORAGE_CORRUPTED naming the key', () => {
   flipped[2] = 7;
   cases.push([flipped, 8]);
   for (const [bytes, dim] of cases) {
-    assert.throws(() => decodePointRecord(bytes, dim, 'col/"p1"'), (e: Error & { code?: string }) => {
-      assert.equal(e.code, 'ERR_STORAGE_CORRUPTED');
-      assert.match(e.message, /col\/"p1"/);
-      return true;
-    });
+    assert.throws(
+      () => decodePointRecord(bytes, dim, 'col/"p1"'),
+      (e: Error & { code?: string }) => {
+        assert.equal(e.code, 'ERR_STORAGE_CORRUPTED');
+        assert.match(e.message, /col\/"p1"/);
+        return true;
+      },
+    );
   }
 });
 

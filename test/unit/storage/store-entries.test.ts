@@ -25,11 +25,14 @@ test('a newer format than this build reads is refused, naming both', async (t) =
   const root = open({ path, noSubdir: true });
   await root.openDB<unknown, string>({ name: 'meta' }).put('format', { magic: 'kith', version: 4 });
   await root.close();
-  assert.throws(() => LmdbStore.open(path), (e: Error & { code?: string }) => {
-    assert.equal(e.code, 'ERR_STORAGE_CORRUPTED');
-    assert.match(e.message, /storage format 4; this build reads 1 to 3/);
-    return true;
-  });
+  assert.throws(
+    () => LmdbStore.open(path),
+    (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'ERR_STORAGE_CORRUPTED');
+      assert.match(e.message, /storage format 4; this build reads 1 to 3/);
+      return true;
+    },
+  );
 });
 
 test('configs and last versions round-trip; uids are never reused', async (t) => {
