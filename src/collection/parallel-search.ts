@@ -1,5 +1,5 @@
 /**
- * A search whose scoring runs on a search thread (collection/search-threads.ts): the steps of
+ * A search whose scoring runs on a search thread (threads/search-threads.ts): the steps of
  * collection-search.ts are driven here, each piece of work sent to a thread as data (a query,
  * maybe a bitset, a slot list, or a filter the thread runs on the shared payload records). Work
  * whose filter needs the payloads runs here while they are not shared yet (`payloads`). Threads
@@ -9,10 +9,10 @@
 import { TopK } from '../core/top-k.js';
 import type { SearchHits, SearchStats } from '../index/vector-index.js';
 import { portableFilter } from '../payload/thread-filter.js';
-import type { CollectionConfig } from './collection-config.js';
-import { type SearchInput, type SearchOutcome, type SearchWork, scoreHere, searchSteps } from './collection-search.js';
-import type { ThreadWork } from './search-thread-protocol.js';
-import type { SegmentReader } from './segment.js';
+import type { CollectionConfig } from '../segment/collection-config.js';
+import { type SearchInput, type SearchOutcome, type SearchWork, scoreHere, searchSteps } from '../search/collection-search.js';
+import type { ThreadWork } from '../threads/search-thread-protocol.js';
+import type { SegmentReader } from '../segment/segment.js';
 
 export type Dispatch = (work: ThreadWork) => Promise<{ hits: SearchHits; scored: number }>;
 

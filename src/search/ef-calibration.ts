@@ -1,6 +1,6 @@
 /**
  * Keeps an HNSW collection's default ef calibrated to its target recall (docs/params.md,
- * "Calibrated ef"): when to calibrate, running the measurement (collection/recall-calibration.ts)
+ * "Calibrated ef"): when to calibrate, running the measurement (segment/recall-calibration.ts)
  * in slices of a few milliseconds between other work, publishing the chosen ef to searches
  * (config.calibratedEf) and keeping it in the collection's annotations so a restart starts
  * calibrated.
@@ -10,10 +10,10 @@
  * With search threads, the slices run on one of them (`CalibrationHost.offload`), each while no
  * write is applied, and this thread only waits for them.
  */
-import { LIMITS } from './collection-config.js';
-import type { CollectionConfig } from './collection-config.js';
-import { type CalibrationOptions, type CalibrationResult, calibrateEf, efLadder } from './recall-calibration.js';
-import type { SegmentReader } from './segment.js';
+import { LIMITS } from '../segment/collection-config.js';
+import type { CollectionConfig } from '../segment/collection-config.js';
+import { type CalibrationOptions, type CalibrationResult, calibrateEf, efLadder } from '../segment/recall-calibration.js';
+import type { SegmentReader } from '../segment/segment.js';
 
 /** Collections smaller than this keep the default ef: it reaches 0.95 there (docs/params.md). */
 export const MIN_POINTS = 2000;

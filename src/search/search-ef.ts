@@ -1,10 +1,10 @@
 /**
  * The beam width of one HNSW search, and where it came from (reported by `explain`): the
  * request's `params.ef`, else the collection's `ef_search` when it was given at create, else the
- * ef calibrated for the collection's target recall (collection/ef-calibration.ts), else the
+ * ef calibrated for the collection's target recall (search/ef-calibration.ts), else the
  * default `ef_search`. Never below the number of hits the search must return.
  */
-import type { CollectionConfig } from './collection-config.js';
+import type { CollectionConfig } from '../segment/collection-config.js';
 
 export type EfSource = 'request' | 'collection' | 'calibrated' | 'default';
 

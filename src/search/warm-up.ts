@@ -19,10 +19,10 @@
  *   default limit, on stored vectors spread over the slots; nothing is written or counted.
  */
 import { runSteps, type Steps } from '../core/steps.js';
-import type { CollectionConfig } from './collection-config.js';
+import type { CollectionConfig } from '../segment/collection-config.js';
 import { searchSegment } from './collection-search.js';
-import type { PointTableReader } from './point-table.js';
-import type { SegmentReader } from './segment.js';
+import type { PointTableReader } from '../segment/point-table.js';
+import type { SegmentReader } from '../segment/segment.js';
 
 export interface WarmUpLimits {
   /** Below this many live points there is no warm-up. */

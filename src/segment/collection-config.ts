@@ -20,7 +20,7 @@ export interface HnswParameters {
   readonly k: number;
   /** Whether `ef_search` was given at create: then it is used as given and never calibrated. */
   readonly efSearchExplicit: boolean;
-  /** Mean recall@k that calibration picks the default ef for (collection/ef-calibration.ts). */
+  /** Mean recall@k that calibration picks the default ef for (search/ef-calibration.ts). */
   readonly targetRecall: number;
 }
 
