@@ -311,7 +311,7 @@ export class Collection {
   searchExplained(input: SearchRequest): SearchOutcome {
     this.searchStarted();
     this.changes.settleNow();
-    return searchSegment(this.segment, this.config, this.checkSearches([input], '')[0] as SearchInput);
+    return searchSegment(this.segment, this.config, this.calibration.calibrated, this.checkSearches([input], '')[0] as SearchInput);
   }
 
   /**
@@ -385,7 +385,11 @@ export class Collection {
       if (i > 0 && slices.due(0)) await slices.pause();
       if (this.dropped) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${this.name}" does not exist`);
       await this.changes.settled();
-      outcomes.push(await inSearch(options.paths?.[i] ?? childPath('searches', i), async () => searchSegment(this.segment, this.config, input)));
+      outcomes.push(
+        await inSearch(options.paths?.[i] ?? childPath('searches', i), async () =>
+          searchSegment(this.segment, this.config, this.calibration.calibrated, input),
+        ),
+      );
     }
     return outcomes;
   }
@@ -447,14 +451,14 @@ export class Collection {
     const backlogged = threads?.backlogged() === true;
     const toThread = spread || !threads?.idle || (backlogged && this.isHeavy(checked)) || this.isLong(checked);
     if (threads === undefined || !threads.available || this.dropped || !toThread) {
-      return searchSegment(this.segment, this.config, checked);
+      return searchSegment(this.segment, this.config, this.calibration.calibrated, checked);
     }
     return this.gate.read(() => {
       const segment = this.segment;
       // A long search waits for the payloads' copy (made in slices, the service answering meanwhile)
       // rather than run its filter here: that is the stall isLong keeps off the service thread.
       const payloads = { shared: segment.payloadsShared, want: () => this.sharePayloadsInBackground(), waitForShare: this.isLong(checked) };
-      return searchSegmentParallel(segment, this.config, checked, (work) => this.onThread(threads, work), payloads, planned);
+      return searchSegmentParallel(segment, this.config, this.calibration.calibrated, checked, (work) => this.onThread(threads, work), payloads, planned);
     });
   }
 

@@ -11,6 +11,7 @@ import type { SearchHits, SearchStats } from '../index/vector-index.js';
 import { portableFilter } from '../payload/thread-filter.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import { type SearchInput, type SearchOutcome, type SearchWork, scoreHere, searchSteps } from '../search/collection-search.js';
+import type { CalibratedEfReader } from '../search/search-ef.js';
 import type { ThreadWork } from '../threads/search-thread-protocol.js';
 import type { SegmentReader } from '../segment/segment.js';
 
@@ -32,6 +33,7 @@ const SHARED: PayloadAccess = { shared: true, want: () => Promise.resolve(true) 
 export async function searchSegmentParallel(
   memory: SegmentReader,
   config: CollectionConfig,
+  calibratedEf: CalibratedEfReader,
   input: SearchInput,
   dispatch: Dispatch,
   payloads: PayloadAccess,
@@ -39,7 +41,7 @@ export async function searchSegmentParallel(
   planned?: () => void,
 ): Promise<SearchOutcome> {
   const stats: SearchStats = { scored: 0 };
-  const steps = searchSteps(memory, config, input, stats);
+  const steps = searchSteps(memory, config, calibratedEf, input, stats);
   let step = steps.next();
   while (step.done !== true) {
     const work = step.value;

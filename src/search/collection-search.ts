@@ -18,7 +18,7 @@ import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types
 import { type PayloadSelector, selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { Payload } from '../segment/point-table.js';
-import { type EfSource, searchEf } from './search-ef.js';
+import { type CalibratedEfReader, type EfSource, searchEf } from './search-ef.js';
 import type { SegmentReader } from '../segment/segment.js';
 import { type MmrWork, pickMmr } from '../segment/mmr.js';
 import type { SearchShape } from './request-cost.js';
@@ -171,9 +171,9 @@ export function scoreHere(memory: SegmentReader, work: SearchWork, stats: Search
 }
 
 /** A search, all on this thread. */
-export function searchSegment(memory: SegmentReader, config: CollectionConfig, input: SearchInput): SearchOutcome {
+export function searchSegment(memory: SegmentReader, config: CollectionConfig, calibratedEf: CalibratedEfReader, input: SearchInput): SearchOutcome {
   const stats: SearchStats = { scored: 0 };
-  const steps = searchSteps(memory, config, input, stats);
+  const steps = searchSteps(memory, config, calibratedEf, input, stats);
   let step = steps.next();
   while (step.done !== true) step = steps.next(scoreHere(memory, step.value, stats));
   return step.value;
@@ -187,6 +187,7 @@ export function searchSegment(memory: SegmentReader, config: CollectionConfig, i
 export function* searchSteps(
   memory: SegmentReader,
   config: CollectionConfig,
+  calibratedEf: CalibratedEfReader,
   input: SearchInput,
   stats: SearchStats,
 ): Generator<SearchWork, SearchOutcome, SearchHits> {
@@ -198,7 +199,7 @@ export function* searchSteps(
   const k = Math.max(offset + limit, mmr?.candidates ?? 0);
   const params = input.params ?? {};
   const exact = params.exact === true;
-  const efChoice = searchEf(params.ef, config, k);
+  const efChoice = searchEf(params.ef, config, calibratedEf, k);
   const ef = efChoice.ef;
   const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : input.filter;
   const n = memory.table.liveCount;
