@@ -13,7 +13,7 @@
  * or integers, vectors as number[], filters as JSON (or parsed once with `parseFilter`).
  *   await db.close();
  */
-export type { CollectionConfigInput } from './collection/collection-config.js';
+export type { CollectionConfigInput } from './segment/collection-config.js';
 export type { LoadProgress, LoadReport } from './collection/collection-load.js';
 export type {
   Collection,

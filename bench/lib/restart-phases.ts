@@ -21,11 +21,11 @@
  * code, as at a real restart); the rest are reported from a second, warm round, where the pieces
  * and the whole are comparable. Every figure is warm in the page cache (the file was just written).
  */
-import { type CollectionConfig, configFromStored } from '../../src/collection/collection-config.js';
+import { type CollectionConfig, configFromStored } from '../../src/segment/collection-config.js';
 import { loadCollection } from '../../src/collection/collection-load.js';
-import { decodeSnapshot, type SlotEntry } from '../../src/collection/snapshot.js';
-import { type Payload, PointTable } from '../../src/collection/point-table.js';
-import { Segment } from '../../src/collection/segment.js';
+import { decodeSnapshot, type SlotEntry } from '../../src/segment/snapshot.js';
+import { type Payload, PointTable } from '../../src/segment/point-table.js';
+import { Segment } from '../../src/segment/segment.js';
 import { crc32 } from '../../src/core/crc32.js';
 import { decodeGraphInto } from '../../src/index/hnsw/graph-codec.js';
 import { HnswIndex } from '../../src/index/hnsw/hnsw-index.js';

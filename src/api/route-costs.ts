@@ -2,11 +2,11 @@
  * Every route of both ports, with what bounds its cost before work starts. A route registered
  * without an entry here fails the app's start (`requireCostEntries`), so a new route cannot ship
  * unbounded; `test/e2e/route-walk.test.ts` sends each one at its largest legal values while
- * polling `/healthz`. The per-request budgets are collection/request-cost.ts's; docs/params.md,
+ * polling `/healthz`. The per-request budgets are search/request-cost.ts's; docs/params.md,
  * "Request limits", explains each number.
  */
 import type { FastifyInstance } from 'fastify';
-import type { BudgetName } from '../collection/request-cost.js';
+import type { BudgetName } from '../search/request-cost.js';
 
 export interface RouteCost {
   /** The per-request budgets the route's work is counted against. */

@@ -3,7 +3,7 @@
  * with ERR_DATABASE_LOCKED, while a server (or another command) holds the file. Reading commands
  * open it read-only (Database.open's `readOnly`): they change nothing and leave nothing beside it.
  */
-import type { CollectionConfigInput } from '../collection/collection-config.js';
+import type { CollectionConfigInput } from '../segment/collection-config.js';
 import type { FilterInput, PointInput, SearchRequest } from '../collection/collection.js';
 import { isKithError, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';

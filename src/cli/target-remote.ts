@@ -4,8 +4,8 @@
  * page starting at the previous one's cursor).
  */
 import { type Filter, KithClient, type PointStruct, type SearchRequest } from '../api/client/kith-client.js';
-import { type CollectionConfigInput, LIMITS } from '../collection/collection-config.js';
-import { REQUEST_BUDGET } from '../collection/request-cost.js';
+import { type CollectionConfigInput, LIMITS } from '../segment/collection-config.js';
+import { REQUEST_BUDGET } from '../search/request-cost.js';
 import { type CollectionSummary, type Hit, NotAvailableError, type PointLine, type PointRecord, type SearchArgs, type Target } from './target.js';
 
 export function openRemote(url: string, apiKey: string | undefined): Target {

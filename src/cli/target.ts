@@ -3,7 +3,7 @@
  * server (`--url`). Both answer the same questions; where the REST API has no way to answer one
  * (a filtered count, an export), the remote target says so instead of approximating it.
  */
-import type { CollectionConfigInput } from '../collection/collection-config.js';
+import type { CollectionConfigInput } from '../segment/collection-config.js';
 
 export interface CollectionSummary {
   readonly name: string;

@@ -17,9 +17,9 @@ import { runSteps, type Steps } from '../core/steps.js';
 import { isPlainObject } from '../payload/json-value.js';
 import type { LmdbStore } from '../storage/lmdb-store.js';
 import { decodePointRecord } from '../storage/point-record.js';
-import type { CollectionConfig } from './collection-config.js';
-import type { Segment, SegmentInserters, SegmentPoint } from './segment.js';
-import { type WarmUpReport, warmUpSteps } from './warm-up.js';
+import type { CollectionConfig } from '../segment/collection-config.js';
+import type { Segment, SegmentInserters, SegmentPoint } from '../segment/segment.js';
+import { type WarmUpReport, warmUpSteps } from '../search/warm-up.js';
 import { parseJson } from '../core/json-text.js';
 
 export interface LoadReport {

@@ -19,38 +19,38 @@ import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import { selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
-import { type CollectionConfig, type CollectionConfigJson, configToInfo, guessedMsPerInsert, LIMITS } from './collection-config.js';
+import { type CollectionConfig, type CollectionConfigJson, configToInfo, guessedMsPerInsert, LIMITS } from '../segment/collection-config.js';
 import { type LoadProgress, type LoadReport, loadCollectionSteps, newLoadProgress } from './collection-load.js';
-import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchSegment, searchShape } from './collection-search.js';
-import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from './ef-calibration.js';
-import { checkSearchInput, type FilterInput, inSearch, prefixErrors, type SearchRequest, toFilter } from './embedded-input.js';
-import { matchingIds, scanMatches } from './point-scan.js';
-import { pageSlots } from './scroll-page.js';
-import { type PointQueryRequest, type QueryRequest, type QuerySource, type RecommendRequest, resolveQuery } from './query-verbs.js';
+import { collectMatches, type ScoredPoint, type SearchInput, type SearchOutcome, searchSegment, searchShape } from '../search/collection-search.js';
+import { ANNOTATION_KEY, type CalibrationInfo, type CalibrationSlices, EfCalibration } from '../search/ef-calibration.js';
+import { checkSearchInput, type FilterInput, inSearch, prefixErrors, type SearchRequest, toFilter } from '../search/embedded-input.js';
+import { matchingIds, scanMatches } from '../search/point-scan.js';
+import { pageSlots } from '../search/scroll-page.js';
+import { type PointQueryRequest, type QueryRequest, type QuerySource, type RecommendRequest, resolveQuery } from '../search/query-verbs.js';
 import { searchSegmentParallel } from './parallel-search.js';
-import type { Payload } from './point-table.js';
+import type { Payload } from '../segment/point-table.js';
 import { checkSelection, type PayloadOperation, payloadUpdate, type PointSelection } from './payload-operations.js';
 import { normalizeIds, type PointInput, type PreparedPoint, preparePoints, storedPayload } from './prepare-points.js';
-import { ReadWriteGate } from './read-write-gate.js';
-import { sumVectors } from './recommend.js';
-import type { PointTableReader } from './point-table.js';
-import { addRecords, addScroll, addSearch, RequestCost } from './request-cost.js';
-import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
-import type { ThreadWork } from './search-thread-protocol.js';
-import type { SearchThreads } from './search-threads.js';
-import { type MemoryStats, Segment, type SegmentInserters, type SegmentPoint, type SharedSegmentState, type StagedWrite } from './segment.js';
-import { toStoredVector } from './vector-input.js';
+import { ReadWriteGate } from '../threads/read-write-gate.js';
+import { sumVectors } from '../segment/sum-vectors.js';
+import type { PointTableReader } from '../segment/point-table.js';
+import { addRecords, addScroll, addSearch, RequestCost } from '../search/request-cost.js';
+import type { CalibrationOptions, CalibrationResult } from '../segment/recall-calibration.js';
+import type { ThreadWork } from '../threads/search-thread-protocol.js';
+import type { SearchThreads } from '../threads/search-threads.js';
+import { type MemoryStats, Segment, type SegmentInserters, type SegmentPoint, type SharedSegmentState, type StagedWrite } from '../segment/segment.js';
+import { toStoredVector } from '../search/vector-input.js';
 import { VisibleChanges } from './visible-change.js';
-import { spreadLiveSlots } from './warm-up.js';
+import { spreadLiveSlots } from '../search/warm-up.js';
 import { WriteQueue } from './write-queue.js';
 import { parseJson } from '../core/json-text.js';
 
-export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from './collection-search.js';
-export type { FilterInput, FilterJson, SearchRequest } from './embedded-input.js';
+export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from '../search/collection-search.js';
+export type { FilterInput, FilterJson, SearchRequest } from '../search/embedded-input.js';
 export type { PointInput } from './prepare-points.js';
 export type { PayloadOperation, PointSelection } from './payload-operations.js';
-export type { Example, PointQueryRequest, QueryRequest, RecommendRequest } from './query-verbs.js';
-export { PointNotFoundError } from './query-verbs.js';
+export type { Example, PointQueryRequest, QueryRequest, RecommendRequest } from '../search/query-verbs.js';
+export { PointNotFoundError } from '../search/query-verbs.js';
 
 export interface StoredPoint {
   id: PointId;
@@ -86,7 +86,7 @@ export interface ScrollPage {
 
 export interface CollectionInfo extends CollectionConfigJson {
   points_count: number;
-  /** The default ef searches use and how it was chosen (collection/ef-calibration.ts). */
+  /** The default ef searches use and how it was chosen (search/ef-calibration.ts). */
   calibration: CalibrationInfo;
 }
 
@@ -311,7 +311,7 @@ export class Collection {
   searchExplained(input: SearchRequest): SearchOutcome {
     this.searchStarted();
     this.changes.settleNow();
-    return searchSegment(this.segment, this.config, this.checkSearches([input], '')[0] as SearchInput);
+    return searchSegment(this.segment, this.config, this.calibration.calibrated, this.checkSearches([input], '')[0] as SearchInput);
   }
 
   /**
@@ -338,7 +338,7 @@ export class Collection {
 
   /**
    * Several searches of one request (a batch), each checked and the whole request's cost bounded
-   * (collection/request-cost.ts) before any runs; an error names its search (`searches[3].limit`).
+   * (search/request-cost.ts) before any runs; an error names its search (`searches[3].limit`).
    * With search threads, every search goes to one even when they are idle. Without, they run here
    * one after another, with a turn of the event loop whenever a slice (core/time-slices.ts) is
    * used up, so other requests are answered between them.
@@ -385,7 +385,11 @@ export class Collection {
       if (i > 0 && slices.due(0)) await slices.pause();
       if (this.dropped) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${this.name}" does not exist`);
       await this.changes.settled();
-      outcomes.push(await inSearch(options.paths?.[i] ?? childPath('searches', i), async () => searchSegment(this.segment, this.config, input)));
+      outcomes.push(
+        await inSearch(options.paths?.[i] ?? childPath('searches', i), async () =>
+          searchSegment(this.segment, this.config, this.calibration.calibrated, input),
+        ),
+      );
     }
     return outcomes;
   }
@@ -447,14 +451,14 @@ export class Collection {
     const backlogged = threads?.backlogged() === true;
     const toThread = spread || !threads?.idle || (backlogged && this.isHeavy(checked)) || this.isLong(checked);
     if (threads === undefined || !threads.available || this.dropped || !toThread) {
-      return searchSegment(this.segment, this.config, checked);
+      return searchSegment(this.segment, this.config, this.calibration.calibrated, checked);
     }
     return this.gate.read(() => {
       const segment = this.segment;
       // A long search waits for the payloads' copy (made in slices, the service answering meanwhile)
       // rather than run its filter here: that is the stall isLong keeps off the service thread.
       const payloads = { shared: segment.payloadsShared, want: () => this.sharePayloadsInBackground(), waitForShare: this.isLong(checked) };
-      return searchSegmentParallel(segment, this.config, checked, (work) => this.onThread(threads, work), payloads, planned);
+      return searchSegmentParallel(segment, this.config, this.calibration.calibrated, checked, (work) => this.onThread(threads, work), payloads, planned);
     });
   }
 

@@ -1,5 +1,5 @@
 /**
- * A search whose scoring runs on a search thread (collection/search-threads.ts): the steps of
+ * A search whose scoring runs on a search thread (threads/search-threads.ts): the steps of
  * collection-search.ts are driven here, each piece of work sent to a thread as data (a query,
  * maybe a bitset, a slot list, or a filter the thread runs on the shared payload records). Work
  * whose filter needs the payloads runs here while they are not shared yet (`payloads`). Threads
@@ -9,10 +9,11 @@
 import { TopK } from '../core/top-k.js';
 import type { SearchHits, SearchStats } from '../index/vector-index.js';
 import { portableFilter } from '../payload/thread-filter.js';
-import type { CollectionConfig } from './collection-config.js';
-import { type SearchInput, type SearchOutcome, type SearchWork, scoreHere, searchSteps } from './collection-search.js';
-import type { ThreadWork } from './search-thread-protocol.js';
-import type { SegmentReader } from './segment.js';
+import type { CollectionConfig } from '../segment/collection-config.js';
+import { type SearchInput, type SearchOutcome, type SearchWork, scoreHere, searchSteps } from '../search/collection-search.js';
+import type { CalibratedEfReader } from '../search/search-ef.js';
+import type { ThreadWork } from '../threads/search-thread-protocol.js';
+import type { SegmentReader } from '../segment/segment.js';
 
 export type Dispatch = (work: ThreadWork) => Promise<{ hits: SearchHits; scored: number }>;
 
@@ -32,6 +33,7 @@ const SHARED: PayloadAccess = { shared: true, want: () => Promise.resolve(true) 
 export async function searchSegmentParallel(
   memory: SegmentReader,
   config: CollectionConfig,
+  calibratedEf: CalibratedEfReader,
   input: SearchInput,
   dispatch: Dispatch,
   payloads: PayloadAccess,
@@ -39,7 +41,7 @@ export async function searchSegmentParallel(
   planned?: () => void,
 ): Promise<SearchOutcome> {
   const stats: SearchStats = { scored: 0 };
-  const steps = searchSteps(memory, config, input, stats);
+  const steps = searchSteps(memory, config, calibratedEf, input, stats);
   let step = steps.next();
   while (step.done !== true) {
     const work = step.value;

@@ -18,9 +18,9 @@ import { describeJson, normalizePointId, type PointId } from '../core/point-id.j
 import { type Filter, filterTerms } from '../payload/filter-types.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import { PAYLOAD_SELECTOR_LIMITS, type PathItem, type PayloadSelector, parsePayloadPath, patternsOf, selectPayload } from '../payload/payload-selector.js';
-import { type FilterInput, toFilter } from './embedded-input.js';
-import type { Payload } from './point-table.js';
-import { RequestCost } from './request-cost.js';
+import { type FilterInput, toFilter } from '../search/embedded-input.js';
+import type { Payload } from '../segment/point-table.js';
+import { RequestCost } from '../search/request-cost.js';
 
 /** Payloads are JSON objects, checked when the operation is (a nested value naming its path, e.g. `payload.a[2]`). */
 export type PayloadOperation =

@@ -11,10 +11,10 @@ import { ShardedMap } from '../core/sharded-map.js';
 import { TimeSlices } from '../core/time-slices.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import type { StoredVector } from '../storage/point-record.js';
-import type { CollectionConfig } from './collection-config.js';
-import { checkPointShape } from './embedded-input.js';
-import type { Payload } from './point-table.js';
-import { parseVector, toStoredVector } from './vector-input.js';
+import type { CollectionConfig } from '../segment/collection-config.js';
+import { checkPointShape } from '../search/embedded-input.js';
+import type { Payload } from '../segment/point-table.js';
+import { parseVector, toStoredVector } from '../search/vector-input.js';
 import { parseJson } from '../core/json-text.js';
 
 /** A point validated and converted, ready to be written. */

@@ -12,7 +12,7 @@
  * - the point count reads as before the change.
  */
 import { nextTurn, SLICE_MS } from '../core/time-slices.js';
-import type { ReadWriteGate } from './read-write-gate.js';
+import type { ReadWriteGate } from '../threads/read-write-gate.js';
 
 /** Applies more of the change, until about `deadline` (performance.now()); returns true once all of it is applied. */
 export type ChangeStep = (deadline: number) => boolean;

@@ -15,7 +15,7 @@
  *    (magic, format, encoding, dimension = the collection's, length), its vector is finite, its
  *    payload is a JSON object, its version is at most the collection's last version;
  * 4. every graph snapshot: its chunks numbered 0, 1, … without gaps, the container's CRC-32 and
- *    section lengths (collection/snapshot.ts); a snapshot of a collection without HNSW, or of no
+ *    section lengths (segment/snapshot.ts); a snapshot of a collection without HNSW, or of no
  *    collection, is reported;
  * 5. annotations: JSON objects, of collections that exist;
  * 6. each collection whose records all decode is loaded as start-up loads it (reusing the
@@ -28,8 +28,8 @@
 import { existsSync } from 'node:fs';
 import { isKithError, KithError } from '../core/errors.js';
 import { Collection } from '../collection/collection.js';
-import { type CollectionConfig, configFromStored } from '../collection/collection-config.js';
-import { decodeSnapshot } from '../collection/snapshot.js';
+import { type CollectionConfig, configFromStored } from '../segment/collection-config.js';
+import { decodeSnapshot } from '../segment/snapshot.js';
 import { refusalOf } from '../storage/database-file.js';
 import { type FileLock, lockDatabaseFile } from '../storage/file-lock.js';
 import { checkLiveLmdbFile, checkLmdbFile, type LmdbFileSummary } from '../storage/lmdb-file-check.js';

@@ -19,10 +19,10 @@ import {
   configToJson,
   parseCollectionConfig,
   validateCollectionName,
-} from '../collection/collection-config.js';
+} from '../segment/collection-config.js';
 import { Collection, type CollectionInfo, type WarningSink } from '../collection/collection.js';
 import { type LoadProgress, type LoadReport, newLoadProgress } from '../collection/collection-load.js';
-import { SearchThreads } from '../collection/search-threads.js';
+import { SearchThreads } from '../threads/search-threads.js';
 import { LmdbStore, type StoredCollection } from '../storage/lmdb-store.js';
 import { RestoreSession } from './restore-session.js';
 

@@ -13,10 +13,10 @@ import { badInput } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { normalizePointId } from '../core/point-id.js';
 import { Collection, type WarningSink } from '../collection/collection.js';
-import type { CollectionConfig } from '../collection/collection-config.js';
+import type { CollectionConfig } from '../segment/collection-config.js';
 import type { LoadReport } from '../collection/collection-load.js';
-import type { SearchThreads } from '../collection/search-threads.js';
-import { parseVector, toStoredVector } from '../collection/vector-input.js';
+import type { SearchThreads } from '../threads/search-threads.js';
+import { parseVector, toStoredVector } from '../search/vector-input.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
 

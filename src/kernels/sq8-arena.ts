@@ -36,7 +36,7 @@ export class Sq8Arena extends SlotArena {
 
   constructor(
     dim: number,
-    /** Cosine re-normalises dequantized vectors in `read` and `setQueryFromSlot`, as collection/vector-input.ts does. */
+    /** Cosine re-normalises dequantized vectors in `read` and `setQueryFromSlot`, as search/vector-input.ts does. */
     readonly distance: Distance,
     layout?: ScratchLayout,
   ) {

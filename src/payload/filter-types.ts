@@ -108,7 +108,7 @@ export function isEmptyFilter(filter: Filter): boolean {
 }
 
 /**
- * A filter's size for a request's cost (collection/request-cost.ts): one per condition at every
+ * A filter's size for a request's cost (search/request-cost.ts): one per condition at every
  * level, plus the values of its lists that are compared per point (`match.any`/`except`, polygon
  * points). `has_id` is one term whatever its length: a point's id is looked up in its set.
  */

@@ -14,7 +14,7 @@
  *   that is not a valid path (the empty key `""` among them) names only such a literal key.
  *
  * The cost of selecting is about (values visited) × (patterns); a request bounds hits × patterns
- * (collection/request-cost.ts).
+ * (search/request-cost.ts).
  */
 import { badInput } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { fileURLToPath } from 'node:url';
 import { build, type Rollup } from 'vite';
-import { LIMITS } from '../../src/collection/collection-config.js';
+import { LIMITS } from '../../src/segment/collection-config.js';
 import { MAX_RETURNED_COMPONENTS } from '../../src/api/routes/search.js';
 import { openTestApp } from '../helpers/app.js';
 import { withSeed, testSeed } from '../helpers/data.js';

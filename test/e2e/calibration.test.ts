@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MIN_POINTS } from '../../src/collection/ef-calibration.js';
+import { MIN_POINTS } from '../../src/search/ef-calibration.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { openTestApp } from '../helpers/app.js';
 

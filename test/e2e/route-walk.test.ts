@@ -7,7 +7,7 @@
  * and one added without a walk here fails the first check below.
  *
  * "Largest legal": each request sits at the bounds of docs/params.md, "Request limits" (the
- * per-request budgets of collection/request-cost.ts, the body limit, limit/offset/ef, filter size),
+ * per-request budgets of search/request-cost.ts, the body limit, limit/offset/ef, filter size),
  * on collections of tens of thousands of points; a request one step over a budget is refused (and
  * that refusal is walked too). The longest stall per port is printed as a diagnostic.
  */
@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { buildQdrantApp } from '../../src/api/qdrant/app.js';
 import { type Port, ROUTE_COSTS } from '../../src/api/route-costs.js';
-import { REQUEST_BUDGET } from '../../src/collection/request-cost.js';
+import { REQUEST_BUDGET } from '../../src/search/request-cost.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
 import { testSeed } from '../helpers/data.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { WARM_UP_LIMITS } from '../../src/collection/warm-up.js';
+import { WARM_UP_LIMITS } from '../../src/search/warm-up.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
 import { randomVectors } from '../helpers/data.js';
@@ -8,7 +8,7 @@ import { tempDbPath } from '../helpers/temp-dir.js';
 
 /**
  * After a collection loads, a bounded burst of searches on its own vectors warms the search path
- * (collection/warm-up.ts): reported in the load report, skipped for small collections, and it
+ * (search/warm-up.ts): reported in the load report, skipped for small collections, and it
  * changes nothing anyone can see.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Calibrated ef (collection/ef-calibration.ts, docs/params.md "Calibrated ef"): a collection whose
+ * Calibrated ef (search/ef-calibration.ts, docs/params.md "Calibrated ef"): a collection whose
  * default ef misses its target recall reaches it after calibration, measured against exact search
  * with queries that are not in the collection; duplicates do not fool it; an explicit ef wins;
  * the result survives a restart; the background calibration starts by itself once the collection
@@ -7,10 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { configFromStored } from '../../src/collection/collection-config.js';
+import { configFromStored } from '../../src/segment/collection-config.js';
 import type { Collection } from '../../src/collection/collection.js';
-import { MIN_POINTS } from '../../src/collection/ef-calibration.js';
-import { calibrateEf, efLadder, meanWithLowerBound } from '../../src/collection/recall-calibration.js';
+import { MIN_POINTS } from '../../src/search/ef-calibration.js';
+import { calibrateEf, efLadder, meanWithLowerBound } from '../../src/segment/recall-calibration.js';
 import type { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
 import { testSeed, withSeed } from '../helpers/data.js';

@@ -1,5 +1,5 @@
 /**
- * MMR in the engine (collection/mmr.ts): the picks equal a plain greedy brute force over the same
+ * MMR in the engine (segment/mmr.ts): the picks equal a plain greedy brute force over the same
  * candidates, on the service thread and on the search threads alike, on nasty data (duplicates,
  * zero vectors, non-negative vectors under Dot, tiny dimensions), after re-upserts and deletes and
  * a restart; hits keep their score against the query, and MMR's scoring is counted in `explain`.
@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Collection } from '../../src/collection/collection.js';
-import type { ScoredPoint } from '../../src/collection/collection-search.js';
+import type { ScoredPoint } from '../../src/search/collection-search.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
 import { testSeed } from '../helpers/data.js';

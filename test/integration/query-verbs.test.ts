@@ -1,5 +1,5 @@
 /**
- * The engine's query verbs (collection/query-verbs.ts) on the embedded API: a search near a stored
+ * The engine's query verbs (search/query-verbs.ts) on the embedded API: a search near a stored
  * point leaves that point out and otherwise answers as a search with its stored vector does; a
  * recommendation answers as a search with the examples' average_vector, leaving the examples given
  * by id out (also with a filter, and with duplicates of them in the collection); a missing point

@@ -1,7 +1,7 @@
 /**
  * Properties of the distance kernels on random data: the WASM kernels agree with the plain
  * TypeScript ones, and the sq8 kernels with the f32 reference applied to the dequantized vectors
- * (what collection/vector-input.ts searchableVector produces), for dims 1..300 plus 784, random
+ * (what search/vector-input.ts searchableVector produces), for dims 1..300 plus 784, random
  * slot lists with repeats, and across memory growth.
  *
  * Tolerance. The reference accumulates in float64 (JS numbers); WASM accumulates in float32, 16

@@ -1,6 +1,8 @@
 /**
  * The dependency direction of docs/architecture.md, checked on the imports of src/:
- * api → db → collection → {index, payload, quantization, storage} → kernels → core.
+ * api → db → collection → {search, threads} → segment → {index, payload, quantization, storage} → kernels → core.
+ * search/ (the read side) and threads/ (where work runs) are siblings: neither lists the other, and
+ * collection/ wires them together.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -9,6 +11,9 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const SRC = fileURLToPath(new URL('../../../src', import.meta.url));
+
+/** Everything below segment/: the engine's parts that know nothing of a collection. */
+const BELOW_SEGMENT = ['core', 'kernels', 'quantization', 'payload', 'storage', 'index'] as const;
 
 /** Which layers each layer may import (besides itself). */
 const ALLOWED: Record<string, readonly string[]> = {
@@ -19,12 +24,30 @@ const ALLOWED: Record<string, readonly string[]> = {
   payload: ['core'],
   storage: ['core'],
   index: ['core', 'kernels', 'quantization', 'payload'],
-  collection: ['core', 'kernels', 'quantization', 'payload', 'storage', 'index'],
-  db: ['core', 'collection', 'storage'],
-  api: ['core', 'db', 'collection', 'payload'],
-  cli: ['api', 'db', 'collection', 'payload', 'core'],
-  '.': ['api', 'cli', 'db', 'collection', 'payload', 'core'],
+  segment: BELOW_SEGMENT,
+  search: [...BELOW_SEGMENT, 'segment'],
+  threads: [...BELOW_SEGMENT, 'segment'],
+  collection: [...BELOW_SEGMENT, 'segment', 'search', 'threads'],
+  db: ['core', 'collection', 'storage', 'segment', 'search', 'threads'],
+  api: ['core', 'db', 'collection', 'payload', 'segment', 'search'],
+  cli: ['api', 'db', 'collection', 'payload', 'core', 'segment', 'search'],
+  '.': ['api', 'cli', 'db', 'collection', 'payload', 'core', 'segment'],
 };
+
+/** The layers a file of `layer` reaches through its imports, its own excepted. */
+function importedLayers(file: string, layer: string): Array<{ target: string; targetLayer: string }> {
+  const found: Array<{ target: string; targetLayer: string }> = [];
+  for (const m of readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
+    const target = relative(SRC, join(file, '..', m[1] as string));
+    const targetLayer = target.includes(sep) ? (target.split(sep)[0] as string) : '.';
+    if (targetLayer !== layer) found.push({ target, targetLayer });
+  }
+  return found;
+}
+
+function layerOf(rel: string): string {
+  return rel.includes(sep) ? (rel.split(sep)[0] as string) : '.';
+}
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -37,16 +60,33 @@ test('imports in src/ follow the layer direction', () => {
   const violations: string[] = [];
   for (const file of sources(SRC)) {
     const rel = relative(SRC, file);
-    const layer = rel.includes(sep) ? (rel.split(sep)[0] as string) : '.';
+    const layer = layerOf(rel);
     const allowed = ALLOWED[layer];
     assert.ok(allowed, `unknown layer folder src/${layer}: add it to the table`);
-    for (const m of readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
-      const target = relative(SRC, join(file, '..', m[1] as string));
-      const targetLayer = target.includes(sep) ? (target.split(sep)[0] as string) : '.';
-      if (targetLayer !== layer && !allowed.includes(targetLayer)) violations.push(`${rel} imports ${target}`);
+    for (const { target, targetLayer } of importedLayers(file, layer)) {
+      if (!allowed.includes(targetLayer)) violations.push(`${rel} imports ${target}`);
     }
   }
   assert.deepEqual(violations, []);
+});
+
+// The rule above forbids this already (neither lists the other); stated on its own so that widening
+// the table cannot undo it unnoticed: the read side plans work, threads run it, collection/ joins them.
+test('search/ and threads/ do not import each other', () => {
+  assert.ok(!ALLOWED.search?.includes('threads') && !ALLOWED.threads?.includes('search'), 'the table lets search/ and threads/ import each other');
+  const crossings: string[] = [];
+  for (const file of sources(SRC)) {
+    const rel = relative(SRC, file);
+    const layer = layerOf(rel);
+    if (layer !== 'search' && layer !== 'threads') continue;
+    for (const { target, targetLayer } of importedLayers(file, layer)) {
+      if (targetLayer === 'search' || targetLayer === 'threads') crossings.push(`${rel} imports ${target}`);
+    }
+  }
+  assert.deepEqual(crossings, []);
+  // Both rooms hold files: an empty or renamed folder would make this test pass without checking anything.
+  const rooms = new Set(sources(SRC).map((file) => layerOf(relative(SRC, file))));
+  assert.ok(rooms.has('search') && rooms.has('threads'));
 });
 
 // "index" names only the search indexes (src/index/): the library entry point is lib.ts, and any

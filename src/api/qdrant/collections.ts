@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Collection } from '../../collection/collection.js';
-import { LIMITS, validateCollectionName } from '../../collection/collection-config.js';
+import { LIMITS, validateCollectionName } from '../../segment/collection-config.js';
 import { isKithError } from '../../core/errors.js';
 import { MAX_KEY_LENGTH } from '../../payload/filter-parse.js';
 import { childPath } from '../../core/field-path.js';

@@ -4,7 +4,7 @@
  * the reply, whatever `wait` says.
  */
 import type { FastifyInstance } from 'fastify';
-import { LIMITS } from '../../collection/collection-config.js';
+import { LIMITS } from '../../segment/collection-config.js';
 import type { Collection, PointInput, PointRecord, StoredPoint } from '../../collection/collection.js';
 import { parsePayloadSelector } from '../../payload/payload-selector.js';
 import { isKithError } from '../../core/errors.js';

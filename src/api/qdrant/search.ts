@@ -3,17 +3,17 @@
  * …/points/query and …/query/batch (a vector, a point id whose vector is used and which is left
  * out of the answer, a recommendation, MMR, or no query at all: points in id order), POST
  * …/points/recommend and …/recommend/batch. Each request is translated into the engine's queries
- * (Collection.query: a vector, a point id, a recommendation; collection/query-verbs.ts) or pages
+ * (Collection.query: a vector, a point id, a recommendation; search/query-verbs.ts) or pages
  * (Collection.scroll), and the answers back; the engine reads the examples, leaves the points given
  * by id out (a has_id exclusion of the filter), and bounds the request's cost
- * (collection/request-cost.ts) before any of it runs, examples included. This file checks only
+ * (search/request-cost.ts) before any of it runs, examples included. This file checks only
  * what Qdrant's wire format requires (its ids, shapes and refusals).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Collection } from '../../collection/collection.js';
-import { LIMITS } from '../../collection/collection-config.js';
-import { type Example, PointNotFoundError, type QueryRequest } from '../../collection/query-verbs.js';
-import { addScroll, REQUEST_BUDGET, RequestCost } from '../../collection/request-cost.js';
+import { LIMITS } from '../../segment/collection-config.js';
+import { type Example, PointNotFoundError, type QueryRequest } from '../../search/query-verbs.js';
+import { addScroll, REQUEST_BUDGET, RequestCost } from '../../search/request-cost.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson, type PointId } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';

@@ -2,7 +2,7 @@
  * Response shapes shared by the point routes: Qdrant's `with_payload` / `with_vector` selectors,
  * `Record` and `ScoredPoint`, and `UpdateResult`.
  */
-import type { Payload } from '../../collection/point-table.js';
+import type { Payload } from '../../segment/point-table.js';
 import { describeJson } from '../../core/point-id.js';
 import { formatError, notSupported } from './errors.js';
 import { type QdrantId, toQdrantId } from './ids.js';

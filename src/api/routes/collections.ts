@@ -1,7 +1,7 @@
 /** POST/GET /collections, GET/DELETE /collections/{name}. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { validateCollectionName } from '../../collection/collection-config.js';
+import { validateCollectionName } from '../../segment/collection-config.js';
 import type { Database } from '../../db/database.js';
 import { ok } from '../envelope.js';
 import { CollectionInfoSchema, CreateCollectionBody, CreateCollectionResult, DropCollectionResult } from '../schemas/collections.js';

@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { validateCollectionName } from '../../collection/collection-config.js';
+import { validateCollectionName } from '../../segment/collection-config.js';
 import type { PayloadOperation, PointSelection } from '../../collection/collection.js';
 import type { Database } from '../../db/database.js';
 import { parseFilter } from '../../payload/filter-parse.js';

@@ -1,6 +1,6 @@
 /** POST /collections/{name}/points/scroll, …/points/count, …/points/retrieve: reading stored points without a query vector. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { validateCollectionName } from '../../collection/collection-config.js';
+import { validateCollectionName } from '../../segment/collection-config.js';
 import type { Database } from '../../db/database.js';
 import { parseFilter } from '../../payload/filter-parse.js';
 import { ok, okJson, sendJson } from '../envelope.js';

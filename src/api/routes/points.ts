@@ -1,6 +1,6 @@
 /** PUT /collections/{name}/points, POST …/points/delete, GET …/points/{id}. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { validateCollectionName } from '../../collection/collection-config.js';
+import { validateCollectionName } from '../../segment/collection-config.js';
 import { badInput } from '../../core/errors.js';
 import type { Database } from '../../db/database.js';
 import { parseFilter } from '../../payload/filter-parse.js';

@@ -1,9 +1,9 @@
 /** POST /collections/{name}/points/search. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { validateCollectionName } from '../../collection/collection-config.js';
-import type { SearchRequest } from '../../collection/embedded-input.js';
-import { REQUEST_BUDGET } from '../../collection/request-cost.js';
+import { validateCollectionName } from '../../segment/collection-config.js';
+import type { SearchRequest } from '../../search/embedded-input.js';
+import { REQUEST_BUDGET } from '../../search/request-cost.js';
 import type { Database } from '../../db/database.js';
 import { parseFilter } from '../../payload/filter-parse.js';
 import { ok, okJson, sendJson } from '../envelope.js';
@@ -12,7 +12,7 @@ import { CollectionNameParams, errorResponses, okEnvelope } from '../schemas/com
 import { ScoredPointSchema, SearchBatchBody, SearchBody, SearchExplainSchema } from '../schemas/points.js';
 import { scoredPointListsJson, scoredPointsJson } from '../search-json.js';
 
-/** Vector components one answer may carry (collection/request-cost.ts); the dashboard pages within it. */
+/** Vector components one answer may carry (search/request-cost.ts); the dashboard pages within it. */
 export const MAX_RETURNED_COMPONENTS = REQUEST_BUDGET.vectorComponents;
 
 export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: AppMetrics }> = async (app, { db, metrics }) => {

@@ -1,6 +1,6 @@
 /** Request and response schemas of the collection endpoints. */
 import { Type } from 'typebox';
-import { DEFAULT_PARAMETERS, LIMITS } from '../../collection/collection-config.js';
+import { DEFAULT_PARAMETERS, LIMITS } from '../../segment/collection-config.js';
 import { Nullable } from './common.js';
 
 const Parameters = Type.Object(

@@ -4,7 +4,7 @@
  * keys, clear), each selecting points by id or by filter.
  */
 import { Type } from 'typebox';
-import { LIMITS } from '../../collection/collection-config.js';
+import { LIMITS } from '../../segment/collection-config.js';
 import { PAYLOAD_SELECTOR_LIMITS } from '../../payload/payload-selector.js';
 import { Nullable, PayloadSchema, PointIdSchema, VersionSchema } from './common.js';
 import { FilterRef } from './filter.js';

@@ -1,6 +1,6 @@
 /** Request and response schemas of the point endpoints (upsert, delete, get, search). */
 import { Type } from 'typebox';
-import { LIMITS } from '../../collection/collection-config.js';
+import { LIMITS } from '../../segment/collection-config.js';
 import { PAYLOAD_SELECTOR_LIMITS } from '../../payload/payload-selector.js';
 import { Nullable, PayloadSchema, PointIdSchema, VersionSchema } from './common.js';
 import { FilterRef } from './filter.js';

@@ -25,7 +25,7 @@
  * Format 1 (before the rooted tree) is format 2 without the anchor, parents and ranks: its graph is
  * rooted anew from the entry point as it is read (every live node was reachable from there when
  * it was written). Integrity (a checksum over the whole snapshot) is the container's job
- * (collection/snapshot.ts).
+ * (segment/snapshot.ts).
  */
 import { SeededRng } from '../../core/rng.js';
 import { HnswGraph } from './hnsw-graph.js';

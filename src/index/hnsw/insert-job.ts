@@ -34,7 +34,7 @@ export interface InsertJob {
   readonly maxLevel: number;
 }
 
-/** Whoever can send a job to other threads (collection/search-threads.ts); each runs `HnswIndex.runInsertJob`. */
+/** Whoever can send a job to other threads (threads/search-threads.ts); each runs `HnswIndex.runInsertJob`. */
 export interface InsertHelpers {
   join(job: InsertJob): void;
 }

@@ -8,7 +8,7 @@
  *   its results include pending nodes (only tombstones and the node itself are left out).
  * - `forResults`: the beam search of queries and of the mender's search for hosts (hnswlib's
  *   searchBaseLayerST), on layer 0 only, with an optional filter and a second start. It never
- *   runs while the graph changes (the read-write gate, collection/read-write-gate.ts), so it
+ *   runs while the graph changes (the read-write gate, threads/read-write-gate.ts), so it
  *   takes no locks; only live nodes become results.
  *
  * What an operation walks with (graph, kernel, locks) comes with each call (`Walk`), never from

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkSelection, payloadUpdate } from '../../../src/collection/payload-operations.js';
-import { REQUEST_BUDGET, RequestCost } from '../../../src/collection/request-cost.js';
+import { REQUEST_BUDGET, RequestCost } from '../../../src/search/request-cost.js';
 
 const stored = () => ({ a: 1, key6: { subkey: 'x', arraykey: [{ a1: { a1k: 'x' } }, { a2: { a2k: 'x' } }], subkey2: { subkey3: 'x' } }, 'd.e': 5 });
 

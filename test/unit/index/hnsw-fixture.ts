@@ -92,7 +92,7 @@ export function fixture(distance: Distance, dim: number, m: number, efConstructi
 
 /**
  * Another thread's index over a fixture's memory and graph, as a search thread builds one
- * (collection/search-thread.ts), in scratch area `scratchIndex`: it can run the fixture's insert
+ * (threads/search-thread.ts), in scratch area `scratchIndex`: it can run the fixture's insert
  * jobs. Its `join` runs the whole job at once, on this thread: the job's mechanics without the
  * timing (test/integration/parallel-build.test.ts runs real threads).
  */

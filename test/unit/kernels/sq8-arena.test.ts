@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { searchableVector } from '../../../src/collection/vector-input.js';
+import { searchableVector } from '../../../src/search/vector-input.js';
 import { SeededRng } from '../../../src/core/rng.js';
 import { normalizeInPlace } from '../../../src/core/vector-math.js';
 import { Sq8Arena } from '../../../src/kernels/sq8-arena.js';

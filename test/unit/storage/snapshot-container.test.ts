@@ -1,11 +1,11 @@
 /**
- * The snapshot container (src/collection/snapshot.ts) as stored bytes: encode → decode gives the
+ * The snapshot container (src/segment/snapshot.ts) as stored bytes: encode → decode gives the
  * graph and every slot's (id, version) back exactly, including ids the point keys found tricky;
  * any flipped byte, cut or extension is refused with a reason instead of decoding to something else.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeSnapshot, encodeSnapshot, type SlotEntry } from '../../../src/collection/snapshot.js';
+import { decodeSnapshot, encodeSnapshot, type SlotEntry } from '../../../src/segment/snapshot.js';
 import { testSeed, withSeed } from '../../helpers/data.js';
 import { trickyIds } from './tricky-ids.js';
 

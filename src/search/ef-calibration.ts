@@ -1,8 +1,8 @@
 /**
  * Keeps an HNSW collection's default ef calibrated to its target recall (docs/params.md,
- * "Calibrated ef"): when to calibrate, running the measurement (collection/recall-calibration.ts)
+ * "Calibrated ef"): when to calibrate, running the measurement (segment/recall-calibration.ts)
  * in slices of a few milliseconds between other work, publishing the chosen ef to searches
- * (config.calibratedEf) and keeping it in the collection's annotations so a restart starts
+ * (`calibrated`, the one owner of the adopted ef) and keeping it in the collection's annotations so a restart starts
  * calibrated.
  *
  * Nothing here blocks a write or a search for more than one slice, and nothing starts before the
@@ -10,10 +10,11 @@
  * With search threads, the slices run on one of them (`CalibrationHost.offload`), each while no
  * write is applied, and this thread only waits for them.
  */
-import { LIMITS } from './collection-config.js';
-import type { CollectionConfig } from './collection-config.js';
-import { type CalibrationOptions, type CalibrationResult, calibrateEf, efLadder } from './recall-calibration.js';
-import type { SegmentReader } from './segment.js';
+import { LIMITS } from '../segment/collection-config.js';
+import type { CollectionConfig } from '../segment/collection-config.js';
+import { type CalibrationOptions, type CalibrationResult, calibrateEf, efLadder } from '../segment/recall-calibration.js';
+import type { SegmentReader } from '../segment/segment.js';
+import { CalibratedEf } from './search-ef.js';
 
 /** Collections smaller than this keep the default ef: it reaches 0.95 there (docs/params.md). */
 export const MIN_POINTS = 2000;
@@ -100,15 +101,13 @@ export class EfCalibration {
   private failures = 0;
   /** Background calibrations started, on a search thread and on this one (tests and benchmarks). */
   readonly started = { onThread: 0, here: 0 };
+  /** The ef searches use by default once adopted; this calibration is its only writer. */
+  readonly calibrated = new CalibratedEf();
 
   constructor(
     private readonly config: CollectionConfig,
     private readonly host: CalibrationHost,
-  ) {
-    // A config handed on to a new Collection (a restore reloads the collection with it) must not
-    // keep the old one's ef: the stored result is adopted again on first use.
-    Atomics.store(config.calibratedEf, 0, 0);
-  }
+  ) {}
 
   private get enabled(): boolean {
     return this.config.hnsw && !this.config.parameters.efSearchExplicit;
@@ -282,7 +281,7 @@ export class EfCalibration {
       target_recall: this.config.parameters.targetRecall,
       duration_ms: Math.round(durationMs),
     };
-    Atomics.store(this.config.calibratedEf, 0, result.ef);
+    this.calibrated.adopt(result.ef);
     return true;
   }
 
@@ -308,7 +307,7 @@ export class EfCalibration {
     this.record = record;
     // What changed while it was not running is unknown; the difference in points is the least of it.
     this.changes = Math.abs(this.host.reader().table.liveCount - record.points);
-    Atomics.store(this.config.calibratedEf, 0, record.ef);
+    this.calibrated.adopt(record.ef);
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PointTable } from '../../../src/collection/point-table.js';
+import { PointTable } from '../../../src/segment/point-table.js';
 import { ProjectionKeys, SharedPayloadReader } from '../../../src/payload/shared-payloads.js';
 
 /** The shared payload records follow the table: filled in slices, then kept in step by every change. */

@@ -4,7 +4,7 @@
  * those already picked); the first pick is the most relevant. Similarities are the collection's
  * own (cosine or dot product, and the negated L2 distance for Euclid), computed by the distance
  * kernels: each pick scores the remaining candidates against the picked vector, so the work is
- * picks × candidates × vector_size (bounded per request, collection/request-cost.ts). It runs
+ * picks × candidates × vector_size (bounded per request, search/request-cost.ts). It runs
  * where the search's other scoring runs: on a search thread when the service has them, or here.
  */
 import { type Distance, scoresAscend, similarityToScore } from '../core/distance.js';

@@ -16,11 +16,11 @@ import { type ConditionCounts, compileFilter, orderFilter } from '../payload/fil
 import { type Candidates, type Estimate, estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types.js';
 import { type PayloadSelector, selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
-import type { CollectionConfig } from './collection-config.js';
-import type { Payload } from './point-table.js';
-import { type EfSource, searchEf } from './search-ef.js';
-import type { SegmentReader } from './segment.js';
-import { type MmrWork, pickMmr } from './mmr.js';
+import type { CollectionConfig } from '../segment/collection-config.js';
+import type { Payload } from '../segment/point-table.js';
+import { type CalibratedEfReader, type EfSource, searchEf } from './search-ef.js';
+import type { SegmentReader } from '../segment/segment.js';
+import { type MmrWork, pickMmr } from '../segment/mmr.js';
 import type { SearchShape } from './request-cost.js';
 import { prepareQuery } from './vector-input.js';
 
@@ -53,13 +53,13 @@ export interface SearchInput {
     readonly strategy?: 'graph-filtered' | 'candidates-exact' | 'flat-scan' | null;
   } | null;
   /**
-   * Maximal marginal relevance (collection/mmr.ts): the `candidates` nearest points (at least
+   * Maximal marginal relevance (segment/mmr.ts): the `candidates` nearest points (at least
    * offset + limit) are re-ranked for diversity; hits keep their score against the query.
    */
   readonly mmr?: { readonly diversity: number; readonly candidates: number } | null;
 }
 
-/** What a checked search asks for, in the terms of a request's cost (collection/request-cost.ts). */
+/** What a checked search asks for, in the terms of a request's cost (search/request-cost.ts). */
 export function searchShape(input: SearchInput, defaultLimit: number, vectorSize: number): SearchShape {
   return {
     offset: input.offset ?? 0,
@@ -99,7 +99,7 @@ export interface SearchExplain {
   indexed_keys: string[];
   /** The HNSW beam width a graph walk uses (at least offset + limit); null without a graph. */
   ef: number | null;
-  /** Where `ef` came from (collection/search-ef.ts); null without a graph. */
+  /** Where `ef` came from (search/search-ef.ts); null without a graph. */
   ef_source: EfSource | null;
 }
 
@@ -151,7 +151,7 @@ export type SearchWork =
       readonly accept?: (slot: number) => boolean;
       readonly filter?: Filter;
     }
-  /** MMR's picks among candidates already found (collection/mmr.ts); the hits come back in MMR order. */
+  /** MMR's picks among candidates already found (segment/mmr.ts); the hits come back in MMR order. */
   | ({ readonly kind: 'mmr'; readonly distance: Distance } & MmrWork);
 
 /** Runs one piece of search work on this thread. */
@@ -171,9 +171,9 @@ export function scoreHere(memory: SegmentReader, work: SearchWork, stats: Search
 }
 
 /** A search, all on this thread. */
-export function searchSegment(memory: SegmentReader, config: CollectionConfig, input: SearchInput): SearchOutcome {
+export function searchSegment(memory: SegmentReader, config: CollectionConfig, calibratedEf: CalibratedEfReader, input: SearchInput): SearchOutcome {
   const stats: SearchStats = { scored: 0 };
-  const steps = searchSteps(memory, config, input, stats);
+  const steps = searchSteps(memory, config, calibratedEf, input, stats);
   let step = steps.next();
   while (step.done !== true) step = steps.next(scoreHere(memory, step.value, stats));
   return step.value;
@@ -187,6 +187,7 @@ export function searchSegment(memory: SegmentReader, config: CollectionConfig, i
 export function* searchSteps(
   memory: SegmentReader,
   config: CollectionConfig,
+  calibratedEf: CalibratedEfReader,
   input: SearchInput,
   stats: SearchStats,
 ): Generator<SearchWork, SearchOutcome, SearchHits> {
@@ -198,7 +199,7 @@ export function* searchSteps(
   const k = Math.max(offset + limit, mmr?.candidates ?? 0);
   const params = input.params ?? {};
   const exact = params.exact === true;
-  const efChoice = searchEf(params.ef, config, k);
+  const efChoice = searchEf(params.ef, config, calibratedEf, k);
   const ef = efChoice.ef;
   const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : input.filter;
   const n = memory.table.liveCount;

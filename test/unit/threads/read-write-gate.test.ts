@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ReadWriteGate } from '../../../src/collection/read-write-gate.js';
+import { ReadWriteGate } from '../../../src/threads/read-write-gate.js';
 
 /** A promise and its resolver, to hold a read open until the test lets it finish. */
 function held(): { promise: Promise<void>; release: () => void } {

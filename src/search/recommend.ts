@@ -2,22 +2,10 @@
  * Qdrant's `average_vector` recommendation: the mean of the positive examples, pushed away from
  * the mean of the negatives (avg_pos + (avg_pos − avg_neg)); with no negatives, the mean of the
  * positives. Its cost (examples × vector_size) is bounded per request (request-cost.ts) before the
- * examples are read.
+ * examples are read; the sums come from segment/sum-vectors.ts.
  */
 import { badInput } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
-import type { SearchStats } from '../index/vector-index.js';
-
-/** The component-wise sum of the stored vectors of `slots`, read by `read` (on the service thread or a search thread). */
-export function sumVectors(read: (slot: number) => Float32Array, slots: ArrayLike<number>, dim: number, stats?: SearchStats): Float64Array {
-  const sum = new Float64Array(dim);
-  for (let i = 0; i < slots.length; i++) {
-    const v = read(slots[i] as number);
-    for (let d = 0; d < dim; d++) sum[d] = (sum[d] as number) + (v[d] as number);
-  }
-  if (stats !== undefined) stats.scored += slots.length;
-  return sum;
-}
 
 /** A recommendation's examples on one side: the sum of their vectors and how many there are. */
 export interface ExampleSum {

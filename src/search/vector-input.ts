@@ -11,7 +11,7 @@ import { describeJson } from '../core/point-id.js';
 import { normalizeInPlace } from '../core/vector-math.js';
 import { dequantizeSq8, quantizeSq8 } from '../quantization/sq8.js';
 import type { StoredVector } from '../storage/point-record.js';
-import type { Quantization } from './collection-config.js';
+import type { Quantization } from '../segment/collection-config.js';
 
 const MAX_COMPONENT_MAGNITUDE = 1e16;
 

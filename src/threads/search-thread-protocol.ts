@@ -1,6 +1,6 @@
 /**
- * Messages between the service's thread and its search threads (collection/search-threads.ts and
- * collection/search-thread.ts). Typed arrays over SharedArrayBuffers and the shared wasm memory
+ * Messages between the service's thread and its search threads (threads/search-threads.ts and
+ * threads/search-thread.ts). Typed arrays over SharedArrayBuffers and the shared wasm memory
  * travel by reference; query vectors and bitsets are copied; hits come back transferred.
  */
 import type { Distance } from '../core/distance.js';
@@ -8,8 +8,8 @@ import type { SharedGraphArrays } from '../index/hnsw/hnsw-graph.js';
 import type { InsertJob } from '../index/hnsw/insert-job.js';
 import type { SharedPayloadArrays } from '../payload/shared-payloads.js';
 import type { PortableFilter } from '../payload/thread-filter.js';
-import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
-import type { SegmentHeader, StoredVectorContext } from './segment.js';
+import type { CalibrationOptions, CalibrationResult } from '../segment/recall-calibration.js';
+import type { SegmentHeader, StoredVectorContext } from '../segment/segment.js';
 
 /** What a thread needs to build its read-only view of a segment. */
 export interface SegmentSpec {
@@ -39,7 +39,7 @@ export type ThreadWork =
     }
   | { readonly kind: 'flat'; readonly query: Float32Array; readonly k: number; readonly acceptBits?: Uint32Array; readonly filter?: PortableFilter }
   | { readonly kind: 'slots'; readonly query: Float32Array; readonly k: number; readonly slots: Int32Array; readonly filter?: PortableFilter }
-  /** MMR's picks among candidates (collection/mmr.ts); the hits come back in MMR order, not re-ranked. */
+  /** MMR's picks among candidates (segment/mmr.ts); the hits come back in MMR order, not re-ranked. */
   | { readonly kind: 'mmr'; readonly slots: Int32Array; readonly sims: Float64Array; readonly picks: number; readonly diversity: number }
   /** The component-wise sum of the stored vectors of `slots` (a recommendation's examples); it comes back as the reply's `sims`, with no slots. */
   | { readonly kind: 'sum'; readonly slots: Int32Array };
@@ -63,7 +63,7 @@ export type ToThread =
     }
   | { readonly type: 'detach'; readonly key: number }
   /**
-   * Run one slice (about `sliceMs`) of calibration `job` on a segment (collection/recall-calibration.ts);
+   * Run one slice (about `sliceMs`) of calibration `job` on a segment (segment/recall-calibration.ts);
    * `options` start it, and only the first message of a job has them.
    */
   | {

@@ -17,12 +17,15 @@
  *   anyway, and tests open many of them.
  * - Read only: the same `searchSegment` a user search runs on this thread, with the collection's
  *   default limit, on stored vectors spread over the slots; nothing is written or counted.
+ * - At the default ef (`UNCALIBRATED`): a stored calibration is adopted on the collection's first
+ *   use, after its load.
  */
 import { runSteps, type Steps } from '../core/steps.js';
-import type { CollectionConfig } from './collection-config.js';
+import type { CollectionConfig } from '../segment/collection-config.js';
 import { searchSegment } from './collection-search.js';
-import type { PointTableReader } from './point-table.js';
-import type { SegmentReader } from './segment.js';
+import type { PointTableReader } from '../segment/point-table.js';
+import { UNCALIBRATED } from './search-ef.js';
+import type { SegmentReader } from '../segment/segment.js';
 
 export interface WarmUpLimits {
   /** Below this many live points there is no warm-up. */
@@ -54,7 +57,7 @@ export function* warmUpSteps(segment: SegmentReader, config: CollectionConfig, l
   for (const slot of spreadLiveSlots(table, limits.maxSearches)) {
     if (ms >= limits.maxMs) break;
     const started = performance.now();
-    searchSegment(segment, config, { vector: Array.from(segment.readVector(slot)), limit: config.parameters.k });
+    searchSegment(segment, config, UNCALIBRATED, { vector: Array.from(segment.readVector(slot)), limit: config.parameters.k });
     ms += performance.now() - started;
     searches++;
     yield;

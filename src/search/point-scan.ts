@@ -15,7 +15,7 @@ import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import { collectMatches } from './collection-search.js';
-import type { SegmentReader } from './segment.js';
+import type { SegmentReader } from '../segment/segment.js';
 
 /** Calls `visit` with each live slot matching `filter` (every live slot without one). */
 export async function scanMatches(segment: SegmentReader, filter: Filter | undefined, visit: (slot: number) => void): Promise<void> {

@@ -17,7 +17,7 @@ import { estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import { collectMatches } from './collection-search.js';
 import { LowestIds } from './lowest-ids.js';
-import type { SegmentReader } from './segment.js';
+import type { SegmentReader } from '../segment/segment.js';
 
 export interface PageQuery {
   readonly filter: Filter | undefined;

@@ -20,7 +20,7 @@ export interface HnswParameters {
   readonly k: number;
   /** Whether `ef_search` was given at create: then it is used as given and never calibrated. */
   readonly efSearchExplicit: boolean;
-  /** Mean recall@k that calibration picks the default ef for (collection/ef-calibration.ts). */
+  /** Mean recall@k that calibration picks the default ef for (search/ef-calibration.ts). */
   readonly targetRecall: number;
 }
 
@@ -33,12 +33,6 @@ export interface CollectionConfig {
   readonly quantization: Quantization;
   /** Payload indexes built automatically (payload/payload-index.ts); false opts out. */
   readonly payloadIndex: boolean;
-  /**
-   * The calibrated default ef (element 0; 0 until calibrated), written by the collection's
-   * calibration and read by every search. Runtime state, not configuration: it is never stored
-   * here. Held in shared memory so that search threads given this config read the current value.
-   */
-  readonly calibratedEf: Int32Array;
 }
 
 /** Inclusive bounds of every numeric setting; the TypeBox schemas and docs/params.md use these. */
@@ -159,7 +153,6 @@ export function parseCollectionConfig(input: CollectionConfigInput, limits: type
     parameters,
     quantization: parseQuantization(input.quantization, 'quantization'),
     payloadIndex: optionalBoolean(input.payload_index, true, 'payload_index'),
-    calibratedEf: new Int32Array(new SharedArrayBuffer(4)),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Measures an HNSW collection's recall on its own points and picks the smallest ef that reaches a
  * target (docs/params.md, "Calibrated ef"). A generator: every `yield` is a point where the caller
- * may pause (collection/ef-calibration.ts runs a few milliseconds of steps per turn of the event
+ * may pause (search/ef-calibration.ts runs a few milliseconds of steps per turn of the event
  * loop); tests drain it at once.
  *
  * Queries are sampled points moved off the stored point (QueryMode), answered exactly by brute
@@ -17,7 +17,7 @@ import type { SegmentReader } from './segment.js';
 
 /**
  * What a calibration reads: a segment on the service thread, or a search thread's view of one
- * (collection/search-thread.ts), whose graph searches keep ties.
+ * (threads/search-thread.ts), whose graph searches keep ties.
  */
 export interface CalibrationReader extends Pick<SegmentReader, 'readVector' | 'scoreSlots' | 'searchGraph'> {
   readonly table: Pick<PointTableReader, 'liveCount' | 'slotCount' | 'isLive'>;

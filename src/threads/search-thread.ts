@@ -2,7 +2,7 @@
  * A search thread (worker_threads): holds a view of each attached segment's shared memory
  * (vectors, graph, liveness) and runs the scoring part of searches on it. Searches never write
  * that memory; the service's thread, the one writer, changes it only while no search is running
- * (collection/read-write-gate.ts), so a view never sees half a batch or a torn list. The one
+ * (threads/read-write-gate.ts), so a view never sees half a batch or a torn list. The one
  * exception is an insert job the writer shares out while it applies a batch (index/hnsw/
  * insert-job.ts): the thread then links graph nodes alongside it, under the lists' locks.
  */
@@ -20,12 +20,12 @@ import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { VectorArena } from '../kernels/vector-arena.js';
 import { type SharedPayloadArrays, SharedPayloadReader } from '../payload/shared-payloads.js';
 import { recordPredicate } from '../payload/thread-filter.js';
-import { pickMmr } from './mmr.js';
-import { sumVectors } from './recommend.js';
-import { type CalibrationReader, type CalibrationResult, calibrateEf } from './recall-calibration.js';
+import { pickMmr } from '../segment/mmr.js';
+import { sumVectors } from '../segment/sum-vectors.js';
+import { type CalibrationReader, type CalibrationResult, calibrateEf } from '../segment/recall-calibration.js';
 import type { FromThread, SearchReply, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
-import type { SegmentHeader, StoredVectorContext } from './segment.js';
-import { SlotMemo } from './slot-memo.js';
+import type { SegmentHeader, StoredVectorContext } from '../segment/segment.js';
+import { SlotMemo } from '../segment/slot-memo.js';
 
 /** The slots as a thread sees them: liveness from the shared flags, counts from each search. */
 class SharedSlotTable implements SlotTable {
@@ -56,7 +56,7 @@ interface SegmentView {
   payloads: SharedPayloadReader | undefined;
   /** A filter's answers per slot during one search (a filtered walk meets rejected nodes again and again). */
   readonly filterMemo: SlotMemo;
-  /** Calibrations under way on this segment, by job (collection/ef-calibration.ts sends their slices). */
+  /** Calibrations under way on this segment, by job (search/ef-calibration.ts sends their slices). */
   readonly calibrations: Map<number, Generator<void, CalibrationResult | undefined, void>>;
 }
 

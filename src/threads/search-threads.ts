@@ -9,9 +9,9 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { InsertJob } from '../index/hnsw/insert-job.js';
 import type { SearchHits } from '../index/vector-index.js';
-import type { CalibrationOptions, CalibrationResult } from './recall-calibration.js';
+import type { CalibrationOptions, CalibrationResult } from '../segment/recall-calibration.js';
 import type { FromThread, SearchItem, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
-import type { SegmentHeader, SharedSegmentState, StoredVectorContext } from './segment.js';
+import type { SegmentHeader, SharedSegmentState, StoredVectorContext } from '../segment/segment.js';
 import { ServiceLoad } from './service-load.js';
 
 interface Pending {

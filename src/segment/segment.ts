@@ -69,7 +69,7 @@ export interface SegmentReader {
   readVector(slot: number): Float32Array;
 }
 
-/** What a search thread attaches to: the segment's shared memory (collection/search-threads.ts). */
+/** What a search thread attaches to: the segment's shared memory (threads/search-threads.ts). */
 export interface SharedSegmentState {
   readonly memory: WebAssembly.Memory;
   readonly graph: SharedGraphArrays | null;
@@ -88,7 +88,7 @@ export interface StoredVectorContext {
   readonly sq8Maxes: Float32Array<ArrayBufferLike> | null;
 }
 
-/** Threads that can insert into this segment's graph alongside its owner (collection/search-threads.ts). */
+/** Threads that can insert into this segment's graph alongside its owner (threads/search-threads.ts). */
 export interface SegmentInserters {
   /** Sends the job and its context to the threads that will help. */
   join(job: InsertJob, context: StoredVectorContext): void;
@@ -489,7 +489,7 @@ export class Segment implements SegmentReader {
     return this.hnsw?.graph.nodeCount ?? 0;
   }
 
-  /** The graph snapshot (collection/snapshot.ts) as parts for the store; undefined without a graph. */
+  /** The graph snapshot (segment/snapshot.ts) as parts for the store; undefined without a graph. */
   snapshotParts(): Uint8Array[] | undefined {
     const hnsw = this.hnsw;
     if (hnsw === undefined) return undefined;

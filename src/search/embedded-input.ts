@@ -14,7 +14,7 @@ import { parseFilter } from '../payload/filter-parse.js';
 import type { Filter } from '../payload/filter-types.js';
 import { isPlainObject } from '../payload/json-value.js';
 import { toPayloadSelector } from '../payload/payload-selector.js';
-import { LIMITS } from './collection-config.js';
+import { LIMITS } from '../segment/collection-config.js';
 import type { SearchInput } from './collection-search.js';
 
 /** A filter as the REST API takes it (`{"must":[…],"must_not":[…],"should":[…]}`), validated by `parseFilter`. */

@@ -1,15 +1,15 @@
 /**
- * The id order (src/collection/id-order.ts) against a sorted array, with blocks of eight so that
+ * The id order (src/segment/id-order.ts) against a sorted array, with blocks of eight so that
  * splits, merges and empty blocks come every few changes; and the scroll page's way through it
- * (src/collection/scroll-page.ts): a page looks at about its own size, not at every point.
+ * (src/search/scroll-page.ts): a page looks at about its own size, not at every point.
  * Seeded: the seed is in each test's name; KITH_SEED=n replays one.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseCollectionConfig } from '../../../src/collection/collection-config.js';
-import { IdOrder } from '../../../src/collection/id-order.js';
-import { pageSlots } from '../../../src/collection/scroll-page.js';
-import { Segment, type SegmentPoint } from '../../../src/collection/segment.js';
+import { parseCollectionConfig } from '../../../src/segment/collection-config.js';
+import { IdOrder } from '../../../src/segment/id-order.js';
+import { pageSlots } from '../../../src/search/scroll-page.js';
+import { Segment, type SegmentPoint } from '../../../src/segment/segment.js';
 import { SeededRng } from '../../../src/core/rng.js';
 import { parseFilter } from '../../../src/payload/filter-parse.js';
 import { idKey } from '../../helpers/id-key.js';
