@@ -12,6 +12,7 @@ import { badInput, KithError } from '../core/errors.js';
 import { runSteps, runStepsInSlices, type Steps } from '../core/steps.js';
 import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
+import type { VersionSource } from '../core/version-clock.js';
 import {
   type CollectionConfig,
   type CollectionConfigInput,
@@ -42,6 +43,18 @@ export interface DatabaseOptions {
   readonly readOnly?: boolean;
   /** Told as each collection loads: when it starts, about once a second while it runs, and when it is done. */
   readonly onLoad?: (event: LoadEvent) => void;
+  /**
+   * Where each stored collection's upserts take their versions, by name (a replica hands out its
+   * log's positions); absent, or undefined for a name: the clock. A collection created later takes
+   * its own from `createCollection`'s options.
+   */
+  readonly versions?: (collection: string) => VersionSource | undefined;
+}
+
+/** How `createCollection` sets up the new collection's write path. */
+export interface CreateOptions {
+  /** Where its upserts take their versions; the clock when absent. */
+  readonly versions?: VersionSource;
 }
 
 /** What `DatabaseOptions.onLoad` is told; `ms` counts from the start of that collection's load. */
@@ -155,7 +168,8 @@ export class Database {
     const tell = this.options.onLoad;
     for (const [i, entry] of stored.entries()) {
       const config = configs[i] as CollectionConfig;
-      const collection = new Collection(this.store, entry.uid, config, entry.lastVersion, this.warn, this.threads);
+      const versions = this.options.versions?.(entry.name);
+      const collection = new Collection(this.store, entry.uid, config, entry.lastVersion, this.warn, this.threads, versions, entry.applied);
       const started = performance.now();
       tell?.({ kind: 'start', collection: entry.name, index: config.hnsw ? 'hnsw' : 'flat' });
       const progress = newLoadProgress();
@@ -211,7 +225,7 @@ export class Database {
   }
 
   /** Validates (400 first), then creates durably; ERR_COLLECTION_EXISTS if the name is taken. */
-  async createCollection(input: CollectionConfigInput): Promise<CollectionInfo> {
+  async createCollection(input: CollectionConfigInput, options: CreateOptions = {}): Promise<CollectionInfo> {
     checkCreateShape(input);
     const config = parseCollectionConfig(input);
     this.assertOpen();
@@ -222,7 +236,7 @@ export class Database {
     this.busyNames.add(config.name);
     try {
       const uid = await this.store.createCollection(config.name, configToJson(config));
-      const collection = new Collection(this.store, uid, config, 0n, this.warn, this.threads);
+      const collection = new Collection(this.store, uid, config, 0n, this.warn, this.threads, options.versions);
       this.collections.set(config.name, collection);
       return collection.describe();
     } finally {
@@ -263,7 +277,10 @@ export class Database {
       this.collections.set(name, restored);
       this.reports.set(name, report);
     };
-    return new RestoreSession(this.store, collection.uid, collection.config, stored?.lastVersion ?? 0n, this.warn, reinstate, this.threads);
+    return new RestoreSession(this.store, collection.uid, collection.config, stored?.lastVersion ?? 0n, this.warn, reinstate, this.threads, {
+      versions: collection.versionSource,
+      applied: stored?.applied,
+    });
   }
 
   /**

@@ -10,6 +10,7 @@
  *   last_versions  uid                     highest version handed out          (decimal string)
  *   point_records  uid (u32 BE) + id UTF-8 point record (point-record.ts)      (raw bytes)
  *   snapshots      [uid, chunk]            index snapshot, in 16 MiB chunks    (raw bytes)
+ *   meta           "applied/<uid>"         the collection's applied position   (JSON text)
  *
  * Collections are keyed by a uid, never reused, so a dropped collection's keys can never be
  * mistaken for those of a new collection with the same name.
@@ -29,13 +30,14 @@
  */
 import { existsSync } from 'node:fs';
 import { type Database, type Key, open, type RootDatabase } from 'lmdb';
+import { type AppliedPosition, decodeAppliedPosition, encodeAppliedPosition } from '../core/applied-position.js';
 import { badInput, KithError } from '../core/errors.js';
 import { inspectDatabaseFile } from './database-file.js';
 import { type FileLock, lockDatabaseFile } from './file-lock.js';
 import { migrateFormat1 } from './format-1-migration.js';
 import { migrateFormat2 } from './format-2-migration.js';
 import { TimeSlices } from '../core/time-slices.js';
-import { ENV_OPTIONS, LAST_VERSIONS_DB, POINT_RECORDS_DB } from './lmdb-env.js';
+import { APPLIED_KEY_PREFIX, ENV_OPTIONS, LAST_VERSIONS_DB, META_DB, POINT_RECORDS_DB } from './lmdb-env.js';
 import { isLargeWrite, writeOnThread } from './point-writer.js';
 import { decodePointKey, encodePointKey, MAX_POINT_KEY_BYTES, pointKeyRange } from './point-key.js';
 import { openReadOnlyEnv, type LmdbEnv } from './read-only-env.js';
@@ -57,6 +59,8 @@ export interface StoredCollection {
   /** The collection's configuration as written by `createCollection`; the db layer validates it. */
   readonly config: unknown;
   readonly lastVersion: bigint;
+  /** The log position the collection's records go up to, when a write carried one. */
+  readonly applied?: AppliedPosition;
 }
 
 export interface PointWrite {
@@ -119,7 +123,7 @@ export class LmdbStore {
         lock,
         env,
         root,
-        root.openDB<unknown, string>({ name: 'meta' }),
+        root.openDB<unknown, string>(META_DB),
         root.openDB<CollectionEntry, string>({ name: 'collections' }),
         root.openDB<string, number>(LAST_VERSIONS_DB),
         root.openDB<Buffer, Buffer>(POINT_RECORDS_DB),
@@ -180,9 +184,25 @@ export class LmdbStore {
         throw new KithError('ERR_STORAGE_CORRUPTED', `collection entry ${JSON.stringify(name)} does not decode`);
       }
       const last = this.lastVersions.get(entry.uid);
-      out.push({ uid: entry.uid, name, config: entry.config, lastVersion: typeof last === 'string' ? BigInt(last) : 0n });
+      const applied = this.readApplied(entry.uid, name);
+      out.push({
+        uid: entry.uid,
+        name,
+        config: entry.config,
+        lastVersion: typeof last === 'string' ? BigInt(last) : 0n,
+        ...(applied === undefined ? {} : { applied }),
+      });
     }
     return out;
+  }
+
+  /** The collection's applied position, as last committed; ERR_STORAGE_CORRUPTED if it does not decode. */
+  readApplied(uid: number, name: string): AppliedPosition | undefined {
+    const text = this.meta.get(appliedKey(uid));
+    if (text === undefined) return undefined;
+    const applied = decodeAppliedPosition(text);
+    if (applied === undefined) throw new KithError('ERR_STORAGE_CORRUPTED', `collection "${name}": its applied position does not decode`);
+    return applied;
   }
 
   /** The stored points of a collection, in key order (the ids' UTF-8 bytes). */
@@ -216,6 +236,7 @@ export class LmdbStore {
       removeRange(this.points, pointKeyRange(uid));
       removeRange(this.snapshots, snapshotRange(uid));
       this.annotations.removeSync(uid);
+      this.meta.removeSync(appliedKey(uid));
     });
   }
 
@@ -270,12 +291,12 @@ export class LmdbStore {
   }
 
   /**
-   * Applies removes, then puts, of one collection (and its last version) all or nothing; resolves
-   * once durable. Keys are encoded before the transaction starts (a slice at a time), so a bad id
+   * Applies removes, then puts, of one collection (and its last version and applied position)
+   * all or nothing; resolves once durable. Keys are encoded before the transaction starts (a slice at a time), so a bad id
    * fails before any write. A large batch is committed by a thread of its own (point-writer.ts),
    * so that its transaction does not hold the service thread.
    */
-  async writePoints(uid: number, puts: readonly PointWrite[], removes: readonly string[], lastVersion?: bigint): Promise<void> {
+  async writePoints(uid: number, puts: readonly PointWrite[], removes: readonly string[], lastVersion?: bigint, applied?: AppliedPosition): Promise<void> {
     if (this.closed) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closed');
     const slices = new TimeSlices();
     const removeKeys: Buffer[] = new Array(removes.length);
@@ -293,13 +314,14 @@ export class LmdbStore {
     }
     if (isLargeWrite(removeKeys.length + putEntries.length, recordBytes)) {
       if (this.closed) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closed');
-      await writeOnThread(this.path, uid, removeKeys, putEntries, lastVersion);
+      await writeOnThread(this.path, uid, removeKeys, putEntries, lastVersion, applied);
       return;
     }
     await this.write(() => {
       for (const key of removeKeys) this.points.removeSync(key);
       for (const [key, record] of putEntries) this.points.putSync(key, record);
       if (lastVersion !== undefined) this.lastVersions.putSync(uid, lastVersion.toString());
+      if (applied !== undefined) this.meta.putSync(appliedKey(uid), encodeAppliedPosition(applied));
     });
   }
 
@@ -391,6 +413,11 @@ function checkReadable(path: string, subDatabases: readonly string[]): void {
       `${path}: no ${missing.map((name) => JSON.stringify(name)).join(', ')} sub-database: not a kith database, or its creation was cut short`,
     );
   }
+}
+
+/** The meta key of a collection's applied position (a string, as every meta key). */
+export function appliedKey(uid: number): string {
+  return `${APPLIED_KEY_PREFIX}${uid}`;
 }
 
 /** A collection's snapshot chunks: ordered-binary numbers, which read back exactly as written. */
