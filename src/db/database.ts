@@ -25,6 +25,7 @@ import { Collection, type CollectionInfo, type WarningSink } from '../collection
 import { type LoadProgress, type LoadReport, newLoadProgress } from '../collection/collection-load.js';
 import { SearchThreads } from '../collection/search-threads.js';
 import { LmdbStore, type StoredCollection } from '../storage/lmdb-store.js';
+import { importCollection } from './collection-import.js';
 import { RestoreSession } from './restore-session.js';
 
 export interface DatabaseOptions {
@@ -296,6 +297,55 @@ export class Database {
     this.assertLoaded();
     await Promise.all([...this.collections.values()].map((c) => c.saveSnapshot()));
     await this.store.backup(toPath);
+  }
+
+  /**
+   * The collection as an export stream (storage/collection-export.ts): its configuration, last
+   * version, applied position, annotations, points and graph snapshot as of one commit, read from
+   * one LMDB read transaction while reads and writes go on. The graph is saved first (when it
+   * changed), so an import takes it from the snapshot instead of rebuilding it.
+   */
+  async *exportCollection(name: string): AsyncGenerator<Buffer> {
+    const collection = this.collection(name);
+    await collection.saveSnapshot();
+    this.assertOpen();
+    yield* this.store.exportCollection(name);
+  }
+
+  /**
+   * Imports an export stream (from this database or another) as a new collection, named as
+   * exported or `options.name`: all or nothing, even if the process dies mid-way
+   * (collection-import.ts). ERR_COLLECTION_EXISTS if the name is taken; ERR_BAD_INPUT for a stream
+   * that is not a whole export. The graph comes from the export's snapshot where it matches.
+   */
+  async importCollection(source: AsyncIterable<Uint8Array>, options: { readonly name?: string } & CreateOptions = {}): Promise<CollectionInfo> {
+    if (options.name !== undefined) checkName(options.name);
+    this.assertOpen();
+    this.assertLoaded();
+    let claimed: string | undefined;
+    try {
+      const imported = await importCollection(this.store, source, options.name, (name) => {
+        if (this.collections.has(name) || this.busyNames.has(name)) throw new KithError('ERR_COLLECTION_EXISTS', `collection "${name}" already exists`);
+        this.busyNames.add(name);
+        claimed = name;
+      });
+      const name = imported.config.name;
+      const collection = new Collection(
+        this.store,
+        imported.uid,
+        imported.config,
+        imported.lastVersion,
+        this.warn,
+        this.threads,
+        options.versions,
+        imported.applied,
+      );
+      this.reports.set(name, collection.load());
+      this.collections.set(name, collection);
+      return collection.describe();
+    } finally {
+      if (claimed !== undefined) this.busyNames.delete(claimed);
+    }
   }
 
   /**
