@@ -6,6 +6,7 @@
  */
 import { badInput } from './errors.js';
 import { childPath } from './field-path.js';
+import { parseJson } from './json-text.js';
 import { describeJson } from './point-id.js';
 
 export interface AppliedPosition {
@@ -38,7 +39,7 @@ export function encodeAppliedPosition(position: AppliedPosition): string {
 export function decodeAppliedPosition(text: unknown): AppliedPosition | undefined {
   if (typeof text !== 'string') return undefined;
   try {
-    const value = JSON.parse(text) as { stream?: unknown; sequence?: unknown };
+    const value = parseJson(text) as { stream?: unknown; sequence?: unknown };
     if (typeof value.stream !== 'string' || typeof value.sequence !== 'string' || !/^(0|[1-9][0-9]*)$/.test(value.sequence)) return undefined;
     const sequence = BigInt(value.sequence);
     return sequence > MAX_SEQUENCE ? undefined : { stream: value.stream, sequence };

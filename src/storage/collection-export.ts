@@ -14,6 +14,7 @@
  */
 import { crc32 } from '../core/crc32.js';
 import { KithError } from '../core/errors.js';
+import { parseJson } from '../core/json-text.js';
 
 const MAGIC = Buffer.from('KITHEXP\0', 'latin1');
 const FORMAT = 1;
@@ -120,14 +121,23 @@ function broken(problem: string): KithError {
  */
 export async function* readExport(source: AsyncIterable<Uint8Array>): AsyncGenerator<ExportItem> {
   let pending = Buffer.alloc(0);
+  // Pieces are queued until the frame under way is whole: a 16 MiB snapshot frame arriving in
+  // 64 KiB pieces is joined once, not once per piece.
+  let queued: Buffer[] = [];
+  let queuedBytes = 0;
+  let need = PREAMBLE_BYTES;
   let crc = 0;
   let started = false;
   let sawHeader = false;
   for await (const chunk of source) {
-    pending = pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([pending, chunk]);
+    queued.push(Buffer.from(chunk));
+    queuedBytes += chunk.byteLength;
+    if (pending.length + queuedBytes < need) continue;
+    pending = Buffer.concat([pending, ...queued]);
+    queued = [];
+    queuedBytes = 0;
     let at = 0;
     if (!started) {
-      if (pending.length < PREAMBLE_BYTES) continue;
       if (!pending.subarray(0, 8).equals(MAGIC)) throw broken('no KITHEXP magic at its start');
       if (pending.readUInt32LE(8) !== FORMAT) throw broken(`stream format ${pending.readUInt32LE(8)}; this build reads ${FORMAT}`);
       crc = crc32(pending.subarray(0, PREAMBLE_BYTES), crc);
@@ -138,7 +148,10 @@ export async function* readExport(source: AsyncIterable<Uint8Array>): AsyncGener
       const kind = pending.readUInt8(at);
       const length = pending.readUInt32LE(at + 1);
       if (length > MAX_FRAME_BYTES) throw broken(`a frame of ${length} bytes`);
-      if (pending.length - at - FRAME_HEADER_BYTES < length) break;
+      if (pending.length - at - FRAME_HEADER_BYTES < length) {
+        need = FRAME_HEADER_BYTES + length;
+        break;
+      }
       const body = pending.subarray(at + FRAME_HEADER_BYTES, at + FRAME_HEADER_BYTES + length);
       if (kind === FRAME.end) {
         if (length !== 4 || body.readUInt32LE(0) !== crc) throw broken('checksum mismatch');
@@ -166,6 +179,7 @@ export async function* readExport(source: AsyncIterable<Uint8Array>): AsyncGener
       }
     }
     pending = pending.subarray(at);
+    if (pending.length < FRAME_HEADER_BYTES) need = FRAME_HEADER_BYTES;
   }
   throw broken('it ends before its end frame (cut short)');
 }
@@ -173,7 +187,7 @@ export async function* readExport(source: AsyncIterable<Uint8Array>): AsyncGener
 function parseHeader(body: Buffer): ExportHeader {
   let value: Partial<ExportHeader>;
   try {
-    value = JSON.parse(body.toString('utf8')) as Partial<ExportHeader>;
+    value = parseJson(body.toString('utf8')) as Partial<ExportHeader>;
   } catch {
     throw broken('its header is not JSON');
   }
