@@ -31,9 +31,12 @@ export type {
   SearchRequest,
   StoredPoint,
   WarningSink,
+  WriteOptions,
 } from './collection/collection.js';
+export type { AppliedPosition } from './core/applied-position.js';
+export { CLOCK_VERSIONS, type VersionSource } from './core/version-clock.js';
 export { ERRORS, type ErrorCode, KithError } from './core/errors.js';
 export { normalizePointId } from './core/point-id.js';
-export { Database, type DatabaseOptions, type LoadEvent } from './db/database.js';
+export { type CreateOptions, Database, type DatabaseOptions, type LoadEvent } from './db/database.js';
 export { parseFilter } from './payload/filter-parse.js';
 export type { Filter } from './payload/filter-types.js';

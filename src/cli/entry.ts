@@ -4,7 +4,24 @@
  * `node dist/src/main.js` does, with the same flags.
  */
 /** Every subcommand of the program (program.ts); anything else goes to the service. */
-const COMMANDS = ['serve', 'ls', 'info', 'count', 'search', 'get', 'delete', 'drop', 'import', 'export', 'backup', 'check', 'shell', 'help'];
+const COMMANDS = [
+  'serve',
+  'ls',
+  'info',
+  'count',
+  'search',
+  'get',
+  'delete',
+  'drop',
+  'import',
+  'export',
+  'backup',
+  'dump-collection',
+  'load-collection',
+  'check',
+  'shell',
+  'help',
+];
 
 const argv = process.argv.slice(2);
 const first = argv[0];

@@ -1,6 +1,6 @@
 /**
  * The `kith` command line as a commander program: the data commands (ls, info, count, search,
- * get, delete, drop, import, export), backup, check and the interactive shell. `kith serve` and `kith` with service flags start the service
+ * get, delete, drop, import, export), backup, dump-collection, load-collection, check and the interactive shell. `kith serve` and `kith` with service flags start the service
  * (entry.ts dispatches those before this program is built).
  */
 import { Command, CommanderError } from 'commander';
@@ -8,6 +8,7 @@ import { KithClientError } from '../api/client/kith-client.js';
 import { isKithError } from '../core/errors.js';
 import { registerBackupCommand } from './commands/backup.js';
 import { registerCheckCommand } from './commands/check.js';
+import { registerCollectionFileCommands } from './commands/collection-file.js';
 import { registerCollectionCommands } from './commands/collections.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerImportCommand } from './commands/import.js';
@@ -34,6 +35,7 @@ export function buildProgram(argv: readonly string[] = []): Command {
   registerImportCommand(program, argv);
   registerExportCommand(program);
   registerBackupCommand(program);
+  registerCollectionFileCommands(program);
   registerCheckCommand(program);
   registerShellCommand(program);
   program.addHelpText('after', `\nThe service (kith serve, or kith with no command):\n\n${USAGE.replace(/^Usage: kith/, 'Usage: kith [serve]')}\n`);

@@ -11,7 +11,8 @@ import { describeJson, normalizePointId, type PointId } from '../core/point-id.j
 import { ShardedMap } from '../core/sharded-map.js';
 import { runSteps, type Steps } from '../core/steps.js';
 import { mapInSlices, nextTurn, SLICE_MS, TimeSlices } from '../core/time-slices.js';
-import { nextVersion } from '../core/version-clock.js';
+import { type AppliedPosition, checkAppliedPosition } from '../core/applied-position.js';
+import { CLOCK_VERSIONS, MAX_VERSION, type VersionSource } from '../core/version-clock.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types.js';
@@ -88,6 +89,15 @@ export interface CollectionInfo extends CollectionConfigJson {
   points_count: number;
   /** The default ef searches use and how it was chosen (search/ef-calibration.ts). */
   calibration: CalibrationInfo;
+}
+
+/** What a write may carry besides its points. */
+export interface WriteOptions {
+  /**
+   * The log position this write brings the collection to: stored in the same transaction as the
+   * write's records (even when the write changes no point), read back by `appliedPosition`.
+   */
+  readonly applied?: AppliedPosition;
 }
 
 /** Called with problems that do not fail a request (a snapshot that could not be written or used). */
@@ -173,6 +183,10 @@ export class Collection {
     private readonly warn: WarningSink = () => {},
     /** The database's search threads, when it has any (`-threads` above 1). */
     private readonly threads?: SearchThreads,
+    /** Where each upsert batch's version comes from: the clock, or (a replica) a log's positions. */
+    private readonly versions: VersionSource = CLOCK_VERSIONS,
+    /** The applied position stored with the collection's last write that carried one. */
+    private applied: AppliedPosition | undefined = undefined,
   ) {
     this.segment = new Segment(config, threads?.scratchAreas ?? 1);
     // Until steps have measured it: a 65,536-d node costs hundreds of times a 128-d one, and a
@@ -201,6 +215,16 @@ export class Collection {
   /** Writes waiting in (or running from) this collection's write queue. */
   get pendingWrites(): number {
     return this.writes.pendingWrites;
+  }
+
+  /** Where this collection's upserts take their versions (handed on when it is reloaded after a restore). */
+  get versionSource(): VersionSource {
+    return this.versions;
+  }
+
+  /** The log position the stored records go up to (WriteOptions.applied); undefined until a write carried one. */
+  get appliedPosition(): AppliedPosition | undefined {
+    return this.applied;
   }
 
   get distance(): Distance {
@@ -259,16 +283,20 @@ export class Collection {
   }
 
   /** Validates the whole batch, then writes it atomically; resolves once durable and searchable. */
-  async upsert(points: readonly PointInput[]): Promise<{ upserted: number }> {
+  async upsert(points: readonly PointInput[], options: WriteOptions = {}): Promise<{ upserted: number }> {
     if (!Array.isArray(points)) throw badInput('points', `expected an array of points, got ${typeof points}`);
+    const applied = appliedOf(options);
     // Checked in slices while earlier writes run; the place in the queue is taken now, so writes
     // still apply in the order they came. A bad batch fails here, before anything is written.
     const preparing = settledLater(preparePoints(points, this.config));
     const result = await this.writes.run(async () => {
       const prepared = await preparing;
       this.assertLive();
-      if (prepared.length === 0) return { upserted: 0 };
-      await this.writePrepared(prepared);
+      if (prepared.length === 0) {
+        if (applied !== undefined) await this.writeApplied(applied);
+        return { upserted: 0 };
+      }
+      await this.writePrepared(prepared, applied);
       return { upserted: prepared.length };
     });
     this.calibration.noteChanges(result.upserted);
@@ -277,10 +305,11 @@ export class Collection {
   }
 
   /** Deletes the listed ids (strings or integers, normalised by `normalizePointId`); resolves with how many existed, once durable. */
-  async deleteIds(rawIds: readonly (PointId | number)[]): Promise<{ deleted: number }> {
+  async deleteIds(rawIds: readonly (PointId | number)[], options: WriteOptions = {}): Promise<{ deleted: number }> {
     if (!Array.isArray(rawIds)) throw badInput('points', `expected an array of ids, got ${typeof rawIds}`);
+    const applied = appliedOf(options);
     const normalizing = settledLater(normalizeIds(rawIds));
-    const result = await this.writes.run(async () => this.deleteExisting(await normalizing));
+    const result = await this.writes.run(async () => this.deleteExisting(await normalizing, applied));
     this.calibration.noteChanges(result.deleted);
     this.scheduleSnapshot();
     return result;
@@ -930,8 +959,14 @@ export class Collection {
    * commit durably, then apply to memory (Flat: in slices, made visible all at once; graph: in
    * steps, applyInSteps). Records, keys and the count of new slots are computed in slices first.
    */
-  private async writePrepared(prepared: readonly PreparedPoint[]): Promise<void> {
-    const version = nextVersion(this.lastVersion);
+  private async writePrepared(prepared: readonly PreparedPoint[], position?: AppliedPosition): Promise<void> {
+    const version = this.versions.next(this.lastVersion);
+    if (typeof version !== 'bigint' || version <= this.lastVersion || version > MAX_VERSION) {
+      throw new KithError(
+        'ERR_INTERNAL',
+        `collection "${this.name}": the version source gave ${String(version)}, not above the last version ${this.lastVersion}`,
+      );
+    }
     const slices = new TimeSlices();
     const writes: PointWrite[] = new Array(prepared.length);
     const points: SegmentPoint[] = new Array(prepared.length);
@@ -948,8 +983,9 @@ export class Collection {
       newSlots += segment.newSlotsAmong(points, from, Math.min(points.length, from + POINTS_PER_CHECK));
     }
     await this.gate.write(() => segment.reserveSlots(newSlots));
-    await this.store.writePoints(this.uid, writes, [], version);
+    await this.store.writePoints(this.uid, writes, [], version, position);
     this.lastVersion = version;
+    if (position !== undefined) this.applied = position;
     if (segment.hasGraph) {
       await this.applyInSteps(segment.startUpserts(points));
       return;
@@ -966,7 +1002,7 @@ export class Collection {
   }
 
   /** Deletes those of `ids` that exist (inside the write queue): commit durably, then remove from memory in slices. */
-  private async deleteExisting(ids: readonly PointId[]): Promise<{ deleted: number }> {
+  private async deleteExisting(ids: readonly PointId[], applied?: AppliedPosition): Promise<{ deleted: number }> {
     this.assertLive();
     const table = this.segment.table;
     const slices = new TimeSlices();
@@ -979,8 +1015,12 @@ export class Collection {
       seen.set(id, true);
       existing.push(id);
     }
-    if (existing.length === 0) return { deleted: 0 };
-    await this.store.writePoints(this.uid, [], existing);
+    if (existing.length === 0) {
+      if (applied !== undefined) await this.writeApplied(applied);
+      return { deleted: 0 };
+    }
+    await this.store.writePoints(this.uid, [], existing, undefined, applied);
+    if (applied !== undefined) this.applied = applied;
     const segment = this.segment;
     const toRepair: number[] = [];
     let deleted = 0;
@@ -994,6 +1034,12 @@ export class Collection {
     });
     if (segment.hasGraph) await this.repairInSteps({ toRepair });
     return { deleted: existing.length };
+  }
+
+  /** Stores an applied position alone (a write that changed no point), durably, inside the write queue. */
+  private async writeApplied(applied: AppliedPosition): Promise<void> {
+    await this.store.writePoints(this.uid, [], [], undefined, applied);
+    this.applied = applied;
   }
 
   /**
@@ -1105,6 +1151,11 @@ export class Collection {
   private assertLive(): void {
     if (this.dropped) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${this.name}" does not exist`);
   }
+}
+
+/** A write's applied position, checked (ERR_BAD_INPUT naming `applied`); undefined when it carries none. */
+function appliedOf(options: WriteOptions): AppliedPosition | undefined {
+  return options.applied === undefined ? undefined : checkAppliedPosition(options.applied, 'applied');
 }
 
 /**

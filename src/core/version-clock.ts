@@ -20,3 +20,19 @@ export function nextVersion(last: bigint): bigint {
   const now = wallClockNs();
   return now > last ? now : last + 1n;
 }
+
+/**
+ * Where a collection's write path takes each batch's version from: the clock (`CLOCK_VERSIONS`)
+ * by default; a replica applying an ordered log can hand out the log's positions instead, so that
+ * every node stores the same version for the same write. `next` must return a version above `last`
+ * and at most 2^64 − 1 (the point record holds a u64); the collection refuses anything else.
+ */
+export interface VersionSource {
+  next(last: bigint): bigint;
+}
+
+/** The clock: `nextVersion`. */
+export const CLOCK_VERSIONS: VersionSource = { next: nextVersion };
+
+/** The largest version a point record can hold. */
+export const MAX_VERSION = (1n << 64n) - 1n;

@@ -216,7 +216,9 @@ function runChecks(store: ReadOnlyStore, file: LmdbFileSummary): CheckReport {
       note(uid, messageOf(error));
     }
   }
-  for (const [uid, count] of orphanUids) problems.push(`point_records: ${count} record(s) under uid ${uid}, which no collection has`);
+  // An import cut short (its process died) left its records under a marked uid; the next writable open removes them.
+  const importing = (uid: number): boolean => store.metaEntry(`importing/${uid}`) === true;
+  for (const [uid, count] of orphanUids) if (!importing(uid)) problems.push(`point_records: ${count} record(s) under uid ${uid}, which no collection has`);
   for (const check of collections) {
     const list = recordProblems.get(check.uid) ?? [];
     problems.push(...list.slice(0, MAX_LISTED));
@@ -238,7 +240,7 @@ function runChecks(store: ReadOnlyStore, file: LmdbFileSummary): CheckReport {
   for (const [uid, numbers] of chunks) {
     const check = byUid.get(uid);
     if (check === undefined) {
-      problems.push(`snapshots: ${numbers.length} chunk(s) under uid ${uid}, which no collection has`);
+      if (!importing(uid)) problems.push(`snapshots: ${numbers.length} chunk(s) under uid ${uid}, which no collection has`);
       continue;
     }
     if (check.config !== undefined && !check.config.hnsw) problems.push(`collection "${check.name}": a graph snapshot, but the collection has no HNSW index`);

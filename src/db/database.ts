@@ -12,6 +12,7 @@ import { badInput, KithError } from '../core/errors.js';
 import { runSteps, runStepsInSlices, type Steps } from '../core/steps.js';
 import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
+import type { VersionSource } from '../core/version-clock.js';
 import {
   type CollectionConfig,
   type CollectionConfigInput,
@@ -24,6 +25,7 @@ import { Collection, type CollectionInfo, type WarningSink } from '../collection
 import { type LoadProgress, type LoadReport, newLoadProgress } from '../collection/collection-load.js';
 import { SearchThreads } from '../threads/search-threads.js';
 import { LmdbStore, type StoredCollection } from '../storage/lmdb-store.js';
+import { importCollection } from './collection-import.js';
 import { RestoreSession } from './restore-session.js';
 
 export interface DatabaseOptions {
@@ -42,6 +44,18 @@ export interface DatabaseOptions {
   readonly readOnly?: boolean;
   /** Told as each collection loads: when it starts, about once a second while it runs, and when it is done. */
   readonly onLoad?: (event: LoadEvent) => void;
+  /**
+   * Where each stored collection's upserts take their versions, by name (a replica hands out its
+   * log's positions); absent, or undefined for a name: the clock. A collection created later takes
+   * its own from `createCollection`'s options.
+   */
+  readonly versions?: (collection: string) => VersionSource | undefined;
+}
+
+/** How `createCollection` sets up the new collection's write path. */
+export interface CreateOptions {
+  /** Where its upserts take their versions; the clock when absent. */
+  readonly versions?: VersionSource;
 }
 
 /** What `DatabaseOptions.onLoad` is told; `ms` counts from the start of that collection's load. */
@@ -155,7 +169,8 @@ export class Database {
     const tell = this.options.onLoad;
     for (const [i, entry] of stored.entries()) {
       const config = configs[i] as CollectionConfig;
-      const collection = new Collection(this.store, entry.uid, config, entry.lastVersion, this.warn, this.threads);
+      const versions = this.options.versions?.(entry.name);
+      const collection = new Collection(this.store, entry.uid, config, entry.lastVersion, this.warn, this.threads, versions, entry.applied);
       const started = performance.now();
       tell?.({ kind: 'start', collection: entry.name, index: config.hnsw ? 'hnsw' : 'flat' });
       const progress = newLoadProgress();
@@ -211,7 +226,7 @@ export class Database {
   }
 
   /** Validates (400 first), then creates durably; ERR_COLLECTION_EXISTS if the name is taken. */
-  async createCollection(input: CollectionConfigInput): Promise<CollectionInfo> {
+  async createCollection(input: CollectionConfigInput, options: CreateOptions = {}): Promise<CollectionInfo> {
     checkCreateShape(input);
     const config = parseCollectionConfig(input);
     this.assertOpen();
@@ -222,7 +237,7 @@ export class Database {
     this.busyNames.add(config.name);
     try {
       const uid = await this.store.createCollection(config.name, configToJson(config));
-      const collection = new Collection(this.store, uid, config, 0n, this.warn, this.threads);
+      const collection = new Collection(this.store, uid, config, 0n, this.warn, this.threads, options.versions);
       this.collections.set(config.name, collection);
       return collection.describe();
     } finally {
@@ -263,7 +278,10 @@ export class Database {
       this.collections.set(name, restored);
       this.reports.set(name, report);
     };
-    return new RestoreSession(this.store, collection.uid, collection.config, stored?.lastVersion ?? 0n, this.warn, reinstate, this.threads);
+    return new RestoreSession(this.store, collection.uid, collection.config, stored?.lastVersion ?? 0n, this.warn, reinstate, this.threads, {
+      versions: collection.versionSource,
+      applied: stored?.applied,
+    });
   }
 
   /**
@@ -279,6 +297,55 @@ export class Database {
     this.assertLoaded();
     await Promise.all([...this.collections.values()].map((c) => c.saveSnapshot()));
     await this.store.backup(toPath);
+  }
+
+  /**
+   * The collection as an export stream (storage/collection-export.ts): its configuration, last
+   * version, applied position, annotations, points and graph snapshot as of one commit, read from
+   * one LMDB read transaction while reads and writes go on. The graph is saved first (when it
+   * changed), so an import takes it from the snapshot instead of rebuilding it.
+   */
+  async *exportCollection(name: string): AsyncGenerator<Buffer> {
+    const collection = this.collection(name);
+    await collection.saveSnapshot();
+    this.assertOpen();
+    yield* this.store.exportCollection(name);
+  }
+
+  /**
+   * Imports an export stream (from this database or another) as a new collection, named as
+   * exported or `options.name`: all or nothing, even if the process dies mid-way
+   * (collection-import.ts). ERR_COLLECTION_EXISTS if the name is taken; ERR_BAD_INPUT for a stream
+   * that is not a whole export. The graph comes from the export's snapshot where it matches.
+   */
+  async importCollection(source: AsyncIterable<Uint8Array>, options: { readonly name?: string } & CreateOptions = {}): Promise<CollectionInfo> {
+    if (options.name !== undefined) checkName(options.name);
+    this.assertOpen();
+    this.assertLoaded();
+    let claimed: string | undefined;
+    try {
+      const imported = await importCollection(this.store, source, options.name, (name) => {
+        if (this.collections.has(name) || this.busyNames.has(name)) throw new KithError('ERR_COLLECTION_EXISTS', `collection "${name}" already exists`);
+        this.busyNames.add(name);
+        claimed = name;
+      });
+      const name = imported.config.name;
+      const collection = new Collection(
+        this.store,
+        imported.uid,
+        imported.config,
+        imported.lastVersion,
+        this.warn,
+        this.threads,
+        options.versions,
+        imported.applied,
+      );
+      this.reports.set(name, collection.load());
+      this.collections.set(name, collection);
+      return collection.describe();
+    } finally {
+      if (claimed !== undefined) this.busyNames.delete(claimed);
+    }
   }
 
   /**

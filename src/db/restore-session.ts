@@ -9,9 +9,11 @@
  * snapshot still matches). If the process dies mid-way, the file holds whole batches and opens as
  * usual; running the same restore again gives the same records.
  */
+import type { AppliedPosition } from '../core/applied-position.js';
 import { badInput } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { normalizePointId } from '../core/point-id.js';
+import { MAX_VERSION, type VersionSource } from '../core/version-clock.js';
 import { Collection, type WarningSink } from '../collection/collection.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { LoadReport } from '../collection/collection-load.js';
@@ -32,8 +34,6 @@ export interface RestorePoint {
   readonly payload?: unknown;
 }
 
-const MAX_VERSION = (1n << 64n) - 1n;
-
 /** Under Cosine a stored vector is normalised; an exported one already is, and normalising it again could move its last bits. */
 const UNIT_TOLERANCE = 1e-6;
 
@@ -49,6 +49,8 @@ export class RestoreSession {
     private readonly reinstate: (collection: Collection, report: LoadReport) => void,
     /** The database's search threads, handed to the collection loaded at the end. */
     private readonly threads?: SearchThreads,
+    /** The collection's version source and applied position, handed on to the collection loaded at the end. */
+    private readonly log: { readonly versions?: VersionSource; readonly applied?: AppliedPosition | undefined } = {},
   ) {}
 
   /** Validates the whole batch, then writes it all or nothing; resolves once durable. */
@@ -78,7 +80,7 @@ export class RestoreSession {
   /** Loads the collection from the file and puts it back in the registry. Idempotent. */
   finish(): Promise<Collection> {
     this.finished ??= (async () => {
-      const collection = new Collection(this.store, this.uid, this.config, this.lastVersion, this.warn, this.threads);
+      const collection = new Collection(this.store, this.uid, this.config, this.lastVersion, this.warn, this.threads, this.log.versions, this.log.applied);
       const report = collection.load();
       this.reinstate(collection, report);
       return collection;

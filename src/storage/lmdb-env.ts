@@ -12,3 +12,9 @@ export const POINT_RECORDS_DB = { name: 'point_records', encoding: 'binary', key
 
 /** last_versions: collection uid to the highest version handed out, as a decimal string. */
 export const LAST_VERSIONS_DB = { name: 'last_versions', encoding: 'string' } as const;
+
+/** meta: the format entry, the uid counter, and (under APPLIED_KEY_PREFIX + uid) each collection's applied position. */
+export const META_DB = { name: 'meta' } as const;
+
+/** Prefix of the meta keys holding applied positions, as JSON text (core/applied-position.ts). */
+export const APPLIED_KEY_PREFIX = 'applied/';

@@ -10,6 +10,8 @@
  *   last_versions  uid                     highest version handed out          (decimal string)
  *   point_records  uid (u32 BE) + id UTF-8 point record (point-record.ts)      (raw bytes)
  *   snapshots      [uid, chunk]            index snapshot, in 16 MiB chunks    (raw bytes)
+ *   meta           "applied/<uid>"         the collection's applied position   (JSON text)
+ *                  "importing/<uid>"       an import under way into that uid   (msgpack true)
  *
  * Collections are keyed by a uid, never reused, so a dropped collection's keys can never be
  * mistaken for those of a new collection with the same name.
@@ -29,13 +31,15 @@
  */
 import { existsSync } from 'node:fs';
 import { type Database, type Key, open, type RootDatabase } from 'lmdb';
+import { type AppliedPosition, decodeAppliedPosition, encodeAppliedPosition } from '../core/applied-position.js';
 import { badInput, KithError } from '../core/errors.js';
 import { inspectDatabaseFile } from './database-file.js';
 import { type FileLock, lockDatabaseFile } from './file-lock.js';
 import { migrateFormat1 } from './format-1-migration.js';
 import { migrateFormat2 } from './format-2-migration.js';
 import { TimeSlices } from '../core/time-slices.js';
-import { ENV_OPTIONS, LAST_VERSIONS_DB, POINT_RECORDS_DB } from './lmdb-env.js';
+import { ExportWriter } from './collection-export.js';
+import { APPLIED_KEY_PREFIX, ENV_OPTIONS, LAST_VERSIONS_DB, META_DB, POINT_RECORDS_DB } from './lmdb-env.js';
 import { isLargeWrite, writeOnThread } from './point-writer.js';
 import { decodePointKey, encodePointKey, MAX_POINT_KEY_BYTES, pointKeyRange } from './point-key.js';
 import { openReadOnlyEnv, type LmdbEnv } from './read-only-env.js';
@@ -57,6 +61,8 @@ export interface StoredCollection {
   /** The collection's configuration as written by `createCollection`; the db layer validates it. */
   readonly config: unknown;
   readonly lastVersion: bigint;
+  /** The log position the collection's records go up to, when a write carried one. */
+  readonly applied?: AppliedPosition;
 }
 
 export interface PointWrite {
@@ -119,7 +125,7 @@ export class LmdbStore {
         lock,
         env,
         root,
-        root.openDB<unknown, string>({ name: 'meta' }),
+        root.openDB<unknown, string>(META_DB),
         root.openDB<CollectionEntry, string>({ name: 'collections' }),
         root.openDB<string, number>(LAST_VERSIONS_DB),
         root.openDB<Buffer, Buffer>(POINT_RECORDS_DB),
@@ -127,6 +133,7 @@ export class LmdbStore {
         root.openDB<string, number>({ name: 'annotations', encoding: 'string' }),
       );
       store.checkFormat();
+      if (!readOnly) store.discardUnfinishedImports();
       return store;
     } catch (error) {
       // The lock is given up only once LMDB has let go of the file.
@@ -180,9 +187,25 @@ export class LmdbStore {
         throw new KithError('ERR_STORAGE_CORRUPTED', `collection entry ${JSON.stringify(name)} does not decode`);
       }
       const last = this.lastVersions.get(entry.uid);
-      out.push({ uid: entry.uid, name, config: entry.config, lastVersion: typeof last === 'string' ? BigInt(last) : 0n });
+      const applied = this.readApplied(entry.uid, name);
+      out.push({
+        uid: entry.uid,
+        name,
+        config: entry.config,
+        lastVersion: typeof last === 'string' ? BigInt(last) : 0n,
+        ...(applied === undefined ? {} : { applied }),
+      });
     }
     return out;
+  }
+
+  /** The collection's applied position, as last committed; ERR_STORAGE_CORRUPTED if it does not decode. */
+  readApplied(uid: number, name: string): AppliedPosition | undefined {
+    const text = this.meta.get(appliedKey(uid));
+    if (text === undefined) return undefined;
+    const applied = decodeAppliedPosition(text);
+    if (applied === undefined) throw new KithError('ERR_STORAGE_CORRUPTED', `collection "${name}": its applied position does not decode`);
+    return applied;
   }
 
   /** The stored points of a collection, in key order (the ids' UTF-8 bytes). */
@@ -216,6 +239,7 @@ export class LmdbStore {
       removeRange(this.points, pointKeyRange(uid));
       removeRange(this.snapshots, snapshotRange(uid));
       this.annotations.removeSync(uid);
+      this.meta.removeSync(appliedKey(uid));
     });
   }
 
@@ -270,12 +294,12 @@ export class LmdbStore {
   }
 
   /**
-   * Applies removes, then puts, of one collection (and its last version) all or nothing; resolves
-   * once durable. Keys are encoded before the transaction starts (a slice at a time), so a bad id
+   * Applies removes, then puts, of one collection (and its last version and applied position)
+   * all or nothing; resolves once durable. Keys are encoded before the transaction starts (a slice at a time), so a bad id
    * fails before any write. A large batch is committed by a thread of its own (point-writer.ts),
    * so that its transaction does not hold the service thread.
    */
-  async writePoints(uid: number, puts: readonly PointWrite[], removes: readonly string[], lastVersion?: bigint): Promise<void> {
+  async writePoints(uid: number, puts: readonly PointWrite[], removes: readonly string[], lastVersion?: bigint, applied?: AppliedPosition): Promise<void> {
     if (this.closed) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closed');
     const slices = new TimeSlices();
     const removeKeys: Buffer[] = new Array(removes.length);
@@ -293,14 +317,125 @@ export class LmdbStore {
     }
     if (isLargeWrite(removeKeys.length + putEntries.length, recordBytes)) {
       if (this.closed) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closed');
-      await writeOnThread(this.path, uid, removeKeys, putEntries, lastVersion);
+      await writeOnThread(this.path, uid, removeKeys, putEntries, lastVersion, applied);
       return;
     }
     await this.write(() => {
       for (const key of removeKeys) this.points.removeSync(key);
       for (const [key, record] of putEntries) this.points.putSync(key, record);
       if (lastVersion !== undefined) this.lastVersions.putSync(uid, lastVersion.toString());
+      if (applied !== undefined) this.meta.putSync(appliedKey(uid), encodeAppliedPosition(applied));
     });
+  }
+
+  /**
+   * The collection as an export stream (collection-export.ts), read in ONE read transaction: its
+   * entry, last version, applied position, annotations, points and graph snapshot are those of a
+   * single commit, whatever is written meanwhile (LMDB keeps that commit's pages for the reader).
+   * The transaction is held until the stream is read to its end or abandoned; close() waits for it.
+   */
+  async *exportCollection(name: string): AsyncGenerator<Buffer> {
+    if (this.closed) throw new KithError('ERR_SHUTTING_DOWN', 'the database is closed');
+    const transaction = this.root.useReadTransaction();
+    let finish = (): void => {};
+    const held = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    this.copies.add(held);
+    try {
+      const entry = this.collections.get(name, { transaction });
+      if (entry === undefined) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" does not exist`);
+      const uid = entry.uid;
+      const last = this.lastVersions.get(uid, { transaction });
+      const applied = this.meta.get(appliedKey(uid), { transaction });
+      const annotations = this.annotations.get(uid, { transaction });
+      const out = new ExportWriter();
+      out.header({
+        name,
+        config: entry.config,
+        last_version: typeof last === 'string' ? last : '0',
+        applied: typeof applied === 'string' ? applied : null,
+        annotations: typeof annotations === 'string' ? annotations : null,
+        points: this.points.getKeysCount({ ...pointKeyRange(uid), transaction }),
+      });
+      for (const { key, value } of this.points.getRange({ ...pointKeyRange(uid), transaction })) {
+        out.point(decodePointKey(key).id, value);
+        const ready = out.take();
+        if (ready !== undefined) yield ready;
+      }
+      for (const { value } of this.snapshots.getRange({ ...snapshotRange(uid), transaction } as { start: SnapshotKey; end: SnapshotKey })) {
+        out.snapshot(value);
+        const ready = out.take();
+        if (ready !== undefined) yield ready;
+      }
+      yield out.end();
+    } finally {
+      transaction.done();
+      finish();
+      this.copies.delete(held);
+    }
+  }
+
+  /**
+   * Reserves a uid for an import and marks it under way, durably: until `commitImport` its points
+   * and snapshot are written under that uid with no collection entry (invisible), and an open
+   * that finds the mark (the import's process died) removes them.
+   */
+  async beginImport(): Promise<number> {
+    return this.write(() => {
+      const next = this.meta.get('next_uid');
+      const uid = typeof next === 'number' ? next : 1;
+      this.meta.putSync('next_uid', uid + 1);
+      this.meta.putSync(importingKey(uid), true);
+      return uid;
+    });
+  }
+
+  /**
+   * Makes an import's collection exist, in one transaction: its entry, last version, applied
+   * position and annotations, and the mark removed. ERR_COLLECTION_EXISTS (nothing written) if
+   * the name was taken meanwhile.
+   */
+  async commitImport(
+    uid: number,
+    name: string,
+    config: unknown,
+    lastVersion: bigint,
+    applied: AppliedPosition | undefined,
+    annotations: string | undefined,
+  ): Promise<void> {
+    await this.write(() => {
+      if (this.collections.get(name) !== undefined) throw new KithError('ERR_COLLECTION_EXISTS', `collection "${name}" already exists`);
+      this.collections.putSync(name, { uid, config });
+      this.lastVersions.putSync(uid, lastVersion.toString());
+      if (applied !== undefined) this.meta.putSync(appliedKey(uid), encodeAppliedPosition(applied));
+      if (annotations !== undefined) this.annotations.putSync(uid, annotations);
+      this.meta.removeSync(importingKey(uid));
+    });
+  }
+
+  /** Removes what an import that will not finish wrote, and its mark. */
+  async abortImport(uid: number): Promise<void> {
+    await this.write(() => this.removeImport(uid));
+  }
+
+  /** Imports whose process died: their points and snapshots go, in one transaction, durable before the open returns. */
+  private discardUnfinishedImports(): void {
+    const uids: number[] = [];
+    for (const key of this.meta.getKeys({ start: IMPORTING_KEY_PREFIX, end: IMPORTING_KEY_END })) {
+      const uid = Number(String(key).slice(IMPORTING_KEY_PREFIX.length));
+      if (Number.isSafeInteger(uid)) uids.push(uid);
+    }
+    if (uids.length === 0) return;
+    this.root.transactionSync(() => {
+      for (const uid of uids) this.removeImport(uid);
+    });
+  }
+
+  private removeImport(uid: number): void {
+    removeRange(this.points, pointKeyRange(uid));
+    removeRange(this.snapshots, snapshotRange(uid));
+    this.meta.removeSync(importingKey(uid));
   }
 
   /** Resolves once everything written so far is on disk. */
@@ -391,6 +526,20 @@ function checkReadable(path: string, subDatabases: readonly string[]): void {
       `${path}: no ${missing.map((name) => JSON.stringify(name)).join(', ')} sub-database: not a kith database, or its creation was cut short`,
     );
   }
+}
+
+/** The meta key of a collection's applied position (a string, as every meta key). */
+export function appliedKey(uid: number): string {
+  return `${APPLIED_KEY_PREFIX}${uid}`;
+}
+
+const IMPORTING_KEY_PREFIX = 'importing/';
+/** '/' + 1: the end of the range of keys that start with IMPORTING_KEY_PREFIX. */
+const IMPORTING_KEY_END = 'importing0';
+
+/** The meta key marking an import under way into `uid`. */
+function importingKey(uid: number): string {
+  return `${IMPORTING_KEY_PREFIX}${uid}`;
 }
 
 /** A collection's snapshot chunks: ordered-binary numbers, which read back exactly as written. */

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type Database, open } from 'lmdb';
-import { ENV_OPTIONS, LAST_VERSIONS_DB, POINT_RECORDS_DB } from './lmdb-env.js';
+import { APPLIED_KEY_PREFIX, ENV_OPTIONS, LAST_VERSIONS_DB, META_DB, POINT_RECORDS_DB } from './lmdb-env.js';
 import { type PointWriterJob, type PointWriterResult, unpacked } from './point-writer.js';
 
 const job = workerData as PointWriterJob;
@@ -14,10 +14,12 @@ const root = open({ path: job.path, ...ENV_OPTIONS });
 try {
   const points: Database<Buffer, Buffer> = root.openDB<Buffer, Buffer>(POINT_RECORDS_DB);
   const lastVersions: Database<string, number> = root.openDB<string, number>(LAST_VERSIONS_DB);
+  const meta: Database<unknown, string> = root.openDB<unknown, string>(META_DB);
   root.transactionSync(() => {
     for (let i = 0; i < job.removeKeys.ends.length; i++) points.removeSync(unpacked(job.removeKeys, i));
     for (let i = 0; i < job.putKeys.ends.length; i++) points.putSync(unpacked(job.putKeys, i), unpacked(job.records, i));
     if (job.lastVersion !== null) lastVersions.putSync(job.uid, job.lastVersion);
+    if (job.applied !== null) meta.putSync(`${APPLIED_KEY_PREFIX}${job.uid}`, job.applied);
   });
   result = { ok: true };
 } catch (error) {

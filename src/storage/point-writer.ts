@@ -15,6 +15,7 @@
  * the write or the store (starting one costs tens of milliseconds, on the thread itself).
  */
 import { Worker } from 'node:worker_threads';
+import { type AppliedPosition, encodeAppliedPosition } from '../core/applied-position.js';
 import { KithError } from '../core/errors.js';
 import { TimeSlices } from '../core/time-slices.js';
 
@@ -38,6 +39,8 @@ export interface PointWriterJob {
   readonly records: Packed;
   /** The collection's new last version, as a decimal string; null to leave it. */
   readonly lastVersion: string | null;
+  /** The collection's new applied position, encoded (applied-position.ts); null to leave it. */
+  readonly applied: string | null;
 }
 
 /** What the thread answers: done, or why not. */
@@ -48,8 +51,9 @@ export function isLargeWrite(operations: number, bytes: number): boolean {
 }
 
 /**
- * Removes `removeKeys`, then puts `records` under `putKeys`, and sets the last version, in one
- * transaction of the file at `path` on a thread of its own; resolves once durable.
+ * Removes `removeKeys`, then puts `records` under `putKeys`, and sets the last version and the
+ * applied position, in one transaction of the file at `path` on a thread of its own; resolves
+ * once durable.
  */
 export async function writeOnThread(
   path: string,
@@ -57,6 +61,7 @@ export async function writeOnThread(
   removeKeys: readonly Uint8Array[],
   puts: ReadonlyArray<readonly [Uint8Array, Uint8Array]>,
   lastVersion: bigint | undefined,
+  applied?: AppliedPosition,
 ): Promise<void> {
   const slices = new TimeSlices();
   const job: PointWriterJob = {
@@ -66,6 +71,7 @@ export async function writeOnThread(
     putKeys: await pack(puts.length, (i) => (puts[i] as readonly [Uint8Array, Uint8Array])[0], slices),
     records: await pack(puts.length, (i) => (puts[i] as readonly [Uint8Array, Uint8Array])[1], slices),
     lastVersion: lastVersion === undefined ? null : lastVersion.toString(),
+    applied: applied === undefined ? null : encodeAppliedPosition(applied),
   };
   const transfer = [
     job.removeKeys.bytes,
