@@ -8,7 +8,7 @@
  */
 import { type AppliedPosition, decodeAppliedPosition } from '../core/applied-position.js';
 import { badInput, KithError } from '../core/errors.js';
-import { type CollectionConfig, configFromStored, configToJson, validateCollectionName } from '../collection/collection-config.js';
+import { type CollectionConfig, configFromStored, configToJson, validateCollectionName } from '../segment/collection-config.js';
 import { type ExportHeader, readExport } from '../storage/collection-export.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { decodePointRecord } from '../storage/point-record.js';
