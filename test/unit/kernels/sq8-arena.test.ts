@@ -37,7 +37,7 @@ test('a zero vector has zero parameters, reads as zeros and is not normalised in
   }
 });
 
-test('read equals collection/vector-input searchableVector, bit for bit, for every metric', () => {
+test('read equals search/vector-input searchableVector, bit for bit, for every metric', () => {
   const rng = new SeededRng(5);
   for (const distance of DISTANCES) {
     for (const dim of [1, 7, 16, 33, 128]) {
