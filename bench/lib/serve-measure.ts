@@ -1,58 +1,94 @@
 /**
  * The measurements of the `serve` scenario on one running service (kith or the reference), each
- * a small function: search load from the separate load-generator process with the server's CPU
- * read around it, batch search, search latency under a concurrent writer, and the first queries
- * after a restart.
+ * a small function: search load from the service's long-lived load generator (lib/serve-load.ts)
+ * with the server's CPU read around the timed passes, the floor, 1 client with recall, many
+ * clients, batch search, search latency under a concurrent writer, the first queries after a
+ * restart and searches with a filter no payload index answers.
  */
-import { fileURLToPath } from 'node:url';
-import { runChildWorker } from './child-worker.js';
+import type { AnnDataset } from '../datasets/dataset.js';
+import { type ExactNeighbours, recallAtK } from './ground-truth.js';
 import { createClient, type HttpClient, requestJson } from './http-client.js';
-import type { LoadJob, LoadResult } from './serve-load.js';
-import { loadPoints } from './workload.js';
+import type { LoadGenerator, LoadJob, LoadResult } from './serve-load.js';
 import type { ServiceProcess } from './serve-process.js';
-import { coresBusy, median, quantile, round, type LatencySummary, summarizeLatencies } from './stats.js';
-
-const LOAD_WORKER = fileURLToPath(new URL('./serve-load.js', import.meta.url));
+import { coresBusy, type LatencySummary, median, quantile, round, summarizeLatencies } from './stats.js';
+import { loadPoints } from './workload.js';
 
 export interface ServedLoad extends LoadResult {
-  /** Server CPU (all threads) over the whole job, warm-up included, per request. */
+  /** Server CPU (all threads) over the timed passes, per request. */
   readonly server_cpu_ms_per_query: number;
-  /** Server CPU over the job as cores kept busy. */
+  /** Server CPU over the timed passes as cores kept busy. */
   readonly server_cores: number;
 }
 
-function failedLoad(reason: string): LoadResult {
+/** A running service and the generator that loads it (the same generator across a restart). */
+export interface Served {
+  readonly service: ServiceProcess;
+  readonly generator: LoadGenerator;
+}
+
+/** A load job without the service's address, which `servedLoad` fills in. */
+export type ServedJob = Omit<LoadJob, 'url' | 'serverPid'>;
+
+/**
+ * Untimed requests at `clients` connections once the service is loaded, before any measurement:
+ * they JIT the generator, open every connection it will use and warm the server's search path.
+ * A cold generator cost ~0.29 ms of its own CPU per request against ~0.11 warm, on the cores the
+ * server needs, and read 35–90% fewer QPS.
+ */
+export const GENERATOR_WARMUP = 3000;
+
+/** Untimed requests of each job: the generator is warm, this is the path's own warm-up (a new collection, a restarted service). */
+export const JOB_WARMUP = 500;
+
+/** Runs one load job on the service's generator; the server's CPU comes from the timed passes. */
+export async function servedLoad(served: Served, job: ServedJob): Promise<ServedLoad> {
+  const result = await served.generator.run({ ...job, url: served.service.url, serverPid: served.service.pid });
+  if (!result.ok) throw new Error(`load generator: ${result.error}`);
+  const requests = job.passes * job.bodies.length;
   return {
-    ok: false,
-    error: reason,
-    requests: 0,
-    qps_per_pass: [],
-    qps_median: 0,
-    latency: summarizeLatencies([]),
-    client_cpu_ms: 0,
-    client_cores: 0,
-    wall_seconds: 0,
+    ...result,
+    server_cpu_ms_per_query: round(result.server_cpu_ms / requests, 4),
+    server_cores: coresBusy(result.server_cpu_ms, result.wall_seconds),
   };
 }
 
-/**
- * Untimed requests before a concurrent measurement. Each load job runs in a fresh generator
- * process whose code is cold: with 200, three 1,000-query passes of 16 clients cost that process
- * ~0.29 ms of CPU per request against ~0.11 once warm, on the cores the server needs, and read
- * 35–90% fewer QPS than ten passes did.
- */
-export const CONCURRENT_WARMUP = 3000;
+/** Warms the generator, its `clients` connections and the service (see GENERATOR_WARMUP). */
+export async function warmGenerator(served: Served, path: string, bodies: readonly string[], clients: number): Promise<void> {
+  const result = await served.generator.run({
+    url: served.service.url,
+    serverPid: served.service.pid,
+    path,
+    bodies,
+    concurrency: clients,
+    warmup: GENERATOR_WARMUP,
+    passes: 0,
+  });
+  if (!result.ok) throw new Error(`load generator warm-up: ${result.error}`);
+}
 
-/** Runs one load job in a fresh generator process; the server's CPU is read before and after. */
-export async function servedLoad(service: ServiceProcess, job: Omit<LoadJob, 'url'>): Promise<ServedLoad> {
-  const cpu0 = service.cpuMs();
-  const t0 = performance.now();
-  const result = await runChildWorker<LoadJob, LoadResult>(LOAD_WORKER, { ...job, url: service.url }, failedLoad);
-  const wall = (performance.now() - t0) / 1000;
-  if (!result.ok) throw new Error(`load generator: ${result.error}`);
-  const cpu = service.cpuMs() - cpu0;
-  const total = job.warmup + job.passes * job.bodies.length;
-  return { ...result, server_cpu_ms_per_query: round(cpu / total, 4), server_cores: coresBusy(cpu, wall) };
+/**
+ * Every per-request cost but the search: the same bodies against a 1-point collection `name`,
+ * created with `create` (the service's own fields besides name, size and distance) and loaded
+ * with `upsert`.
+ */
+export async function measureFloor(
+  served: Served,
+  client: HttpClient,
+  floor: { readonly name: string; readonly create: Record<string, unknown>; readonly upsert: Buffer },
+  job: ServedJob,
+): Promise<ServedLoad> {
+  await requestJson(client, 'POST', '/collections', { name: floor.name, ...floor.create });
+  await loadPoints(client, floor.name, [floor.upsert], 1);
+  return servedLoad(served, { ...job, path: `/collections/${floor.name}/points/search`, concurrency: 1 });
+}
+
+export type WithRecall = ServedLoad & { readonly recall: number; readonly recall_ids: number };
+
+/** One client; recall@`limit` of the first timed pass against `truth`. The ids are not kept in the result. */
+export async function measureWithRecall(served: Served, job: ServedJob, dataset: AnnDataset, truth: ExactNeighbours, limit: number): Promise<WithRecall> {
+  const load = await servedLoad(served, { ...job, keepIds: limit });
+  const recall = recallAtK(dataset, truth, Int32Array.from(load.ids ?? []), limit);
+  return { ...load, ids: undefined, recall: round(recall.recall, 4), recall_ids: round(recall.recall_ids, 4) };
 }
 
 export interface BatchReport {
@@ -112,11 +148,11 @@ export interface UnderWritesReport {
  */
 export async function measureUnderWrites(
   client: HttpClient,
-  service: ServiceProcess,
+  served: Served,
   collection: string,
   upserts: readonly Buffer[],
   perBatch: number,
-  job: Omit<LoadJob, 'url'>,
+  job: ServedJob,
 ): Promise<UnderWritesReport> {
   let done = false;
   const latencies: number[] = [];
@@ -135,7 +171,7 @@ export async function measureUnderWrites(
   })();
   let search: ServedLoad;
   try {
-    search = await servedLoad(service, job);
+    search = await servedLoad(served, job);
   } finally {
     done = true;
   }
@@ -240,9 +276,11 @@ export interface PredicateFilterJob {
   readonly create: Record<string, unknown>;
   readonly upserts: readonly Buffer[];
   readonly points: number;
-  /** Search bodies carrying the filter, and their limit (the ids of the 1-client pass are kept for recall). */
+  /** Search bodies carrying the filter, their limit, and the exact filtered top-`limit` for recall. */
   readonly bodies: readonly string[];
   readonly limit: number;
+  readonly dataset: AnnDataset;
+  readonly truth: ExactNeighbours;
   readonly passes: number;
   readonly clients: number;
   /** Other collections whose calibration must have ended before the timed part. */
@@ -253,10 +291,10 @@ export interface PredicateFilterJob {
 /**
  * Searches with a filter no payload index answers, 1 and `clients` clients, on a collection
  * created and loaded for it. The first such searches run on the service thread while the payloads
- * are copied for the threads; the 500 warm-up searches cover that.
+ * are copied for the threads; the JOB_WARMUP searches cover that.
  */
-export async function measurePredicateFilter(service: ServiceProcess, job: PredicateFilterJob): Promise<{ one: ServedLoad; many: ServedLoad }> {
-  const client = createClient('http', service.url, 1);
+export async function measurePredicateFilter(served: Served, job: PredicateFilterJob): Promise<{ one: WithRecall; many: ServedLoad }> {
+  const client = createClient('http', served.service.url, 1);
   try {
     await requestJson(client, 'POST', '/collections', job.create);
     await loadPoints(client, job.collection, job.upserts, job.points);
@@ -266,8 +304,8 @@ export async function measurePredicateFilter(service: ServiceProcess, job: Predi
   } finally {
     client.close();
   }
-  const load = { path: `/collections/${job.collection}/points/search`, bodies: job.bodies, warmup: 500, passes: job.passes };
-  const one = await servedLoad(service, { ...load, concurrency: 1, keepIds: job.limit });
-  const many = await servedLoad(service, { ...load, concurrency: job.clients, warmup: CONCURRENT_WARMUP });
+  const load = { path: `/collections/${job.collection}/points/search`, bodies: job.bodies, warmup: JOB_WARMUP, passes: job.passes };
+  const one = await measureWithRecall(served, { ...load, concurrency: 1 }, job.dataset, job.truth, job.limit);
+  const many = await servedLoad(served, { ...load, concurrency: job.clients });
   return { one, many };
 }

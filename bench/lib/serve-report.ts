@@ -56,7 +56,7 @@ export function rssGrowth(empty: ProcRss | null, after: ProcRss | null, points: 
   };
 }
 
-function rows(results: readonly TargetResult[], clients: number): Row[] {
+function rows(results: readonly TargetResult[], clients: number, queries: number): Row[] {
   const col = (f: (r: TargetResult) => Cell): Cell[] => results.map(f);
   return [
     { name: 'ingest points/s (kith durable per batch; reference in memory)', cells: col((r) => r.ingest.points_per_s), ratio: true },
@@ -78,7 +78,7 @@ function rows(results: readonly TargetResult[], clients: number): Row[] {
     { name: `${clients} clients: server cores busy`, cells: col((r) => r.many?.server_cores) },
     { name: `${clients} clients: client process cores busy`, cells: col((r) => r.many?.client_cores) },
     { name: `${clients} clients: server CPU ms/query`, cells: col((r) => r.many?.server_cpu_ms_per_query), ratio: true },
-    { name: 'batch of 1000: queries/s', cells: col((r) => r.batch?.queries_per_s), ratio: true },
+    { name: `batch of ${queries}: queries/s`, cells: col((r) => r.batch?.queries_per_s), ratio: true },
     {
       name: 'batch queries/s ÷ 1-client QPS',
       cells: col((r) => (r.batch === undefined || r.one === undefined ? undefined : round(r.batch.queries_per_s / r.one.qps_median, 2))),
@@ -112,14 +112,14 @@ function rows(results: readonly TargetResult[], clients: number): Row[] {
 /** Prints the table and the summary line on stdout; returns the summary. */
 export function printReport(
   results: readonly TargetResult[],
-  params: Record<string, unknown> & { clients: number },
+  params: Record<string, unknown> & { clients: number; queries: number },
   uptimeBefore: string | null,
   uptimeAfter: string | null,
 ): Record<string, unknown> {
   const refIndex = results.findIndex((r) => r.kind === 'reference');
   const kithIndex = results.findIndex((r) => r.kind === 'kith');
   const withRatio = refIndex >= 0 && kithIndex >= 0;
-  const table = rows(results, params.clients);
+  const table = rows(results, params.clients, params.queries);
   const header = ['', ...results.map((r) => r.label), ...(withRatio ? [`${results[kithIndex]?.label} / reference`] : [])];
   const body = table.map((row) => {
     const cells = row.cells.map((c) => (c === undefined || Number.isNaN(c) ? '–' : c));

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { syntheticDataset } from '../datasets/dataset.js';
 import { GaussianMixture, PEER_MIXTURE } from '../datasets/synthetic.js';
-import { computeExactTopK, type ExactNeighbours, groundTruth, recallAtK } from '../lib/ground-truth.js';
+import { computeExactTopK, type ExactNeighbours, groundTruth } from '../lib/ground-truth.js';
 import { createClient, requestJson } from '../lib/http-client.js';
 import { requireWasmKernels } from '../lib/kernels-check.js';
 import { loadAverage, machineInfo, QUIET_LOAD } from '../lib/machine.js';
@@ -23,14 +23,18 @@ import { peerStatus } from '../lib/peers.js';
 import { REPO_DIR, writeResult } from '../lib/results.js';
 import { nameList, parseOptions, positiveInt, type Scenario, UsageError } from '../lib/scenario.js';
 import { MAIN_JS } from '../lib/server.js';
+import { LoadGenerator } from '../lib/serve-load.js';
 import {
-  CONCURRENT_WARMUP,
   calibrationSettled,
+  JOB_WARMUP,
   measureBatch,
+  measureFloor,
   measurePredicateFilter,
   measureRestart,
   measureUnderWrites,
+  measureWithRecall,
   servedLoad,
+  warmGenerator,
   warmupShape,
 } from '../lib/serve-measure.js';
 import { spawnService } from '../lib/serve-process.js';
@@ -140,6 +144,8 @@ export const serveScenario: Scenario = {
     log(`ground truth: ${gt.cached ? 'cached' : `computed in ${round(gt.seconds, 1)} s`}`);
     const payload = (i: number): unknown => ({ category: i % 10 });
     const upserts = encodeUpsertBatches(base, 1000, payload);
+    const [floorUpsert] = encodeUpsertBatches({ ...base, rows: base.rows.slice(0, 1) }, 1, payload);
+    if (floorUpsert === undefined) throw new Error('no point for the floor collection');
     const writerBatches = encodeUpsertBatches(writerRows, 100, (i) => payload(n + i)).map((body) =>
       // encodeUpsertBatches numbers rows from 0: shift the writer's ids past the base points.
       Buffer.from(body.toString().replace(/"id":(\d+)/g, (_, id: string) => `"id":${n + Number(id)}`)),
@@ -166,8 +172,11 @@ export const serveScenario: Scenario = {
       const args = target.kind === 'kith' ? ['-db', dbPath, ...target.args] : [...target.args];
       const readyPath = target.kind === 'kith' ? '/readyz' : '/healthz';
       const say = (m: string): void => log(`${target.label}: ${m}`);
+      // The reference gets exactly the parameters kith echoed for its collection.
+      const referenceParams = hnswParams ?? { m: 16, ef_construction: 200, ef_search: 64 };
       let service = await spawnService(target.script, args, { nodeArgs, readyPath });
       const client = createClient('http', service.url, 1);
+      const generator = LoadGenerator.start(clients);
       try {
         const empty = service.rss();
         say(`ready in ${round(service.readyMs, 1)} ms, RSS ${round((empty?.rss_bytes ?? Number.NaN) / 2 ** 20, 1)} MiB`);
@@ -179,13 +188,7 @@ export const serveScenario: Scenario = {
           const p = info.result.parameters;
           hnswParams = { m: p.m, ef_construction: p.ef_construction, ef_search: p.ef_search };
         } else {
-          // The reference gets exactly the parameters kith echoed for its collection.
-          await requestJson(client, 'POST', '/collections', {
-            name: COLLECTION,
-            vector_size: dim,
-            distance: 'cosine',
-            parameters: hnswParams ?? { m: 16, ef_construction: 200, ef_search: 64 },
-          });
+          await requestJson(client, 'POST', '/collections', { name: COLLECTION, vector_size: dim, distance: 'cosine', parameters: referenceParams });
         }
         const cpuLoad0 = service.cpuMs();
         const clientCpu0 = process.cpuUsage();
@@ -204,7 +207,7 @@ export const serveScenario: Scenario = {
         }
         if (target.kind === 'kith') say(`calibration settled after ${round(await calibrationSettled(client, COLLECTION), 1)} s more`);
         const rss = service.rss();
-        const job = { path: searchPath, bodies: queryTexts, warmup: 200, passes };
+        const job = { path: searchPath, bodies: queryTexts, warmup: JOB_WARMUP, passes };
         const result: TargetResult = {
           label: target.label,
           kind: target.kind,
@@ -212,24 +215,22 @@ export const serveScenario: Scenario = {
           warmup: { queries: warmup, ...warmupShape(warm) },
           rss: rssGrowth(empty, rss, n),
         };
+        const served = { service, generator };
+        await warmGenerator(served, searchPath, queryTexts, clients);
         if (phases.has('floor')) {
-          // Every per-request cost but the search: the same bodies against a 1-point collection.
-          const floorParams = target.kind === 'kith' ? { hnsw: true } : { parameters: hnswParams ?? { m: 16, ef_construction: 200, ef_search: 64 } };
-          await requestJson(client, 'POST', '/collections', { name: FLOOR, vector_size: dim, distance: 'cosine', ...floorParams });
-          await loadPoints(client, FLOOR, encodeUpsertBatches({ ...base, rows: base.rows.slice(0, 1) }, 1, payload), 1);
-          result.floor = await servedLoad(service, { ...job, path: `/collections/${FLOOR}/points/search`, concurrency: 1, warmup: 2000 });
+          const create = { vector_size: dim, distance: 'cosine', ...(target.kind === 'kith' ? { hnsw: true } : { parameters: referenceParams }) };
+          result.floor = await measureFloor(served, client, { name: FLOOR, create, upsert: floorUpsert }, { ...job, concurrency: 1 });
           say(`floor (1-point collection): server ${result.floor.server_cpu_ms_per_query} ms CPU/query, p50 ${result.floor.latency.p50_ms} ms`);
         }
         if (phases.has('one') || phases.has('writes') || phases.has('restart')) {
-          const one = await servedLoad(service, { ...job, concurrency: 1, keepIds: LIMIT });
-          const recall = recallAtK(dataset, gt.truth, Int32Array.from(one.ids ?? []), LIMIT);
-          result.one = { ...one, ids: undefined, recall: round(recall.recall, 4), recall_ids: round(recall.recall_ids, 4) };
+          const one = await measureWithRecall(served, { ...job, concurrency: 1 }, dataset, gt.truth, LIMIT);
+          result.one = one;
           say(
-            `1 client: ${one.qps_median} QPS, p50 ${one.latency.p50_ms} ms, p99 ${one.latency.p99_ms} ms, server ${one.server_cpu_ms_per_query} ms CPU/query, recall@10 ${round(recall.recall, 4)}`,
+            `1 client: ${one.qps_median} QPS, p50 ${one.latency.p50_ms} ms, p99 ${one.latency.p99_ms} ms, server ${one.server_cpu_ms_per_query} ms CPU/query, recall@10 ${one.recall}`,
           );
         }
         if (phases.has('many')) {
-          result.many = await servedLoad(service, { ...job, concurrency: clients, warmup: CONCURRENT_WARMUP });
+          result.many = await servedLoad(served, { ...job, concurrency: clients });
           say(
             `${clients} clients: ${result.many.qps_median} QPS, p50 ${result.many.latency.p50_ms} ms, p99 ${result.many.latency.p99_ms} ms, client ${result.many.client_cores} cores, server ${result.many.server_cores} cores`,
           );
@@ -240,7 +241,7 @@ export const serveScenario: Scenario = {
         }
         if (phases.has('writes')) {
           // One pass: a service that applies a batch in one event-loop turn makes every search wait for it.
-          result.writes = await measureUnderWrites(client, service, COLLECTION, writerBatches, 100, { ...job, concurrency: 1, passes: 1 });
+          result.writes = await measureUnderWrites(client, served, COLLECTION, writerBatches, 100, { ...job, concurrency: 1, passes: 1 });
           say(
             `under writes: p99 ${result.writes.search.latency.p99_ms} ms (${result.writes.upsert_batches} upserts of 100, ${result.writes.upsert_points_per_s} points/s)`,
           );
@@ -261,27 +262,32 @@ export const serveScenario: Scenario = {
           );
         }
         if (filteredTruth !== undefined && target.kind === 'kith') {
-          const filtered = await measurePredicateFilter(service, {
-            collection: PREDICATE,
-            create: { name: PREDICATE, vector_size: dim, distance: 'cosine', hnsw: true, payload_index: false },
-            upserts,
-            points: n,
-            bodies: filteredTexts,
-            limit: LIMIT,
-            passes,
-            clients,
-            others: [COLLECTION],
-            log: say,
-          });
-          const recall = recallAtK(dataset, filteredTruth, Int32Array.from(filtered.one.ids ?? []), LIMIT).recall;
-          result.filtered = { one: { ...filtered.one, ids: undefined }, many: filtered.many, recall: round(recall, 4) };
+          const filtered = await measurePredicateFilter(
+            { service, generator },
+            {
+              collection: PREDICATE,
+              create: { name: PREDICATE, vector_size: dim, distance: 'cosine', hnsw: true, payload_index: false },
+              upserts,
+              points: n,
+              bodies: filteredTexts,
+              limit: LIMIT,
+              dataset,
+              truth: filteredTruth,
+              passes,
+              clients,
+              others: [COLLECTION],
+              log: say,
+            },
+          );
+          result.filtered = { ...filtered, recall: filtered.one.recall };
           say(
-            `filter no index answers: 1 client ${filtered.one.qps_median} QPS (${filtered.one.server_cpu_ms_per_query} ms CPU/query), ${clients} clients ${filtered.many.qps_median} QPS (p99 ${filtered.many.latency.p99_ms} ms, ${filtered.many.server_cores} cores), recall@10 ${round(recall, 4)}`,
+            `filter no index answers: 1 client ${filtered.one.qps_median} QPS (${filtered.one.server_cpu_ms_per_query} ms CPU/query), ${clients} clients ${filtered.many.qps_median} QPS (p99 ${filtered.many.latency.p99_ms} ms, ${filtered.many.server_cores} cores), recall@10 ${filtered.one.recall}`,
           );
         }
         results.push(result);
       } finally {
         client.close();
+        await generator.close();
         const code = await service.stop();
         if (code !== 0) log(`${target.label}: exit ${code}\n${service.output().slice(-2000)}`);
         rmSync(dir, { recursive: true, force: true });
