@@ -4,6 +4,7 @@
  * route validation skips the `Filter` reference (see api/validation.ts).
  */
 import { Type } from 'typebox';
+import { Nullable } from './common.js';
 
 const RangeBound = Type.Union([Type.Number(), Type.String({ format: 'date-time' })], {
   description: 'A number, or an RFC 3339 datetime; all bounds of one range are of one kind.',
@@ -16,12 +17,12 @@ const FieldCondition = Type.Object(
     key: Type.String({
       description: 'Payload key; dots walk into nested objects when no top-level key has this name; `a[].b` reads b in every element of array a.',
     }),
-    type: Type.Optional(
+    type: Nullable(
       Type.Union([Type.Literal('exact'), Type.Literal('range'), Type.Literal('prefix'), Type.Literal('contains'), Type.Literal('regex')], {
         description: 'Default: `range` when `range` is given, else `exact`.',
       }),
     ),
-    match: Type.Optional(
+    match: Nullable(
       Type.Object(
         {
           value: Type.Optional(Type.Unknown({ description: 'exact: JSON value; prefix/regex: string; contains: element or substring.' })),
@@ -32,25 +33,25 @@ const FieldCondition = Type.Object(
         { additionalProperties: false, description: 'Exactly one of value, any, except, text.' },
       ),
     ),
-    range: Type.Optional(
+    range: Nullable(
       Type.Object(
-        { gt: Type.Optional(RangeBound), gte: Type.Optional(RangeBound), lt: Type.Optional(RangeBound), lte: Type.Optional(RangeBound) },
+        { gt: Nullable(RangeBound), gte: Nullable(RangeBound), lt: Nullable(RangeBound), lte: Nullable(RangeBound) },
         { additionalProperties: false, description: 'At least one bound.' },
       ),
     ),
-    values_count: Type.Optional(
+    values_count: Nullable(
       Type.Object(
-        { gt: Type.Optional(Type.Integer()), gte: Type.Optional(Type.Integer()), lt: Type.Optional(Type.Integer()), lte: Type.Optional(Type.Integer()) },
+        { gt: Nullable(Type.Integer()), gte: Nullable(Type.Integer()), lt: Nullable(Type.Integer()), lte: Nullable(Type.Integer()) },
         { additionalProperties: false, description: 'How many values the key holds (null 0, an array its length, else 1); at least one bound.' },
       ),
     ),
-    geo_radius: Type.Optional(Type.Object({ center: GeoPoint, radius: Type.Number({ description: 'Meters (haversine).' }) }, { additionalProperties: false })),
-    geo_bounding_box: Type.Optional(Type.Object({ top_left: GeoPoint, bottom_right: GeoPoint }, { additionalProperties: false })),
-    geo_polygon: Type.Optional(
+    geo_radius: Nullable(Type.Object({ center: GeoPoint, radius: Type.Number({ description: 'Meters (haversine).' }) }, { additionalProperties: false })),
+    geo_bounding_box: Nullable(Type.Object({ top_left: GeoPoint, bottom_right: GeoPoint }, { additionalProperties: false })),
+    geo_polygon: Nullable(
       Type.Object(
         {
-          exterior: Type.Object({ points: Type.Array(GeoPoint) }),
-          interiors: Type.Optional(Type.Array(Type.Object({ points: Type.Array(GeoPoint) }))),
+          exterior: Type.Object({ points: Type.Array(GeoPoint) }, { additionalProperties: false }),
+          interiors: Nullable(Type.Array(Type.Object({ points: Type.Array(GeoPoint) }, { additionalProperties: false }))),
         },
         { additionalProperties: false },
       ),
@@ -87,10 +88,10 @@ const Conditions = (description: string) => Type.Union([Type.Array(Condition), C
 
 export const FilterSchema = Type.Object(
   {
-    must: Type.Optional(Conditions('All must hold.')),
-    must_not: Type.Optional(Conditions('None may hold.')),
-    should: Type.Optional(Conditions('At least one must hold (when not empty).')),
-    min_should: Type.Optional(
+    must: Nullable(Conditions('All must hold.')),
+    must_not: Nullable(Conditions('None may hold.')),
+    should: Nullable(Conditions('At least one must hold (when not empty).')),
+    min_should: Nullable(
       Type.Object(
         { conditions: Conditions('The candidates.'), min_count: Type.Integer({ minimum: 0 }) },
         { additionalProperties: false, description: 'At least min_count of the conditions hold.' },
