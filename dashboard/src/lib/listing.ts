@@ -9,7 +9,7 @@ import { search } from '../api';
 import type { ScoredPoint } from '../types';
 import { unitVector } from './unit-vector';
 
-/** The search API's largest offset (LIMITS.offset.max in src/collection/collection-config.ts). */
+/** The search API's largest offset (LIMITS.offset.max in src/segment/collection-config.ts). */
 export const MAX_OFFSET = 100000;
 /** Vector components one search may return (MAX_RETURNED_COMPONENTS in src/api/routes/search.ts). */
 export const MAX_RETURNED_COMPONENTS = 524288;
