@@ -25,3 +25,39 @@ test('ShardedMap agrees with a Map under random sets and deletes', () => {
     }
   });
 });
+
+test('ShardedMap agrees with a Map while it grows through many doublings and shrinks back, with colliding homes', () => {
+  withSeed(testSeed(8802), (rng) => {
+    const sharded = new ShardedMap<string>();
+    const reference = new Map<string, string>();
+    // Keys that differ in one code unit (the ids users have: counters, prefixes, UUID-like).
+    const keyOf = (n: number): string => (n % 3 === 0 ? String(n) : n % 3 === 1 ? `p-${n.toString(36)}` : `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`);
+    for (let round = 0; round < 3; round++) {
+      const range = 40_000 * (round + 1);
+      for (let step = 0; step < 120_000; step++) {
+        const key = keyOf(rng.int(range));
+        const op = rng.int(10);
+        if (op < 6) {
+          sharded.set(key, `${round}:${step}`);
+          reference.set(key, `${round}:${step}`);
+        } else if (op < 9) assert.equal(sharded.delete(key), reference.delete(key), key);
+        else assert.equal(sharded.get(key), reference.get(key), key);
+      }
+      assert.equal(sharded.size, reference.size);
+      for (const [key, value] of reference) assert.equal(sharded.get(key), value, key);
+      // Empty it through deletes in random order: every backward shift must keep the rest findable.
+      const keys = [...reference.keys()];
+      for (let i = keys.length - 1; i > 0; i--) {
+        const j = rng.int(i + 1);
+        [keys[i], keys[j]] = [keys[j] as string, keys[i] as string];
+      }
+      for (const [i, key] of keys.entries()) {
+        assert.equal(sharded.delete(key), true, key);
+        reference.delete(key);
+        if (i % 997 === 0) for (const [k, v] of reference) assert.equal(sharded.get(k), v, k);
+      }
+      assert.equal(sharded.size, 0);
+      for (let n = 0; n < range; n += 101) assert.equal(sharded.has(keyOf(n)), false);
+    }
+  });
+});
