@@ -31,7 +31,7 @@ import { type PointQueryRequest, type QueryRequest, type QuerySource, type Recom
 import { searchSegmentParallel } from './parallel-search.js';
 import type { Payload } from '../segment/point-table.js';
 import { checkSelection, type PayloadOperation, payloadUpdate, type PointSelection } from './payload-operations.js';
-import { normalizeIds, type PointInput, type PreparedPoint, preparePoints, storedPayload } from './prepare-points.js';
+import { checkIds, existingIdsOf, type PointInput, type PreparedPoint, preparePoints, storedPayload } from './prepare-points.js';
 import { ReadWriteGate } from '../threads/read-write-gate.js';
 import { sumVectors } from '../segment/sum-vectors.js';
 import type { PointTableReader } from '../segment/point-table.js';
@@ -308,8 +308,12 @@ export class Collection {
   async deleteIds(rawIds: readonly (PointId | number)[], options: WriteOptions = {}): Promise<{ deleted: number }> {
     if (!Array.isArray(rawIds)) throw badInput('points', `expected an array of ids, got ${typeof rawIds}`);
     const applied = appliedOf(options);
-    const normalizing = settledLater(normalizeIds(rawIds));
-    const result = await this.writes.run(async () => this.deleteExisting(await normalizing, applied));
+    const checking = settledLater(checkIds(rawIds));
+    const result = await this.writes.run(async () => {
+      await checking;
+      this.assertLive();
+      return this.deleteExisting(await existingIdsOf(rawIds, this.segment.table), applied);
+    });
     this.calibration.noteChanges(result.deleted);
     this.scheduleSnapshot();
     return result;
@@ -1001,20 +1005,9 @@ export class Collection {
     });
   }
 
-  /** Deletes those of `ids` that exist (inside the write queue): commit durably, then remove from memory in slices. */
-  private async deleteExisting(ids: readonly PointId[], applied?: AppliedPosition): Promise<{ deleted: number }> {
+  /** Deletes `existing` (distinct ids of live points, inside the write queue): commit durably, then remove from memory in slices. */
+  private async deleteExisting(existing: readonly PointId[], applied?: AppliedPosition): Promise<{ deleted: number }> {
     this.assertLive();
-    const table = this.segment.table;
-    const slices = new TimeSlices();
-    const existing: PointId[] = [];
-    const seen = new ShardedMap<true>();
-    for (let i = 0; i < ids.length; i++) {
-      if (slices.due(i)) await slices.pause();
-      const id = ids[i] as PointId;
-      if (table.slotOf(id) === undefined || seen.has(id)) continue;
-      seen.set(id, true);
-      existing.push(id);
-    }
     if (existing.length === 0) {
       if (applied !== undefined) await this.writeApplied(applied);
       return { deleted: 0 };

@@ -6,14 +6,14 @@
  */
 import { badInput } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
-import { normalizePointId, type PointId } from '../core/point-id.js';
+import { canonicalUuid, normalizePointId, type PointId } from '../core/point-id.js';
 import { ShardedMap } from '../core/sharded-map.js';
 import { TimeSlices } from '../core/time-slices.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import type { StoredVector } from '../storage/point-record.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import { checkPointShape } from '../search/embedded-input.js';
-import type { Payload } from '../segment/point-table.js';
+import type { Payload, PointTable } from '../segment/point-table.js';
 import { parseVector, toStoredVector } from '../search/vector-input.js';
 import { parseJson } from '../core/json-text.js';
 
@@ -86,13 +86,39 @@ export function storedPayload(payload: Payload): { readonly payload: Payload; re
   return { payload: parseJson(payloadJson) as Payload, payloadJson };
 }
 
-/** Normalises ids (`normalizePointId`), naming `points[i]` when one is bad; holes in a sparse array are passed over. */
-export async function normalizeIds(rawIds: readonly unknown[]): Promise<PointId[]> {
+/**
+ * Checks every id (`normalizePointId`), naming `points[i]` when one is bad; holes in a sparse array
+ * are passed over. Nothing is kept: a delete at the body limit names millions of ids, and a
+ * normalised copy of them would live until the write ends, a heap a major GC must walk
+ * (docs/decisions.md, "Large deletes keep only the ids that exist"). `existingIdsOf` normalises
+ * again in the write queue, keeping only the ids that exist.
+ */
+export async function checkIds(rawIds: readonly unknown[]): Promise<void> {
   const slices = new TimeSlices();
-  const ids: PointId[] = [];
   for (let i = 0; i < rawIds.length; i++) {
     if (slices.due(i)) await slices.pause();
-    if (i in rawIds) ids.push(normalizePointId(rawIds[i], childPath('points', i)));
+    if (i in rawIds) normalizePointId(rawIds[i], childPath('points', i));
   }
-  return ids;
+}
+
+/**
+ * The distinct ids of `rawIds` (checked by `checkIds`) that name a point of `table`, each as the
+ * table's own string: the normalised spelling made here dies young, so only as many ids as the
+ * collection holds outlive the loop. Duplicates are found by slot, in a byte per slot.
+ */
+export async function existingIdsOf(rawIds: readonly unknown[], table: Pick<PointTable, 'slotCount' | 'slotOf' | 'idOf'>): Promise<PointId[]> {
+  const slices = new TimeSlices();
+  const taken = new Uint8Array(table.slotCount);
+  const existing: PointId[] = [];
+  for (let i = 0; i < rawIds.length; i++) {
+    if (slices.due(i)) await slices.pause();
+    const raw = rawIds[i];
+    // Checked before the write was queued; a value a caller swapped in since names no point.
+    const id = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? (canonicalUuid(raw) ?? raw) : undefined;
+    const slot = id === undefined ? undefined : table.slotOf(id);
+    if (slot === undefined || taken[slot] === 1) continue;
+    taken[slot] = 1;
+    existing.push(table.idOf(slot));
+  }
+  return existing;
 }
