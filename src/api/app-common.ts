@@ -10,6 +10,7 @@ import { requireApiKey } from './api-key.js';
 import { trackRequestTime } from './envelope.js';
 import { clientErrorHandler, type ErrorDialect, frameworkErrors, refuseExpectations, registerErrorHandling } from './error-handler.js';
 import { registerJsonParser } from './json-body.js';
+import { LONG_TEXT_CHARS, utf8InSlices } from './utf8-slices.js';
 
 /** The Fastify server options both listeners share, for a body limit in bytes. */
 export function serverOptions(bodyLimit: number, dialect: ErrorDialect) {
@@ -53,7 +54,11 @@ export function registerCommon(
   // Callback-style (not async): it runs on every response (envelope.ts says why).
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
-    done(null, payload);
+    if (typeof payload !== 'string' || payload.length < LONG_TEXT_CHARS) return done(null, payload);
+    utf8InSlices(payload).then(
+      (body) => done(null, body),
+      (error: Error) => done(error),
+    );
   });
   registerJsonParser(app);
   registerErrorHandling(app, options.bodyLimit, options.dialect);
