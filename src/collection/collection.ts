@@ -45,6 +45,7 @@ import { VisibleChanges } from './visible-change.js';
 import { spreadLiveSlots } from '../search/warm-up.js';
 import { WriteQueue } from './write-queue.js';
 import { parseJson } from '../core/json-text.js';
+import { vectorArray } from '../core/vector-math.js';
 
 export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from '../search/collection-search.js';
 export type { FilterInput, FilterJson, SearchRequest } from '../search/embedded-input.js';
@@ -277,7 +278,7 @@ export class Collection {
     if (threads === undefined) return;
     const burst: Promise<unknown>[] = [];
     for (const slot of spreadLiveSlots(this.segment.table, searches)) {
-      burst.push(this.searchParallel({ vector: Array.from(this.segment.readVector(slot)) }, { spread: true }).catch(() => undefined));
+      burst.push(this.searchParallel({ vector: vectorArray(this.segment.readVector(slot)) }, { spread: true }).catch(() => undefined));
     }
     await Promise.all(burst);
   }
@@ -706,7 +707,7 @@ export class Collection {
         const record: PointRecord = { id: table.idOf(slot), version: table.versionOf(slot) };
         const payload = selectPayload(table.payloadOf(slot), selector);
         if (payload !== undefined) record.payload = payload;
-        if (options.with_vector === true) record.vector = Array.from(segment.readVector(slot));
+        if (options.with_vector === true) record.vector = vectorArray(segment.readVector(slot));
         return record;
       });
     });
@@ -746,7 +747,7 @@ export class Collection {
         const record: PointRecord = { id, version: table.versionOf(slot) };
         const payload = selectPayload(table.payloadOf(slot), selector);
         if (payload !== undefined) record.payload = payload;
-        if (options.with_vector === true) record.vector = Array.from(segment.readVector(slot));
+        if (options.with_vector === true) record.vector = vectorArray(segment.readVector(slot));
         out.push(record);
       }
       return out;
@@ -877,7 +878,7 @@ export class Collection {
     const table = this.segment.table;
     const slot = table.slotOf(id);
     if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
-    return { id, version: table.versionOf(slot), payload: table.payloadOf(slot), vector: Array.from(this.segment.readVector(slot)) };
+    return { id, version: table.versionOf(slot), payload: table.payloadOf(slot), vector: vectorArray(this.segment.readVector(slot)) };
   }
 
   /** Memory taken by vectors and graph. */

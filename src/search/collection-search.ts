@@ -23,6 +23,7 @@ import type { SegmentReader } from '../segment/segment.js';
 import { type MmrWork, pickMmr } from '../segment/mmr.js';
 import type { SearchShape } from './request-cost.js';
 import { prepareQuery } from './vector-input.js';
+import { vectorArray } from '../core/vector-math.js';
 
 export interface SearchInput {
   readonly vector: unknown;
@@ -401,7 +402,7 @@ function shapeHits(
     const point: ScoredPoint = { id: hit.id, version: table.versionOf(hit.slot), score: hit.score };
     const payload = selectPayload(table.payloadOf(hit.slot), selector);
     if (payload !== undefined) point.payload = payload;
-    if (input.with_vector === true) point.vector = Array.from(memory.readVector(hit.slot));
+    if (input.with_vector === true) point.vector = vectorArray(memory.readVector(hit.slot));
     out.push(point);
   }
   return out;

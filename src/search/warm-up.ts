@@ -26,6 +26,7 @@ import { searchSegment } from './collection-search.js';
 import type { PointTableReader } from '../segment/point-table.js';
 import { UNCALIBRATED } from './search-ef.js';
 import type { SegmentReader } from '../segment/segment.js';
+import { vectorArray } from '../core/vector-math.js';
 
 export interface WarmUpLimits {
   /** Below this many live points there is no warm-up. */
@@ -57,7 +58,7 @@ export function* warmUpSteps(segment: SegmentReader, config: CollectionConfig, l
   for (const slot of spreadLiveSlots(table, limits.maxSearches)) {
     if (ms >= limits.maxMs) break;
     const started = performance.now();
-    searchSegment(segment, config, UNCALIBRATED, { vector: Array.from(segment.readVector(slot)), limit: config.parameters.k });
+    searchSegment(segment, config, UNCALIBRATED, { vector: vectorArray(segment.readVector(slot)), limit: config.parameters.k });
     ms += performance.now() - started;
     searches++;
     yield;
