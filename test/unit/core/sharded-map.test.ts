@@ -31,7 +31,8 @@ test('ShardedMap agrees with a Map while it grows through many doublings and shr
     const sharded = new ShardedMap<string>();
     const reference = new Map<string, string>();
     // Keys that differ in one code unit (the ids users have: counters, prefixes, UUID-like).
-    const keyOf = (n: number): string => (n % 3 === 0 ? String(n) : n % 3 === 1 ? `p-${n.toString(36)}` : `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`);
+    const keyOf = (n: number): string =>
+      n % 3 === 0 ? String(n) : n % 3 === 1 ? `p-${n.toString(36)}` : `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
     for (let round = 0; round < 3; round++) {
       const range = 40_000 * (round + 1);
       for (let step = 0; step < 120_000; step++) {
