@@ -68,6 +68,15 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<En
   return parsed as Envelope<T> & { result: T };
 }
 
+/**
+ * Versions are `bigint` (types.ts); lib/exact-json.ts makes one only of an integer beyond 2^53, so
+ * a smaller version (never a clock's today, but a number all the same) is converted here.
+ */
+function withBigintVersions<T extends { version: bigint }>(points: T[]): T[] {
+  for (const point of points) point.version = BigInt(point.version);
+  return points;
+}
+
 const collectionPath = (name: string): string => `/collections/${encodeURIComponent(name)}`;
 
 export async function listCollections(): Promise<CollectionInfo[]> {
@@ -86,7 +95,10 @@ const DOT_SEGMENTS = new Set(['.', '..']);
 
 /** GET …/points/{id}; an ApiError with status 404 when there is no such point. */
 export async function getPoint(name: string, id: string, vectorSize: number): Promise<PointRecord> {
-  if (!DOT_SEGMENTS.has(id)) return (await call<PointRecord>('GET', `${collectionPath(name)}/points/${encodeURIComponent(id)}`)).result;
+  if (!DOT_SEGMENTS.has(id)) {
+    const [point] = withBigintVersions([(await call<PointRecord>('GET', `${collectionPath(name)}/points/${encodeURIComponent(id)}`)).result]);
+    return point as PointRecord;
+  }
   const request = {
     vector: unitVector(vectorSize),
     limit: 1,
@@ -102,12 +114,14 @@ export async function getPoint(name: string, id: string, vectorSize: number): Pr
 
 export async function search(name: string, request: SearchRequest): Promise<SearchAnswer> {
   const envelope = await call<SearchAnswer['points']>('POST', `${collectionPath(name)}/points/search`, request);
-  return { points: envelope.result, explain: envelope.explain, time: envelope.time ?? 0 };
+  return { points: withBigintVersions(envelope.result), explain: envelope.explain, time: envelope.time ?? 0 };
 }
 
 /** POST …/points/scroll: a page of points in id order, from `cursor` (the previous page's next_cursor). */
 export async function scroll(name: string, request: ScrollRequest): Promise<ScrollPage> {
-  return (await call<ScrollPage>('POST', `${collectionPath(name)}/points/scroll`, request)).result;
+  const page = (await call<ScrollPage>('POST', `${collectionPath(name)}/points/scroll`, request)).result;
+  withBigintVersions(page.points);
+  return page;
 }
 
 /** The Prometheus text of GET /metrics. */

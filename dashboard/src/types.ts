@@ -1,105 +1,32 @@
-/** The shapes of kith's API responses the dashboard reads (docs/api.md). */
+/**
+ * The shapes of kith's API the dashboard reads: the server's own types (src/api/client/api-types.ts,
+ * each the `Static<>` of a route schema), imported as types only, so the build fails when a schema
+ * changes under the dashboard. Versions are `bigint` (nanoseconds, beyond 2^53): api.ts reads
+ * answers with lib/exact-json.ts.
+ */
+import type { ScrollRequest as ApiScrollRequest, SearchRequest as ApiSearchRequest, ScoredPoint, SearchExplain } from '../../src/api/client/api-types.js';
 
-export interface CollectionInfo {
-  name: string;
-  vector_size: number;
-  distance: 'Cosine' | 'Euclid' | 'Dot';
-  hnsw: boolean;
-  parameters: { m: number; ef_construction: number; ef_search: number; k: number; target_recall?: number };
-  quantization: 'none' | 'sq8';
-  payload_index: boolean;
-  points_count: number;
-  /** How the default ef was chosen (docs/params.md, "Calibrated ef"); absent from older servers. */
-  calibration?: Calibration;
-}
-
-export interface Calibration {
-  state: 'flat' | 'fixed' | 'uncalibrated' | 'calibrated';
-  running: boolean;
-  ef: number;
-  target_recall: number;
-  recall: number | null;
-  recall_lower_bound: number | null;
-  reached: boolean | null;
-  sample: number | null;
-  points_when_calibrated: number | null;
-  duration_ms: number | null;
-}
+export type {
+  Calibration,
+  CollectionInfo,
+  FilterEstimate as Estimate,
+  PointRecord,
+  ScoredPoint,
+  ScrollPage,
+  SearchExplain as Explain,
+  StoredRecord as ListedPoint,
+} from '../../src/api/client/api-types.js';
 
 export type Payload = Record<string, unknown>;
 
-/** A point's version: nanoseconds, beyond 2^53, so a bigint (lib/exact-json.ts); a number only when small. */
-export type Version = bigint | number;
-
-export interface PointRecord {
-  id: string;
-  version: Version;
-  payload: Payload;
-  vector: number[];
-}
-
-export interface ScoredPoint {
-  id: string;
-  version: Version;
-  score: number;
-  payload?: Payload;
-  vector?: number[];
-}
-
-/** A point of a scroll page (POST …/points/scroll): payload and vector as asked for. */
-export interface ListedPoint {
-  id: string;
-  version: Version;
-  payload?: Payload;
-  vector?: number[];
-}
-
-/** One page of a scroll; `next_cursor` starts the next page, null on the last. */
-export interface ScrollPage {
-  points: ListedPoint[];
-  next_cursor: string | null;
-}
-
-export interface ScrollRequest {
-  limit: number;
-  cursor?: string;
-  filter?: unknown;
-  with_payload?: boolean;
-  with_vector?: boolean;
-}
-
-export interface Explain {
-  strategy: 'graph' | 'flat-scan' | 'candidates-exact' | 'graph-filtered';
-  fallback: boolean;
-  estimate: Estimate | null;
-  candidates: number | null;
-  sample: { size: number; matched: number } | null;
-  scored: number;
-  exact: boolean;
-  indexed_keys: string[];
-}
-
-/** The filter's estimated matches (docs/filters.md); `counted` false: `expected` is a midpoint, not a count. */
-export interface Estimate {
-  min: number;
-  expected: number;
-  max: number;
-  counted: boolean;
-}
-
-export interface SearchRequest {
-  vector: number[];
-  limit?: number;
-  offset?: number;
-  filter?: unknown;
-  with_payload?: boolean;
-  with_vector?: boolean;
-  params?: { exact?: boolean; explain?: boolean; ef?: number };
-}
+/** The filter as the user typed it (JSON, unchecked): the server judges it and names the field at fault. */
+type UncheckedFilter = { filter?: unknown };
+export type SearchRequest = Omit<ApiSearchRequest, 'filter'> & UncheckedFilter;
+export type ScrollRequest = Omit<ApiScrollRequest, 'filter'> & UncheckedFilter;
 
 export interface SearchAnswer {
   points: ScoredPoint[];
-  explain?: Explain;
+  explain?: SearchExplain;
   /** Seconds the server spent (the envelope's `time`). */
   time: number;
 }

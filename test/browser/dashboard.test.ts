@@ -110,6 +110,9 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     assert.equal(await page.getByTestId('explain-strategy').innerText(), api.body.explain.strategy);
     assert.equal(await page.getByTestId('explain-exact').innerText(), api.body.explain.exact ? 'exact' : 'approximate');
     assert.match(await page.getByTestId('explain-scored').innerText(), /^\d[\d,]*$/);
+    // An HNSW collection: the beam width the walk used, and where it came from.
+    assert.ok(Number.isInteger(api.body.explain.ef), `ef ${api.body.explain.ef}`);
+    assert.match(await page.getByTestId('explain-ef').innerText(), new RegExp(`^ef ${api.body.explain.ef}: (the default|calibrated)`));
     assert.ok((await page.getByTestId('explain-estimate').innerText()).startsWith(api.body.explain.estimate.expected.toLocaleString('en')));
     await screenshot(page, 'search');
     await done();

@@ -2,7 +2,7 @@
  * How kith answered a search (the `explain` of params.explain), drawn: the strategy, whether the
  * answer is exact, and bars for the filter's estimated matches (only their range when the payload
  * indexes could not count them), the candidates the payload indexes named and the distances
- * computed, against the collection's size.
+ * computed, against the collection's size; and the HNSW beam width (ef) the walk used and where it came from.
  */
 import type { Explain } from '../types';
 
@@ -11,6 +11,13 @@ const STRATEGIES: Record<Explain['strategy'], string> = {
   'graph-filtered': 'HNSW walk returning only matches',
   'candidates-exact': 'exact scoring of the candidates the payload indexes named',
   'flat-scan': 'exact scan of every point',
+};
+
+const EF_SOURCES: Record<NonNullable<Explain['ef_source']>, string> = {
+  request: 'given with this search (params.ef)',
+  collection: 'the collection’s ef_search',
+  calibrated: 'calibrated to reach the collection’s target recall',
+  default: 'the default (not calibrated yet)',
 };
 
 const BAR_WIDTH = 320;
@@ -53,6 +60,12 @@ export function ExplainView({ explain, pointsCount }: { explain: Explain; points
         </span>{' '}
         {explain.exact ? 'every matching point was scored' : 'approximate nearest neighbours (HNSW)'}
       </p>
+      {explain.ef !== null ? (
+        <p data-testid="explain-ef">
+          ef {explain.ef}
+          {explain.ef_source !== null ? `: ${EF_SOURCES[explain.ef_source]}` : ''}
+        </p>
+      ) : null}
       {explain.estimate !== null ? (
         <Bar
           label="estimated matches"

@@ -6,56 +6,36 @@
  * types only), so they cannot drift from what the server validates. Versions are 64-bit integers
  * written exactly on the wire; they exceed 2^53, so they are read from the raw text into `bigint`.
  */
-import type { Static } from 'typebox';
 import type { ErrorCode } from '../../core/errors.js';
 import { parseJson } from '../../core/json-text.js';
-import type { CollectionInfoSchema, CreateCollectionBody, CreateCollectionResult, DropCollectionResult } from '../schemas/collections.js';
-import type { FilterSchema } from '../schemas/filter.js';
 import type {
-  CountResult,
-  DeletePayloadKeysBody,
-  OverwritePayloadBody,
-  PayloadResult,
-  PointRecordSchema,
-  RetrieveBody,
-  ScrollBody,
-  ScrollResult,
-  SetPayloadBody,
-} from '../schemas/point-pages.js';
-import type { DeleteResult, RecordSchema, ScoredPointSchema, SearchBody, SearchExplainSchema, UpsertBody, UpsertResult } from '../schemas/points.js';
+  CollectionInfo,
+  Counted,
+  CreateCollectionRequest,
+  CreatedCollection,
+  DeletePayloadKeysRequest,
+  Deleted,
+  DroppedCollection,
+  Filter,
+  OverwritePayloadRequest,
+  PayloadChanged,
+  PointId,
+  PointRecord,
+  PointSelection,
+  PointStruct,
+  RetrieveRequest,
+  ScoredPoint,
+  ScrollPage,
+  ScrollRequest,
+  SearchExplain,
+  SearchRequest,
+  ServiceInfo,
+  SetPayloadRequest,
+  StoredRecord,
+  Upserted,
+} from './api-types.js';
 
-export type CreateCollectionRequest = Static<typeof CreateCollectionBody>;
-export type CollectionInfo = Static<typeof CollectionInfoSchema>;
-export type CreatedCollection = Static<typeof CreateCollectionResult>;
-export type DroppedCollection = Static<typeof DropCollectionResult>;
-export type PointId = string | number;
-/** One point to upsert: `id` a non-empty string or a non-negative safe integer, `vector` of the collection's dimension. */
-export type PointStruct = Static<typeof UpsertBody>['points'][number];
-export type Upserted = Static<typeof UpsertResult>;
-export type Deleted = Static<typeof DeleteResult>;
-/** The filter language of docs/filters.md, as JSON. */
-export type Filter = Static<typeof FilterSchema>;
-/** A search body (docs/api.md) whose `filter` is typed. */
-export type SearchRequest = Omit<Static<typeof SearchBody>, 'filter'> & { filter?: Filter | null };
-export type ScoredPoint = Static<typeof ScoredPointSchema>;
-export type SearchExplain = Static<typeof SearchExplainSchema>;
-export type PointRecord = Static<typeof RecordSchema>;
-export type ScrollRequest = Omit<Static<typeof ScrollBody>, 'filter'> & { filter?: Filter | null };
-export type ScrollPage = Static<typeof ScrollResult>;
-export type RetrieveRequest = Static<typeof RetrieveBody>;
-/** A point of a scroll page or a retrieve: payload and vector as asked for. */
-export type StoredRecord = Static<typeof PointRecordSchema>;
-export type Counted = Static<typeof CountResult>;
-/** Which points a payload operation changes: listed ids (each must exist) or a filter's matches. */
-export type PointSelection = { points: PointId[]; filter?: null } | { filter: Filter; points?: null };
-export type SetPayloadRequest = Pick<Static<typeof SetPayloadBody>, 'payload' | 'key'> & PointSelection;
-export type OverwritePayloadRequest = Pick<Static<typeof OverwritePayloadBody>, 'payload'> & PointSelection;
-export type DeletePayloadKeysRequest = Pick<Static<typeof DeletePayloadKeysBody>, 'keys'> & PointSelection;
-export type PayloadChanged = Static<typeof PayloadResult>;
-export interface ServiceInfo {
-  title: string;
-  version: string;
-}
+export type * from './api-types.js';
 
 /**
  * The code of a refused request: one of kith's error table (core/errors.ts), as the server's

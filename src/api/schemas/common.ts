@@ -52,8 +52,8 @@ export const CollectionNameParams = Type.Object({
   name: Type.String({ description: 'Collection name.' }),
 });
 
-/** `{}` with any keys: a payload (arbitrary JSON object). */
-export const PayloadSchema = Type.Object({}, { additionalProperties: true, description: 'Arbitrary JSON object.' });
+/** `{}` with any keys: a payload (arbitrary JSON object); typed as a record so readers can index it. */
+export const PayloadSchema = Type.Unsafe<Record<string, unknown>>(Type.Object({}, { additionalProperties: true, description: 'Arbitrary JSON object.' }));
 
 /** A nullable optional field: absent and `null` both mean "not given". */
 export function Nullable<T extends TSchema>(schema: T) {

@@ -1,0 +1,57 @@
+/**
+ * The request and response types of kith's REST API, each the `Static<>` of the route schema in
+ * api/schemas/ (imported as types only): the typed client, the CLI and the dashboard read them from
+ * here, so a schema change that breaks one of them fails its type check (`npm run lint`, the build).
+ */
+import type { Static } from 'typebox';
+import type { CollectionInfoSchema, CreateCollectionBody, CreateCollectionResult, DropCollectionResult } from '../schemas/collections.js';
+import type { FilterSchema } from '../schemas/filter.js';
+import type {
+  CountResult,
+  DeletePayloadKeysBody,
+  OverwritePayloadBody,
+  PayloadResult,
+  PointRecordSchema,
+  RetrieveBody,
+  ScrollBody,
+  ScrollResult,
+  SetPayloadBody,
+} from '../schemas/point-pages.js';
+import type { DeleteResult, RecordSchema, ScoredPointSchema, SearchBody, SearchExplainSchema, UpsertBody, UpsertResult } from '../schemas/points.js';
+
+export type CreateCollectionRequest = Static<typeof CreateCollectionBody>;
+export type CollectionInfo = Static<typeof CollectionInfoSchema>;
+export type CreatedCollection = Static<typeof CreateCollectionResult>;
+export type DroppedCollection = Static<typeof DropCollectionResult>;
+export type PointId = string | number;
+/** One point to upsert: `id` a non-empty string or a non-negative safe integer, `vector` of the collection's dimension. */
+export type PointStruct = Static<typeof UpsertBody>['points'][number];
+export type Upserted = Static<typeof UpsertResult>;
+export type Deleted = Static<typeof DeleteResult>;
+/** The filter language of docs/filters.md, as JSON. */
+export type Filter = Static<typeof FilterSchema>;
+/** A search body (docs/api.md) whose `filter` is typed. */
+export type SearchRequest = Omit<Static<typeof SearchBody>, 'filter'> & { filter?: Filter | null };
+export type ScoredPoint = Static<typeof ScoredPointSchema>;
+export type SearchExplain = Static<typeof SearchExplainSchema>;
+export type PointRecord = Static<typeof RecordSchema>;
+export type ScrollRequest = Omit<Static<typeof ScrollBody>, 'filter'> & { filter?: Filter | null };
+export type ScrollPage = Static<typeof ScrollResult>;
+export type RetrieveRequest = Static<typeof RetrieveBody>;
+/** A point of a scroll page or a retrieve: payload and vector as asked for. */
+export type StoredRecord = Static<typeof PointRecordSchema>;
+export type Counted = Static<typeof CountResult>;
+/** Which points a payload operation changes: listed ids (each must exist) or a filter's matches. */
+export type PointSelection = { points: PointId[]; filter?: null } | { filter: Filter; points?: null };
+export type SetPayloadRequest = Pick<Static<typeof SetPayloadBody>, 'payload' | 'key'> & PointSelection;
+export type OverwritePayloadRequest = Pick<Static<typeof OverwritePayloadBody>, 'payload'> & PointSelection;
+export type DeletePayloadKeysRequest = Pick<Static<typeof DeletePayloadKeysBody>, 'keys'> & PointSelection;
+export type PayloadChanged = Static<typeof PayloadResult>;
+export interface ServiceInfo {
+  title: string;
+  version: string;
+}
+/** How a collection's default ef was chosen (docs/params.md, "Calibrated ef"). */
+export type Calibration = CollectionInfo['calibration'];
+/** The filter's estimated matches (docs/filters.md); `counted` false: `expected` is a midpoint, not a count. */
+export type FilterEstimate = NonNullable<SearchExplain['estimate']>;
