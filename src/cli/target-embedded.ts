@@ -3,8 +3,8 @@
  * with ERR_DATABASE_LOCKED, while a server (or another command) holds the file. Reading commands
  * open it read-only (Database.open's `readOnly`): they change nothing and leave nothing beside it.
  */
-import type { CollectionConfigInput } from '../segment/collection-config.js';
-import type { FilterInput, PointInput, SearchRequest } from '../collection/collection.js';
+import type { CreateCollectionRequest } from '../api/client/api-types.js';
+import type { FilterInput, SearchRequest } from '../collection/collection.js';
 import { isKithError, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { Database } from '../db/database.js';
@@ -78,24 +78,25 @@ class EmbeddedTarget implements Target {
     await this.db.dropCollection(name);
   }
 
-  async create(config: CollectionConfigInput): Promise<CollectionSummary> {
+  async create(config: CreateCollectionRequest): Promise<CollectionSummary> {
     return this.db.createCollection(config);
   }
 
   async upsert(name: string, points: readonly PointLine[]): Promise<number> {
-    if (points.length === 0 || points[0]?.version === undefined) return (await this.db.collection(name).upsert(points as readonly PointInput[])).upserted;
+    if (points.length === 0 || points[0]?.version === undefined) return (await this.db.collection(name).upsert(points)).upserted;
     // Points that carry versions (an export read back) keep them: a restore, not an upsert.
     let session = this.restores.get(name);
     if (session === undefined) {
       session = await this.db.beginRestore(name);
       this.restores.set(name, session);
     }
-    points.forEach((p, i) => {
+    const versioned = points.map((p, i) => {
       if (p.version === undefined)
         throw new KithError('ERR_BAD_INPUT', `${childPath(childPath('points', i), 'version')}: required (every point of a restore carries its version)`);
       if (p.payload !== undefined) checkJsonValue(p.payload, childPath(childPath('points', i), 'payload'));
+      return { id: p.id, version: BigInt(p.version), vector: p.vector, payload: p.payload };
     });
-    return session.write(points.map((p) => ({ id: p.id, version: BigInt(p.version as string), vector: p.vector, payload: p.payload })));
+    return session.write(versioned);
   }
 
   async *scan(name: string, batchSize: number): AsyncIterable<PointLine[]> {
@@ -107,7 +108,7 @@ class EmbeddedTarget implements Target {
       const batch: PointLine[] = [];
       for (const id of ids.slice(start, start + batchSize)) {
         const point = collection.getPoint(id);
-        batch.push({ id: point.id, version: point.version.toString(), vector: point.vector, payload: point.payload as Record<string, unknown> });
+        batch.push({ id: point.id, version: point.version.toString(), vector: point.vector, payload: point.payload });
       }
       yield batch;
     }

@@ -3,8 +3,9 @@
  * count is `POST …/points/count`, an export pages through `POST …/points/scroll` (id order, each
  * page starting at the previous one's cursor).
  */
-import { type Filter, KithClient, type PointStruct, type SearchRequest } from '../api/client/kith-client.js';
-import { type CollectionConfigInput, LIMITS } from '../segment/collection-config.js';
+import type { CreateCollectionRequest } from '../api/client/api-types.js';
+import { type Filter, KithClient, type SearchRequest } from '../api/client/kith-client.js';
+import { LIMITS } from '../segment/collection-config.js';
 import { REQUEST_BUDGET } from '../search/request-cost.js';
 import { type CollectionSummary, type Hit, NotAvailableError, type PointLine, type PointRecord, type SearchArgs, type Target } from './target.js';
 
@@ -70,15 +71,15 @@ class RemoteTarget implements Target {
     await this.client.dropCollection(name);
   }
 
-  async create(config: CollectionConfigInput): Promise<CollectionSummary> {
-    await this.client.createCollection(config as Parameters<KithClient['createCollection']>[0]);
+  async create(config: CreateCollectionRequest): Promise<CollectionSummary> {
+    await this.client.createCollection(config);
     return this.client.getCollection(config.name);
   }
 
   async upsert(name: string, points: readonly PointLine[]): Promise<number> {
     // The REST API assigns versions: those a file carries are left out (import warns once).
     const structs = points.map(({ version: _version, ...point }) => point);
-    return (await this.client.upsert(name, structs as unknown as readonly PointStruct[])).upserted;
+    return (await this.client.upsert(name, structs)).upserted;
   }
 
   /**
@@ -90,7 +91,7 @@ class RemoteTarget implements Target {
     const { vector_size } = await this.client.getCollection(name);
     const limit = Math.max(1, Math.min(batchSize, MAX_PAGE, Math.floor(REQUEST_BUDGET.vectorComponents / vector_size)));
     for await (const page of this.client.scrollAll(name, { limit, with_payload: true, with_vector: true })) {
-      yield page.map((p) => ({ id: p.id, version: p.version.toString(), vector: p.vector ?? [], payload: (p.payload ?? {}) as Record<string, unknown> }));
+      yield page.map((p) => ({ id: p.id, version: p.version.toString(), vector: p.vector ?? [], payload: p.payload ?? {} }));
     }
   }
 

@@ -1,46 +1,33 @@
 /**
  * What the data commands work against: the database file itself (embedded, `--db`) or a running
- * server (`--url`). Both answer the same questions; where the REST API has no way to answer one
- * (a filtered count, an export), the remote target says so instead of approximating it.
+ * server (`--url`). Both answer the same questions, in the REST API's types (api/client/api-types.ts,
+ * the route schemas' `Static<>`); where the REST API has no way to answer one (a backup to a path),
+ * the remote target says so instead of approximating it.
  */
-import type { CollectionConfigInput } from '../segment/collection-config.js';
+import type { CollectionInfo, CreateCollectionRequest, PointRecord, ScoredPoint, SearchRequest } from '../api/client/api-types.js';
 
-export interface CollectionSummary {
-  readonly name: string;
-  readonly vector_size: number;
-  readonly distance: string;
-  readonly hnsw: boolean;
-  readonly points_count: number;
-}
+export type { PointRecord } from '../api/client/api-types.js';
 
-export interface Hit {
-  readonly id: string | number;
-  readonly score: number;
-  readonly payload?: unknown;
-  readonly vector?: unknown;
-}
+/** What `list` and `info` say of a collection: the REST API's collection info, or as much of it as the commands print. */
+export type CollectionSummary = Pick<CollectionInfo, 'name' | 'vector_size' | 'distance' | 'hnsw' | 'points_count'>;
 
-export interface PointRecord {
-  readonly id: string | number;
-  readonly version: bigint | string | number;
-  readonly payload: unknown;
-  readonly vector: readonly number[];
-}
+/** A search hit, as the REST API answers it. */
+export type Hit = ScoredPoint;
 
 export interface PointLine {
   readonly id: string | number;
   /** The point's version as decimal digits, when the file carries it (an export does). */
   readonly version?: string;
-  readonly vector: readonly number[];
+  readonly vector: number[];
   readonly payload?: Record<string, unknown>;
 }
 
-export interface SearchArgs {
-  readonly vector: unknown;
-  readonly filter?: unknown;
-  readonly limit?: number;
-  readonly with_vector?: boolean;
-}
+/**
+ * A search from the command line. The vector and the filter are JSON as the user typed it, judged
+ * where the request lands (the server's route and filter parser, or the engine's input check on a
+ * file): the targets pass them on unchecked, the only casts left here.
+ */
+export type SearchArgs = Pick<SearchRequest, 'limit' | 'with_vector'> & { readonly vector: unknown; readonly filter?: unknown };
 
 export interface Target {
   /** Where the commands go, for messages: the file path or the URL. */
@@ -56,7 +43,7 @@ export interface Target {
   deleteIds(name: string, ids: readonly string[]): Promise<number>;
   deleteByFilter(name: string, filter: unknown): Promise<number>;
   drop(name: string): Promise<void>;
-  create(config: CollectionConfigInput): Promise<CollectionSummary>;
+  create(config: CreateCollectionRequest): Promise<CollectionSummary>;
   /** All or nothing; durable when it resolves. Points with versions keep them where `keepsVersions`. */
   upsert(name: string, points: readonly PointLine[]): Promise<number>;
   /** Every point with its version, in batches (for export). */
