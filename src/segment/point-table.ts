@@ -99,13 +99,11 @@ export class PointTable implements SlotTable {
    * `reserve(slotsNeededFor(n))` first: then this never allocates typed arrays.
    */
   upsert(id: PointId, version: bigint, payload: Payload): number {
-    let slot = this.slotById.get(id);
+    const slot = this.slotById.get(id);
     if (slot === undefined) {
-      slot = this.freeSlots.pop() ?? this.highWater++;
-      this.slotById.set(id, slot);
-      this.live[slot] = 1;
-      this.ids[slot] = id;
-      this.order.add(id, slot);
+      const taken = this.takeSlot();
+      this.place(taken, id, version, payload);
+      return taken;
     }
     this.versions[slot] = version;
     this.payloads[slot] = payload;
@@ -124,13 +122,7 @@ export class PointTable implements SlotTable {
   /** Stores `id`, which must be absent, at a slot from `takeSlot`. */
   bind(slot: number, id: PointId, version: bigint, payload: Payload): void {
     if (this.slotById.has(id)) throw new Error(`point ${JSON.stringify(id)} is stored already`);
-    this.slotById.set(id, slot);
-    this.order.add(id, slot);
-    this.live[slot] = 1;
-    this.ids[slot] = id;
-    this.versions[slot] = version;
-    this.payloads[slot] = payload;
-    this.mirror(slot);
+    this.place(slot, id, version, payload);
   }
 
   /**
@@ -159,6 +151,11 @@ export class PointTable implements SlotTable {
   insertAt(slot: number, id: PointId, version: bigint, payload: Payload): void {
     this.reserve(slot + 1);
     if (slot >= this.highWater) this.highWater = slot + 1;
+    this.place(slot, id, version, payload);
+  }
+
+  /** Stores an absent `id` at `slot`: the id map, the id order, liveness and the point's fields. */
+  private place(slot: number, id: PointId, version: bigint, payload: Payload): void {
     this.slotById.set(id, slot);
     this.order.add(id, slot);
     this.live[slot] = 1;
