@@ -500,7 +500,8 @@ export class Collection {
    * A search that costs several hand-offs: filtered (a filtered walk scores several times the
    * points of a plain one), exact, or on a Flat collection (a scan of every point). An unfiltered
    * graph walk costs a few hand-offs at most: sending it to a thread cost the serve bench's 16
-   * clients 30–45% on two cores (docs/benchmarks.md).
+   * clients 15–45% on two cores (bench/results/HISTORY.md, "Filters on the search threads, and
+   * which searches go there").
    */
   private isHeavy(input: SearchInput): boolean {
     return !this.config.hnsw || input.params?.exact === true || (input.filter !== undefined && !isEmptyFilter(input.filter));

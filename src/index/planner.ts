@@ -14,9 +14,10 @@
  * W · ef · m / selectivity, i.e. W · ef · m · n / matches, where W is the share of a node's links
  * a walk actually scores (most were visited already). The two are equal at
  * matches = sqrt(W · m · ef · n); below that, scoring the candidates is cheaper (and exact).
- * W = WALK_SHARE is calibrated on the filtered benchmark (docs/benchmarks.md): on 100k × 128 a
- * two-hop walk at 10% selectivity (the filter a bitset) cost about what scoring 3,000 candidates
- * did, since gathered candidates are scored at memory latency while a walk's are mostly cached.
+ * W = WALK_SHARE is calibrated on the filtered benchmark (bench/results/HISTORY.md, "Filtered
+ * search (issue 4)"): on 100k × 128 a two-hop walk at 10% selectivity (the filter a bitset) cost
+ * about what scoring 3,000 candidates did, since gathered candidates are scored at memory latency
+ * while a walk's are mostly cached.
  * W = 0.2 puts the threshold near 4,500 matches there and near 1,300 on MNIST 9k × 784.
  */
 

@@ -2,7 +2,7 @@
  * Warm-up after load: a short burst of searches for a collection's own stored vectors, run at the
  * end of its load, so that the first user queries after a start do not pay for cold code.
  *
- * Measured before this existed (docs/benchmarks.md, "Issue 10: serving over HTTP"): after a
+ * Measured before this existed (bench/results/HISTORY.md, "Issue 10: serving over HTTP"): after a
  * restart the first searches cost several times the steady state, because V8 had not yet
  * optimised the search path (graph walk, query preparation, hit shaping); a few hundred searches
  * are enough for it to tier up.
