@@ -479,12 +479,14 @@ class TreeWalk {
     const w = this.words;
     const base = this.base;
     const h = base >> 1;
-    const headerPage = w[h + 3] === 0 && w[h + 2] < 0x20 ? w[h] + w[h + 1] * 0x10000 + w[h + 2] * 0x100000000 : u64(page, base);
+    // The page number and txnid as 16-bit words when they fit in a double exactly, else read as u64.
+    const word = (i: number): number => w[h + i] as number;
+    const headerPage = word(3) === 0 && word(2) < 0x20 ? word(0) + word(1) * 0x10000 + word(2) * 0x100000000 : u64(page, base);
     if (headerPage !== visit.page) {
       this.report(`${this.where(visit)}: its header says page ${fmt(headerPage)}`);
       return;
     }
-    const txnId = w[h + 7] === 0 && w[h + 6] < 0x20 ? w[h + 4] + w[h + 5] * 0x10000 + w[h + 6] * 0x100000000 : u64(page, base + 8);
+    const txnId = word(7) === 0 && word(6) < 0x20 ? word(4) + word(5) * 0x10000 + word(6) * 0x100000000 : u64(page, base + 8);
     if (txnId > this.meta.txnId) this.report(`${this.where(visit)}: written by txnid ${fmt(txnId)}, after the meta's ${this.meta.txnId}`);
     const leafLevel = level === tree.record.depth;
     const flags = w[h + 9] as number;

@@ -116,7 +116,7 @@ test('kith check: a sound file passes; each deliberate corruption is reported, e
       'snapshot byte',
       (raw) => {
         const chunk = Buffer.from(raw.snapshots.get([1, 0]) as Buffer);
-        chunk[chunk.length >> 1] ^= 0xff;
+        chunk[chunk.length >> 1] = (chunk[chunk.length >> 1] as number) ^ 0xff;
         raw.snapshots.putSync([1, 0], chunk);
       },
       /collection "g": graph snapshot \(\d+ bytes in 1 chunk\(s\)\): checksum mismatch/,

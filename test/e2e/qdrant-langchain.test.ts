@@ -29,9 +29,10 @@ function embed(text: string): number[] {
   for (const word of text.toLowerCase().split(/\W+/).filter(Boolean)) {
     let h = 2166136261;
     for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
-    v[(h >>> 0) % DIM] += 1;
+    const at = (h >>> 0) % DIM;
+    v[at] = (v[at] as number) + 1;
   }
-  v[DIM - 1] += 0.25; // no text embeds to the zero vector
+  v[DIM - 1] = (v[DIM - 1] as number) + 0.25; // no text embeds to the zero vector
   return v;
 }
 

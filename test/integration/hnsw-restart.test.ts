@@ -120,7 +120,8 @@ test('a corrupted snapshot is detected, reported and the graph rebuilt', async (
   const raw = open({ path, noSubdir: true });
   const snapshots = raw.openDB<Buffer, [number, number]>({ name: 'snapshots', encoding: 'binary' });
   const chunk = Buffer.from(snapshots.get([1, 0]) as Buffer);
-  chunk[Math.floor(chunk.length / 2)] ^= 0xff;
+  const middle = Math.floor(chunk.length / 2);
+  chunk[middle] = (chunk[middle] as number) ^ 0xff;
   await snapshots.put([1, 0], chunk);
   await raw.close();
 

@@ -150,7 +150,7 @@ test('a restart without a usable snapshot rebuilds the graph with insert threads
   const raw = open({ path, noSubdir: true });
   const snapshots = raw.openDB<Buffer, [number, number]>({ name: 'snapshots', encoding: 'binary' });
   const chunk = Buffer.from(snapshots.get([1, 0]) as Buffer);
-  chunk[chunk.length >> 1] ^= 0xff;
+  chunk[chunk.length >> 1] = (chunk[chunk.length >> 1] as number) ^ 0xff;
   await snapshots.put([1, 0], chunk);
   await raw.close();
 

@@ -19,7 +19,11 @@ export function checkIntegrity(index: HnswIndex, isLiveSlot: (slot: number) => b
     for (let layer = 0; layer <= g.levelOf(slot); layer++) {
       const { array, offset } = g.links(slot, layer);
       const count = array[offset] as number;
-      if (layer === 0) for (let i = 1; i <= count; i++) inDegree[array[offset + i] as number]++;
+      if (layer === 0)
+        for (let i = 1; i <= count; i++) {
+          const target = array[offset + i] as number;
+          inDegree[target] = (inDegree[target] as number) + 1;
+        }
       if (count > g.capacityAt(layer)) problems.push(`slot ${slot} layer ${layer}: ${count} links, more than ${g.capacityAt(layer)}`);
       const seen = new Set<number>();
       for (let i = 1; i <= count; i++) {

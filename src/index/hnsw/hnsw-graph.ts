@@ -127,7 +127,7 @@ export class HnswGraph {
         for (let i = 1; i <= count; i++) {
           const target = array[offset + i] as number;
           if (target < 0 || target >= capacity || (parts.levels[target] as number) < layer) return `slot ${slot} layer ${layer}: bad link ${target}`;
-          if (layer === 0) g.inDegree0[target]++;
+          if (layer === 0) g.inDegree0[target] = (g.inDegree0[target] as number) + 1;
         }
       }
     }

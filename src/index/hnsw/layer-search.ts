@@ -126,7 +126,7 @@ export class LayerSearch {
     const idsBase = scorer.idsBase;
     const scoresBase = scorer.scoresBase;
     this.begin(g, entry, entrySim);
-    if ((deleted[entry] & TOMBSTONE) === 0 && entry !== self) found.push(entry, entrySim);
+    if (((deleted[entry] as number) & TOMBSTONE) === 0 && entry !== self) found.push(entry, entrySim);
     const stride0 = 1 + g.maxM0;
     const links0 = g.links0;
     const ids = scorer.arena.uint32s;
@@ -179,11 +179,11 @@ export class LayerSearch {
     const scoresBase = scorer.scoresBase;
     const hidden = TOMBSTONE | PENDING;
     this.begin(g, entry, entrySim);
-    if ((deleted[entry] & hidden) === 0 && entry !== exclude && (accept === null || accept(entry))) found.push(entry, entrySim);
+    if (((deleted[entry] as number) & hidden) === 0 && entry !== exclude && (accept === null || accept(entry))) found.push(entry, entrySim);
     if (alsoFrom >= 0 && !visited.visit(alsoFrom)) {
       const sim = scorer.one(alsoFrom);
       queue.push(alsoFrom, sim);
-      if ((deleted[alsoFrom] & hidden) === 0 && alsoFrom !== exclude && (accept === null || accept(alsoFrom))) {
+      if (((deleted[alsoFrom] as number) & hidden) === 0 && alsoFrom !== exclude && (accept === null || accept(alsoFrom))) {
         found.push(alsoFrom, sim);
         if (found.size > ef) found.pop();
       }
