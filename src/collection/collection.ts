@@ -371,6 +371,17 @@ export class Collection {
   }
 
   /**
+   * `searchParallel` for a search already checked at the edge (a route's schema, its filter
+   * parsed): only its cost is bounded here. Validation runs once on every path: the REST routes
+   * call this, the library's `searchParallel` checks with `checkSearchInput` first.
+   */
+  async searchChecked(input: SearchInput, options: { readonly spread?: boolean; readonly cost?: RequestCost } = {}): Promise<SearchOutcome> {
+    this.searchStarted();
+    this.boundSearches([input], '', options.cost);
+    return this.runSearch(input, options.spread === true);
+  }
+
+  /**
    * Several searches of one request (a batch), each checked and the whole request's cost bounded
    * (search/request-cost.ts) before any runs; an error names its search (`searches[3].limit`).
    * With search threads, every search goes to one even when they are idle. Without, they run here
@@ -382,7 +393,21 @@ export class Collection {
     options: { readonly cost?: RequestCost; readonly paths?: readonly string[] } = {},
   ): Promise<SearchOutcome[]> {
     this.searchStarted();
-    const checked = this.checkSearches(inputs, 'searches', options.cost, options.paths);
+    return this.runBatch(this.checkSearches(inputs, 'searches', options.cost, options.paths), options.paths);
+  }
+
+  /** `searchBatch` for searches already checked at the edge (see `searchChecked`): only the batch's cost is bounded here. */
+  async searchBatchChecked(
+    inputs: readonly SearchInput[],
+    options: { readonly cost?: RequestCost; readonly paths?: readonly string[] } = {},
+  ): Promise<SearchOutcome[]> {
+    this.searchStarted();
+    this.boundSearches(inputs, 'searches', options.cost, options.paths);
+    return this.runBatch(inputs, options.paths);
+  }
+
+  /** Runs a batch's checked searches (searchBatch says how). */
+  private async runBatch(checked: readonly SearchInput[], paths: readonly string[] | undefined): Promise<SearchOutcome[]> {
     const threads = this.threads;
     if (threads?.available === true) {
       // In rounds, so that shaping the answers of one round (on this thread) is a short turn, not the whole batch's.
@@ -398,7 +423,7 @@ export class Collection {
           const started = new Promise<void>((resolve) => {
             planned = resolve;
           });
-          const search = inSearch(options.paths?.[i] ?? childPath('searches', i), () => this.runSearch(checked[i] as SearchInput, true, planned));
+          const search = inSearch(paths?.[i] ?? childPath('searches', i), () => this.runSearch(checked[i] as SearchInput, true, planned));
           // Awaited by Promise.all below; until then a failure must not count as unhandled (that ends the process).
           search.catch(() => {});
           search.finally(planned).catch(() => {});
@@ -420,9 +445,7 @@ export class Collection {
       if (this.dropped) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${this.name}" does not exist`);
       await this.changes.settled();
       outcomes.push(
-        await inSearch(options.paths?.[i] ?? childPath('searches', i), async () =>
-          searchSegment(this.segment, this.config, this.calibration.calibrated, input),
-        ),
+        await inSearch(paths?.[i] ?? childPath('searches', i), async () => searchSegment(this.segment, this.config, this.calibration.calibrated, input)),
       );
     }
     return outcomes;
@@ -436,6 +459,26 @@ export class Collection {
    */
   async query(requests: readonly QueryRequest[], options: { readonly cost?: RequestCost; readonly paths?: readonly string[] } = {}): Promise<SearchOutcome[]> {
     const cost = options.cost ?? new RequestCost();
+    const searches = await this.resolveQueries(requests, cost, options.paths);
+    return this.searchBatch(searches, { cost, ...(options.paths === undefined ? {} : { paths: options.paths }) });
+  }
+
+  /** `query` for searches checked at the edge (see `searchChecked`): the Qdrant port's parse checks every field. */
+  async queryChecked(
+    requests: readonly QueryRequest<SearchInput>[],
+    options: { readonly cost?: RequestCost; readonly paths?: readonly string[] } = {},
+  ): Promise<SearchOutcome[]> {
+    const cost = options.cost ?? new RequestCost();
+    const searches = await this.resolveQueries(requests, cost, options.paths);
+    return this.searchBatchChecked(searches, { cost, ...(options.paths === undefined ? {} : { paths: options.paths }) });
+  }
+
+  /** Each query's plain search, in order, its examples' cost counted on `cost` before they are read. */
+  private async resolveQueries<S extends SearchRequest>(
+    requests: readonly QueryRequest<S>[],
+    cost: RequestCost,
+    paths: readonly string[] | undefined,
+  ): Promise<S[]> {
     const source: QuerySource = {
       name: this.name,
       vectorSize: this.config.vectorSize,
@@ -447,9 +490,9 @@ export class Collection {
       hasPoint: (id) => this.hasPoint(id),
       sumOfVectors: (ids) => this.sumOfVectors(ids),
     };
-    const searches: SearchRequest[] = [];
-    for (const [i, request] of requests.entries()) searches.push(await resolveQuery(source, request, options.paths?.[i] ?? childPath('searches', i), cost));
-    return this.searchBatch(searches, { cost, ...(options.paths === undefined ? {} : { paths: options.paths }) });
+    const searches: S[] = [];
+    for (const [i, request] of requests.entries()) searches.push(await resolveQuery(source, request, paths?.[i] ?? childPath('searches', i), cost));
+    return searches;
   }
 
   /** A search near a stored point's vector, the point left out (query-verbs.ts); ERR_POINT_NOT_FOUND when it does not exist. */
@@ -468,13 +511,23 @@ export class Collection {
    */
   private checkSearches(inputs: readonly SearchRequest[], listPath: string, cost = new RequestCost(), paths?: readonly string[]): SearchInput[] {
     if (!Array.isArray(inputs)) throw badInput(listPath || 'body', `expected an array of searches, got ${describeJson(inputs)}`);
-    const vectorSize = this.config.vectorSize;
+    // Each search checked, then counted, in order: the first search with a problem of either kind is the one named.
     return inputs.map((input, i) => {
-      const path = paths?.[i] ?? (listPath === '' ? '' : childPath(listPath, i));
+      const path = searchPath(listPath, paths, i);
       const checked = listPath === '' ? checkSearchInput(input) : prefixErrors(path, () => checkSearchInput(input));
-      addSearch(cost, searchShape(checked, this.config.parameters.k, vectorSize), path);
+      this.boundSearch(cost, checked, path);
       return checked;
     });
+  }
+
+  /** Adds searches checked at the edge to the request's cost; errors name `paths[i]`, else `listPath[i]`. */
+  private boundSearches(checked: readonly SearchInput[], listPath: string, cost = new RequestCost(), paths?: readonly string[]): void {
+    for (const [i, input] of checked.entries()) this.boundSearch(cost, input, searchPath(listPath, paths, i));
+  }
+
+  /** Adds one checked search to the request's cost (search/request-cost.ts), which refuses it when over the budget. */
+  private boundSearch(cost: RequestCost, input: SearchInput, path: string): void {
+    addSearch(cost, searchShape(input, this.config.parameters.k, this.config.vectorSize), path);
   }
 
   /** One checked search: here, or with its scoring on the search threads (see searchParallel). */
@@ -1160,4 +1213,9 @@ function appliedOf(options: WriteOptions): AppliedPosition | undefined {
 function settledLater<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => {});
   return promise;
+}
+
+/** Where a search of a request sits: `paths[i]` when the caller names them, else `listPath[i]` (or the body, for one search). */
+function searchPath(listPath: string, paths: readonly string[] | undefined, i: number): string {
+  return paths?.[i] ?? (listPath === '' ? '' : childPath(listPath, i));
 }

@@ -13,26 +13,30 @@ import { type SearchRequest, toFilter } from './embedded-input.js';
 import { type ExampleSum, recommendationVector } from './recommend.js';
 import type { RequestCost } from './request-cost.js';
 import { TimeSlices } from '../core/time-slices.js';
+import { vectorArray } from '../core/vector-math.js';
 
 /** An example of a recommendation: a point id (its stored vector) or a vector. */
 export type Example = PointId | number | readonly number[];
 
-/** A search near the stored vector of `point`, which is left out of the answer. */
-export interface PointQueryRequest extends Omit<SearchRequest, 'vector'> {
+/**
+ * A search near the stored vector of `point`, which is left out of the answer. `S`: a search as
+ * the library gives it (checked by the engine), or one checked at the edge (`SearchInput`).
+ */
+export type PointQueryRequest<S extends SearchRequest = SearchRequest> = Omit<S, 'vector'> & {
   readonly point: PointId | number;
-}
+};
 
 /** A recommendation (average_vector): near the positives' mean, away from the negatives'; examples given by id are left out. */
-export interface RecommendRequest extends Omit<SearchRequest, 'vector'> {
+export type RecommendRequest<S extends SearchRequest = SearchRequest> = Omit<S, 'vector'> & {
   readonly positive: readonly Example[];
   readonly negative?: readonly Example[] | null;
-}
+};
 
-/** One search of `Collection.query`. */
-export type QueryRequest =
-  | { readonly kind: 'vector'; readonly search: SearchRequest }
-  | { readonly kind: 'point'; readonly search: PointQueryRequest }
-  | { readonly kind: 'recommend'; readonly search: RecommendRequest };
+/** One search of `Collection.query` (`Collection.queryChecked` for `SearchInput`s). */
+export type QueryRequest<S extends SearchRequest = SearchRequest> =
+  | { readonly kind: 'vector'; readonly search: S }
+  | { readonly kind: 'point'; readonly search: PointQueryRequest<S> }
+  | { readonly kind: 'recommend'; readonly search: RecommendRequest<S> };
 
 /** A point's id was given and no such point exists: the id as given, so a port can word the answer its own way. */
 export class PointNotFoundError extends KithError {
@@ -56,14 +60,14 @@ export interface QuerySource {
 }
 
 /** The plain search a query stands for; `path` names it in errors, `cost` counts its examples. */
-export async function resolveQuery(source: QuerySource, request: QueryRequest, path: string, cost: RequestCost): Promise<SearchRequest> {
+export async function resolveQuery<S extends SearchRequest>(source: QuerySource, request: QueryRequest<S>, path: string, cost: RequestCost): Promise<S> {
   if (request.kind === 'vector') return request.search;
   if (request.kind === 'point') {
     const { point, ...rest } = request.search;
     const id = normalizePointId(point, childPath(path, 'point'));
     const vector = source.vectorOf(id);
     if (vector === undefined) throw new PointNotFoundError(point, source.name);
-    return excluding({ ...rest, vector: Array.from(vector) }, [id], path);
+    return excluding({ ...rest, vector: vectorArray(vector) } as unknown as S, [id], path);
   }
   const { positive, negative, ...rest } = request.search;
   const count = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
@@ -72,11 +76,11 @@ export async function resolveQuery(source: QuerySource, request: QueryRequest, p
   const positives = await examples(source, positive, childPath(path, 'positive'), excluded);
   const negatives = await examples(source, negative, childPath(path, 'negative'), excluded);
   const vector = recommendationVector(await exampleSum(source, positives), await exampleSum(source, negatives), path);
-  return excluding({ ...rest, vector }, excluded, path);
+  return excluding({ ...rest, vector } as unknown as S, excluded, path);
 }
 
 /** The search with `ids` left out through its filter's `has_id` exclusion. */
-function excluding(search: SearchRequest, ids: readonly PointId[], path: string): SearchRequest {
+function excluding<S extends SearchRequest>(search: S, ids: readonly PointId[], path: string): S {
   const filter = search.filter === undefined || search.filter === null ? undefined : toFilter(search.filter, childPath(path, 'filter'));
   const without = excludingIds(filter, new Set(ids));
   return without === undefined ? search : { ...search, filter: without };

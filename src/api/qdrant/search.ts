@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Collection } from '../../collection/collection.js';
 import { LIMITS } from '../../segment/collection-config.js';
 import { type Example, PointNotFoundError, type QueryRequest } from '../../search/query-verbs.js';
+import type { SearchInput } from '../../search/collection-search.js';
 import { addScroll, REQUEST_BUDGET, RequestCost } from '../../search/request-cost.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson, type PointId } from '../../core/point-id.js';
@@ -186,7 +187,7 @@ function recommendPlan(collection: Collection, raw: unknown, path: string): Plan
 }
 
 /** The engine's query for a plan. */
-function engineQuery(plan: Extract<Plan, { kind: 'search' }>): QueryRequest {
+function engineQuery(plan: Extract<Plan, { kind: 'search' }>): QueryRequest<SearchInput> {
   const filter = plan.filter;
   const search = {
     limit: plan.limit,
@@ -231,7 +232,8 @@ async function runPlans(collection: Collection, plans: readonly Plan[], paths: r
       );
   });
   const queries = searchAt.map((i) => engineQuery(plans[i] as Extract<Plan, { kind: 'search' }>));
-  const outcomes = await pointsFound(() => collection.query(queries, { cost, paths: searchAt.map((i) => paths[i] as string) }));
+  // Qdrant's parse (commonPlan, queryPlan) has checked every field: the engine only counts the cost.
+  const outcomes = await pointsFound(() => collection.queryChecked(queries, { cost, paths: searchAt.map((i) => paths[i] as string) }));
   const answers: QdrantScoredPoint[][] = new Array(plans.length);
   // In slices: a batch may answer 131,072 hits.
   for (const [i, planIndex] of searchAt.entries()) {

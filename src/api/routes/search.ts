@@ -1,8 +1,11 @@
 /** POST /collections/{name}/points/search. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { validateCollectionName } from '../../segment/collection-config.js';
-import type { SearchRequest } from '../../search/embedded-input.js';
+import { prefixErrors } from '../../search/embedded-input.js';
+import type { SearchInput } from '../../search/collection-search.js';
+import { childPath } from '../../core/field-path.js';
+import { toPayloadSelector } from '../../payload/payload-selector.js';
 import { REQUEST_BUDGET } from '../../search/request-cost.js';
 import type { Database } from '../../db/database.js';
 import { parseFilter } from '../../payload/filter-parse.js';
@@ -14,6 +17,17 @@ import { scoredPointListsJson, scoredPointsJson } from '../search-json.js';
 
 /** Vector components one answer may carry (search/request-cost.ts); the dashboard pages within it. */
 export const MAX_RETURNED_COMPONENTS = REQUEST_BUDGET.vectorComponents;
+
+/**
+ * A search body as the engine takes it once checked (Collection.searchChecked): the route's schema
+ * has checked every field but the filter, which it leaves to `parseFilter` (its messages name the
+ * field path), and the payload selector is parsed. Nothing is checked twice.
+ */
+function checkedSearch(body: Static<typeof SearchBody>): SearchInput {
+  // No filter (the common case): nothing to parse.
+  const filter = body.filter === undefined || body.filter === null ? undefined : parseFilter(body.filter, 'filter');
+  return { ...body, filter, with_payload: toPayloadSelector(body.with_payload, 'with_payload', true) };
+}
 
 export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: AppMetrics }> = async (app, { db, metrics }) => {
   app.post(
@@ -33,10 +47,8 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: A
     async (request, reply) => {
       validateCollectionName(request.params.name);
       const body = request.body;
-      // No filter (the common case): nothing to parse, and the body goes on as it is.
-      const filter = body.filter === undefined || body.filter === null ? undefined : parseFilter(body.filter, 'filter');
       const collection = db.collection(request.params.name);
-      const { points, explain } = await collection.searchParallel(filter === undefined ? (body as Omit<typeof body, 'filter'>) : { ...body, filter });
+      const { points, explain } = await collection.searchChecked(checkedSearch(body));
       metrics?.countSearch(explain.strategy);
       if (body.params?.explain === true) return { ...ok(reply, points), explain };
       return sendJson(reply, okJson(reply, await scoredPointsJson(points)));
@@ -65,9 +77,8 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: A
       validateCollectionName(request.params.name);
       const collection = db.collection(request.params.name);
       // Every search is checked, and the batch's cost bounded, before any runs; an error names its search.
-      // The schema left filters unchecked: the engine parses them (with their paths).
-      const searches = request.body.searches as readonly SearchRequest[];
-      const outcomes = await collection.searchBatch(searches);
+      const searches = request.body.searches;
+      const outcomes = await collection.searchBatchChecked(searches.map((search, i) => prefixErrors(childPath('searches', i), () => checkedSearch(search))));
       for (const { explain } of outcomes) metrics?.countSearch(explain.strategy);
       const results = outcomes.map((outcome) => outcome.points);
       if (!searches.some((search) => search.params?.explain === true)) return sendJson(reply, okJson(reply, await scoredPointListsJson(results)));
