@@ -19,8 +19,9 @@
  *    collection, is reported;
  * 5. annotations: JSON objects, of collections that exist;
  * 6. each collection whose records all decode is loaded as start-up loads it (reusing the
- *    snapshot where it matches) and must hold as many points as it has records; for HNSW, the
- *    graph's invariants (index/hnsw/check-integrity.ts via Collection.checkIntegrity) must hold.
+ *    snapshot where it matches) and must hold as many points as it has records; its id order
+ *    (segment/id-order.ts) must be sound, and for HNSW the graph's invariants
+ *    (index/hnsw/check-integrity.ts), both via Collection.checkIntegrity.
  *
  * A stale snapshot (points written after it) is not a problem: start-up repairs it; the report
  * says how much of it is still used.
@@ -287,9 +288,10 @@ function runChecks(store: ReadOnlyStore, file: LmdbFileSummary): CheckReport {
       if (check.snapshot?.sound === true && load.snapshotRejected !== undefined) {
         problems.push(`collection "${check.name}": the graph snapshot passes its checksum but cannot be used: ${load.snapshotRejected}`);
       }
-      const graphProblems = check.config.hnsw ? collection.checkIntegrity() : [];
-      problems.push(...graphProblems.slice(0, MAX_LISTED).map((p) => `collection "${check.name}": graph: ${p}`));
-      if (graphProblems.length > MAX_LISTED) problems.push(`collection "${check.name}": graph: ${graphProblems.length - MAX_LISTED} more problems`);
+      // The id order (scroll's, every collection) and, for HNSW, the graph's invariants.
+      const memoryProblems = collection.checkIntegrity();
+      problems.push(...memoryProblems.slice(0, MAX_LISTED).map((p) => `collection "${check.name}": ${p.startsWith('id order') ? '' : 'graph: '}${p}`));
+      if (memoryProblems.length > MAX_LISTED) problems.push(`collection "${check.name}": ${memoryProblems.length - MAX_LISTED} more problems in memory`);
       check.loaded = { points: collection.pointsCount, fromSnapshot: load.fromSnapshot, graphChecked: check.config.hnsw };
     } catch (error) {
       problems.push(`collection "${check.name}": does not load: ${messageOf(error)}${error instanceof KithError ? ` [${error.code}]` : ''}`);
@@ -316,7 +318,7 @@ export function formatCheckReport(report: CheckReport): string {
     if (c.snapshot !== undefined) parts.push(`graph snapshot ${c.snapshot.sound ? 'checksum ok' : 'UNSOUND'} (${c.snapshot.bytes} bytes)`);
     if (c.loaded !== undefined) {
       parts.push(`${c.loaded.points} loaded`);
-      if (c.loaded.graphChecked) parts.push(`${c.loaded.fromSnapshot} from the snapshot's graph, graph invariants checked`);
+      parts.push(c.loaded.graphChecked ? `${c.loaded.fromSnapshot} from the snapshot's graph, id order and graph invariants checked` : 'id order checked');
     }
     lines.push(`  ${parts.join('; ')}`);
   }

@@ -68,9 +68,9 @@ test('kith check: a sound file passes; each deliberate corruption is reported, e
   assert.match(good.stdout, /storage format 3, 2 collection\(s\)/);
   assert.match(
     good.stdout,
-    /collection "g" \(uid 1, 4-d Euclid, hnsw\): 2996 point record\(s\); graph snapshot checksum ok \(\d+ bytes\); 2996 loaded; \d+ from the snapshot's graph, graph invariants checked/,
+    /collection "g" \(uid 1, 4-d Euclid, hnsw\): 2996 point record\(s\); graph snapshot checksum ok \(\d+ bytes\); 2996 loaded; \d+ from the snapshot's graph, id order and graph invariants checked/,
   );
-  assert.match(good.stdout, /collection "f" \(uid 2, 3-d Cosine, flat\): 50 point record\(s\); 50 loaded/);
+  assert.match(good.stdout, /collection "f" \(uid 2, 3-d Cosine, flat\): 50 point record\(s\); 50 loaded; id order checked/);
   assert.match(good.stdout, /^sound: every record decodes/m);
   assert.equal(sha(sound), before, 'kith check changed the file');
   const json = JSON.parse((await ok(['check', sound, '--json'])) as string) as { problems: string[] };
