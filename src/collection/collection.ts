@@ -322,14 +322,17 @@ export class Collection {
 
   /**
    * Deletes every point matching the filter (an empty filter matches all); resolves with the count,
-   * once durable. The filter is parsed by `parseFilter` or the JSON the REST API takes.
+   * once durable. The filter is parsed by `parseFilter` or the JSON the REST API takes. The filter
+   * is evaluated inside the write queue, on the points as every earlier write left them: replayed
+   * from a log in order, it deletes the same points on every replica.
    */
-  async deleteByFilter(filterInput: FilterInput): Promise<{ deleted: number }> {
+  async deleteByFilter(filterInput: FilterInput, options: WriteOptions = {}): Promise<{ deleted: number }> {
     const filter = toFilter(filterInput);
     if (filter === undefined) throw badInput('filter', 'expected a filter object ({} matches every point)');
+    const applied = appliedOf(options);
     const result = await this.writes.run(async () => {
       this.assertLive();
-      return this.deleteExisting(await matchingIds(this.segment, filter));
+      return this.deleteExisting(await matchingIds(this.segment, filter), applied);
     });
     this.calibration.noteChanges(result.deleted);
     this.scheduleSnapshot();
@@ -834,19 +837,21 @@ export class Collection {
    * points selected by id or by filter (collection/payload-operations.ts): checked and its cost
    * bounded before any work, then applied as `updatePayloads` applies it.
    */
-  async changePayloads(selection: PointSelection, operation: PayloadOperation): Promise<{ updated: number }> {
+  async changePayloads(selection: PointSelection, operation: PayloadOperation, options: WriteOptions = {}): Promise<{ updated: number }> {
     const update = payloadUpdate(operation);
-    return this.updatePayloads(await checkSelection(selection), update);
+    return this.updatePayloads(await checkSelection(selection), update, options);
   }
 
   /**
    * Rewrites the payloads of the selected points (listed ids, every one of which must exist, or
    * those matching a filter) through the upsert path: each point keeps its stored vector and gets
    * `update(current payload)`. All-or-nothing and durable before it resolves; an id that does not
-   * exist fails the whole call (ERR_POINT_NOT_FOUND) and nothing is written.
+   * exist fails the whole call (ERR_POINT_NOT_FOUND) and nothing is written. `options.applied` is
+   * stored with the records (alone when no point is selected).
    */
-  async updatePayloads(selector: readonly PointId[] | Filter, update: (payload: Payload) => Payload): Promise<{ updated: number }> {
+  async updatePayloads(selector: readonly PointId[] | Filter, update: (payload: Payload) => Payload, options: WriteOptions = {}): Promise<{ updated: number }> {
     if (Array.isArray(selector)) new RequestCost().add('ids', selector.length, 'points');
+    const applied = appliedOf(options);
     const result = await this.writes.run(async () => {
       this.assertLive();
       const table = this.segment.table;
@@ -868,7 +873,10 @@ export class Collection {
       } else {
         ids = await matchingIds(this.segment, selector as Filter);
       }
-      if (ids.length === 0) return { updated: 0 };
+      if (ids.length === 0) {
+        if (applied !== undefined) await this.writeApplied(applied);
+        return { updated: 0 };
+      }
       const prepared: PreparedPoint[] = new Array(ids.length);
       for (let i = 0; i < ids.length; i++) {
         if (slices.due(i)) await slices.pause();
@@ -880,7 +888,7 @@ export class Collection {
         checkJsonValue(payload, payloadPath);
         prepared[i] = { id, stored: this.storedVectorOf(slot), ...storedPayload(payload) };
       }
-      await this.writePrepared(prepared);
+      await this.writePrepared(prepared, applied);
       return { updated: prepared.length };
     });
     this.scheduleSnapshot();

@@ -111,3 +111,32 @@ test('an applied position is stored with the write that carries it, also when it
   assert.equal(db.collection('c').appliedPosition, undefined);
   await db.close();
 });
+
+test('delete by filter and payload operations carry an applied position too, also when they select nothing', async (t) => {
+  const path = tempDbPath(t);
+  let db = Database.open(path);
+  await db.createCollection({ name: 'c', vector_size: 3, distance: 'euclid' });
+  let c = db.collection('c');
+  const at = (sequence: bigint): AppliedPosition => ({ stream: 'c.log', sequence });
+  await c.upsert([point('a', 1), point('b', 2), point('c', 3)], { applied: at(1n) });
+  await c.changePayloads({ points: ['a', 'b'] }, { op: 'set', payload: { tag: 'x' } }, { applied: at(2n) });
+  assert.deepEqual(c.appliedPosition, at(2n));
+  await c.changePayloads({ filter: { must: [{ key: 'tag', match: { value: 'nothing' } }] } }, { op: 'clear' }, { applied: at(3n) });
+  assert.deepEqual(c.appliedPosition, at(3n), 'a payload operation that selects no point still stores its position');
+  assert.deepEqual(await c.deleteByFilter({ must: [{ key: 'tag', match: { value: 'x' } }] }, { applied: at(4n) }), { deleted: 2 });
+  assert.deepEqual(await c.deleteByFilter({ must: [{ key: 'tag', match: { value: 'x' } }] }, { applied: at(5n) }), { deleted: 0 });
+  assert.deepEqual(c.appliedPosition, at(5n));
+  await assert.rejects(c.deleteByFilter({}, { applied: { stream: 'c.log', sequence: -1n } }), /applied\.sequence/);
+  await assert.rejects(c.changePayloads({ points: ['c'] }, { op: 'clear' }, { applied: { stream: '', sequence: 6n } }), /applied\.stream/);
+  await db.close();
+
+  db = Database.open(path);
+  c = db.collection('c');
+  assert.deepEqual(c.appliedPosition, at(5n));
+  assert.deepEqual(
+    (await c.retrieve(['a', 'b', 'c'])).map((p) => p.id),
+    ['c'],
+    'the refused writes changed nothing',
+  );
+  await db.close();
+});
