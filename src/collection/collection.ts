@@ -592,7 +592,7 @@ export class Collection {
   /** Sends search work to a thread, attaching this segment (or its grown arrays) first. */
   private onThread(threads: SearchThreads, work: ThreadWork): ReturnType<SearchThreads['run']> {
     this.threadWork.all++;
-    if ('filter' in work && work.filter !== undefined) this.threadWork.filtered++;
+    if ('only' in work && work.only.kind === 'predicate') this.threadWork.filtered++;
     return threads.run(this.postSegment(threads), this.segment.header(), work);
   }
 

@@ -10,7 +10,9 @@ import { TopK } from '../core/top-k.js';
 import type { SearchHits, SearchStats } from '../index/vector-index.js';
 import { portableFilter } from '../payload/thread-filter.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
-import { type SearchInput, type SearchOutcome, type SearchWork, scoreHere, searchSteps } from '../search/collection-search.js';
+import { type LocalPredicate, type LocalWork, type SearchInput, type SearchOutcome, scoreHere, searchSteps } from '../search/collection-search.js';
+import type { SlotFilter } from '../segment/search-work.js';
+import type { PortableFilter } from '../payload/thread-filter.js';
 import type { CalibratedEfReader } from '../search/search-ef.js';
 import type { ThreadWork } from '../threads/search-thread-protocol.js';
 import type { SegmentReader } from '../segment/segment.js';
@@ -49,15 +51,15 @@ export async function searchSegmentParallel(
     if (portable === undefined && payloads.waitForShare === true && (await payloads.want())) portable = threadWork(work, SHARED);
     let hits: SearchHits;
     if (portable === undefined) {
-      hits = scoreHere(memory, work, stats);
+      hits = scoreHere(memory, config, work, stats);
       planned?.();
     } else {
       const sent = dispatch(portable);
       planned?.();
       const done = await sent;
       stats.scored += done.scored;
-      // MMR's order is its answer; every other piece comes back by score, with ties to break by id.
-      hits = work.kind === 'mmr' ? done.hits : rerank(done.hits, work.k, (slot) => memory.table.idOf(slot));
+      // MMR's order is its answer (and a sum is no ranking); every other piece comes back by score, with ties to break by id.
+      hits = work.kind === 'mmr' || work.kind === 'sum' ? done.hits : rerank(done.hits, work.k, (slot) => memory.table.idOf(slot));
     }
     step = steps.next(hits);
   }
@@ -65,23 +67,21 @@ export async function searchSegmentParallel(
 }
 
 /** The work as data a thread can take, or undefined when it needs payloads threads cannot read yet. */
-export function threadWork(work: SearchWork, payloads: PayloadAccess): ThreadWork | undefined {
-  if (work.kind === 'mmr') return { kind: 'mmr', slots: work.candidates.slots, sims: work.candidates.sims, picks: work.picks, diversity: work.diversity };
-  const byFilter = work.accept !== undefined && (work.kind === 'slots' || work.acceptBits === undefined);
-  if (byFilter && work.filter === undefined) return undefined;
-  if (byFilter && !payloads.shared) {
+export function threadWork(work: LocalWork, payloads: PayloadAccess): ThreadWork | undefined {
+  if (work.kind === 'mmr' || work.kind === 'sum') return work;
+  const only = portableOnly(work.only, payloads);
+  if (only === undefined) return undefined;
+  return { ...work, only };
+}
+
+/** A slot filter as a thread takes it: a predicate as its filter in portable form, once the payloads it reads are shared. */
+function portableOnly(only: SlotFilter<LocalPredicate>, payloads: PayloadAccess): SlotFilter<PortableFilter> | undefined {
+  if (only.kind !== 'predicate') return only;
+  if (!payloads.shared) {
     void payloads.want();
     return undefined;
   }
-  const filter = byFilter && work.filter !== undefined ? portableFilter(work.filter) : undefined;
-  switch (work.kind) {
-    case 'slots':
-      return { kind: 'slots', query: work.query, k: work.k, slots: work.slots, filter };
-    case 'graph':
-      return { kind: 'graph', query: work.query, k: work.k, ef: work.ef, acceptBits: work.acceptBits, filter, twoHop: work.twoHop };
-    case 'flat':
-      return { kind: 'flat', query: work.query, k: work.k, acceptBits: work.acceptBits, filter };
-  }
+  return { kind: 'predicate', predicate: portableFilter(only.predicate.filter) };
 }
 
 /** The best `k` of a thread's hits by (similarity, id), as a TopK with ids over everything picks. */

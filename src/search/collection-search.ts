@@ -11,7 +11,7 @@ import type { PointId } from '../core/point-id.js';
 import { SeededRng } from '../core/rng.js';
 import { bitsWords, hasBit, setBit } from '../core/slot-bits.js';
 import { choosePlan, exactStrategy, type Strategy } from '../index/planner.js';
-import type { SearchHits, SearchStats } from '../index/vector-index.js';
+import type { SearchHits, SearchOptions, SearchStats } from '../index/vector-index.js';
 import { type ConditionCounts, compileFilter, orderFilter } from '../payload/filter-compile.js';
 import { type Candidates, type Estimate, estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types.js';
@@ -20,7 +20,7 @@ import type { CollectionConfig } from '../segment/collection-config.js';
 import type { Payload } from '../segment/point-table.js';
 import { type CalibratedEfReader, type EfSource, searchEf } from './search-ef.js';
 import type { SegmentReader } from '../segment/segment.js';
-import { type MmrWork, pickMmr } from '../segment/mmr.js';
+import { ALL_SLOTS, runWork, type SearchWork, type SlotFilter, type WorkView } from '../segment/search-work.js';
 import type { SearchShape } from './request-cost.js';
 import { prepareQuery } from './vector-input.js';
 import { vectorArray } from '../core/vector-math.js';
@@ -118,57 +118,59 @@ export const SAMPLE_SIZE = 256;
 const sampler = new SeededRng(7);
 
 /**
- * The scoring a search asks for: the distance-heavy part, which a search thread can do over the
- * shared memory (collection/parallel-search.ts) or this thread can (`scoreHere`). `accept` is the
- * test a slot must pass, as a function of this thread; `acceptBits`, when present, is the same
- * answer as a bitset, and otherwise `filter` is (the filter the test runs, its checks in order),
- * which a thread runs on the shared payload records.
+ * How a predicate travels in the service thread's work (segment/search-work.ts): the filter (its
+ * checks in the order they run), which a search thread runs on the shared payload records, and
+ * this thread's test of it (compiled, or the payload indexes' exact answer), which never leaves it.
  */
-export type SearchWork =
-  | {
-      readonly kind: 'graph';
-      readonly query: Float32Array;
-      readonly k: number;
-      readonly ef: number;
-      readonly accept?: (slot: number) => boolean;
-      readonly acceptBits?: Uint32Array;
-      readonly filter?: Filter;
-      readonly twoHop?: boolean;
-    }
-  | {
-      readonly kind: 'flat';
-      readonly query: Float32Array;
-      readonly k: number;
-      readonly accept?: (slot: number) => boolean;
-      readonly acceptBits?: Uint32Array;
-      readonly filter?: Filter;
-    }
-  /** The live `slots` (distinct) that pass `accept`, when given. */
-  | {
-      readonly kind: 'slots';
-      readonly query: Float32Array;
-      readonly k: number;
-      readonly slots: Int32Array;
-      readonly accept?: (slot: number) => boolean;
-      readonly filter?: Filter;
-    }
-  /** MMR's picks among candidates already found (segment/mmr.ts); the hits come back in MMR order. */
-  | ({ readonly kind: 'mmr'; readonly distance: Distance } & MmrWork);
+export interface LocalPredicate {
+  readonly filter: Filter;
+  readonly accept: (slot: number) => boolean;
+}
+
+/** The scoring a search asks for, as this thread carries it: run by `scoreHere`, or sent to a thread (collection/parallel-search.ts). */
+export type LocalWork = SearchWork<LocalPredicate>;
+
+/** A segment as `runWork` reads it on the service thread: ties are broken by id here, so none are kept. */
+class SegmentWorkView implements WorkView<LocalPredicate> {
+  readonly distance: Distance;
+  readonly dim: number;
+
+  constructor(
+    private readonly memory: SegmentReader,
+    config: Pick<CollectionConfig, 'distance' | 'vectorSize'>,
+  ) {
+    this.distance = config.distance;
+    this.dim = config.vectorSize;
+  }
+
+  searchGraph(options: SearchOptions): SearchHits {
+    return this.memory.searchGraph(options);
+  }
+
+  searchFlat(options: SearchOptions): SearchHits {
+    return this.memory.searchFlat(options);
+  }
+
+  scoreSlots(query: Float32Array, slots: ArrayLike<number>, k: number, stats: SearchStats): SearchHits {
+    return this.memory.scoreSlots(query, slots, k, stats);
+  }
+
+  scoreEach(query: Float32Array, slots: ArrayLike<number>, out: Float64Array, stats?: SearchStats): void {
+    this.memory.scoreEach(query, slots, out, stats);
+  }
+
+  readVector(slot: number): Float32Array {
+    return this.memory.readVector(slot);
+  }
+
+  acceptOf(predicate: LocalPredicate): (slot: number) => boolean {
+    return predicate.accept;
+  }
+}
 
 /** Runs one piece of search work on this thread. */
-export function scoreHere(memory: SegmentReader, work: SearchWork, stats: SearchStats): SearchHits {
-  switch (work.kind) {
-    case 'graph':
-      return memory.searchGraph({ query: work.query, k: work.k, ef: work.ef, accept: work.accept, acceptBits: work.acceptBits, twoHop: work.twoHop, stats });
-    case 'flat':
-      return memory.searchFlat({ query: work.query, k: work.k, accept: work.accept, stats });
-    case 'slots': {
-      const accept = work.accept;
-      return memory.scoreSlots(work.query, accept === undefined ? work.slots : work.slots.filter(accept), work.k, stats);
-    }
-    case 'mmr':
-      return pickMmr(memory, work.distance, work, stats);
-  }
+export function scoreHere(memory: SegmentReader, config: Pick<CollectionConfig, 'distance' | 'vectorSize'>, work: LocalWork, stats: SearchStats): SearchHits {
+  return runWork(new SegmentWorkView(memory, config), work, stats);
 }
 
 /** A search, all on this thread. */
@@ -176,12 +178,12 @@ export function searchSegment(memory: SegmentReader, config: CollectionConfig, c
   const stats: SearchStats = { scored: 0 };
   const steps = searchSteps(memory, config, calibratedEf, input, stats);
   let step = steps.next();
-  while (step.done !== true) step = steps.next(scoreHere(memory, step.value, stats));
+  while (step.done !== true) step = steps.next(scoreHere(memory, config, step.value, stats));
   return step.value;
 }
 
 /**
- * A search as steps: plan and shape here, yield the scoring (`SearchWork`) to whoever drives it
+ * A search as steps: plan and shape here, yield the scoring (`LocalWork`) to whoever drives it
  * and continue with the hits it sends back, best first and at most `k` of them. The driver adds
  * the distances it computed to `stats`.
  */
@@ -191,7 +193,7 @@ export function* searchSteps(
   calibratedEf: CalibratedEfReader,
   input: SearchInput,
   stats: SearchStats,
-): Generator<SearchWork, SearchOutcome, SearchHits> {
+): Generator<LocalWork, SearchOutcome, SearchHits> {
   const query = prepareQuery(input.vector, config.vectorSize, config.distance);
   const limit = input.limit ?? config.parameters.k;
   const offset = input.offset ?? 0;
@@ -222,7 +224,7 @@ export function* searchSteps(
   let hits: SearchHits;
   if (filter === undefined) {
     const strategy = choosePlan({ n, ef, m, exact, matches: undefined, candidates: undefined });
-    hits = yield strategy === 'graph' && m !== undefined ? { kind: 'graph', query, k, ef } : { kind: 'flat', query, k };
+    hits = yield strategy === 'graph' && m !== undefined ? { kind: 'graph', query, k, ef, only: ALL_SLOTS } : { kind: 'flat', query, k, only: ALL_SLOTS };
     explain.strategy = strategy === 'graph' ? 'graph' : 'flat-scan';
     explain.exact = strategy !== 'graph';
   } else {
@@ -235,6 +237,12 @@ export function* searchSteps(
       return filterTest;
     };
     const accept = (slot: number): boolean => testOf().accept(slot);
+    // The slots a filtered work item may return: the matches' bitset, or the filter and its test here.
+    const only = (): SlotFilter<LocalPredicate> => {
+      const test = testOf();
+      if (test.bits !== undefined) return { kind: 'bits', bits: test.bits };
+      return { kind: 'predicate', predicate: { filter: test.filter as Filter, accept: test.accept } };
+    };
     explain.estimate = { ...estimated.estimate, counted: estimated.counted };
     explain.candidates = candidates?.count ?? null;
     explain.indexed_keys = [...estimated.indexedKeys];
@@ -248,19 +256,19 @@ export function* searchSteps(
       strategy = choosePlan({ ...plan, matches: { min: expected, expected, max: expected }, sampled: true });
     }
     const exactWay = exactStrategy(candidates?.count, n);
-    const exactMatches = (): SearchWork => {
+    const exactMatches = (): LocalWork => {
       if (exactWay === 'candidates-exact' && candidates !== undefined) {
         // Exact candidates are the matches; others are tested where they are scored.
-        if (candidates.exact === true) return { kind: 'slots', query, k, slots: collectMatches(memory, candidates) };
-        return { kind: 'slots', query, k, slots: collectMatches(memory, candidates), accept, filter: testOf().filter };
+        if (candidates.exact === true) return { kind: 'slots', query, k, slots: collectMatches(memory, candidates), only: ALL_SLOTS };
+        return { kind: 'slots', query, k, slots: collectMatches(memory, candidates), only: only() };
       }
-      return { kind: 'flat', query, k, accept, acceptBits: testOf().bits, filter: testOf().filter };
+      return { kind: 'flat', query, k, only: only() };
     };
     if (strategy === 'graph-filtered' && m !== undefined) {
       // Two hops pay where most neighbours fail the filter; with most passing, a plain walk is cheaper.
       const twoHop =
         params.filter_walk === undefined || params.filter_walk === null ? estimated.estimate.expected < TWO_HOP_BELOW * n : params.filter_walk === 'two-hop';
-      hits = yield { kind: 'graph', query, k, ef, accept, acceptBits: testOf().bits, filter: testOf().filter, twoHop };
+      hits = yield { kind: 'graph', query, k, ef, only: only(), twoHop };
       explain.exact = false;
       if (hits.slots.length < k) {
         hits = yield exactMatches();
@@ -273,7 +281,7 @@ export function* searchSteps(
     }
     explain.strategy = strategy;
   }
-  if (mmr !== undefined) hits = yield { kind: 'mmr', distance: config.distance, candidates: hits, picks: offset + limit, diversity: mmr.diversity };
+  if (mmr !== undefined) hits = yield { kind: 'mmr', slots: hits.slots, sims: hits.sims, picks: offset + limit, diversity: mmr.diversity };
   explain.scored = stats.scored;
   return { points: shapeHits(memory, config, hits, input, offset, limit, mmr !== undefined), explain };
 }

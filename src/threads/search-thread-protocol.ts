@@ -10,6 +10,7 @@ import type { SharedPayloadArrays } from '../payload/shared-payloads.js';
 import type { PortableFilter } from '../payload/thread-filter.js';
 import type { CalibrationOptions, CalibrationResult } from '../segment/recall-calibration.js';
 import type { SegmentHeader, StoredVectorContext } from '../segment/segment.js';
+import type { SearchWork } from '../segment/search-work.js';
 
 /** What a thread needs to build its read-only view of a segment. */
 export interface SegmentSpec {
@@ -24,25 +25,10 @@ export interface SegmentSpec {
 }
 
 /**
- * Search work a thread can do, as data (collection-search.ts SearchWork): a slot passes when it is
- * in `acceptBits`, or else when it passes `filter`, run on the shared payload records.
+ * Search work a thread can do (segment/search-work.ts, the same type the service thread runs): a
+ * predicate travels as a portable filter, run on the shared payload records.
  */
-export type ThreadWork =
-  | {
-      readonly kind: 'graph';
-      readonly query: Float32Array;
-      readonly k: number;
-      readonly ef: number;
-      readonly acceptBits?: Uint32Array;
-      readonly filter?: PortableFilter;
-      readonly twoHop?: boolean;
-    }
-  | { readonly kind: 'flat'; readonly query: Float32Array; readonly k: number; readonly acceptBits?: Uint32Array; readonly filter?: PortableFilter }
-  | { readonly kind: 'slots'; readonly query: Float32Array; readonly k: number; readonly slots: Int32Array; readonly filter?: PortableFilter }
-  /** MMR's picks among candidates (segment/mmr.ts); the hits come back in MMR order, not re-ranked. */
-  | { readonly kind: 'mmr'; readonly slots: Int32Array; readonly sims: Float64Array; readonly picks: number; readonly diversity: number }
-  /** The component-wise sum of the stored vectors of `slots` (a recommendation's examples); it comes back as the reply's `sims`, with no slots. */
-  | { readonly kind: 'sum'; readonly slots: Int32Array };
+export type ThreadWork = SearchWork<PortableFilter>;
 
 export type ToThread =
   | {

@@ -8,20 +8,19 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SeededRng } from '../core/rng.js';
-import { hasBit } from '../core/slot-bits.js';
+import type { Distance } from '../core/distance.js';
 import { FlatIndex } from '../index/flat/flat-index.js';
 import { HnswGraph } from '../index/hnsw/hnsw-graph.js';
 import { HnswIndex } from '../index/hnsw/hnsw-index.js';
-import type { SearchHits, SearchStats, SlotTable } from '../index/vector-index.js';
+import type { SearchHits, SearchOptions, SearchStats, SlotTable } from '../index/vector-index.js';
 import { createKernel, createSq8Kernel, type DistanceKernel } from '../kernels/distance-kernel.js';
 import { MipsGraphKernel } from '../kernels/mips-graph-kernel.js';
 import type { SlotArena } from '../kernels/slot-arena.js';
 import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { VectorArena } from '../kernels/vector-arena.js';
 import { type SharedPayloadArrays, SharedPayloadReader } from '../payload/shared-payloads.js';
-import { recordPredicate } from '../payload/thread-filter.js';
-import { pickMmr } from '../segment/mmr.js';
-import { sumVectors } from '../segment/sum-vectors.js';
+import { type PortableFilter, recordPredicate } from '../payload/thread-filter.js';
+import { runWork, type WorkView } from '../segment/search-work.js';
 import { type CalibrationReader, type CalibrationResult, calibrateEf } from '../segment/recall-calibration.js';
 import type { FromThread, SearchReply, SegmentSpec, ThreadWork, ToThread } from './search-thread-protocol.js';
 import type { SegmentHeader, StoredVectorContext } from '../segment/segment.js';
@@ -107,16 +106,51 @@ function followPayloads(view: SegmentView, payloads: SharedPayloadArrays | null)
   else view.payloads.follow(payloads);
 }
 
-/** The test a slot must pass, if the work has one: its bitset, or its filter run on the payload records. */
-function acceptorOf(view: SegmentView, work: Exclude<ThreadWork, { kind: 'mmr' | 'sum' }>): ((slot: number) => boolean) | undefined {
-  const bits = 'acceptBits' in work ? work.acceptBits : undefined;
-  if (bits !== undefined) return (slot) => hasBit(bits, slot);
-  if (work.filter === undefined) return undefined;
-  const payloads = view.payloads;
-  if (payloads === undefined) throw new Error('a filter sent before the payloads it reads');
-  const predicate = recordPredicate(payloads, work.filter);
-  const table = view.table;
-  return view.filterMemo.remember(table.slotCount, (slot) => table.isLive(slot) && predicate(slot));
+/**
+ * A view as `runWork` reads it (segment/search-work.ts): searches keep score ties, since a thread
+ * has no ids to break them (the service re-ranks), and a predicate is run on the shared payload
+ * records, its answers remembered per slot for the one work item.
+ */
+class ThreadWorkView implements WorkView<PortableFilter> {
+  constructor(private readonly view: SegmentView) {}
+
+  get distance(): Distance {
+    return this.view.spec.distance;
+  }
+
+  get dim(): number {
+    return this.view.spec.dim;
+  }
+
+  searchGraph(options: SearchOptions): SearchHits {
+    const hnsw = this.view.hnsw;
+    if (hnsw === undefined) throw new Error('graph search on a segment without a graph');
+    return hnsw.search({ ...options, keepTies: true });
+  }
+
+  searchFlat(options: SearchOptions): SearchHits {
+    return this.view.flat.search({ ...options, keepTies: true });
+  }
+
+  scoreSlots(query: Float32Array, slots: ArrayLike<number>, k: number, stats: SearchStats): SearchHits {
+    return this.view.flat.scoreSlots(query, slots, k, stats, true);
+  }
+
+  scoreEach(query: Float32Array, slots: ArrayLike<number>, out: Float64Array, stats?: SearchStats): void {
+    this.view.flat.scoreEach(query, slots, out, stats);
+  }
+
+  readVector(slot: number): Float32Array {
+    return this.view.arena.read(slot);
+  }
+
+  acceptOf(filter: PortableFilter): (slot: number) => boolean {
+    const payloads = this.view.payloads;
+    if (payloads === undefined) throw new Error('a filter sent before the payloads it reads');
+    const predicate = recordPredicate(payloads, filter);
+    const table = this.view.table;
+    return this.view.filterMemo.remember(table.slotCount, (slot) => table.isLive(slot) && predicate(slot));
+  }
 }
 
 type ToThreadGraph = Extract<ToThread, { type: 'attach' }>['graph'];
@@ -186,23 +220,7 @@ function calibrationSlice(view: SegmentView, message: Extract<ToThread, { type: 
 function run(view: SegmentView, header: SegmentHeader, work: ThreadWork, stats: SearchStats): SearchHits {
   // The writer may have grown the memory since the last search: follow it.
   follow(view, header);
-  if (work.kind === 'sum') return { slots: new Int32Array(0), sims: sumVectors((slot) => view.arena.read(slot), work.slots, view.spec.dim, stats) };
-  if (work.kind === 'mmr') {
-    const reader = { readVector: (slot: number) => view.arena.read(slot), scoreEach: view.flat.scoreEach.bind(view.flat) };
-    return pickMmr(reader, view.spec.distance, { candidates: { slots: work.slots, sims: work.sims }, picks: work.picks, diversity: work.diversity }, stats);
-  }
-  const accept = acceptorOf(view, work);
-  switch (work.kind) {
-    case 'graph': {
-      const hnsw = view.hnsw;
-      if (hnsw === undefined) throw new Error('graph search on a segment without a graph');
-      return hnsw.search({ query: work.query, k: work.k, ef: work.ef, accept, acceptBits: work.acceptBits, twoHop: work.twoHop, keepTies: true, stats });
-    }
-    case 'flat':
-      return view.flat.search({ query: work.query, k: work.k, accept, keepTies: true, stats });
-    case 'slots':
-      return view.flat.scoreSlots(work.query, accept === undefined ? work.slots : work.slots.filter(accept), work.k, stats, true);
-  }
+  return runWork(new ThreadWorkView(view), work, stats);
 }
 
 const port = parentPort;
