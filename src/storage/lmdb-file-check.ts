@@ -172,15 +172,18 @@ function checkOpenFile(fd: number): LmdbFileCheck {
   if (pageSize < MIN_PAGE_SIZE || pageSize > MAX_PAGE_SIZE || (pageSize & (pageSize - 1)) !== 0) {
     return notLmdb(`page 0 gives a page size of ${pageSize} bytes; LMDB's are powers of two from ${MIN_PAGE_SIZE} to ${MAX_PAGE_SIZE}`);
   }
-  if (fileBytes % pageSize !== 0) {
-    return damaged(`the file is ${fileBytes} bytes, not a whole number of ${pageSize}-byte pages: cut short or padded`);
-  }
-  const pages = fileBytes / pageSize;
-  if (pages < 2) return damaged(`the file holds ${pages} page; LMDB's two meta pages need 2`);
-
   const second = Buffer.alloc(META_END);
   readSync(fd, second, 0, META_END, pageSize);
   const meta1 = readMeta(second);
+  // The size is measured after the meta pages are read: a writer (a server holding the file,
+  // checkLiveLmdbFile) extends the file with a commit's pages before it writes the meta naming
+  // them, so a size read first could miss pages the meta read next refers to.
+  const pagesBytes = fstatSync(fd).size;
+  if (pagesBytes % pageSize !== 0) {
+    return damaged(`the file is ${pagesBytes} bytes, not a whole number of ${pageSize}-byte pages: cut short or padded`);
+  }
+  const pages = pagesBytes / pageSize;
+  if (pages < 2) return damaged(`the file holds ${pages} page; LMDB's two meta pages need 2`);
   const problems: string[] = [];
   checkMetaHeader(meta0, 0, pageSize, problems);
   checkMetaHeader(meta1, 1, pageSize, problems);
@@ -196,7 +199,7 @@ function checkOpenFile(fd: number): LmdbFileCheck {
   walk.run();
   problems.push(...walk.problems);
   const summary: LmdbFileSummary = {
-    fileBytes,
+    fileBytes: pagesBytes,
     pageSize,
     pages,
     lastPage: meta.lastPage,
