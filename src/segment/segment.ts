@@ -25,6 +25,7 @@ import type { SharedPayloadArrays } from '../payload/shared-payloads.js';
 import type { Steps } from '../core/steps.js';
 import type { StoredVector } from '../storage/point-record.js';
 import { type CollectionConfig, guessedMsPerInsert } from './collection-config.js';
+import { ShardedMap } from '../core/sharded-map.js';
 import { type Payload, PointTable, type PointTableReader } from './point-table.js';
 import { SlotMemo } from './slot-memo.js';
 import { decodeSnapshotSteps, encodeSnapshot } from './snapshot.js';
@@ -148,7 +149,7 @@ export class Segment implements SegmentReader {
   private hnsw: HnswIndex | undefined;
   private changesSinceSnapshot = 0;
   /** While loading: the snapshot's slot of each (id, version) its graph holds, and the points it does not. */
-  private restored: Map<string, { readonly slot: number; readonly version: bigint }> | undefined;
+  private restored: ShardedMap<{ readonly slot: number; readonly version: bigint }> | undefined;
   private pending: SegmentPoint[] = [];
   private restoredCount = 0;
   private loadInserters: SegmentInserters | undefined;
@@ -520,7 +521,7 @@ export class Segment implements SegmentReader {
     if (problem !== undefined) return problem;
     yield;
     const graph = hnsw.graph;
-    const restored = new Map<string, { slot: number; version: bigint }>();
+    const restored = new ShardedMap<{ slot: number; version: bigint }>();
     const slots = decoded.slots;
     for (let slot = 0; slot < slots.length; slot++) {
       if (slot % SLOTS_PER_STEP === SLOTS_PER_STEP - 1) yield;
