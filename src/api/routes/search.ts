@@ -47,8 +47,9 @@ export const searchRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: A
     async (request, reply) => {
       validateCollectionName(request.params.name);
       const body = request.body;
-      const collection = db.collection(request.params.name);
-      const { points, explain } = await collection.searchChecked(checkedSearch(body));
+      // The body is judged before the collection is looked up: a bad filter is a 400 even for a collection that does not exist.
+      const checked = checkedSearch(body);
+      const { points, explain } = await db.collection(request.params.name).searchChecked(checked);
       metrics?.countSearch(explain.strategy);
       if (body.params?.explain === true) return { ...ok(reply, points), explain };
       return sendJson(reply, okJson(reply, await scoredPointsJson(points)));
