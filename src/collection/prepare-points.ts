@@ -104,11 +104,17 @@ export async function checkIds(rawIds: readonly unknown[]): Promise<void> {
 /**
  * The distinct ids of `rawIds` (checked by `checkIds`) that name a point of `table`, each as the
  * table's own string: the normalised spelling made here dies young, so only as many ids as the
- * collection holds outlive the loop. Duplicates are found by slot, in a byte per slot.
+ * collection holds outlive the loop. Duplicates are found by slot.
  */
+/** Ids in a delete from which duplicates are found with a byte per slot rather than a set (whose growth rehashes it whole). */
+const BYTE_PER_SLOT_FROM = 65_536;
+
 export async function existingIdsOf(rawIds: readonly unknown[], table: Pick<PointTable, 'slotCount' | 'slotOf' | 'idOf'>): Promise<PointId[]> {
   const slices = new TimeSlices();
-  const taken = new Uint8Array(table.slotCount);
+  // A byte per slot for a long list; a set of slots for a short one, so that a delete of a few ids
+  // does not allocate a byte for every slot of a large collection.
+  const bytes = rawIds.length > BYTE_PER_SLOT_FROM ? new Uint8Array(table.slotCount) : undefined;
+  const slots = bytes === undefined ? new Set<number>() : undefined;
   const existing: PointId[] = [];
   for (let i = 0; i < rawIds.length; i++) {
     if (slices.due(i)) await slices.pause();
@@ -116,8 +122,14 @@ export async function existingIdsOf(rawIds: readonly unknown[], table: Pick<Poin
     // Checked before the write was queued; a value a caller swapped in since names no point.
     const id = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? (canonicalUuid(raw) ?? raw) : undefined;
     const slot = id === undefined ? undefined : table.slotOf(id);
-    if (slot === undefined || taken[slot] === 1) continue;
-    taken[slot] = 1;
+    if (slot === undefined) continue;
+    if (bytes !== undefined) {
+      if (bytes[slot] === 1) continue;
+      bytes[slot] = 1;
+    } else if (slots !== undefined) {
+      if (slots.has(slot)) continue;
+      slots.add(slot);
+    }
     existing.push(table.idOf(slot));
   }
   return existing;
