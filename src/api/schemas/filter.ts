@@ -3,20 +3,47 @@
  * done by `payload/filter-parse.ts` (which gives field-path messages and compiles regexes), so
  * route validation skips the `Filter` reference (see api/validation.ts).
  */
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
+import { FILTER_LIMITS } from '../../payload/filter-parse.js';
 import { Nullable } from './common.js';
 
-const RangeBound = Type.Union([Type.Number(), Type.String({ format: 'date-time' })], {
-  description: 'A number, or an RFC 3339 datetime; all bounds of one range are of one kind.',
-});
+/** A payload key as a condition names it. */
+const KeySchema = (description?: string) =>
+  Type.String({ minLength: 1, maxLength: FILTER_LIMITS.keyLength, ...(description === undefined ? {} : { description }) });
 
-const GeoPoint = Type.Object({ lon: Type.Number(), lat: Type.Number() }, { additionalProperties: false });
+/** Bounds gt, gte, lt, lte of one kind; null stands for an absent bound, as everywhere in a filter. */
+function Bounds<T extends TSchema>(bound: T, description: string) {
+  return Type.Object({ gt: Nullable(bound), gte: Nullable(bound), lt: Nullable(bound), lte: Nullable(bound) }, { additionalProperties: false, description });
+}
+
+/** Numbers, or RFC 3339 datetimes: all bounds of one range are of one kind. */
+const Range = Type.Union([
+  Bounds(Type.Number(), 'Numeric bounds; at least one.'),
+  Bounds(Type.String({ format: 'date-time' }), 'RFC 3339 datetime bounds; at least one.'),
+]);
+
+const GeoPoint = Type.Object(
+  { lon: Type.Number({ minimum: -180, maximum: 180 }), lat: Type.Number({ minimum: -90, maximum: 90 }) },
+  { additionalProperties: false },
+);
+
+/** `condition` ⇒ `consequence`, in JSON Schema (if/then written without a `then` key). */
+function implies(condition: object, consequence: object): object {
+  return { anyOf: [{ not: condition }, consequence] };
+}
+
+const NOT_NULL = { not: { type: 'null' } };
+/** `field` is there and not null (null stands for absent in a filter). */
+function given(field: string): { required: string[]; properties: Record<string, object> } {
+  return { required: [field], properties: { [field]: NOT_NULL } };
+}
+
+/** The parts of a field condition that say what to test (filter-parse.ts: TESTS). */
+const TESTS = ['match', 'range', 'values_count', 'geo_radius', 'geo_bounding_box', 'geo_polygon'];
 
 const FieldCondition = Type.Object(
   {
-    key: Type.String({
-      description: 'Payload key; dots walk into nested objects when no top-level key has this name; `a[].b` reads b in every element of array a.',
-    }),
+    key: KeySchema('Payload key; dots walk into nested objects when no top-level key has this name; `a[].b` reads b in every element of array a.'),
     type: Nullable(
       Type.Union([Type.Literal('exact'), Type.Literal('range'), Type.Literal('prefix'), Type.Literal('contains'), Type.Literal('regex')], {
         description: 'Default: `range` when `range` is given, else `exact`.',
@@ -30,28 +57,33 @@ const FieldCondition = Type.Object(
           except: Type.Optional(Type.Array(Type.Unknown(), { description: 'exact only: the value is none of these.' })),
           text: Type.Optional(Type.String({ maxLength: 1024, description: 'exact only: a string value contains this substring (case-sensitive).' })),
         },
-        { additionalProperties: false, description: 'Exactly one of value, any, except, text.' },
+        { additionalProperties: false, minProperties: 1, maxProperties: 1, description: 'Exactly one of value, any, except, text.' },
       ),
     ),
-    range: Nullable(
-      Type.Object(
-        { gt: Nullable(RangeBound), gte: Nullable(RangeBound), lt: Nullable(RangeBound), lte: Nullable(RangeBound) },
-        { additionalProperties: false, description: 'At least one bound.' },
-      ),
-    ),
+    range: Nullable(Range),
     values_count: Nullable(
       Type.Object(
-        { gt: Nullable(Type.Integer()), gte: Nullable(Type.Integer()), lt: Nullable(Type.Integer()), lte: Nullable(Type.Integer()) },
+        {
+          gt: Nullable(Type.Integer({ minimum: 0 })),
+          gte: Nullable(Type.Integer({ minimum: 0 })),
+          lt: Nullable(Type.Integer({ minimum: 0 })),
+          lte: Nullable(Type.Integer({ minimum: 0 })),
+        },
         { additionalProperties: false, description: 'How many values the key holds (null 0, an array its length, else 1); at least one bound.' },
       ),
     ),
-    geo_radius: Nullable(Type.Object({ center: GeoPoint, radius: Type.Number({ description: 'Meters (haversine).' }) }, { additionalProperties: false })),
+    geo_radius: Nullable(
+      Type.Object({ center: GeoPoint, radius: Type.Number({ minimum: 0, description: 'Meters (haversine).' }) }, { additionalProperties: false }),
+    ),
     geo_bounding_box: Nullable(Type.Object({ top_left: GeoPoint, bottom_right: GeoPoint }, { additionalProperties: false })),
     geo_polygon: Nullable(
       Type.Object(
         {
-          exterior: Type.Object({ points: Type.Array(GeoPoint) }, { additionalProperties: false }),
-          interiors: Nullable(Type.Array(Type.Object({ points: Type.Array(GeoPoint) }, { additionalProperties: false }))),
+          exterior: Type.Object(
+            { points: Type.Array(GeoPoint, { minItems: 4, description: 'Closed: the last point repeats the first.' }) },
+            { additionalProperties: false },
+          ),
+          interiors: Nullable(Type.Array(Type.Object({ points: Type.Array(GeoPoint, { minItems: 4 }) }, { additionalProperties: false }))),
         },
         { additionalProperties: false },
       ),
@@ -60,18 +92,41 @@ const FieldCondition = Type.Object(
   {
     additionalProperties: false,
     description: 'A condition on one payload key: exactly one of match, range, values_count, geo_radius, geo_bounding_box, geo_polygon.',
+    // The rules across fields, as filter-parse.ts applies them (null stands for absent).
+    allOf: [
+      // Exactly one test.
+      {
+        oneOf: TESTS.map((test) => ({
+          ...given(test),
+          properties: Object.fromEntries(TESTS.map((other) => [other, other === test ? NOT_NULL : { type: 'null' }])),
+        })),
+      },
+      // `type` only with match or range; range with a range type (or none), match with the others.
+      implies(given('type'), { anyOf: [given('match'), given('range')] }),
+      implies(given('range'), { anyOf: [{ not: { required: ['type'] } }, { properties: { type: { enum: ['range', null] } } }] }),
+      implies(given('match'), { anyOf: [{ not: { required: ['type'] } }, { properties: { type: { enum: ['exact', 'prefix', 'contains', 'regex', null] } } }] }),
+      // any, except and text only for exact conditions; a prefix or a regex is a string.
+      implies(
+        { required: ['type'], properties: { type: { const: 'contains' } } },
+        { properties: { match: { anyOf: [{ type: 'null' }, { required: ['value'] }] } } },
+      ),
+      implies(
+        { required: ['type'], properties: { type: { enum: ['prefix', 'regex'] } } },
+        { properties: { match: { anyOf: [{ type: 'null' }, { required: ['value'], properties: { value: { type: 'string' } } }] } } },
+      ),
+    ],
   },
 );
 
-const KeyOnly = Type.Object({ key: Type.String() }, { additionalProperties: false });
+const KeyOnly = Type.Object({ key: KeySchema() }, { additionalProperties: false });
 const IsEmpty = Type.Object({ is_empty: KeyOnly }, { additionalProperties: false, description: 'The key has no value, or only null or [].' });
 const IsNull = Type.Object({ is_null: KeyOnly }, { additionalProperties: false, description: 'Some value at the key is null.' });
 const HasId = Type.Object(
-  { has_id: Type.Array(Type.Union([Type.String(), Type.Integer({ minimum: 0 })])) },
+  { has_id: Type.Array(Type.Union([Type.String({ minLength: 1 }), Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })])) },
   { additionalProperties: false, description: 'The point\'s id is listed (7 and "7" are one id).' },
 );
 const Nested = Type.Object(
-  { nested: Type.Object({ key: Type.String(), filter: Type.Ref('Filter') }, { additionalProperties: false }) },
+  { nested: Type.Object({ key: KeySchema(), filter: Type.Ref('Filter') }, { additionalProperties: false }) },
   { additionalProperties: false, description: 'Some object element of the array at key satisfies the whole filter by itself.' },
 );
 
