@@ -11,9 +11,19 @@ import { Nullable } from './common.js';
 const KeySchema = (description?: string) =>
   Type.String({ minLength: 1, maxLength: FILTER_LIMITS.keyLength, ...(description === undefined ? {} : { description }) });
 
+const NOT_NULL = { not: { type: 'null' } };
+/** `field` is there and not null (null stands for absent in a filter). */
+function given(field: string): { required: string[]; properties: Record<string, object> } {
+  return { required: [field], properties: { [field]: NOT_NULL } };
+}
+
 /** Bounds gt, gte, lt, lte of one kind; null stands for an absent bound, as everywhere in a filter. */
 function Bounds<T extends TSchema>(bound: T, description: string) {
-  return Type.Object({ gt: Nullable(bound), gte: Nullable(bound), lt: Nullable(bound), lte: Nullable(bound) }, { additionalProperties: false, description });
+  return Type.Object(
+    { gt: Nullable(bound), gte: Nullable(bound), lt: Nullable(bound), lte: Nullable(bound) },
+    // At least one bound given.
+    { additionalProperties: false, description, anyOf: ['gt', 'gte', 'lt', 'lte'].map(given) },
+  );
 }
 
 /** Numbers, or RFC 3339 datetimes: all bounds of one range are of one kind. */
@@ -30,12 +40,6 @@ const GeoPoint = Type.Object(
 /** `condition` ⇒ `consequence`, in JSON Schema (if/then written without a `then` key). */
 function implies(condition: object, consequence: object): object {
   return { anyOf: [{ not: condition }, consequence] };
-}
-
-const NOT_NULL = { not: { type: 'null' } };
-/** `field` is there and not null (null stands for absent in a filter). */
-function given(field: string): { required: string[]; properties: Record<string, object> } {
-  return { required: [field], properties: { [field]: NOT_NULL } };
 }
 
 /** The parts of a field condition that say what to test (filter-parse.ts: TESTS). */
@@ -61,17 +65,7 @@ const FieldCondition = Type.Object(
       ),
     ),
     range: Nullable(Range),
-    values_count: Nullable(
-      Type.Object(
-        {
-          gt: Nullable(Type.Integer({ minimum: 0 })),
-          gte: Nullable(Type.Integer({ minimum: 0 })),
-          lt: Nullable(Type.Integer({ minimum: 0 })),
-          lte: Nullable(Type.Integer({ minimum: 0 })),
-        },
-        { additionalProperties: false, description: 'How many values the key holds (null 0, an array its length, else 1); at least one bound.' },
-      ),
-    ),
+    values_count: Nullable(Bounds(Type.Integer({ minimum: 0 }), 'How many values the key holds (null 0, an array its length, else 1); at least one bound.')),
     geo_radius: Nullable(
       Type.Object({ center: GeoPoint, radius: Type.Number({ minimum: 0, description: 'Meters (haversine).' }) }, { additionalProperties: false }),
     ),
