@@ -34,29 +34,17 @@ ajv.addSchema(FilterSchema as object);
 const validateFilter = ajv.getSchema('Filter');
 if (validateFilter === undefined) throw new Error('the Filter schema did not compile');
 
-/** Messages of the rules the schema describes but does not encode (see the file comment). */
+/**
+ * Messages of the rules JSON Schema cannot state, which the schema gives in its descriptions only:
+ * a datetime's calendar (formats are the parser's, as on the routes), RE2's syntax and size, a ring
+ * that closes, an id's length in UTF-8 bytes, and the whole filter's budgets (conditions, list
+ * values, depth).
+ */
 const DESCRIBED_RULES: readonly RegExp[] = [
-  /give one of .* per condition/, // exactly one of match, range, values_count, geo_*
-  /give exactly one of value, any, except, text/,
-  /give at least one of gt, gte, lt, lte/,
-  /required: a field condition names its payload key/,
-  /is for match and range conditions/,
-  /a range condition takes `range`, not `match`/,
-  /condition takes `match`, not `range`/,
-  /required for an? (exact|prefix|contains|regex|range) condition/,
-  /is only for exact conditions/,
-  /a (prefix|regex) is a string/,
-  /must not be empty/,
-  /like the other bounds/, // a range's bounds are all numbers or all datetimes
   /datetime|RFC 3339/i,
-  /a count is a non-negative integer/,
-  /expected a non-negative integer/,
   /invalid RE2 pattern|repetition count|pattern/,
-  /is outside \[-/,
-  /expected a finite non-negative number of meters/,
-  /a ring is closed|a ring has at least 4 points/,
-  /point id/,
-  /characters long/,
+  /a ring is closed/,
+  /UTF-8 bytes long/,
   /more than \d+ (conditions|values)|nest at most/,
 ];
 
@@ -199,6 +187,8 @@ const MUTATIONS: readonly ((parent: Record<string, unknown> | unknown[], at: str
   (parent, at) => set(parent, at, 'x'),
   (parent, at) => set(parent, at, 7),
   (parent, at) => set(parent, at, -1.5),
+  (parent, at) => set(parent, at, 500), // past a longitude's or latitude's range
+  (parent, at) => set(parent, at, 'k'.repeat(1025)), // past a key's length
   (parent, at) => set(parent, at, []),
   (parent, at) => set(parent, at, {}),
   (parent, at) => (Array.isArray(parent) ? parent.splice(at as number, 1) : delete parent[at]),
@@ -264,9 +254,10 @@ test(`near-valid filters: the schema and the parser refuse the same structure (s
     fc.property(nearValidFilterArb, (filter) => agreeOn(filter, seen)),
     { seed: SEED, numRuns: RUNS },
   );
-  // The generator reaches all three outcomes, so the test is not one of them by construction.
+  // The generator reaches all three outcomes, so the test is not one of them by construction (the
+  // third is rare now that the schema encodes all it can: 5 to 16 in 4,000 over seeds 1-5).
   t.diagnostic(`accepted by both ${seen.both}, refused by both ${seen.neither}, refused for a described rule ${seen.described}`);
   assert.ok(seen.both > RUNS / 20, `only ${seen.both} filters both accepted`);
   assert.ok(seen.neither > RUNS / 20, `only ${seen.neither} filters both refused`);
-  assert.ok(seen.described > RUNS / 50, `only ${seen.described} filters refused for a described rule`);
+  assert.ok(seen.described > 0, 'no filter was refused for a rule stated only in a description');
 });

@@ -5,7 +5,7 @@
  */
 import { type TSchema, Type } from 'typebox';
 import { FILTER_LIMITS } from '../../payload/filter-parse.js';
-import { Nullable } from './common.js';
+import { Nullable, PointIdSchema } from './common.js';
 
 /** A payload key as a condition names it. */
 const KeySchema = (description?: string) =>
@@ -116,7 +116,7 @@ const KeyOnly = Type.Object({ key: KeySchema() }, { additionalProperties: false 
 const IsEmpty = Type.Object({ is_empty: KeyOnly }, { additionalProperties: false, description: 'The key has no value, or only null or [].' });
 const IsNull = Type.Object({ is_null: KeyOnly }, { additionalProperties: false, description: 'Some value at the key is null.' });
 const HasId = Type.Object(
-  { has_id: Type.Array(Type.Union([Type.String({ minLength: 1 }), Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })])) },
+  { has_id: Type.Array(PointIdSchema) },
   { additionalProperties: false, description: 'The point\'s id is listed (7 and "7" are one id).' },
 );
 const Nested = Type.Object(
