@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# What `npm test` needs besides Node and the npm packages, on Debian: tmux (the tests of
+# What `npm test` needs besides Node and the npm packages, on Debian: nats-server 2.10 or later
+# (fetched into .cluster-tools/ by scripts/nats-server.mjs, which the test command also runs), tmux (the tests of
 # `kith shell` drive it through a pseudo-terminal; they fail without it) and Chromium (the
 # dashboard's browser tests, test/browser/, drive it; they skip without it). Installs what is
 # missing with apt-get, so run it as root: `sudo bash scripts/ci-setup.sh`. CI (.ci/run) runs it first.
 set -euo pipefail
+nats=$(node "$(dirname "$0")/nats-server.mjs")
+echo "ci-setup: nats-server at $nats"
 missing=()
 command -v tmux >/dev/null || missing+=(tmux)
 # A browser the tests find (test/helpers/browser.ts): CHROMIUM_PATH if set, else one of these.

@@ -5,7 +5,7 @@
 // Two test files run at a time; the stall-measuring ones (SOLO) run alone at the end.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const testRoot = join(root, process.env.KITH_DIST ?? 'dist', 'test');
@@ -31,6 +31,17 @@ if (files.length === 0) {
 const SOLO = [/route-walk\.test\.js$/, /large-writes\.test\.js$/, /start-up-load\.test\.js$/];
 const solo = files.filter((f) => SOLO.some((pattern) => pattern.test(f)));
 const shared = files.filter((f) => !solo.includes(f));
+// The cluster tests (test/cluster/) run nats-server: find one of 2.10 or later, or fetch it
+// (scripts/nats-server.mjs), once, before any test starts; each test gets its path.
+const env = { ...process.env };
+if (files.some((f) => relative(testRoot, f).startsWith(`cluster${sep}`))) {
+  const found = spawnSync(process.execPath, [join(root, 'scripts', 'nats-server.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (found.status !== 0) {
+    console.error('the cluster tests need nats-server 2.10 or later (scripts/nats-server.mjs says why above)');
+    process.exit(1);
+  }
+  env.KITH_NATS_SERVER = found.stdout.trim();
+}
 let status = 0;
 for (const [group, concurrency] of [
   [shared, 2],
@@ -40,6 +51,7 @@ for (const [group, concurrency] of [
   const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', '--test-reporter=spec', ...group], {
     stdio: 'inherit',
     cwd: root,
+    env,
   });
   if (result.status !== 0) status = result.status ?? 1;
 }

@@ -1,0 +1,212 @@
+/**
+ * A NATS cluster on loopback for the cluster tests: n nats-server processes (scripts/nats-server.mjs
+ * finds or fetches the binary; scripts/test.mjs passes its path as KITH_NATS_SERVER), JetStream
+ * on, every stream write fsynced before it is acknowledged (`sync_interval: always`), each server
+ * with its own store in a temp dir. Every process is started here and stopped by its PID.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+
+/** The nats-server binary, as scripts/nats-server.mjs found it (fetched if need be). */
+export function natsServerPath(): string {
+  const given = process.env.KITH_NATS_SERVER;
+  if (given !== undefined && given !== '') return given;
+  const script = new URL('../../../scripts/nats-server.mjs', import.meta.url).pathname;
+  return execFileSync(process.execPath, [script], { encoding: 'utf8' }).trim();
+}
+
+/** A free TCP port on loopback (closed again at once: a later bind may race, which a test would show). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface NatsServer {
+  readonly name: string;
+  readonly url: string;
+  readonly clientPort: number;
+  readonly storeDir: string;
+  /** The running process, or null while it is down. */
+  process: ChildProcess | null;
+}
+
+export class NatsCluster {
+  private constructor(
+    readonly servers: NatsServer[],
+    private readonly binary: string,
+    private readonly configs: string[],
+    private readonly logDir: string,
+  ) {}
+
+  /** Starts `size` servers under `dir` and waits until JetStream answers through each. */
+  static async start(dir: string, size = 3): Promise<NatsCluster> {
+    const binary = natsServerPath();
+    // Distinct ports: the system may hand out a port it just handed out, once it is closed again.
+    const ports = new Set<number>();
+    while (ports.size < 2 * size) ports.add(await freePort());
+    const clientPorts = [...ports].slice(0, size);
+    const routePorts = [...ports].slice(size);
+    const servers: NatsServer[] = [];
+    const configs: string[] = [];
+    for (let i = 0; i < size; i++) {
+      const name = `n${i + 1}`;
+      const storeDir = join(dir, name, 'store');
+      mkdirSync(storeDir, { recursive: true });
+      const routes = routePorts.filter((_, j) => j !== i).map((port) => `"nats-route://127.0.0.1:${port}"`);
+      const config = join(dir, name, 'nats.conf');
+      writeFileSync(
+        config,
+        [
+          `server_name: ${name}`,
+          `listen: "127.0.0.1:${clientPorts[i]}"`,
+          'jetstream {',
+          `  store_dir: "${storeDir}"`,
+          // Acknowledge a stream write only once it is fsynced (on a majority of the stream's servers).
+          '  sync_interval: always',
+          '}',
+          'cluster {',
+          '  name: kith-test',
+          `  listen: "127.0.0.1:${routePorts[i]}"`,
+          `  routes: [${routes.join(', ')}]`,
+          '}',
+          '',
+        ].join('\n'),
+      );
+      configs.push(config);
+      servers.push({ name, url: `nats://127.0.0.1:${clientPorts[i]}`, clientPort: clientPorts[i] as number, storeDir, process: null });
+    }
+    const cluster = new NatsCluster(servers, binary, configs, dir);
+    for (let i = 0; i < size; i++) cluster.launch(i);
+    try {
+      for (let i = 0; i < size; i++) await cluster.waitForJetStream(i);
+    } catch (error) {
+      // Nobody else holds the processes: stop them here, or they outlive the test (and keep it running).
+      await cluster.stop();
+      throw error;
+    }
+    return cluster;
+  }
+
+  /** Every server's client URL, for a connection that may use any of them. */
+  get urls(): string[] {
+    return this.servers.map((s) => s.url);
+  }
+
+  private launch(i: number): void {
+    const server = this.servers[i] as NatsServer;
+    const child = spawn(this.binary, ['-c', this.configs[i] as string, '-l', join(this.logDir, server.name, 'nats.log')], { stdio: 'ignore' });
+    server.process = child;
+    child.once('exit', () => {
+      if (server.process === child) server.process = null;
+    });
+  }
+
+  /** Waits until JetStream answers through server `i` (its meta group has a leader). */
+  async waitForJetStream(i: number, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last: unknown;
+    while (Date.now() < deadline) {
+      let nc: NatsConnection | undefined;
+      try {
+        nc = await connect({ servers: (this.servers[i] as NatsServer).url, timeout: 1000, reconnect: false });
+        const jsm = await jetstreamManager(nc, { timeout: 1000 });
+        await jsm.getAccountInfo();
+        return;
+      } catch (error) {
+        last = error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      } finally {
+        await nc?.close().catch(() => undefined);
+      }
+    }
+    throw new Error(`nats server ${(this.servers[i] as NatsServer).name}: JetStream did not answer within ${timeoutMs} ms: ${String(last)}`);
+  }
+
+  /** SIGKILLs server `i` and waits for it to be gone. */
+  async kill(i: number, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = (this.servers[i] as NatsServer).process;
+    if (child === null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+  }
+
+  /** Starts server `i` again on its store and waits for JetStream through it. */
+  async restart(i: number): Promise<void> {
+    this.launch(i);
+    await this.waitForJetStream(i);
+  }
+
+  /** The index of the server named `name`. */
+  indexOf(name: string): number {
+    const i = this.servers.findIndex((s) => s.name === name);
+    if (i < 0) throw new Error(`no nats server named ${name}`);
+    return i;
+  }
+
+  /** Stops every server: SIGTERM, then SIGKILL for one still running after 5 s. */
+  async stop(): Promise<void> {
+    const forced = setTimeout(() => {
+      for (const server of this.servers) server.process?.kill('SIGKILL');
+    }, 5000);
+    try {
+      await Promise.all(this.servers.map((_, i) => this.kill(i, 'SIGTERM')));
+    } finally {
+      clearTimeout(forced);
+    }
+  }
+}
+
+/** What `natsClusterPerSuite` hands a suite's tests once its `before` hook ran. */
+export interface NatsFixture {
+  /** The suite's temp dir (the servers' stores are under nats/). */
+  readonly dir: string;
+  readonly cluster: NatsCluster;
+  /** A connection that may use any server and reconnects for ever. */
+  readonly nc: NatsConnection;
+}
+
+/**
+ * Registers hooks on the current suite: a 3-server cluster and a connection before its tests,
+ * everything stopped and removed after them.
+ */
+export function natsClusterPerSuite(prefix: string): NatsFixture {
+  let state: { dir: string; cluster: NatsCluster | undefined; nc: NatsConnection | undefined } | undefined;
+  before(async () => {
+    state = { dir: mkdtempSync(join(tmpdir(), prefix)), cluster: undefined, nc: undefined };
+    state.cluster = await NatsCluster.start(join(state.dir, 'nats'), 3);
+    state.nc = await connect({ servers: state.cluster.urls, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  });
+  after(async () => {
+    await state?.nc?.close().catch(() => undefined);
+    await state?.cluster?.stop();
+    if (state !== undefined) rmSync(state.dir, { recursive: true, force: true });
+  });
+  const ready = () => {
+    if (state?.cluster === undefined || state.nc === undefined) throw new Error('the NATS cluster is not started (used outside the suite?)');
+    return { dir: state.dir, cluster: state.cluster, nc: state.nc };
+  };
+  return {
+    get dir() {
+      return ready().dir;
+    },
+    get cluster() {
+      return ready().cluster;
+    },
+    get nc() {
+      return ready().nc;
+    },
+  };
+}
