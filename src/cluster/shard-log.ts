@@ -1,0 +1,188 @@
+/**
+ * One shard's ordered log, a JetStream stream (docs/cluster.md): the writer side appends a batch
+ * and returns its position once the stream has it; replicas read it in order from their applied
+ * position.
+ *
+ * - **Exactly once.** Every append carries a message id. JetStream drops a message whose id it saw
+ *   within the stream's duplicate window and answers with the first one's position, so an append
+ *   retried after a lost answer, a timeout or a leader change lands once.
+ * - **Positions name their log.** A position is the stream's sequence number together with the
+ *   stream's identity (its name and creation time): a stream deleted and created again restarts
+ *   at 1, and a replica that applied position 500 of the old one must not take entry 500 of the
+ *   new one as its next. `LogIdentity.label` is what a replica stores as its applied position's
+ *   `stream` (core/applied-position.ts).
+ * - **Never behind, never a gap.** Reading after a position the log does not hold (its last entry
+ *   is before it, it was recreated, or its entries after it were removed) is an
+ *   ERR_LOG_REGRESSION: the replica stops that shard instead of skipping or re-applying.
+ */
+import {
+  DiscardPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type StreamInfo,
+} from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { KithError } from '../core/errors.js';
+
+export interface ShardLogSpec {
+  /** The stream's name (JetStream: no spaces, dots, `*`, `>`). */
+  readonly stream: string;
+  /** The one subject its entries are published on. */
+  readonly subject: string;
+  /** Servers holding a copy (1–5); a write is acknowledged once a majority has it. */
+  readonly replicas: number;
+  /** The largest entry, in bytes (JetStream's default limit is 1 MiB). */
+  readonly maxEntryBytes: number;
+  /** How long a message id is remembered for deduplication, in ms. */
+  readonly duplicateWindowMs: number;
+}
+
+/** Which log a position belongs to. */
+export interface LogIdentity {
+  readonly stream: string;
+  /** The stream's creation time, as JetStream reports it (RFC 3339). */
+  readonly created: string;
+  /** `<stream>@<created>`: the applied position's `stream`. */
+  readonly label: string;
+}
+
+export interface LogEntry {
+  /** The entry's position: 1 for the first. */
+  readonly seq: number;
+  readonly data: Uint8Array;
+}
+
+export interface AppendOptions {
+  /** Attempts before giving up (a leader election takes a few seconds). */
+  readonly attempts?: number;
+  /** How long one attempt waits for the acknowledgement, in ms. */
+  readonly timeoutMs?: number;
+}
+
+export interface ReadOptions {
+  /** At most this many entries. */
+  readonly max: number;
+  /** How long to wait when no entry is there yet, in ms (short: see `read`). */
+  readonly waitMs: number;
+}
+
+const NS_PER_MS = 1_000_000;
+
+function identityOf(info: StreamInfo): LogIdentity {
+  return { stream: info.config.name, created: info.created, label: `${info.config.name}@${info.created}` };
+}
+
+function regression(identity: LogIdentity, message: string): KithError {
+  return new KithError('ERR_LOG_REGRESSION', `log ${identity.label}: ${message}`);
+}
+
+export class ShardLog {
+  private constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    readonly spec: ShardLogSpec,
+    /** The stream as this handle found or made it. */
+    readonly identity: LogIdentity,
+  ) {}
+
+  /** The stream for `spec`, created when missing. An existing stream on other subjects is refused. */
+  static async open(nc: NatsConnection, spec: ShardLogSpec): Promise<ShardLog> {
+    const js = jetstream(nc);
+    const jsm = await jetstreamManager(nc);
+    let info: StreamInfo;
+    try {
+      info = await jsm.streams.info(spec.stream);
+    } catch (error) {
+      if (!isStreamNotFound(error)) throw error;
+      info = await jsm.streams.add({
+        name: spec.stream,
+        subjects: [spec.subject],
+        num_replicas: spec.replicas,
+        storage: StorageType.File,
+        retention: RetentionPolicy.Limits,
+        discard: DiscardPolicy.New,
+        max_msg_size: spec.maxEntryBytes,
+        duplicate_window: spec.duplicateWindowMs * NS_PER_MS,
+      });
+    }
+    if (info.config.subjects?.length !== 1 || info.config.subjects[0] !== spec.subject) {
+      throw new KithError('ERR_INTERNAL', `stream ${spec.stream} exists on subjects ${JSON.stringify(info.config.subjects)}, not ${spec.subject}`);
+    }
+    return new ShardLog(js, jsm, spec, identityOf(info));
+  }
+
+  /**
+   * Appends `data` and returns its position once the stream acknowledged it (with
+   * `sync_interval: always`, once a majority fsynced it). Retried with the same message id until
+   * acknowledged; a duplicate's answer is the first append's position.
+   */
+  async append(data: Uint8Array, messageId: string, options: AppendOptions = {}): Promise<number> {
+    const attempts = options.attempts ?? 30;
+    const timeout = options.timeoutMs ?? 2000;
+    let last: unknown;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      try {
+        const ack = await this.js.publish(this.spec.subject, data, { msgID: messageId, timeout, expect: { streamName: this.spec.stream } });
+        return ack.seq;
+      } catch (error) {
+        last = error;
+        // No leader yet, a timeout, no responders: the same message id makes the retry safe.
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * attempt)));
+      }
+    }
+    throw new KithError('ERR_STORAGE', `log ${this.spec.stream}: not acknowledged after ${attempts} attempts: ${String(last)}`, { cause: last });
+  }
+
+  /** The stream's identity and its first and last positions now. */
+  async state(): Promise<{ identity: LogIdentity; first: number; last: number }> {
+    const info = await this.jsm.streams.info(this.spec.stream);
+    return { identity: identityOf(info), first: info.state.first_seq, last: info.state.last_seq };
+  }
+
+  /**
+   * Checks that the log still holds everything after `after` (a replica's applied position in
+   * `identity`'s log, 0 for none): the same stream, not behind, nothing after it removed.
+   */
+  async checkFollows(identity: LogIdentity, after: number): Promise<void> {
+    const now = await this.state();
+    if (now.identity.label !== identity.label) throw regression(identity, `the stream is now ${now.identity.label}: it was deleted and made again`);
+    if (now.last < after) throw regression(identity, `its last entry is ${now.last}, behind the applied position ${after}: the log lost its tail`);
+    if (now.first > after + 1 && now.last >= now.first) throw regression(identity, `its first entry is ${now.first}: entries after ${after} were removed`);
+  }
+
+  /**
+   * Up to `max` entries after `after`, in order, waiting at most `waitMs` when there is none yet.
+   * Checks first that the log follows `after` (`checkFollows`). A replica calls it in a loop from
+   * its applied position.
+   *
+   * Each entry is asked of the stream's leader by its position (a get by sequence, which a
+   * follower never answers stale). An ordered consumer was tried first: after a leader's kill and
+   * restart one started at position 121 of a 120-entry log delivered entry 41, which the gap check
+   * below caught; a get by position has no cursor to go wrong.
+   */
+  async read(identity: LogIdentity, after: number, options: ReadOptions): Promise<LogEntry[]> {
+    await this.checkFollows(identity, after);
+    const deadline = Date.now() + options.waitMs;
+    let last = (await this.state()).last;
+    while (last <= after && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(1, deadline - Date.now()))));
+      last = (await this.state()).last;
+    }
+    const out: LogEntry[] = [];
+    for (let seq = after + 1; seq <= last && out.length < options.max; seq++) {
+      const stored = await this.jsm.streams.getMessage(this.spec.stream, { seq });
+      // Limits retention never deletes inside the log: a hole means entries were removed.
+      if (stored === null || stored.seq !== seq) throw regression(identity, `entry ${seq} is missing`);
+      out.push({ seq, data: stored.data });
+    }
+    return out;
+  }
+}
+
+function isStreamNotFound(error: unknown): boolean {
+  return error instanceof Error && /stream not found/i.test(error.message);
+}
