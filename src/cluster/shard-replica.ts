@@ -1,0 +1,119 @@
+/**
+ * One replica of one shard: applies the shard's log (cluster/shard-log.ts) to a local collection,
+ * in order, each entry once.
+ *
+ * - Each entry is one write to the collection, carrying the entry's position as its applied
+ *   position: the records and the position are stored in one LMDB transaction, so after a kill -9
+ *   the replica resumes exactly after the last entry it stored.
+ * - The entry's position is its version (`LogVersions`): every replica of the shard stores the
+ *   same version for the same write, whatever its clock says.
+ * - A log that no longer holds what follows the applied position is ERR_LOG_REGRESSION: the
+ *   replica stops, applies nothing more, and says so (`stopped`).
+ */
+import type { AppliedPosition } from '../core/applied-position.js';
+import { KithError } from '../core/errors.js';
+import type { VersionSource } from '../core/version-clock.js';
+import type { LogIdentity, ShardLog } from './shard-log.js';
+import { decodeShardOperation, type ShardOperation, type ShardPoint } from './shard-operation.js';
+
+/** What a replica writes to: the local collection's write verbs (collection/collection.ts). */
+export interface ReplicaTarget {
+  readonly appliedPosition: AppliedPosition | undefined;
+  upsert(points: readonly ShardPoint[], options: { readonly applied: AppliedPosition }): Promise<unknown>;
+  deleteIds(ids: readonly string[], options: { readonly applied: AppliedPosition }): Promise<unknown>;
+  deleteByFilter(filter: Record<string, unknown>, options: { readonly applied: AppliedPosition }): Promise<unknown>;
+}
+
+/**
+ * The versions of a replica's collection: the position of the entry being applied. Positions only
+ * grow, so versions do; a position at or below the collection's last version is refused.
+ */
+export class LogVersions implements VersionSource {
+  /** The position of the entry being applied; set before each write. */
+  current = 0n;
+
+  next(last: bigint): bigint {
+    if (this.current <= last) throw new KithError('ERR_LOG_REGRESSION', `log position ${this.current} is not after the collection's last version ${last}`);
+    return this.current;
+  }
+}
+
+/** `<stream>@<created>` back into its parts. */
+export function identityFromLabel(label: string): LogIdentity {
+  const at = label.indexOf('@');
+  if (at <= 0) throw new KithError('ERR_LOG_REGRESSION', `applied position names log "${label}", not <stream>@<created>`);
+  return { stream: label.slice(0, at), created: label.slice(at + 1), label };
+}
+
+export interface ApplyOptions {
+  /** Entries read from the log at once. */
+  readonly batch?: number;
+  /** How long one read waits for a new entry, in ms. */
+  readonly waitMs?: number;
+}
+
+export class ShardReplica {
+  /** Why the replica stopped applying, once it has. */
+  stopped: KithError | undefined;
+
+  constructor(
+    private readonly log: ShardLog,
+    private readonly target: ReplicaTarget,
+    private readonly versions: LogVersions,
+  ) {}
+
+  /** The log and position this replica has applied up to: the target's stored one, or the log's start. */
+  position(): { identity: LogIdentity; applied: number } {
+    const stored = this.target.appliedPosition;
+    if (stored === undefined) return { identity: this.log.identity, applied: 0 };
+    return { identity: identityFromLabel(stored.stream), applied: Number(stored.sequence) };
+  }
+
+  /**
+   * Applies what the log holds after the applied position, until a read finds nothing new; returns
+   * how many entries were applied. Throws (and sets `stopped`) on a regression.
+   */
+  async catchUp(options: ApplyOptions = {}): Promise<number> {
+    if (this.stopped !== undefined) throw this.stopped;
+    const { identity } = this.position();
+    let applied = 0;
+    for (;;) {
+      const { applied: after } = this.position();
+      let entries: Awaited<ReturnType<ShardLog['read']>>;
+      try {
+        entries = await this.log.read(identity, after, { max: options.batch ?? 256, waitMs: options.waitMs ?? 200 });
+      } catch (error) {
+        if (error instanceof KithError && error.code === 'ERR_LOG_REGRESSION') this.stopped = error;
+        throw error;
+      }
+      if (entries.length === 0) return applied;
+      for (const entry of entries) {
+        try {
+          await this.apply(identity, entry.seq, decodeShardOperation(entry.data, `log ${identity.label} entry ${entry.seq}`));
+        } catch (error) {
+          // An entry is never skipped: whatever keeps one from applying stops the replica there.
+          this.stopped =
+            error instanceof KithError ? error : new KithError('ERR_INTERNAL', `log ${identity.label} entry ${entry.seq}: ${String(error)}`, { cause: error });
+          throw this.stopped;
+        }
+        applied++;
+      }
+    }
+  }
+
+  private async apply(identity: LogIdentity, seq: number, operation: ShardOperation): Promise<void> {
+    const applied: AppliedPosition = { stream: identity.label, sequence: BigInt(seq) };
+    this.versions.current = BigInt(seq);
+    switch (operation.op) {
+      case 'upsert':
+        await this.target.upsert(operation.points, { applied });
+        return;
+      case 'delete_ids':
+        await this.target.deleteIds(operation.ids, { applied });
+        return;
+      case 'delete_filter':
+        await this.target.deleteByFilter(operation.filter, { applied });
+        return;
+    }
+  }
+}
