@@ -91,6 +91,7 @@ export class NatsCluster {
     for (let i = 0; i < size; i++) cluster.launch(i);
     try {
       for (let i = 0; i < size; i++) await cluster.waitForJetStream(i);
+      await cluster.waitForPlacement(size);
     } catch (error) {
       // Nobody else holds the processes: stop them here, or they outlive the test (and keep it running).
       await cluster.stop();
@@ -132,6 +133,30 @@ export class NatsCluster {
       }
     }
     throw new Error(`nats server ${(this.servers[i] as NatsServer).name}: JetStream did not answer within ${timeoutMs} ms: ${String(last)}`);
+  }
+
+  /**
+   * Waits until a stream replicated on `replicas` servers can be placed: JetStream answers before
+   * every server has joined its meta group ("no suitable peers for placement").
+   */
+  private async waitForPlacement(replicas: number, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const nc = await connect({ servers: this.urls, timeout: 1000 });
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: 2000 });
+      for (;;) {
+        try {
+          await jsm.streams.add({ name: 'kith_probe', subjects: ['kith.probe'], num_replicas: replicas });
+          await jsm.streams.delete('kith_probe');
+          return;
+        } catch (error) {
+          if (Date.now() > deadline) throw new Error(`no stream of ${replicas} replicas could be placed within ${timeoutMs} ms: ${String(error)}`);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+    } finally {
+      await nc.close();
+    }
   }
 
   /** SIGKILLs server `i` and waits for it to be gone. */
