@@ -50,6 +50,8 @@ export interface ApplyOptions {
   readonly batch?: number;
   /** How long one read waits for a new entry, in ms. */
   readonly waitMs?: number;
+  /** Return once at least this many entries are applied (a node serving many shards takes turns). */
+  readonly maxEntries?: number;
 }
 
 export class ShardReplica {
@@ -70,8 +72,8 @@ export class ShardReplica {
   }
 
   /**
-   * Applies what the log holds after the applied position, until a read finds nothing new; returns
-   * how many entries were applied. Throws (and sets `stopped`) on a regression.
+   * Applies what the log holds after the applied position, until a read finds nothing new (or
+   * `maxEntries` are applied); returns how many entries were applied. Throws (and sets `stopped`) on a regression.
    */
   async catchUp(options: ApplyOptions = {}): Promise<number> {
     if (this.stopped !== undefined) throw this.stopped;
@@ -98,6 +100,7 @@ export class ShardReplica {
         }
         applied++;
       }
+      if (applied >= (options.maxEntries ?? Number.POSITIVE_INFINITY)) return applied;
     }
   }
 

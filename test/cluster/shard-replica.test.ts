@@ -11,58 +11,20 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { ShardLog, type ShardLogSpec } from '../../src/cluster/shard-log.js';
-import { encodeShardOperation, type ShardOperation, type ShardPoint } from '../../src/cluster/shard-operation.js';
+import { encodeShardOperation } from '../../src/cluster/shard-operation.js';
 import { LogVersions, ShardReplica } from '../../src/cluster/shard-replica.js';
 import { isKithError } from '../../src/core/errors.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
 import { testSeed } from '../helpers/data.js';
 import { natsClusterPerSuite } from '../helpers/nats-cluster.js';
+import { applyToModel, type ModelPoint, ODD_IDS, randomShardOperation } from '../helpers/shard-ops.js';
 
 const SEED = testSeed(0x5a1ce);
-const IDS = ['a', 'b', 'c', '7', 'α', ' ', 'a/b', 'x'.repeat(200), '0', 'ünï'];
-const PAYLOADS: Record<string, unknown>[] = [{}, { g: 0 }, { g: 1, s: 'x' }, { g: 2, n: null, b: true, l: [1, 'two', null], o: { k: 1.5 } }, { g: 1, e: '' }];
+const IDS = ['a', 'b', 'c', ...ODD_IDS];
 
 function spec(stream: string): ShardLogSpec {
   return { stream, subject: `kith.log.${stream}`, replicas: 3, maxEntryBytes: 1 << 20, duplicateWindowMs: 120_000 };
-}
-
-interface ModelPoint {
-  readonly vector: number[];
-  readonly payload: Record<string, unknown>;
-  readonly version: bigint;
-}
-
-/** A random operation over the pool of ids; the model applies it at `seq`. */
-function randomOperation(rng: SeededRng): ShardOperation {
-  const pick = <T>(list: readonly T[]): T => list[rng.nextUint32() % list.length] as T;
-  const roll = rng.nextUint32() % 10;
-  if (roll < 6) {
-    const count = 1 + (rng.nextUint32() % 4);
-    const points: ShardPoint[] = [];
-    for (let i = 0; i < count; i++) {
-      // Non-negative under Dot, the zero vector included, and repeats of one vector.
-      const kind = rng.nextUint32() % 4;
-      const vector = kind === 0 ? [0, 0, 0] : kind === 1 ? [1, 1, 0] : [rng.nextUint32() % 5, rng.nextUint32() % 5, rng.nextUint32() % 5];
-      points.push({ id: pick(IDS), vector, payload: pick(PAYLOADS) });
-    }
-    return { op: 'upsert', points };
-  }
-  if (roll < 8) return { op: 'delete_ids', ids: [pick(IDS), pick(IDS), 'never-there'] };
-  return { op: 'delete_filter', filter: { must: [{ key: 'g', match: { value: rng.nextUint32() % 3 } }] } };
-}
-
-function applyToModel(model: Map<string, ModelPoint>, operation: ShardOperation, seq: number): void {
-  const version = BigInt(seq);
-  if (operation.op === 'upsert') {
-    // Within one batch the last point with an id wins, as in kith's upsert.
-    for (const p of operation.points) model.set(p.id, { vector: p.vector, payload: p.payload ?? {}, version });
-  } else if (operation.op === 'delete_ids') {
-    for (const id of operation.ids) model.delete(id);
-  } else {
-    const value = (operation.filter.must as { match: { value: number } }[])[0]?.match.value;
-    for (const [id, p] of model) if (p.payload.g === value) model.delete(id);
-  }
 }
 
 /** Every id of the pool a collection holds, with its version, payload and vector. */
@@ -88,7 +50,7 @@ describe(`replicas applying a shard log (seed ${SEED})`, () => {
     const model = new Map<string, ModelPoint>();
     const append = async (n: number): Promise<void> => {
       for (let i = 0; i < n; i++) {
-        const operation = randomOperation(rng);
+        const operation = randomShardOperation(rng, IDS, 3);
         const seq = await log.append(encodeShardOperation(operation), `op-${SEED}-${model.size}-${rng.nextUint32()}`);
         applyToModel(model, operation, seq);
       }

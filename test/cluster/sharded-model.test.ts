@@ -13,34 +13,18 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { mergeHits } from '../../src/cluster/merge-hits.js';
 import { ShardLog } from '../../src/cluster/shard-log.js';
-import { encodeShardOperation, type ShardOperation, type ShardPoint } from '../../src/cluster/shard-operation.js';
+import { encodeShardOperation, type ShardOperation } from '../../src/cluster/shard-operation.js';
 import { LogVersions, ShardReplica } from '../../src/cluster/shard-replica.js';
 import { splitByShard } from '../../src/cluster/shard-split.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
 import { testSeed } from '../helpers/data.js';
 import { natsClusterPerSuite } from '../helpers/nats-cluster.js';
+import { ODD_IDS, randomShardOperation } from '../helpers/shard-ops.js';
 
 const SEED = testSeed(0x5a4d);
 const SHARDS = 3;
-const IDS = [...Array.from({ length: 34 }, (_, i) => `p${i}`), '7', 'α', ' ', 'a/b', 'ünï', 'x'.repeat(120)];
-const PAYLOADS: Record<string, unknown>[] = [{}, { g: 0 }, { g: 1, s: 'x' }, { g: 2, n: null, b: true, l: [1, 'two', null], o: { k: 1.5 } }, { g: 1, e: '' }];
-
-function randomOperation(rng: SeededRng): ShardOperation {
-  const pick = <T>(list: readonly T[]): T => list[rng.nextUint32() % list.length] as T;
-  const roll = rng.nextUint32() % 10;
-  if (roll < 7) {
-    const points: ShardPoint[] = [];
-    for (let i = 1 + (rng.nextUint32() % 6); i > 0; i--) {
-      const kind = rng.nextUint32() % 4;
-      const vector = kind === 0 ? [0, 0, 0, 0] : kind === 1 ? [1, 1, 0, 0] : Array.from({ length: 4 }, () => rng.nextUint32() % 4);
-      points.push({ id: pick(IDS), vector, payload: pick(PAYLOADS) });
-    }
-    return { op: 'upsert', points };
-  }
-  if (roll < 9) return { op: 'delete_ids', ids: [pick(IDS), pick(IDS)] };
-  return { op: 'delete_filter', filter: { must: [{ key: 'g', match: { value: rng.nextUint32() % 3 } }] } };
-}
+const IDS = [...Array.from({ length: 34 }, (_, i) => `p${i}`), ...ODD_IDS];
 
 async function applyDirectly(db: Database, operation: ShardOperation): Promise<void> {
   const c = db.collection('c');
@@ -87,7 +71,7 @@ describe(`a collection in ${SHARDS} shards of 2 replicas answers as one node (se
     let written = 0;
     for (let round = 1; round <= 3; round++) {
       for (let i = 0; i < 40; i++, written++) {
-        const operation = randomOperation(rng);
+        const operation = randomShardOperation(rng, IDS, 4);
         for (const [shard, part] of splitByShard(operation, SHARDS)) await (logs[shard] as ShardLog).append(encodeShardOperation(part), `${written}-${shard}`);
         await applyDirectly(single, operation);
       }

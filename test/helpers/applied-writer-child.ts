@@ -4,8 +4,9 @@
  * an earlier entry's points, with version = sequence and applied position { stream "s", sequence } —
  * and tells the parent each sequence once it is durable. Which entry does what is `logEntry`.
  */
-import { LARGE_WRITE_OPERATIONS } from '../../src/storage/point-writer.js';
+
 import { Database } from '../../src/db/database.js';
+import { LARGE_WRITE_OPERATIONS } from '../../src/storage/point-writer.js';
 
 export const DIM = 4;
 

@@ -7,18 +7,19 @@
  * Operations are generated from the model's state just before they run, and are concrete (ids,
  * vectors, payloads, thresholds written out), so a recorded log replays without the generator.
  */
-import type { WithPayload } from './collection-model.js';
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SeededRng } from '../../src/core/rng.js';
 import { type Collection, Database, parseFilter, type SearchInput } from '../../src/lib.js';
+import type { WithPayload } from './collection-model.js';
 import {
   bigintJson,
   checkDeleted,
   checkGets,
-  checkSearch,
   checking,
+  checkSearch,
   fail,
   type Metric,
   Model,

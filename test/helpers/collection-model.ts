@@ -36,6 +36,7 @@ import type { Collection, ScoredPoint } from '../../src/lib.js';
 
 /** What `searchExplained` returns. */
 export type SearchOutcome = ReturnType<Collection['searchExplained']>;
+
 import type { Json, JsonObject } from './filter-reference.js';
 import { refFilter } from './filter-reference.js';
 import { idKey, type RawId } from './nasty-data.js';

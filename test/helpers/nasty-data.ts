@@ -9,7 +9,9 @@
  */
 import fc from 'fast-check';
 import type { SeededRng } from '../../src/core/rng.js';
+
 export { idKey } from './id-key.js';
+
 import { filterArb, type Json, type JsonObject, payloadArb, scalarPayloadArb, simpleFilterArb } from './filter-reference.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,57 @@
+/**
+ * Random shard operations over data users have (odd ids, zero and repeated vectors, non-negative
+ * under Dot, payloads of every JSON type) and the plain in-memory model they are checked against.
+ */
+import type { ShardOperation, ShardPoint } from '../../src/cluster/shard-operation.js';
+import type { SeededRng } from '../../src/core/rng.js';
+
+export const ODD_IDS = ['7', 'α', ' ', 'a/b', 'ünï', '0', 'x'.repeat(200)];
+export const PAYLOADS: Record<string, unknown>[] = [
+  {},
+  { g: 0 },
+  { g: 1, s: 'x' },
+  { g: 2, n: null, b: true, l: [1, 'two', null], o: { k: 1.5 } },
+  { g: 1, e: '' },
+];
+
+/** An upsert of 1–6 points (most rolls), a delete of two ids, or a delete by filter on `g`. */
+export function randomShardOperation(rng: SeededRng, ids: readonly string[], dim: number): ShardOperation {
+  const pick = <T>(list: readonly T[]): T => list[rng.nextUint32() % list.length] as T;
+  const roll = rng.nextUint32() % 10;
+  if (roll < 7) {
+    const points: ShardPoint[] = [];
+    for (let i = 1 + (rng.nextUint32() % 6); i > 0; i--) {
+      const kind = rng.nextUint32() % 4;
+      const vector =
+        kind === 0
+          ? new Array<number>(dim).fill(0)
+          : kind === 1
+            ? Array.from({ length: dim }, (_, j) => (j < 2 ? 1 : 0))
+            : Array.from({ length: dim }, () => rng.nextUint32() % 4);
+      points.push({ id: pick(ids), vector, payload: pick(PAYLOADS) });
+    }
+    return { op: 'upsert', points };
+  }
+  if (roll < 9) return { op: 'delete_ids', ids: [pick(ids), pick(ids), 'never-there'] };
+  return { op: 'delete_filter', filter: { must: [{ key: 'g', match: { value: rng.nextUint32() % 3 } }] } };
+}
+
+export interface ModelPoint {
+  readonly vector: number[];
+  readonly payload: Record<string, unknown>;
+  readonly version: bigint;
+}
+
+/** `operation` applied to the model as the entry at `seq` (its version). */
+export function applyToModel(model: Map<string, ModelPoint>, operation: ShardOperation, seq: number): void {
+  const version = BigInt(seq);
+  if (operation.op === 'upsert') {
+    // Within one batch the last point with an id wins, as in kith's upsert.
+    for (const p of operation.points) model.set(p.id, { vector: p.vector, payload: p.payload ?? {}, version });
+  } else if (operation.op === 'delete_ids') {
+    for (const id of operation.ids) model.delete(id);
+  } else {
+    const value = (operation.filter.must as { match: { value: number } }[])[0]?.match.value;
+    for (const [id, p] of model) if (p.payload.g === value) model.delete(id);
+  }
+}
