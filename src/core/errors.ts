@@ -110,6 +110,10 @@ export const ERRORS = {
     status: 500,
     why: 'Updating memory failed after the file accepted a change; memory was reloaded from the file, so both hold the change and a retry is safe.',
   },
+  ERR_NODE_ID_TAKEN: {
+    status: 409,
+    why: "A node tried to join a cluster under the id of a node that is alive in it: two nodes with one id would each take the other's replicas. The node refuses to start; pick another id, or wait until the other has been gone for the membership TTL.",
+  },
   ERR_LOG_REGRESSION: {
     status: 500,
     why: "A replica found its shard's log behind its applied position: the log lost its tail, was deleted and made again, or had entries after the position removed. The replica stops that shard instead of skipping or re-applying entries; it needs re-seeding from a peer.",
