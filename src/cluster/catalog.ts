@@ -1,0 +1,111 @@
+/**
+ * The cluster's collections: a JetStream key-value bucket (`kith_catalog`), one entry per
+ * collection, holding its configuration, its shard count and where each shard's replicas are.
+ *
+ * - Creating is a compare-and-set: two nodes creating one name at once, one wins, the other gets
+ *   ERR_COLLECTION_EXISTS.
+ * - Every collection gets a fresh uid at creation: its shard logs and its replicas' local
+ *   collections are named by it, so a collection dropped and made again never reads the old one's
+ *   logs (the logs' identity check, shard-log.ts, guards the same at a lower level).
+ */
+import { randomBytes } from 'node:crypto';
+import type { KV } from '@nats-io/kv';
+import { Kvm } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { badInput, KithError } from '../core/errors.js';
+import { type CollectionConfigInput, parseCollectionConfig } from '../segment/collection-config.js';
+import { placeReplicas } from './placement.js';
+import type { ShardLogSpec } from './shard-log.js';
+
+export const CATALOG_BUCKET = 'kith_catalog';
+
+export interface ClusterCollection {
+  /** The configuration a replica's local collection is created with (its name aside). */
+  readonly config: Omit<CollectionConfigInput, 'name'> & { readonly name: string };
+  readonly uid: string;
+  readonly shardNumber: number;
+  readonly replicationFactor: number;
+  /** Per shard, the node ids of its replicas. */
+  readonly placement: readonly (readonly string[])[];
+  readonly created: string;
+}
+
+export interface CreateClusterCollection {
+  readonly config: CollectionConfigInput;
+  /** Default: the number of live nodes. */
+  readonly shardNumber?: number;
+  /** Default: 1. */
+  readonly replicationFactor?: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The entry's key: collection names allow `.` at either end, which keys do not. */
+function keyOf(name: string): string {
+  return `c_${Buffer.from(name, 'utf8').toString('hex')}`;
+}
+
+/** The local collection holding one replica of `shard`. */
+export function replicaName(collection: Pick<ClusterCollection, 'uid'>, shard: number): string {
+  return `shard-${collection.uid}-${shard}`;
+}
+
+/** The log of `shard`. */
+export function shardLogSpec(collection: Pick<ClusterCollection, 'uid'>, shard: number, replicas: number): ShardLogSpec {
+  return {
+    stream: `KITH_${collection.uid}_${shard}`,
+    subject: `kith.log.${collection.uid}.${shard}`,
+    replicas,
+    maxEntryBytes: 1 << 20,
+    duplicateWindowMs: 120_000,
+  };
+}
+
+export class Catalog {
+  private constructor(private readonly kv: KV) {}
+
+  static async open(nc: NatsConnection, replicas = 3): Promise<Catalog> {
+    return new Catalog(await new Kvm(nc).create(CATALOG_BUCKET, { history: 1, replicas }));
+  }
+
+  /** Creates `input` placed on `liveNodes`; ERR_COLLECTION_EXISTS when the name is taken. */
+  async create(input: CreateClusterCollection, liveNodes: readonly string[]): Promise<ClusterCollection> {
+    // Checked as a single node checks it, before anything is written.
+    const parsed = parseCollectionConfig(input.config);
+    const shardNumber = input.shardNumber ?? Math.max(1, liveNodes.length);
+    const replicationFactor = input.replicationFactor ?? 1;
+    if (!Number.isInteger(shardNumber) || shardNumber < 1 || shardNumber > 1024)
+      throw badInput('shard_number', `expected an integer from 1 to 1024, got ${shardNumber}`);
+    const collection: ClusterCollection = {
+      config: { ...input.config, name: parsed.name },
+      uid: randomBytes(8).toString('hex'),
+      shardNumber,
+      replicationFactor,
+      placement: placeReplicas(liveNodes, shardNumber, replicationFactor),
+      created: new Date().toISOString(),
+    };
+    try {
+      await this.kv.create(keyOf(parsed.name), encoder.encode(JSON.stringify(collection)));
+    } catch (error) {
+      if ((await this.get(parsed.name)) !== undefined)
+        throw new KithError('ERR_COLLECTION_EXISTS', `collection "${parsed.name}" already exists`, { cause: error });
+      throw error;
+    }
+    return collection;
+  }
+
+  async get(name: string): Promise<ClusterCollection | undefined> {
+    const entry = await this.kv.get(keyOf(name));
+    return entry === null || entry.operation !== 'PUT' ? undefined : (JSON.parse(decoder.decode(entry.value)) as ClusterCollection);
+  }
+
+  async list(): Promise<ClusterCollection[]> {
+    const out: ClusterCollection[] = [];
+    for await (const key of await this.kv.keys()) {
+      const entry = await this.kv.get(key);
+      if (entry !== null && entry.operation === 'PUT') out.push(JSON.parse(decoder.decode(entry.value)) as ClusterCollection);
+    }
+    return out.sort((a, b) => (a.config.name < b.config.name ? -1 : 1));
+  }
+}
