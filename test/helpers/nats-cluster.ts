@@ -5,7 +5,7 @@
  * with its own store in a temp dir. Every process is started here and stopped by its PID.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,14 +50,36 @@ export class NatsCluster {
     private readonly logDir: string,
   ) {}
 
-  /** Starts `size` servers under `dir` and waits until JetStream answers through each. */
+  /**
+   * Starts `size` servers under `dir` and waits until JetStream answers through each and a stream
+   * of `size` replicas can be placed. Tried up to three times, on new ports: a port found free
+   * may be taken by another test's server before ours binds it.
+   */
   static async start(dir: string, size = 3): Promise<NatsCluster> {
     const binary = natsServerPath();
+    for (let attempt = 1; ; attempt++) {
+      const cluster = await NatsCluster.launchAll(binary, join(dir, `attempt${attempt}`), size);
+      try {
+        for (let i = 0; i < size; i++) await cluster.waitForJetStream(i);
+        await cluster.waitForPlacement(size);
+        return cluster;
+      } catch (error) {
+        // Nobody else holds the processes: stop them here, or they outlive the test (and keep it running).
+        await cluster.stop();
+        process.stderr.write(`nats cluster, attempt ${attempt}: ${String(error)}\n${cluster.logTails()}`);
+        if (attempt === 3) throw error;
+      }
+    }
+  }
+
+  private static async launchAll(binary: string, dir: string, size: number): Promise<NatsCluster> {
     // Distinct ports: the system may hand out a port it just handed out, once it is closed again.
     const ports = new Set<number>();
     while (ports.size < 2 * size) ports.add(await freePort());
     const clientPorts = [...ports].slice(0, size);
     const routePorts = [...ports].slice(size);
+    // A cluster name of its own: a route that reaches another test's server is refused, not merged.
+    const clusterName = `kith-test-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
     const servers: NatsServer[] = [];
     const configs: string[] = [];
     for (let i = 0; i < size; i++) {
@@ -77,7 +99,7 @@ export class NatsCluster {
           '  sync_interval: always',
           '}',
           'cluster {',
-          '  name: kith-test',
+          `  name: ${clusterName}`,
           `  listen: "127.0.0.1:${routePorts[i]}"`,
           `  routes: [${routes.join(', ')}]`,
           '}',
@@ -89,15 +111,23 @@ export class NatsCluster {
     }
     const cluster = new NatsCluster(servers, binary, configs, dir);
     for (let i = 0; i < size; i++) cluster.launch(i);
-    try {
-      for (let i = 0; i < size; i++) await cluster.waitForJetStream(i);
-      await cluster.waitForPlacement(size);
-    } catch (error) {
-      // Nobody else holds the processes: stop them here, or they outlive the test (and keep it running).
-      await cluster.stop();
-      throw error;
-    }
     return cluster;
+  }
+
+  /** The last lines of each server's log, for a failure's report. */
+  private logTails(): string {
+    return this.servers
+      .map((server) => {
+        try {
+          const lines = readFileSync(join(this.logDir, server.name, 'nats.log'), 'utf8')
+            .trimEnd()
+            .split('\n');
+          return `--- ${server.name}\n${lines.slice(-12).join('\n')}\n`;
+        } catch {
+          return `--- ${server.name}: no log\n`;
+        }
+      })
+      .join('');
   }
 
   /** Every server's client URL, for a connection that may use any of them. */
