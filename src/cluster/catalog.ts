@@ -13,6 +13,7 @@ import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { badInput, KithError } from '../core/errors.js';
+import { parseJson } from '../core/json-text.js';
 import { type CollectionConfigInput, parseCollectionConfig } from '../segment/collection-config.js';
 import { placeReplicas } from './placement.js';
 import type { ShardLogSpec } from './shard-log.js';
@@ -97,14 +98,14 @@ export class Catalog {
 
   async get(name: string): Promise<ClusterCollection | undefined> {
     const entry = await this.kv.get(keyOf(name));
-    return entry === null || entry.operation !== 'PUT' ? undefined : (JSON.parse(decoder.decode(entry.value)) as ClusterCollection);
+    return entry === null || entry.operation !== 'PUT' ? undefined : (parseJson(decoder.decode(entry.value)) as ClusterCollection);
   }
 
   async list(): Promise<ClusterCollection[]> {
     const out: ClusterCollection[] = [];
     for await (const key of await this.kv.keys()) {
       const entry = await this.kv.get(key);
-      if (entry !== null && entry.operation === 'PUT') out.push(JSON.parse(decoder.decode(entry.value)) as ClusterCollection);
+      if (entry !== null && entry.operation === 'PUT') out.push(parseJson(decoder.decode(entry.value)) as ClusterCollection);
     }
     return out.sort((a, b) => (a.config.name < b.config.name ? -1 : 1));
   }

@@ -14,6 +14,7 @@ import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { KithError } from '../core/errors.js';
+import { parseJson } from '../core/json-text.js';
 
 export const NODES_BUCKET = 'kith_nodes';
 
@@ -66,7 +67,7 @@ export class Membership {
     } catch (error) {
       const holder = await kv.get(self.id).catch(() => null);
       if (holder !== null && holder.operation === 'PUT') {
-        const other = JSON.parse(decoder.decode(holder.value)) as NodeRecord;
+        const other = parseJson(decoder.decode(holder.value)) as NodeRecord;
         throw new KithError('ERR_NODE_ID_TAKEN', `node id ${self.id} is held by a live node at ${other.advertise} (joined ${other.joined})`, { cause: error });
       }
       throw error;
@@ -100,7 +101,7 @@ export class Membership {
     const out: NodeRecord[] = [];
     for await (const key of await this.kv.keys()) {
       const entry = await this.kv.get(key);
-      if (entry !== null && entry.operation === 'PUT') out.push(JSON.parse(decoder.decode(entry.value)) as NodeRecord);
+      if (entry !== null && entry.operation === 'PUT') out.push(parseJson(decoder.decode(entry.value)) as NodeRecord);
     }
     return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
