@@ -13,8 +13,8 @@ import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { badInput, KithError } from '../core/errors.js';
-import { parseJson } from '../core/json-text.js';
 import { type CollectionConfigInput, parseCollectionConfig } from '../segment/collection-config.js';
+import { kvValue, kvValues } from './kv-values.js';
 import { placeReplicas } from './placement.js';
 import type { ShardLogSpec } from './shard-log.js';
 
@@ -40,7 +40,6 @@ export interface CreateClusterCollection {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** The entry's key: collection names allow `.` at either end, which keys do not. */
 function keyOf(name: string): string {
@@ -96,17 +95,11 @@ export class Catalog {
     return collection;
   }
 
-  async get(name: string): Promise<ClusterCollection | undefined> {
-    const entry = await this.kv.get(keyOf(name));
-    return entry === null || entry.operation !== 'PUT' ? undefined : (parseJson(decoder.decode(entry.value)) as ClusterCollection);
+  get(name: string): Promise<ClusterCollection | undefined> {
+    return kvValue<ClusterCollection>(this.kv, keyOf(name));
   }
 
   async list(): Promise<ClusterCollection[]> {
-    const out: ClusterCollection[] = [];
-    for await (const key of await this.kv.keys()) {
-      const entry = await this.kv.get(key);
-      if (entry !== null && entry.operation === 'PUT') out.push(parseJson(decoder.decode(entry.value)) as ClusterCollection);
-    }
-    return out.sort((a, b) => (a.config.name < b.config.name ? -1 : 1));
+    return (await kvValues<ClusterCollection>(this.kv)).sort((a, b) => (a.config.name < b.config.name ? -1 : 1));
   }
 }

@@ -14,7 +14,7 @@ import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { KithError } from '../core/errors.js';
-import { parseJson } from '../core/json-text.js';
+import { kvValue, kvValues } from './kv-values.js';
 
 export const NODES_BUCKET = 'kith_nodes';
 
@@ -38,7 +38,6 @@ export interface MembershipOptions {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** A node id: what a NATS subject token and a KV key allow, and readable in logs. */
 const NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -65,9 +64,8 @@ export class Membership {
     try {
       revision = await kv.create(self.id, encoder.encode(JSON.stringify(self)));
     } catch (error) {
-      const holder = await kv.get(self.id).catch(() => null);
-      if (holder !== null && holder.operation === 'PUT') {
-        const other = parseJson(decoder.decode(holder.value)) as NodeRecord;
+      const other = await kvValue<NodeRecord>(kv, self.id).catch(() => undefined);
+      if (other !== undefined) {
         throw new KithError('ERR_NODE_ID_TAKEN', `node id ${self.id} is held by a live node at ${other.advertise} (joined ${other.joined})`, { cause: error });
       }
       throw error;
@@ -98,12 +96,7 @@ export class Membership {
 
   /** The live nodes, by id. */
   async liveNodes(): Promise<NodeRecord[]> {
-    const out: NodeRecord[] = [];
-    for await (const key of await this.kv.keys()) {
-      const entry = await this.kv.get(key);
-      if (entry !== null && entry.operation === 'PUT') out.push(parseJson(decoder.decode(entry.value)) as NodeRecord);
-    }
-    return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return (await kvValues<NodeRecord>(this.kv)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** Stops the heartbeat and leaves the entry to expire (what a crash looks like to the others). */

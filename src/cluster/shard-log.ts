@@ -147,11 +147,12 @@ export class ShardLog {
    * Checks that the log still holds everything after `after` (a replica's applied position in
    * `identity`'s log, 0 for none): the same stream, not behind, nothing after it removed.
    */
-  async checkFollows(identity: LogIdentity, after: number): Promise<void> {
+  async checkFollows(identity: LogIdentity, after: number): Promise<{ identity: LogIdentity; first: number; last: number }> {
     const now = await this.state();
     if (now.identity.label !== identity.label) throw regression(identity, `the stream is now ${now.identity.label}: it was deleted and made again`);
     if (now.last < after) throw regression(identity, `its last entry is ${now.last}, behind the applied position ${after}: the log lost its tail`);
     if (now.first > after + 1 && now.last >= now.first) throw regression(identity, `its first entry is ${now.first}: entries after ${after} were removed`);
+    return now;
   }
 
   /**
@@ -165,9 +166,8 @@ export class ShardLog {
    * below caught; a get by position has no cursor to go wrong.
    */
   async read(identity: LogIdentity, after: number, options: ReadOptions): Promise<LogEntry[]> {
-    await this.checkFollows(identity, after);
+    let last = (await this.checkFollows(identity, after)).last;
     const deadline = Date.now() + options.waitMs;
-    let last = (await this.state()).last;
     while (last <= after && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(1, deadline - Date.now()))));
       last = (await this.state()).last;
