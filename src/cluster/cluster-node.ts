@@ -14,9 +14,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { badInput, KithError } from '../core/errors.js';
+import { preparePoints } from '../collection/prepare-points.js';
+import { KithError } from '../core/errors.js';
 import { normalizePointId } from '../core/point-id.js';
 import { Database } from '../db/database.js';
+import { parseFilter } from '../payload/filter-parse.js';
+import { parseCollectionConfig } from '../segment/collection-config.js';
 import { Catalog, type ClusterCollection, type CreateClusterCollection, replicaName, shardLogSpec } from './catalog.js';
 import { Membership } from './membership.js';
 import { ShardLog } from './shard-log.js';
@@ -136,14 +139,18 @@ export class ClusterNode {
     return collection;
   }
 
+  /**
+   * Checked by the engine's own point check (collection/prepare-points.ts), as the replicas will
+   * check each part: an entry every replica refuses would stop them all at it.
+   */
   async upsert(name: string, points: readonly { id: string | number; vector: readonly number[]; payload?: Record<string, unknown> }[]): Promise<WriteToken> {
     const collection = await this.collectionOf(name);
-    const checked: ShardPoint[] = points.map((p, i) => {
-      const id = normalizePointId(p.id, `points[${i}].id`);
-      if (!Array.isArray(p.vector) || p.vector.length !== collection.config.vector_size || !p.vector.every(Number.isFinite))
-        throw badInput(`points[${i}].vector`, `expected ${collection.config.vector_size} finite numbers`);
-      return { id, vector: [...p.vector], ...(p.payload === undefined ? {} : { payload: p.payload }) };
-    });
+    await preparePoints(points, parseCollectionConfig(collection.config));
+    const checked: ShardPoint[] = points.map((p, i) => ({
+      id: normalizePointId(p.id, `points[${i}].id`),
+      vector: [...p.vector],
+      ...(p.payload === undefined ? {} : { payload: p.payload }),
+    }));
     return this.publish(collection, { op: 'upsert', points: checked });
   }
 
@@ -153,7 +160,10 @@ export class ClusterNode {
   }
 
   async deleteByFilter(name: string, filter: Record<string, unknown>): Promise<WriteToken> {
-    return this.publish(await this.collectionOf(name), { op: 'delete_filter', filter });
+    const collection = await this.collectionOf(name);
+    // Parsed here as each replica will parse it: a filter they all refuse would stop them all.
+    parseFilter(filter, 'filter');
+    return this.publish(collection, { op: 'delete_filter', filter });
   }
 
   /** Appends each shard's part; answers once all are acknowledged. */

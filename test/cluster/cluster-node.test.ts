@@ -62,6 +62,14 @@ describe(`three nodes serve one sharded, replicated collection (seed ${SEED})`, 
       (e) => isKithError(e) && e.code === 'ERR_COLLECTION_EXISTS',
     );
 
+    // Refused by the node as every replica would refuse it, before anything is appended (an
+    // appended one would stop every replica at it; the rounds below would then fail).
+    const first = nodes[0] as ClusterNode;
+    const refused = (field: string) => (e: unknown) => isKithError(e) && e.code === 'ERR_BAD_INPUT' && e.message.startsWith(field);
+    await assert.rejects(first.upsert('docs', [{ id: 'p', vector: [1, 2, 3], payload: { n: Number.NaN } }]), refused('points[0].payload'));
+    await assert.rejects(first.upsert('docs', [{ id: 'p', vector: [1, 2] }]), refused('points[0].vector'));
+    await assert.rejects(first.deleteByFilter('docs', { must: [{ key: 'g', rnage: { gt: 1 } }] }), refused('filter.must[0]'));
+
     const model = new Map<string, ModelPoint>();
     const latest: WriteToken = {};
     const write = async (through: ClusterNode[], count: number): Promise<void> => {

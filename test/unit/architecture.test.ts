@@ -29,7 +29,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   threads: [...BELOW_SEGMENT, 'segment'],
   collection: [...BELOW_SEGMENT, 'segment', 'search', 'threads'],
   db: ['core', 'collection', 'storage', 'segment', 'search', 'threads'],
-  cluster: ['core', 'db', 'segment'],
+  cluster: ['core', 'db', 'collection', 'payload', 'segment'],
   api: ['core', 'db', 'collection', 'payload', 'segment', 'search'],
   cli: ['api', 'db', 'collection', 'payload', 'core', 'segment', 'search'],
   '.': ['api', 'cli', 'db', 'collection', 'payload', 'core', 'segment'],
