@@ -99,6 +99,13 @@ export class Catalog {
     return kvValue<ClusterCollection>(this.kv, keyOf(name));
   }
 
+  /** Removes `name`'s entry; false when there was none. */
+  async delete(name: string): Promise<boolean> {
+    if ((await this.get(name)) === undefined) return false;
+    await this.kv.purge(keyOf(name));
+    return true;
+  }
+
   async list(): Promise<ClusterCollection[]> {
     return (await kvValues<ClusterCollection>(this.kv)).sort((a, b) => (a.config.name < b.config.name ? -1 : 1));
   }

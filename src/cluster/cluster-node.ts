@@ -14,17 +14,19 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { checkSelection, type PayloadOperation, type PointSelection, payloadUpdate } from '../collection/payload-operations.js';
 import { preparePoints } from '../collection/prepare-points.js';
 import { KithError } from '../core/errors.js';
 import { normalizePointId } from '../core/point-id.js';
 import { Database } from '../db/database.js';
 import { parseFilter } from '../payload/filter-parse.js';
+import { RequestCost } from '../search/request-cost.js';
 import { parseCollectionConfig } from '../segment/collection-config.js';
 import { Catalog, type ClusterCollection, type CreateClusterCollection, replicaName, shardLogSpec } from './catalog.js';
 import { Membership } from './membership.js';
 import { ShardLog } from './shard-log.js';
 import { encodeShardOperation, type ShardOperation, type ShardPoint } from './shard-operation.js';
-import { LogVersions, ShardReplica } from './shard-replica.js';
+import { type EntryOutcome, LogVersions, ShardReplica } from './shard-replica.js';
 import { splitByShard } from './shard-split.js';
 
 export interface ClusterNodeOptions {
@@ -42,7 +44,55 @@ export interface ClusterNodeOptions {
 /** Per shard written, the log position of its part. */
 export type WriteToken = Record<number, number>;
 
-interface LocalReplica {
+/** A write's entries: per shard, the log positions of its part, in order. */
+export interface Written {
+  readonly collection: ClusterCollection;
+  readonly positions: ReadonlyMap<number, readonly number[]>;
+}
+
+export interface ReplicaState {
+  readonly collection: string;
+  readonly shard: number;
+  /** The local collection holding it. */
+  readonly local: string;
+  readonly applied: number;
+  /** Why it stopped applying, when it has (ERR_LOG_REGRESSION, an entry it could not apply). */
+  readonly stopped?: string;
+}
+
+/**
+ * The most one log entry holds: below the stream's 1 MiB `max_msg_size` and NATS's default
+ * `max_payload`, with room for the headers. A larger part is split into consecutive entries.
+ */
+const ENTRY_BYTES = 900 * 1024;
+
+/** `part` as log entries of at most ENTRY_BYTES: its list halved until each half fits (a filter is one entry, its size bounded by the filter budget). */
+function entriesOf(part: ShardOperation): Uint8Array[] {
+  const data = encodeShardOperation(part);
+  if (data.length <= ENTRY_BYTES) return [data];
+  switch (part.op) {
+    case 'upsert': {
+      const mid = Math.ceil(part.points.length / 2);
+      if (part.points.length < 2) return [data];
+      return [...entriesOf({ op: 'upsert', points: part.points.slice(0, mid) }), ...entriesOf({ op: 'upsert', points: part.points.slice(mid) })];
+    }
+    case 'delete_ids': {
+      const mid = Math.ceil(part.ids.length / 2);
+      if (part.ids.length < 2) return [data];
+      return [...entriesOf({ op: 'delete_ids', ids: part.ids.slice(0, mid) }), ...entriesOf({ op: 'delete_ids', ids: part.ids.slice(mid) })];
+    }
+    case 'payload': {
+      const ids = part.ids;
+      if (ids === undefined || ids.length < 2) return [data];
+      const mid = Math.ceil(ids.length / 2);
+      return [...entriesOf({ ...part, ids: ids.slice(0, mid) }), ...entriesOf({ ...part, ids: ids.slice(mid) })];
+    }
+    case 'delete_filter':
+      return [data];
+  }
+}
+
+export interface LocalReplica {
   readonly collection: string;
   readonly shard: number;
   readonly replica: ShardReplica;
@@ -50,6 +100,8 @@ interface LocalReplica {
 
 const TURN_ENTRIES = 256;
 const IDLE_WAIT_MS = 20;
+/** How often a node re-reads the catalogue for replicas placed on it or dropped. */
+const REFRESH_MS = 1000;
 
 export class ClusterNode {
   private readonly replicas = new Map<string, LocalReplica>();
@@ -107,18 +159,30 @@ export class ClusterNode {
     return created;
   }
 
-  /** Takes up every replica the catalogue places on this node that it does not run yet. */
+  /**
+   * Takes up every replica the catalogue places on this node that it does not run yet, and drops
+   * the local replicas of collections the catalogue no longer has (dropped on any node). Runs at
+   * start, after a create or drop here, and every REFRESH_MS in the apply loop.
+   */
   async refresh(): Promise<void> {
-    for (const collection of await this.catalog.list()) {
+    const collections = await this.catalog.list();
+    const placed = new Set<string>();
+    for (const collection of collections) {
       for (const [shard, nodes] of collection.placement.entries()) {
         if (!nodes.includes(this.id)) continue;
         const local = replicaName(collection, shard);
+        placed.add(local);
         if (this.replicas.has(local)) continue;
         const versions = this.versionsOf(local) as LogVersions;
         if (!this.db.list().some((c) => c.name === local)) await this.db.createCollection({ ...collection.config, name: local }, { versions });
         const log = await this.logOf(collection, shard);
         this.replicas.set(local, { collection: collection.config.name, shard, replica: new ShardReplica(log, this.db.collection(local), versions) });
       }
+    }
+    for (const info of this.db.list()) {
+      if (!info.name.startsWith('shard-') || placed.has(info.name)) continue;
+      this.replicas.delete(info.name);
+      await this.db.dropCollection(info.name);
     }
   }
 
@@ -143,7 +207,7 @@ export class ClusterNode {
    * Checked by the engine's own point check (collection/prepare-points.ts), as the replicas will
    * check each part: an entry every replica refuses would stop them all at it.
    */
-  async upsert(name: string, points: readonly { id: string | number; vector: readonly number[]; payload?: Record<string, unknown> }[]): Promise<WriteToken> {
+  async upsert(name: string, points: readonly { id: string | number; vector: readonly number[]; payload?: Record<string, unknown> }[]): Promise<Written> {
     const collection = await this.collectionOf(name);
     await preparePoints(points, parseCollectionConfig(collection.config));
     const checked: ShardPoint[] = points.map((p, i) => ({
@@ -154,42 +218,106 @@ export class ClusterNode {
     return this.publish(collection, { op: 'upsert', points: checked });
   }
 
-  async deleteIds(name: string, ids: readonly (string | number)[]): Promise<WriteToken> {
+  async deleteIds(name: string, ids: readonly (string | number)[]): Promise<Written> {
     const collection = await this.collectionOf(name);
-    return this.publish(collection, { op: 'delete_ids', ids: ids.map((id, i) => normalizePointId(id, `ids[${i}]`)) });
+    new RequestCost().add('ids', ids.length, 'points');
+    return this.publish(collection, { op: 'delete_ids', ids: ids.map((id, i) => normalizePointId(id, `points[${i}]`)) });
   }
 
-  async deleteByFilter(name: string, filter: Record<string, unknown>): Promise<WriteToken> {
+  async deleteByFilter(name: string, filter: Record<string, unknown>): Promise<Written> {
     const collection = await this.collectionOf(name);
     // Parsed here as each replica will parse it: a filter they all refuse would stop them all.
     parseFilter(filter, 'filter');
     return this.publish(collection, { op: 'delete_filter', filter });
   }
 
-  /** Appends each shard's part; answers once all are acknowledged. */
-  private async publish(collection: ClusterCollection, operation: ShardOperation): Promise<WriteToken> {
+  /**
+   * A payload operation on listed ids or on a filter's matches, checked as one node checks it
+   * (collection/payload-operations.ts). Whether listed ids exist is the caller's to check: the
+   * replicas pass over ids they do not hold.
+   */
+  async changePayloads(name: string, selection: PointSelection, operation: PayloadOperation): Promise<Written> {
+    const collection = await this.collectionOf(name);
+    payloadUpdate(operation);
+    const checked = await checkSelection(selection);
+    if (Array.isArray(checked)) return this.publish(collection, { op: 'payload', ids: checked as readonly string[], operation });
+    return this.publish(collection, { op: 'payload', filter: selection.filter as Record<string, unknown>, operation });
+  }
+
+  /**
+   * Appends each shard's part (split into entries of at most ENTRY_BYTES, in order), all shards
+   * at once; answers once every entry is acknowledged.
+   */
+  private async publish(collection: ClusterCollection, operation: ShardOperation): Promise<Written> {
     const writeId = randomBytes(12).toString('hex');
-    const token: WriteToken = {};
+    const positions = new Map<number, number[]>();
     await Promise.all(
       [...splitByShard(operation, collection.shardNumber)].map(async ([shard, part]) => {
         const log = await this.logOf(collection, shard);
-        token[shard] = await log.append(encodeShardOperation(part), `${writeId}-${shard}`);
+        const written: number[] = [];
+        positions.set(shard, written);
+        const entries = entriesOf(part);
+        for (let i = 0; i < entries.length; i++) written.push(await log.append(entries[i] as Uint8Array, `${writeId}-${shard}-${i}`));
       }),
     );
-    return token;
+    return { collection, positions };
+  }
+
+  /** Each shard's last log position now (a strong read waits for its replicas to reach them). */
+  async lastPositions(collection: ClusterCollection): Promise<Map<number, number>> {
+    const out = new Map<number, number>();
+    await Promise.all(
+      collection.placement.map(async (_nodes, shard) => {
+        out.set(shard, (await (await this.logOf(collection, shard)).state()).last);
+      }),
+    );
+    return out;
+  }
+
+  /** This node's replica of `shard` of `collection`, when it holds one. */
+  localReplica(collection: Pick<ClusterCollection, 'uid'>, shard: number): LocalReplica | undefined {
+    return this.replicas.get(replicaName(collection, shard));
+  }
+
+  /** Waits until this node's replica named `local` has applied `position`; the entry's outcome when still kept. */
+  async waitLocal(local: string, position: number, timeoutMs = 30_000): Promise<EntryOutcome | undefined> {
+    const replica = this.replicas.get(local);
+    if (replica === undefined) throw new KithError('ERR_UNAVAILABLE', `this node holds no replica "${local}"`);
+    return replica.replica.whenApplied(position, timeoutMs);
+  }
+
+  /** The replicas this node holds, with their state. */
+  replicaStates(): ReplicaState[] {
+    return [...this.replicas.entries()].map(([local, r]) => {
+      const { applied } = r.replica.position();
+      return { collection: r.collection, shard: r.shard, local, applied, ...(r.replica.stopped === undefined ? {} : { stopped: r.replica.stopped.message }) };
+    });
+  }
+
+  /** Removes `name` from the cluster: its catalogue entry, then its logs; each node drops its replicas on its next refresh. */
+  async dropCollection(name: string): Promise<void> {
+    const collection = await this.collectionOf(name);
+    await this.catalog.delete(name);
+    await Promise.all(collection.placement.map(async (_nodes, shard) => (await this.logOf(collection, shard)).delete()));
+    for (let shard = 0; shard < collection.shardNumber; shard++) this.logs.delete(shardLogSpec(collection, shard, 1).stream);
+    await this.refresh();
+  }
+
+  /** The cluster's collections, by name. */
+  collections(): Promise<ClusterCollection[]> {
+    return this.catalog.list();
+  }
+
+  /** `name`'s catalogue entry; ERR_COLLECTION_NOT_FOUND when there is none. */
+  collection(name: string): Promise<ClusterCollection> {
+    return this.collectionOf(name);
   }
 
   /** Waits until this node's replicas of `name` have applied `token` (shards it holds no replica of are skipped). */
   async waitApplied(name: string, token: WriteToken, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
     for (const local of this.replicas.values()) {
-      if (local.collection !== name || token[local.shard] === undefined) continue;
-      while (local.replica.position().applied < (token[local.shard] as number)) {
-        if (local.replica.stopped !== undefined) throw local.replica.stopped;
-        if (Date.now() > deadline)
-          throw new KithError('ERR_INTERNAL', `shard ${local.shard} of "${name}" did not apply position ${token[local.shard]} within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      const position = token[local.shard];
+      if (local.collection === name && position !== undefined) await local.replica.whenApplied(position, timeoutMs);
     }
   }
 
@@ -201,7 +329,12 @@ export class ClusterNode {
   }
 
   private async applyLoop(): Promise<void> {
+    let refreshed = Date.now();
     while (this.running) {
+      if (Date.now() - refreshed >= REFRESH_MS) {
+        refreshed = Date.now();
+        await this.refresh().catch((error: unknown) => this.options.warn?.('catalogue refresh failed', error));
+      }
       let applied = 0;
       for (const local of [...this.replicas.values()]) {
         if (!this.running) return;

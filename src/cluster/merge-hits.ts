@@ -4,6 +4,8 @@
  * search/collection-search.ts orders ties. Each shard is asked for `offset + limit` hits, so the
  * merge holds every hit a single node would have returned.
  */
+import { compareHits } from '../core/top-k.js';
+
 export interface RankedHit {
   readonly id: string;
   readonly score: number;
@@ -11,6 +13,6 @@ export interface RankedHit {
 
 export function mergeHits<T extends RankedHit>(lists: readonly (readonly T[])[], limit: number, ascending: boolean, offset = 0): T[] {
   const all = lists.flat();
-  all.sort((a, b) => (a.score !== b.score ? (ascending ? a.score - b.score : b.score - a.score) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  all.sort((a, b) => compareHits(a, b, ascending));
   return all.slice(offset, offset + limit);
 }

@@ -121,6 +121,9 @@ export class ShardLog {
    * acknowledged; a duplicate's answer is the first append's position.
    */
   async append(data: Uint8Array, messageId: string, options: AppendOptions = {}): Promise<number> {
+    // A retry cannot make an entry smaller: refuse it at once (the writer splits its parts below this).
+    if (data.length > this.spec.maxEntryBytes)
+      throw new KithError('ERR_OVER_LIMIT', `log ${this.spec.stream}: an entry of ${data.length} bytes; the limit is ${this.spec.maxEntryBytes}`);
     const attempts = options.attempts ?? 30;
     const timeout = options.timeoutMs ?? 2000;
     let last: unknown;
@@ -138,6 +141,15 @@ export class ShardLog {
   }
 
   /** The stream's identity and its first and last positions now. */
+  /** Deletes the stream and every entry (the collection was dropped). */
+  async delete(): Promise<void> {
+    try {
+      await this.jsm.streams.delete(this.spec.stream);
+    } catch (error) {
+      if (!isStreamNotFound(error)) throw error;
+    }
+  }
+
   async state(): Promise<{ identity: LogIdentity; first: number; last: number }> {
     const info = await this.jsm.streams.info(this.spec.stream);
     return { identity: identityOf(info), first: info.state.first_seq, last: info.state.last_seq };

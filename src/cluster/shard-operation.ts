@@ -3,6 +3,7 @@
  * for now (the points already checked by the node that accepted the write); a decoder that
  * refuses what it does not know, so that a replica never applies half an entry.
  */
+import type { PayloadOperation } from '../collection/payload-operations.js';
 import { KithError } from '../core/errors.js';
 import { parseJson } from '../core/json-text.js';
 
@@ -15,7 +16,15 @@ export interface ShardPoint {
 export type ShardOperation =
   | { readonly op: 'upsert'; readonly points: readonly ShardPoint[] }
   | { readonly op: 'delete_ids'; readonly ids: readonly string[] }
-  | { readonly op: 'delete_filter'; readonly filter: Record<string, unknown> };
+  | { readonly op: 'delete_filter'; readonly filter: Record<string, unknown> }
+  /**
+   * A payload operation on the listed ids or on the points matching `filter`. Listed ids a replica
+   * does not hold are passed over: the accepting node refused ids that did not exist when it
+   * checked (docs/cluster.md), and a replica never stops on what a later write changed.
+   */
+  | { readonly op: 'payload'; readonly ids?: readonly string[]; readonly filter?: Record<string, unknown>; readonly operation: PayloadOperation };
+
+const PAYLOAD_OPS: ReadonlySet<unknown> = new Set(['set', 'overwrite', 'delete', 'clear']);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -49,6 +58,13 @@ export function decodeShardOperation(data: Uint8Array, where: string): ShardOper
     case 'delete_filter':
       if (!isObject(value.filter)) throw refuse('filter: expected an object');
       return { op: 'delete_filter', filter: value.filter };
+    case 'payload': {
+      const hasIds = Array.isArray(value.ids) && value.ids.every((id) => typeof id === 'string');
+      if (hasIds === isObject(value.filter)) throw refuse('payload: expected ids (a list of strings) or a filter');
+      if (!isObject(value.operation) || !PAYLOAD_OPS.has(value.operation.op)) throw refuse('payload: expected an operation');
+      const operation = value.operation as unknown as PayloadOperation;
+      return hasIds ? { op: 'payload', ids: value.ids as string[], operation } : { op: 'payload', filter: value.filter as Record<string, unknown>, operation };
+    }
     default:
       throw refuse(`unknown op ${JSON.stringify(value.op)}`);
   }

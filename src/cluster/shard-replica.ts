@@ -10,6 +10,7 @@
  * - A log that no longer holds what follows the applied position is ERR_LOG_REGRESSION: the
  *   replica stops, applies nothing more, and says so (`stopped`).
  */
+import type { PayloadOperation, PointSelection } from '../collection/payload-operations.js';
 import type { AppliedPosition } from '../core/applied-position.js';
 import { KithError } from '../core/errors.js';
 import type { VersionSource } from '../core/version-clock.js';
@@ -19,10 +20,18 @@ import { decodeShardOperation, type ShardOperation, type ShardPoint } from './sh
 /** What a replica writes to: the local collection's write verbs (collection/collection.ts). */
 export interface ReplicaTarget {
   readonly appliedPosition: AppliedPosition | undefined;
-  upsert(points: readonly ShardPoint[], options: { readonly applied: AppliedPosition }): Promise<unknown>;
-  deleteIds(ids: readonly string[], options: { readonly applied: AppliedPosition }): Promise<unknown>;
-  deleteByFilter(filter: Record<string, unknown>, options: { readonly applied: AppliedPosition }): Promise<unknown>;
+  upsert(points: readonly ShardPoint[], options: { readonly applied: AppliedPosition }): Promise<{ upserted: number }>;
+  deleteIds(ids: readonly string[], options: { readonly applied: AppliedPosition }): Promise<{ deleted: number }>;
+  deleteByFilter(filter: Record<string, unknown>, options: { readonly applied: AppliedPosition }): Promise<{ deleted: number }>;
+  hasPoint(id: string): boolean;
+  changePayloads(selection: PointSelection, operation: PayloadOperation, options: { readonly applied: AppliedPosition }): Promise<{ updated: number }>;
 }
+
+/** Points an entry changed on this replica: upserted, deleted or updated. */
+export type EntryOutcome = number;
+
+/** Outcomes kept for writers to read back (a writer asks within seconds of its append). */
+const OUTCOMES_KEPT = 4096;
 
 /**
  * The versions of a replica's collection: the position of the entry being applied. Positions only
@@ -57,6 +66,10 @@ export interface ApplyOptions {
 export class ShardReplica {
   /** Why the replica stopped applying, once it has. */
   stopped: KithError | undefined;
+  /** The outcome of the entries applied lately, by position (oldest first). */
+  private readonly outcomes = new Map<number, EntryOutcome>();
+  /** Who waits for a position: woken after each entry and when the replica stops. */
+  private readonly waiters = new Set<() => void>();
 
   constructor(
     private readonly log: ShardLog,
@@ -85,7 +98,10 @@ export class ShardReplica {
       try {
         entries = await this.log.read(identity, after, { max: options.batch ?? 256, waitMs: options.waitMs ?? 200 });
       } catch (error) {
-        if (error instanceof KithError && error.code === 'ERR_LOG_REGRESSION') this.stopped = error;
+        if (error instanceof KithError && error.code === 'ERR_LOG_REGRESSION') {
+          this.stopped = error;
+          this.wakeWaiters();
+        }
         throw error;
       }
       if (entries.length === 0) return applied;
@@ -96,6 +112,7 @@ export class ShardReplica {
           // An entry is never skipped: whatever keeps one from applying stops the replica there.
           this.stopped =
             error instanceof KithError ? error : new KithError('ERR_INTERNAL', `log ${identity.label} entry ${entry.seq}: ${String(error)}`, { cause: error });
+          this.wakeWaiters();
           throw this.stopped;
         }
         applied++;
@@ -104,19 +121,57 @@ export class ShardReplica {
     }
   }
 
+  /**
+   * Resolves once this replica has applied `position`, with the entry's outcome when it is still
+   * kept (the points it changed here); rejects when the replica stops first or `timeoutMs` passes.
+   */
+  async whenApplied(position: number, timeoutMs: number): Promise<EntryOutcome | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.position().applied < position) {
+      if (this.stopped !== undefined) throw this.stopped;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new KithError('ERR_UNAVAILABLE', `the replica did not apply log position ${position} within ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          this.waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, left);
+        this.waiters.add(wake);
+      });
+    }
+    return this.outcomes.get(position);
+  }
+
+  private wakeWaiters(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
+
   private async apply(identity: LogIdentity, seq: number, operation: ShardOperation): Promise<void> {
     const applied: AppliedPosition = { stream: identity.label, sequence: BigInt(seq) };
     this.versions.current = BigInt(seq);
+    const outcome = await this.applyOperation(operation, applied);
+    this.outcomes.set(seq, outcome);
+    if (this.outcomes.size > OUTCOMES_KEPT) this.outcomes.delete(this.outcomes.keys().next().value as number);
+    this.wakeWaiters();
+  }
+
+  private async applyOperation(operation: ShardOperation, applied: AppliedPosition): Promise<EntryOutcome> {
     switch (operation.op) {
       case 'upsert':
-        await this.target.upsert(operation.points, { applied });
-        return;
+        return (await this.target.upsert(operation.points, { applied })).upserted;
       case 'delete_ids':
-        await this.target.deleteIds(operation.ids, { applied });
-        return;
+        return (await this.target.deleteIds(operation.ids, { applied })).deleted;
       case 'delete_filter':
-        await this.target.deleteByFilter(operation.filter, { applied });
-        return;
+        return (await this.target.deleteByFilter(operation.filter, { applied })).deleted;
+      case 'payload': {
+        if (operation.ids === undefined) return (await this.target.changePayloads({ filter: operation.filter }, operation.operation, { applied })).updated;
+        // Listed ids this replica does not hold are passed over, not an error that would stop it.
+        // Only this replica writes to its collection, one entry at a time: nothing changes between the look and the write.
+        const held = operation.ids.filter((id) => this.target.hasPoint(id));
+        return (await this.target.changePayloads({ points: held }, operation.operation, { applied })).updated;
+      }
     }
   }
 }

@@ -28,6 +28,13 @@ export function splitByShard(operation: ShardOperation, shards: number): Map<num
     case 'delete_ids':
       for (const [shard, ids] of byShard(operation.ids, (id) => id, shards)) parts.set(shard, { op: 'delete_ids', ids });
       return parts;
+    case 'payload':
+      if (operation.ids !== undefined) {
+        for (const [shard, ids] of byShard(operation.ids, (id) => id, shards)) parts.set(shard, { ...operation, ids });
+        return parts;
+      }
+      for (let shard = 0; shard < shards; shard++) parts.set(shard, operation);
+      return parts;
     case 'delete_filter':
       for (let shard = 0; shard < shards; shard++) parts.set(shard, operation);
       return parts;

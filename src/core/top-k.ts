@@ -10,6 +10,20 @@
  * every entry tied with the k-th similarity: the caller, who has the ids, then picks among the
  * ties exactly as a TopK with ids would have (collection/parallel-search.ts).
  */
+/**
+ * The order of scored hits in an answer: by score (best first: descending, or ascending for
+ * distances) and, on equal scores, by id as text. One node ranks its hits so and a cluster
+ * merges its shards' hits so, which is why both give the same order.
+ */
+export function compareHits(
+  a: { readonly score: number; readonly id: string },
+  b: { readonly score: number; readonly id: string },
+  ascending: boolean,
+): number {
+  if (a.score !== b.score) return ascending ? a.score - b.score : b.score - a.score;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
 export class TopK {
   private readonly slots: Int32Array;
   private readonly sims: Float64Array;

@@ -10,6 +10,8 @@ import { type Distance, passesThreshold, scoresAscend, similarityToScore } from 
 import type { PointId } from '../core/point-id.js';
 import { SeededRng } from '../core/rng.js';
 import { bitsWords, hasBit, setBit } from '../core/slot-bits.js';
+import { compareHits } from '../core/top-k.js';
+import { vectorArray } from '../core/vector-math.js';
 import { choosePlan, exactStrategy, type Strategy } from '../index/planner.js';
 import type { SearchHits, SearchOptions, SearchStats } from '../index/vector-index.js';
 import { type ConditionCounts, compileFilter, orderFilter } from '../payload/filter-compile.js';
@@ -18,12 +20,11 @@ import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types
 import { type PayloadSelector, selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { Payload } from '../segment/point-table.js';
-import { type CalibratedEfReader, type EfSource, searchEf } from './search-ef.js';
-import type { SegmentReader } from '../segment/segment.js';
 import { ALL_SLOTS, runWork, type SearchWork, type SlotFilter, type WorkView } from '../segment/search-work.js';
+import type { SegmentReader } from '../segment/segment.js';
 import type { SearchShape } from './request-cost.js';
+import { type CalibratedEfReader, type EfSource, searchEf } from './search-ef.js';
 import { prepareQuery } from './vector-input.js';
-import { vectorArray } from '../core/vector-math.js';
 
 export interface SearchInput {
   readonly vector: unknown;
@@ -397,7 +398,7 @@ function shapeHits(
     ranked.push({ slot, score: similarityToScore(distance, hits.sims[i] as number), id: table.idOf(slot) });
   }
   // Converting similarities to distances can round two values to one; re-sort so ties break by id.
-  if (!ordered) ranked.sort((a, b) => (a.score !== b.score ? (ascending ? a.score - b.score : b.score - a.score) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  if (!ordered) ranked.sort((a, b) => compareHits(a, b, ascending));
   const threshold = input.score_threshold;
   const selector = toPayloadSelector(input.with_payload, 'with_payload', true);
   const out: ScoredPoint[] = [];

@@ -76,14 +76,20 @@ describe(`three nodes serve one sharded, replicated collection (seed ${SEED})`, 
       for (let i = 0; i < count; i++) {
         const operation = randomShardOperation(rng, IDS, 3);
         const node = through[rng.nextUint32() % through.length] as ClusterNode;
-        const token =
+        const written =
           operation.op === 'upsert'
             ? await node.upsert('docs', operation.points)
             : operation.op === 'delete_ids'
               ? await node.deleteIds('docs', operation.ids)
-              : await node.deleteByFilter('docs', operation.filter);
+              : operation.op === 'delete_filter'
+                ? await node.deleteByFilter('docs', operation.filter)
+                : await node.changePayloads(
+                    'docs',
+                    operation.ids === undefined ? { filter: operation.filter } : { points: operation.ids },
+                    operation.operation,
+                  );
         applyToModel(model, operation, 0);
-        for (const [shard, seq] of Object.entries(token)) latest[Number(shard)] = Math.max(latest[Number(shard)] ?? 0, seq);
+        for (const [shard, seqs] of written.positions) latest[shard] = Math.max(latest[shard] ?? 0, ...seqs);
       }
     };
     const check = async (alive: ClusterNode[], round: string): Promise<void> => {

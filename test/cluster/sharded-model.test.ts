@@ -30,7 +30,9 @@ async function applyDirectly(db: Database, operation: ShardOperation): Promise<v
   const c = db.collection('c');
   if (operation.op === 'upsert') await c.upsert(operation.points);
   else if (operation.op === 'delete_ids') await c.deleteIds(operation.ids);
-  else await c.deleteByFilter(operation.filter);
+  else if (operation.op === 'delete_filter') await c.deleteByFilter(operation.filter);
+  else if (operation.ids !== undefined) await c.changePayloads({ points: operation.ids.filter((id) => c.hasPoint(id)) }, operation.operation);
+  else await c.changePayloads({ filter: operation.filter }, operation.operation);
 }
 
 type Held = Record<string, { payload: unknown; vector: number[] }>;

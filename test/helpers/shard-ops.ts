@@ -14,10 +14,13 @@ export const PAYLOADS: Record<string, unknown>[] = [
   { g: 1, e: '' },
 ];
 
-/** An upsert of 1–6 points (most rolls), a delete of two ids, or a delete by filter on `g`. */
+/**
+ * An upsert of 1–6 points (most rolls), a delete of two ids, a delete by filter on `g`, or a
+ * payload merge of `{tag}` on two ids (one perhaps absent) or on the points with a `g`.
+ */
 export function randomShardOperation(rng: SeededRng, ids: readonly string[], dim: number): ShardOperation {
   const pick = <T>(list: readonly T[]): T => list[rng.nextUint32() % list.length] as T;
-  const roll = rng.nextUint32() % 10;
+  const roll = rng.nextUint32() % 12;
   if (roll < 7) {
     const points: ShardPoint[] = [];
     for (let i = 1 + (rng.nextUint32() % 6); i > 0; i--) {
@@ -33,6 +36,9 @@ export function randomShardOperation(rng: SeededRng, ids: readonly string[], dim
     return { op: 'upsert', points };
   }
   if (roll < 9) return { op: 'delete_ids', ids: [pick(ids), pick(ids), 'never-there'] };
+  const operation = { op: 'set' as const, payload: { tag: rng.nextUint32() % 5 } };
+  if (roll === 10) return { op: 'payload', ids: [pick(ids), pick(ids)], operation };
+  if (roll === 11) return { op: 'payload', filter: { must: [{ key: 'g', match: { value: rng.nextUint32() % 3 } }] }, operation };
   return { op: 'delete_filter', filter: { must: [{ key: 'g', match: { value: rng.nextUint32() % 3 } }] } };
 }
 
@@ -50,8 +56,20 @@ export function applyToModel(model: Map<string, ModelPoint>, operation: ShardOpe
     for (const p of operation.points) model.set(p.id, { vector: p.vector, payload: p.payload ?? {}, version });
   } else if (operation.op === 'delete_ids') {
     for (const id of operation.ids) model.delete(id);
+  } else if (operation.op === 'delete_filter') {
+    for (const id of matching(model, operation.filter)) model.delete(id);
   } else {
-    const value = (operation.filter.must as { match: { value: number } }[])[0]?.match.value;
-    for (const [id, p] of model) if (p.payload.g === value) model.delete(id);
+    const set = (operation.operation as { payload: Record<string, unknown> }).payload;
+    const ids = operation.ids === undefined ? matching(model, operation.filter ?? {}) : operation.ids;
+    for (const id of ids) {
+      const p = model.get(id);
+      if (p !== undefined) model.set(id, { vector: p.vector, payload: { ...p.payload, ...set }, version });
+    }
   }
+}
+
+/** The model's ids matching the operations' one filter shape, `g` equal to a value. */
+function matching(model: ReadonlyMap<string, ModelPoint>, filter: Record<string, unknown>): string[] {
+  const value = (filter.must as { match: { value: number } }[])[0]?.match.value;
+  return [...model].filter(([, p]) => p.payload.g === value).map(([id]) => id);
 }
