@@ -13,6 +13,7 @@ import { buildApp } from './api/app.js';
 import { exposureWarning } from './api/listen-exposure.js';
 import { buildQdrantApp } from './api/qdrant/app.js';
 import { FlagError, parseFlags, USAGE } from './cli/flags.js';
+import { startClusterNode } from './cluster/cluster-start.js';
 import { Database, type LoadEvent } from './db/database.js';
 
 async function main(): Promise<void> {
@@ -42,13 +43,24 @@ async function main(): Promise<void> {
     if (logger === undefined) early.push(write);
     else write(logger);
   };
-  const db = Database.openInBackground(config.dbPath, {
-    threads: config.threads,
-    onWarning: (message, error) => toLog((log) => log.warn({ err: error }, message)),
-    onLoad: (event) => toLog((log) => logLoad(log, event)),
-  });
+  const onWarning = (message: string, error?: unknown): void => toLog((log) => log.warn({ err: error }, message));
+  // A cluster node (docs/cluster.md) opens its file before it listens: it must know its replicas to join.
+  const cluster =
+    config.cluster === undefined
+      ? undefined
+      : await startClusterNode({
+          ...config.cluster,
+          dbPath: config.dbPath,
+          threads: config.threads,
+          ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
+          warn: onWarning,
+        });
+  const db =
+    cluster?.engine.node.db ??
+    Database.openInBackground(config.dbPath, { threads: config.threads, onWarning, onLoad: (event) => toLog((log) => logLoad(log, event)) });
   const app = await buildApp({
     db,
+    ...(cluster === undefined ? {} : { cluster: cluster.engine }),
     maxBodyMb: config.maxBodyMb,
     apiKey: config.apiKey,
     logger: { level: process.env.KITH_LOG_LEVEL ?? 'info' },
@@ -73,7 +85,8 @@ async function main(): Promise<void> {
     timer.unref();
     (async () => {
       await Promise.all([app.close(), qdrantApp?.close()]);
-      await db.close();
+      if (cluster === undefined) await db.close();
+      else await cluster.stop();
       app.log.info('stopped');
       process.exit(0);
     })().catch((error: unknown) => {

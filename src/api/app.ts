@@ -5,15 +5,19 @@ import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { ClusterEngine } from '../cluster/cluster-engine.js';
 import { parseJson } from '../core/json-text.js';
 import type { Database } from '../db/database.js';
 import { registerCommon, serverOptions } from './app-common.js';
 import { registerMetrics } from './metrics.js';
 import { requireCostEntries } from './route-costs.js';
+import { clusterCollectionRoutes } from './routes/cluster-collections.js';
+import { clusterPointRoutes } from './routes/cluster-points.js';
+import { clusterReplicaRoutes, REPLICA_PREFIX } from './routes/cluster-replicas.js';
 import { collectionRoutes } from './routes/collections.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { opsRoutes } from './routes/ops.js';
-import { payloadRoutes } from './routes/payload.js';
+import { localPayloadChange, payloadRoutes } from './routes/payload.js';
 import { pointPageRoutes } from './routes/point-pages.js';
 import { pointRoutes } from './routes/points.js';
 import { searchRoutes } from './routes/search.js';
@@ -28,6 +32,12 @@ export interface AppOptions {
   readonly maxBodyMb?: number;
   /** When set, every request but the probes must carry this key (api/api-key.ts). */
   readonly apiKey?: string;
+  /**
+   * A cluster node (`kith serve -cluster-nats …`): the collection and point routes are the
+   * cluster's (docs/cluster.md), `db` is the node's own file (its replicas), and peers read the
+   * replicas under /cluster/local.
+   */
+  readonly cluster?: ClusterEngine;
   /** Fastify logger setting; off by default (tests), main.ts turns it on. */
   readonly logger?: FastifyServerOptions['logger'];
 }
@@ -45,7 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Before any route: a route without a cost entry stops the start (route-costs.ts).
-  requireCostEntries(app, 'kith');
+  requireCostEntries(app, options.cluster === undefined ? ['kith'] : ['kith', 'cluster']);
   app.setValidatorCompiler(validatorCompiler);
   // Before the common hooks, so a request refused by one of them (the API key) is still timed.
   const metrics = registerMetrics(app, options.db);
@@ -67,12 +77,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(serviceRoutes, { version: SERVICE_VERSION });
-  await app.register(collectionRoutes, { db: options.db });
-  await app.register(pointRoutes, { db: options.db });
-  await app.register(pointPageRoutes, { db: options.db });
-  await app.register(payloadRoutes, { db: options.db });
-  await app.register(searchRoutes, { db: options.db, metrics });
-  await app.register(opsRoutes, { db: options.db, metrics });
+  if (options.cluster === undefined) {
+    await app.register(collectionRoutes, { db: options.db });
+    await app.register(pointRoutes, { db: options.db });
+    await app.register(pointPageRoutes, { db: options.db });
+    await app.register(payloadRoutes, { change: localPayloadChange(options.db) });
+    await app.register(searchRoutes, { db: options.db, metrics });
+  } else {
+    await app.register(clusterCollectionRoutes, { engine: options.cluster, db: options.db });
+    await app.register(clusterPointRoutes, { engine: options.cluster });
+    await app.register(clusterReplicaRoutes, { node: options.cluster.node, prefix: REPLICA_PREFIX });
+  }
+  await app.register(opsRoutes, {
+    db: options.db,
+    metrics,
+    ...(options.cluster === undefined ? {} : { ready: () => (options.cluster as ClusterEngine).ready() }),
+  });
   await app.register(dashboardRoutes);
   await app.ready();
   return app;

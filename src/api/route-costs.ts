@@ -19,7 +19,8 @@ const BODY = 'the body limit (-max-body-mb)';
 const FIXED = 'constant work';
 const SLICED = 'walks the collection in slices (point-scan.ts)';
 
-export type Port = 'kith' | 'qdrant';
+/** `cluster`: the routes only a cluster node's kith port has, besides kith's. */
+export type Port = 'kith' | 'qdrant' | 'cluster';
 
 /** By port, then `METHOD /path` as registered (HEAD routes share their GET's entry). */
 export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
@@ -51,6 +52,21 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
       budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
       bounded: 'searches run on threads, or here one at a time with turns between',
     },
+  },
+  cluster: {
+    'GET /cluster': { budgets: [], bounded: 'one line per node and per replica held' },
+    'POST /cluster/local/collections/:name/points/search': {
+      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
+      bounded: 'one search on one replica',
+    },
+    'POST /cluster/local/collections/:name/points/search/batch': {
+      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
+      bounded: 'searches run on threads, or here one at a time with turns between',
+    },
+    'POST /cluster/local/collections/:name/points/scroll': { budgets: ['hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: SLICED },
+    'POST /cluster/local/collections/:name/points/count': { budgets: ['filterTerms'], bounded: SLICED },
+    'POST /cluster/local/collections/:name/points/retrieve': { budgets: ['ids', 'vectorComponents', 'payloadPathChecks'], bounded: 'the listed ids' },
+    'POST /cluster/local/replicas/:name/applied': { budgets: [], bounded: 'a wait of at most 30 s, no work' },
   },
   qdrant: {
     'GET /': { budgets: [], bounded: FIXED },
@@ -103,13 +119,13 @@ export function routeCost(port: Port, method: string, url: string): RouteCost | 
   return ROUTE_COSTS[port][`${method === 'HEAD' ? 'GET' : method} ${url}`];
 }
 
-/** Refuses to start an app with a route that has no cost entry. */
-export function requireCostEntries(app: FastifyInstance, port: Port): void {
+/** Refuses to start an app with a route that has no cost entry in one of `ports`' tables. */
+export function requireCostEntries(app: FastifyInstance, ports: readonly Port[]): void {
   app.addHook('onRoute', (route) => {
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
-      if (routeCost(port, method, route.url) === undefined) {
+      if (ports.every((port) => routeCost(port, method, route.url) === undefined)) {
         throw new Error(
-          `route ${method} ${route.url} on the ${port} port has no cost entry in src/api/route-costs.ts: say what bounds its work before adding it`,
+          `route ${method} ${route.url} on the ${ports[0]} port has no cost entry in src/api/route-costs.ts: say what bounds its work before adding it`,
         );
       }
     }

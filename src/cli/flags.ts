@@ -17,6 +17,14 @@ export interface ServiceConfig {
   readonly qdrantPort?: number;
   /** The API key every request but the probes must carry, on both listeners; absent: none. */
   readonly apiKey?: string;
+  /** Join a cluster (docs/cluster.md): its NATS servers, this node's id and the address peers reach it at. */
+  readonly cluster?: ClusterFlags;
+}
+
+export interface ClusterFlags {
+  readonly nats: readonly string[];
+  readonly nodeId: string;
+  readonly advertise: string;
 }
 
 export const USAGE = `Usage: kith [flags]
@@ -31,13 +39,32 @@ export const USAGE = `Usage: kith [flags]
   -qdrant-port <n>        also serve Qdrant's REST API on this port, e.g. 6333 (env KITH_QDRANT_PORT, default off)
   -api-key <key>          require this key (api-key header or Authorization: Bearer) on both listeners;
                           probes stay open (env KITH_API_KEY, default off)
+  -cluster-nats <urls>    join a cluster over these NATS servers, comma-separated (nats://h1:4222,…);
+                          without it kith runs as a single node (env KITH_CLUSTER_NATS; docs/cluster.md)
+  -node-id <id>           this node's id in the cluster, unique and stable across restarts
+                          (env KITH_NODE_ID; required with -cluster-nats)
+  -advertise <url>        the address peers reach this node's port at, e.g. http://10.0.0.5:18080
+                          (env KITH_ADVERTISE; default http://127.0.0.1:<port>)
   -h, -help               this text
 
 Every flag may also be written with two dashes (--port) and as -flag=value.`;
 
 export class FlagError extends Error {}
 
-const LONG_FLAGS = ['port', 'host', 'db', 'shutdown-timeout', 'max-body-mb', 'threads', 'qdrant-port', 'api-key', 'help'];
+const LONG_FLAGS = [
+  'port',
+  'host',
+  'db',
+  'shutdown-timeout',
+  'max-body-mb',
+  'threads',
+  'qdrant-port',
+  'api-key',
+  'cluster-nats',
+  'node-id',
+  'advertise',
+  'help',
+];
 
 /** `-port` → `--port` (Go-style single dash for long names). */
 function normalizeArgv(argv: readonly string[]): string[] {
@@ -90,6 +117,9 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
         threads: { type: 'string' },
         'qdrant-port': { type: 'string' },
         'api-key': { type: 'string' },
+        'cluster-nats': { type: 'string' },
+        'node-id': { type: 'string' },
+        advertise: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -107,8 +137,17 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
   if (dbPath === '') throw new FlagError('-db: expected a file path');
   const qdrantPort = pick('qdrant-port', 'KITH_QDRANT_PORT', '');
   const apiKey = pick('api-key', 'KITH_API_KEY', '');
+  const port = parsePort(pick('port', 'KITH_PORT', '18080'));
+  const cluster = parseCluster(
+    pick('cluster-nats', 'KITH_CLUSTER_NATS', ''),
+    pick('node-id', 'KITH_NODE_ID', ''),
+    pick('advertise', 'KITH_ADVERTISE', ''),
+    port,
+  );
+  if (cluster !== undefined && qdrantPort !== '')
+    throw new FlagError('-qdrant-port: a cluster node serves kith\'s API only for now (docs/cluster.md, "Not yet"); drop -qdrant-port or -cluster-nats');
   return {
-    port: parsePort(pick('port', 'KITH_PORT', '18080')),
+    port,
     host: pick('host', 'KITH_HOST', '0.0.0.0'),
     dbPath,
     shutdownTimeoutMs: parseDuration(pick('shutdown-timeout', 'KITH_SHUTDOWN_TIMEOUT', '5s'), '-shutdown-timeout'),
@@ -116,5 +155,23 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     threads: parseThreads(pick('threads', 'KITH_THREADS', String(availableParallelism()))),
     ...(qdrantPort === '' ? {} : { qdrantPort: parsePort(qdrantPort, '-qdrant-port') }),
     ...(apiKey === '' ? {} : { apiKey }),
+    ...(cluster === undefined ? {} : { cluster }),
   };
+}
+
+/** The cluster flags; undefined without -cluster-nats (the other two then must be absent too). */
+function parseCluster(nats: string, nodeId: string, advertise: string, port: number): ClusterFlags | undefined {
+  if (nats === '') {
+    if (nodeId !== '' || advertise !== '') throw new FlagError('-node-id and -advertise join a cluster: give -cluster-nats too');
+    return undefined;
+  }
+  const urls = nats.split(',').map((url) => url.trim());
+  for (const url of urls) {
+    if (!/^(nats|tls):\/\/[^\s/]+(:\d+)?$/.test(url)) throw new FlagError(`-cluster-nats: expected nats://host:port[,…], got ${JSON.stringify(url)}`);
+  }
+  if (nodeId === '') throw new FlagError('-node-id: a cluster node needs an id, unique in the cluster and the same across restarts');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) throw new FlagError(`-node-id: expected 1–64 of A-Z a-z 0-9 _ -, got ${JSON.stringify(nodeId)}`);
+  const address = advertise === '' ? `http://127.0.0.1:${port}` : advertise.replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+$/.test(address)) throw new FlagError(`-advertise: expected http://host:port, got ${JSON.stringify(advertise)}`);
+  return { nats: urls, nodeId, advertise: address };
 }

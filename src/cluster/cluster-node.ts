@@ -39,6 +39,8 @@ export interface ClusterNodeOptions {
   /** Copies of each log and bucket on the NATS servers (1, 3 or 5). */
   readonly natsReplicas?: number;
   readonly warn?: (message: string, error?: unknown) => void;
+  /** Search threads of the node's database (db/database.ts); default 0. */
+  readonly threads?: number;
 }
 
 /** Per shard written, the log position of its part. */
@@ -56,6 +58,8 @@ export interface ReplicaState {
   /** The local collection holding it. */
   readonly local: string;
   readonly applied: number;
+  /** The shard log's last position; null when the log could not be asked. */
+  readonly last: number | null;
   /** Why it stopped applying, when it has (ERR_LOG_REGRESSION, an entry it could not apply). */
   readonly stopped?: string;
 }
@@ -136,10 +140,29 @@ export class ClusterNode {
     });
     let db: Database;
     try {
-      db = Database.open(options.dbPath, { versions: versionsOf });
+      db = Database.open(options.dbPath, {
+        versions: versionsOf,
+        threads: options.threads ?? 0,
+        ...(options.warn === undefined ? {} : { onWarning: options.warn }),
+      });
     } catch (error) {
       await membership.leave();
       throw error;
+    }
+    // A single node's collections are not a cluster's: joining with them would hide them, or serve them beside the cluster's.
+    const own = db.list().filter((c) => !c.name.startsWith('shard-'));
+    if (own.length > 0) {
+      await db.close();
+      await membership.leave();
+      throw new KithError(
+        'ERR_BAD_INPUT',
+        `${options.dbPath} holds single-node collections (${own
+          .slice(0, 5)
+          .map((c) => c.name)
+          .join(
+            ', ',
+          )}${own.length > 5 ? ', …' : ''}); a cluster node's file holds only its replicas. Start the node on a new file and import the collections through the cluster (kith export, then kith import --url; docs/cluster.md)`,
+      );
     }
     const node = new ClusterNode(options, db, membership, await Catalog.open(options.nc, options.natsReplicas), versionsOf);
     await node.refresh();
@@ -207,13 +230,16 @@ export class ClusterNode {
    * Checked by the engine's own point check (collection/prepare-points.ts), as the replicas will
    * check each part: an entry every replica refuses would stop them all at it.
    */
-  async upsert(name: string, points: readonly { id: string | number; vector: readonly number[]; payload?: Record<string, unknown> }[]): Promise<Written> {
+  async upsert(
+    name: string,
+    points: readonly { id: string | number; vector: readonly number[]; payload?: Record<string, unknown> | null }[],
+  ): Promise<Written> {
     const collection = await this.collectionOf(name);
     await preparePoints(points, parseCollectionConfig(collection.config));
     const checked: ShardPoint[] = points.map((p, i) => ({
       id: normalizePointId(p.id, `points[${i}].id`),
       vector: [...p.vector],
-      ...(p.payload === undefined ? {} : { payload: p.payload }),
+      ...(p.payload === undefined || p.payload === null ? {} : { payload: p.payload }),
     }));
     return this.publish(collection, { op: 'upsert', points: checked });
   }
@@ -279,6 +305,11 @@ export class ClusterNode {
     return this.replicas.get(replicaName(collection, shard));
   }
 
+  /** The replica held in the local collection `local`, when this node holds it. */
+  replicaOf(local: string): ShardReplica | undefined {
+    return this.replicas.get(local)?.replica;
+  }
+
   /** Waits until this node's replica named `local` has applied `position`; the entry's outcome when still kept. */
   async waitLocal(local: string, position: number, timeoutMs = 30_000): Promise<EntryOutcome | undefined> {
     const replica = this.replicas.get(local);
@@ -286,12 +317,22 @@ export class ClusterNode {
     return replica.replica.whenApplied(position, timeoutMs);
   }
 
-  /** The replicas this node holds, with their state. */
-  replicaStates(): ReplicaState[] {
-    return [...this.replicas.entries()].map(([local, r]) => {
-      const { applied } = r.replica.position();
-      return { collection: r.collection, shard: r.shard, local, applied, ...(r.replica.stopped === undefined ? {} : { stopped: r.replica.stopped.message }) };
-    });
+  /** The replicas this node holds, with their state and their log's last position (null when the log does not answer). */
+  replicaStates(): Promise<ReplicaState[]> {
+    return Promise.all(
+      [...this.replicas.entries()].map(async ([local, r]) => {
+        const { applied } = r.replica.position();
+        const last = await r.replica.logLast().catch(() => null);
+        return {
+          collection: r.collection,
+          shard: r.shard,
+          local,
+          applied,
+          last,
+          ...(r.replica.stopped === undefined ? {} : { stopped: r.replica.stopped.message }),
+        };
+      }),
+    );
   }
 
   /** Removes `name` from the cluster: its catalogue entry, then its logs; each node drops its replicas on its next refresh. */

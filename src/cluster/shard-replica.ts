@@ -77,6 +77,11 @@ export class ShardReplica {
     private readonly versions: LogVersions,
   ) {}
 
+  /** The last position its log holds now. */
+  async logLast(): Promise<number> {
+    return (await this.log.state()).last;
+  }
+
   /** The log and position this replica has applied up to: the target's stored one, or the log's start. */
   position(): { identity: LogIdentity; applied: number } {
     const stored = this.target.appliedPosition;

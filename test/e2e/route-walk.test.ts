@@ -15,10 +15,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { buildQdrantApp } from '../../src/api/qdrant/app.js';
-import { type Port, ROUTE_COSTS } from '../../src/api/route-costs.js';
-import { REQUEST_BUDGET } from '../../src/search/request-cost.js';
+import { type Port as AnyPort, ROUTE_COSTS } from '../../src/api/route-costs.js';
+
+/** The ports a single node listens on (the cluster's own routes are walked by no test here). */
+type Port = Exclude<AnyPort, 'cluster'>;
+
 import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
+import { REQUEST_BUDGET } from '../../src/search/request-cost.js';
 import { testSeed } from '../helpers/data.js';
 import { startHealthPoller } from '../helpers/health-poller.js';
 import { qdrantUrlOf, startServer } from '../helpers/server-process.js';

@@ -22,7 +22,7 @@ export function natsServerPath(): string {
 }
 
 /** A free TCP port on loopback (closed again at once: a later bind may race, which a test would show). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

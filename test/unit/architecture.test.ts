@@ -29,10 +29,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   threads: [...BELOW_SEGMENT, 'segment'],
   collection: [...BELOW_SEGMENT, 'segment', 'search', 'threads'],
   db: ['core', 'collection', 'storage', 'segment', 'search', 'threads'],
-  cluster: ['core', 'db', 'collection', 'payload', 'segment'],
-  api: ['core', 'db', 'collection', 'payload', 'segment', 'search'],
+  cluster: ['core', 'db', 'collection', 'payload', 'segment', 'search'],
+  api: ['core', 'db', 'cluster', 'collection', 'payload', 'segment', 'search'],
   cli: ['api', 'db', 'collection', 'payload', 'core', 'segment', 'search'],
-  '.': ['api', 'cli', 'db', 'collection', 'payload', 'core', 'segment'],
+  '.': ['api', 'cli', 'cluster', 'db', 'collection', 'payload', 'core', 'segment'],
 };
 
 /** The layers a file of `layer` reaches through its imports, its own excepted. */

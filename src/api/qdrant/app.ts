@@ -5,10 +5,10 @@
  * Qdrant's; Qdrant-only statuses (422, refusals of unsupported features) come from errors.ts.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { isKithError } from '../../core/errors.js';
 import type { Database } from '../../db/database.js';
 import { SERVICE_VERSION } from '../app.js';
 import { registerCommon, serverOptions } from '../app-common.js';
-import { isKithError } from '../../core/errors.js';
 import { errorBody } from '../envelope.js';
 import { requireCostEntries } from '../route-costs.js';
 import { qdrantCollectionRoutes } from './collections.js';
@@ -38,7 +38,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     ...serverOptions(bodyLimit, DIALECT),
   });
   // Before any route: a route without a cost entry stops the start (route-costs.ts).
-  requireCostEntries(app, 'qdrant');
+  requireCostEntries(app, ['qdrant']);
   registerCommon(app, { bodyLimit, apiKey: options.apiKey, db: options.db, dialect: DIALECT });
   // The routes live in a child scope whose error handler answers Qdrant's own statuses and hands
   // every other error to the shared handler of the parent scope.

@@ -16,9 +16,11 @@ import type { AppMetrics } from '../metrics.js';
 export interface OpsOptions {
   readonly db: Database;
   readonly metrics: AppMetrics;
+  /** A cluster node: ready once every replica it holds serves and has caught up with its log (cluster-engine.ts). */
+  readonly ready?: () => Promise<{ readonly ready: boolean; readonly behind: readonly string[] }>;
 }
 
-export const opsRoutes: FastifyPluginAsync<OpsOptions> = async (app, { db, metrics }) => {
+export const opsRoutes: FastifyPluginAsync<OpsOptions> = async (app, { db, metrics, ready }) => {
   // Ready once every collection is loaded (Database.openInBackground) until the app starts
   // closing; from then on it is not, so traffic drains elsewhere.
   let closing = false;
@@ -31,6 +33,13 @@ export const opsRoutes: FastifyPluginAsync<OpsOptions> = async (app, { db, metri
     if (db.loading) {
       reply.header('retry-after', String(LOADING_RETRY_AFTER_S));
       throw new KithError('ERR_LOADING', 'the service is loading its collections (its log tells the progress of each)');
+    }
+    if (ready !== undefined) {
+      const replicas = await ready();
+      if (!replicas.ready) {
+        reply.header('retry-after', String(LOADING_RETRY_AFTER_S));
+        throw new KithError('ERR_UNAVAILABLE', `replicas not caught up with their logs yet: ${replicas.behind.slice(0, 20).join(', ')}`);
+      }
     }
     return ok(reply, { ready: true, collections: db.list().length });
   });

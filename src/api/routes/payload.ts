@@ -7,10 +7,10 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { validateCollectionName } from '../../segment/collection-config.js';
 import type { PayloadOperation, PointSelection } from '../../collection/collection.js';
 import type { Database } from '../../db/database.js';
 import { parseFilter } from '../../payload/filter-parse.js';
+import { validateCollectionName } from '../../segment/collection-config.js';
 import { ok } from '../envelope.js';
 import { CollectionNameParams, errorResponses, okEnvelope } from '../schemas/common.js';
 import { ClearPayloadBody, DeletePayloadKeysBody, OverwritePayloadBody, PayloadResult, SetPayloadBody } from '../schemas/point-pages.js';
@@ -24,14 +24,29 @@ interface BodySelection {
 const RESPONSES = { 200: okEnvelope(PayloadResult), ...errorResponses(400, 404, 500) };
 const URL = '/collections/:name/points/payload';
 
-export const payloadRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+/**
+ * The engine verb behind the routes: one node's collection, or a cluster's (api/routes/cluster-points.ts),
+ * which also answers with the write's token (docs/cluster.md).
+ */
+export type ChangePayloads = (
+  name: string,
+  selection: PointSelection,
+  operation: PayloadOperation,
+  reply: FastifyReply,
+) => Promise<{ readonly updated: number; readonly write_token?: string }>;
+
+export function localPayloadChange(db: Database): ChangePayloads {
+  return (name, selection, operation) => db.collection(name).changePayloads(selection, operation);
+}
+
+export const payloadRoutes: FastifyPluginAsyncTypebox<{ change: ChangePayloads }> = async (app, options) => {
   /** One engine call; the body's `points` or `filter` is the selection (the engine refuses both or neither). */
   const change = async (reply: FastifyReply, name: string, { points, filter }: BodySelection, operation: PayloadOperation) => {
     validateCollectionName(name);
     // The schema leaves filters to the parser, which names the field path of a fault.
     const selection: PointSelection = { points, filter: filter === undefined || filter === null ? filter : parseFilter(filter, 'filter') };
-    const { updated } = await db.collection(name).changePayloads(selection, operation);
-    return ok(reply, { operation: 'completed' as const, updated });
+    const { updated, write_token } = await options.change(name, selection, operation, reply);
+    return ok(reply, { operation: 'completed' as const, updated, ...(write_token === undefined ? {} : { write_token }) });
   };
 
   app.post(

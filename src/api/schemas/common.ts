@@ -3,7 +3,7 @@
  * One source for request validation, response serialisation and the OpenAPI document.
  */
 import { type TProperties, type TSchema, Type } from 'typebox';
-import { type ErrorCode, ERRORS } from '../../core/errors.js';
+import { ERRORS, type ErrorCode } from '../../core/errors.js';
 
 /** Seconds the request took, as a float. */
 const Time = Type.Number({ description: 'Seconds spent on the request.' });
@@ -59,3 +59,8 @@ export const PayloadSchema = Type.Unsafe<Record<string, unknown>>(Type.Object({}
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Optional(Type.Union([schema, Type.Null()]));
 }
+
+/** What a write answers on a cluster node, for reads that must see it (docs/cluster.md); a single node sends none. */
+export const WriteToken = Type.Optional(
+  Type.String({ description: 'Cluster nodes only: the log positions the write reached, for a later read with `?after=` (read-your-writes through any node).' }),
+);

@@ -4,9 +4,9 @@
  * keys, clear), each selecting points by id or by filter.
  */
 import { Type } from 'typebox';
-import { LIMITS } from '../../segment/collection-config.js';
 import { PAYLOAD_SELECTOR_LIMITS } from '../../payload/payload-selector.js';
-import { Nullable, PayloadSchema, PointIdSchema, VersionSchema } from './common.js';
+import { LIMITS } from '../../segment/collection-config.js';
+import { Nullable, PayloadSchema, PointIdSchema, VersionSchema, WriteToken } from './common.js';
 import { FilterRef } from './filter.js';
 import { WithPayloadSchema } from './points.js';
 
@@ -96,4 +96,5 @@ export const ClearPayloadBody = Type.Object(Selection, { additionalProperties: f
 export const PayloadResult = Type.Object({
   operation: Type.Literal('completed'),
   updated: Type.Integer({ description: 'Points rewritten; each got a new version.' }),
+  write_token: WriteToken,
 });

@@ -1,8 +1,8 @@
 /** Request and response schemas of the point endpoints (upsert, delete, get, search). */
 import { Type } from 'typebox';
-import { LIMITS } from '../../segment/collection-config.js';
 import { PAYLOAD_SELECTOR_LIMITS } from '../../payload/payload-selector.js';
-import { Nullable, PayloadSchema, PointIdSchema, VersionSchema } from './common.js';
+import { LIMITS } from '../../segment/collection-config.js';
+import { Nullable, PayloadSchema, PointIdSchema, VersionSchema, WriteToken } from './common.js';
 import { FilterRef } from './filter.js';
 
 const { patterns: MAX_PATHS, patternLength: MAX_PATH_LENGTH } = PAYLOAD_SELECTOR_LIMITS;
@@ -46,6 +46,7 @@ export const UpsertBody = Type.Object(
 export const UpsertResult = Type.Object({
   operation: Type.Literal('completed'),
   upserted: Type.Integer({ description: 'Distinct points written.' }),
+  write_token: WriteToken,
 });
 
 export const DeletePointsBody = Type.Object(
@@ -59,6 +60,7 @@ export const DeletePointsBody = Type.Object(
 export const DeleteResult = Type.Object({
   operation: Type.Literal('completed'),
   deleted: Type.Integer({ description: 'Points that existed and were deleted.' }),
+  write_token: WriteToken,
 });
 
 export const PointParams = Type.Object({ name: Type.String(), id: Type.String() });

@@ -1,0 +1,60 @@
+/**
+ * The routes peers read this node's replicas through (cluster/shard-reads.ts), under
+ * `/cluster/local`: one node's own search, scroll, count and retrieve routes (search.ts,
+ * point-pages.ts) over the replicas in this node's file, and the wait for a write's entry.
+ * Nothing here writes: replicas change only through their logs.
+ *
+ * - Only a replica this node holds is served (404 otherwise; 503 when it stopped applying), so a
+ *   peer with an old placement tries another replica.
+ * - `kith-applied-at: <position>` makes the read wait until the replica has applied that position
+ *   (session and strong reads).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { ClusterNode } from '../../cluster/cluster-node.js';
+import { badInput, KithError } from '../../core/errors.js';
+import { ok } from '../envelope.js';
+import { errorResponses, okEnvelope } from '../schemas/common.js';
+import { pointPageRoutes } from './point-pages.js';
+import { searchRoutes } from './search.js';
+
+export const REPLICA_PREFIX = '/cluster/local';
+
+/** How long a read waits for its replica to reach a position before it is a 503. */
+const APPLIED_WAIT_MS = 30_000;
+
+export const clusterReplicaRoutes: FastifyPluginAsyncTypebox<{ node: ClusterNode }> = async (app, { node }) => {
+  const held = (name: string) => {
+    const state = node.replicaOf(name);
+    if (state === undefined) throw new KithError('ERR_COLLECTION_NOT_FOUND', `this node holds no replica "${name}"`);
+    if (state.stopped !== undefined) throw new KithError('ERR_UNAVAILABLE', `replica "${name}" stopped: ${state.stopped.message}`);
+  };
+
+  app.addHook('preHandler', async (request) => {
+    const name = (request.params as { name?: string }).name;
+    if (name === undefined) return;
+    held(name);
+    const header = request.headers['kith-applied-at'];
+    if (header === undefined) return;
+    const position = Number(header);
+    if (!Number.isSafeInteger(position) || position < 0) throw badInput('kith-applied-at', `expected a log position, got ${JSON.stringify(header)}`);
+    await node.waitLocal(name, position, APPLIED_WAIT_MS);
+  });
+
+  await app.register(searchRoutes, { db: node.db });
+  await app.register(pointPageRoutes, { db: node.db });
+
+  app.post(
+    '/replicas/:name/applied',
+    {
+      schema: {
+        summary: "Waits until this node's replica has applied a log position; the points that entry changed here",
+        tags: ['cluster'],
+        params: Type.Object({ name: Type.String({ maxLength: 255 }) }),
+        body: Type.Object({ position: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+        response: { 200: okEnvelope(Type.Object({ changed: Type.Union([Type.Integer(), Type.Null()]) })), ...errorResponses(400, 404, 503) },
+      },
+    },
+    async (request, reply) => ok(reply, { changed: (await node.waitLocal(request.params.name, request.body.position, APPLIED_WAIT_MS)) ?? null }),
+  );
+};

@@ -1,0 +1,369 @@
+/**
+ * The verbs of a sharded collection, as kith's API offers them on a cluster node: writes through
+ * the shard logs (cluster-node.ts), reads fanned out to one serving replica per shard and merged.
+ *
+ * - Which replica: this node's own when it holds a serving one, else a live node holding one, in
+ *   random order; a replica that fails (its node died, a timeout) is passed over for the next. A
+ *   shard with no replica left is ERR_UNAVAILABLE (503) naming the shard.
+ * - Consistency per read: `eventual` (any serving replica, as it is), a session (`after`: the
+ *   positions a write answered with; each shard's replica first applies them) or `strong` (each
+ *   shard's replica first applies its log's last position at the time of the read).
+ * - A write answers once its entries are acknowledged by the log (durable on a majority of the
+ *   NATS servers) and applied by one replica of each shard it touched, whose count of changed
+ *   points it reports; its token names the positions, for session reads through any node.
+ */
+
+import type { PointRecord, ScrollPage } from '../collection/collection.js';
+import type { PayloadOperation, PointSelection } from '../collection/payload-operations.js';
+import { scoresAscend } from '../core/distance.js';
+import { badInput, KithError } from '../core/errors.js';
+import { compareIds, normalizePointId } from '../core/point-id.js';
+import { parseCollectionConfig } from '../segment/collection-config.js';
+import type { ClusterCollection, CreateClusterCollection } from './catalog.js';
+import { replicaName } from './catalog.js';
+import type { ClusterNode, WriteToken, Written } from './cluster-node.js';
+import type { NodeRecord } from './membership.js';
+import { mergeHits } from './merge-hits.js';
+import { shardOf } from './shard-of.js';
+import {
+  LocalShardReader,
+  PeerError,
+  RemoteShardReader,
+  type RetrieveBody,
+  type ScrollBody,
+  type SearchBody,
+  type ShardReader,
+  type ShardSearchResult,
+} from './shard-reads.js';
+
+export type ReadConsistency =
+  | { readonly level: 'eventual' }
+  | { readonly level: 'strong' }
+  /** Read after a write: each shard's replica first applies the positions of `after`. */
+  | { readonly level: 'session'; readonly after: WriteToken };
+
+export const EVENTUAL: ReadConsistency = { level: 'eventual' };
+
+/** How long a create waits for the nodes to take up their replicas. */
+const CREATE_WAIT_MS = 15_000;
+
+/** How long the live-node list is reused before it is read again from the membership bucket. */
+const LIVE_NODES_TTL_MS = 500;
+
+export interface ClusterCollectionInfo {
+  readonly name: string;
+  readonly shard_number: number;
+  readonly replication_factor: number;
+  /** Per shard, the nodes holding its replicas. */
+  readonly placement: readonly (readonly string[])[];
+}
+
+/** The token as text (`shard:position,…`), for a header or a query string. */
+export function formatWriteToken(token: WriteToken): string {
+  return Object.entries(token)
+    .map(([shard, position]) => `${shard}:${position}`)
+    .join(',');
+}
+
+/** `formatWriteToken`'s text back; a 400 naming `path` when it is not one. */
+export function parseWriteToken(text: string, path: string): WriteToken {
+  const token: WriteToken = {};
+  if (text === '') return token;
+  for (const part of text.split(',')) {
+    const match = /^(\d{1,4}):(\d{1,16})$/.exec(part);
+    if (match === null) throw badInput(path, `expected a write token (shard:position,…) as a write answered, got ${JSON.stringify(text.slice(0, 100))}`);
+    token[Number(match[1])] = Number(match[2]);
+  }
+  return token;
+}
+
+export class ClusterEngine {
+  private readonly local: LocalShardReader;
+  private readonly peers = new Map<string, RemoteShardReader>();
+  private live: { readonly at: number; readonly nodes: Promise<NodeRecord[]> } | undefined;
+
+  constructor(
+    readonly node: ClusterNode,
+    private readonly options: { readonly apiKey?: string } = {},
+  ) {
+    this.local = new LocalShardReader(node.db, (replica, position) => node.waitLocal(replica, position));
+  }
+
+  // ---- collections
+
+  /**
+   * Creates the collection and answers once every live node it is placed on has taken up its
+   * replicas (they look at the catalogue every second), so that a write right after it finds them.
+   */
+  async createCollection(input: CreateClusterCollection): Promise<ClusterCollectionInfo> {
+    const collection = await this.node.createCollection(input);
+    const deadline = Date.now() + CREATE_WAIT_MS;
+    await Promise.all(
+      collection.placement.flatMap((nodes, shard) =>
+        nodes.map(async (id) => {
+          if (id === this.node.id) return;
+          for (;;) {
+            const node = (await this.liveNodes()).find((n) => n.id === id);
+            if (node === undefined) return;
+            try {
+              await this.peer(node).applied(replicaName(collection, shard), 0);
+              return;
+            } catch (error) {
+              if (!(error instanceof PeerError) || Date.now() > deadline) throw error;
+              await new Promise((resolve) => setTimeout(resolve, 100));
+            }
+          }
+        }),
+      ),
+    ).catch((error: unknown) => {
+      throw new KithError(
+        'ERR_UNAVAILABLE',
+        `collection "${collection.config.name}" is created, but not every node took up its replicas within ${CREATE_WAIT_MS} ms: ${String(error)}`,
+      );
+    });
+    return infoOf(collection);
+  }
+
+  async list(): Promise<ClusterCollectionInfo[]> {
+    return (await this.node.collections()).map(infoOf);
+  }
+
+  /** The collection's configuration and placement, with its points counted over every shard. */
+  async describe(name: string): Promise<{ info: ClusterCollectionInfo; collection: ClusterCollection; pointsCount: number }> {
+    const collection = await this.node.collection(name);
+    return { info: infoOf(collection), collection, pointsCount: await this.count(name, undefined, EVENTUAL) };
+  }
+
+  dropCollection(name: string): Promise<void> {
+    return this.node.dropCollection(name);
+  }
+
+  /** The live nodes and this node's replicas, with their lag behind their logs (GET /cluster). */
+  async state() {
+    const [nodes, replicas] = await Promise.all([this.node.membership.liveNodes(), this.node.replicaStates()]);
+    return {
+      node: this.node.id,
+      nodes: nodes.map(({ id, advertise, joined }) => ({ id, advertise, joined })),
+      replicas: replicas.map((r) => ({
+        ...r,
+        lag: r.last === null ? null : Math.max(0, r.last - r.applied),
+        state: r.stopped === undefined ? ('serving' as const) : ('stopped' as const),
+      })),
+    };
+  }
+
+  /** Whether every replica this node holds is serving and has caught up with its log as it was at the call (/readyz). */
+  async ready(): Promise<{ ready: boolean; behind: string[] }> {
+    const behind = (await this.node.replicaStates())
+      .filter((r) => r.stopped !== undefined || r.last === null || r.applied < r.last)
+      .map((r) => `${r.collection}/${r.shard}`);
+    return { ready: behind.length === 0, behind };
+  }
+
+  // ---- writes
+
+  async upsert(name: string, points: Parameters<ClusterNode['upsert']>[1]): Promise<{ upserted: number; token: WriteToken }> {
+    const written = await this.node.upsert(name, points);
+    await this.settled(written);
+    // Distinct ids, as one node counts them.
+    return { upserted: new Set(points.map((p, i) => normalizePointId(p.id, `points[${i}].id`))).size, token: tokenOf(written) };
+  }
+
+  async deleteIds(name: string, ids: readonly (string | number)[]): Promise<{ deleted: number; token: WriteToken }> {
+    const written = await this.node.deleteIds(name, ids);
+    return { deleted: await this.settled(written), token: tokenOf(written) };
+  }
+
+  async deleteByFilter(name: string, filter: Record<string, unknown>): Promise<{ deleted: number; token: WriteToken }> {
+    const written = await this.node.deleteByFilter(name, filter);
+    return { deleted: await this.settled(written), token: tokenOf(written) };
+  }
+
+  /**
+   * Listed ids must exist, as on one node (ERR_POINT_NOT_FOUND): checked by a strong read before
+   * the change is logged. A point deleted between the check and the change is passed over.
+   */
+  async changePayloads(name: string, selection: PointSelection, operation: PayloadOperation): Promise<{ updated: number; token: WriteToken }> {
+    if (Array.isArray(selection.points)) {
+      const ids = selection.points.map((id: unknown, i) => normalizePointId(id, `points[${i}]`));
+      const found = new Set((await this.retrieve(name, { ids, with_payload: false }, { level: 'strong' })).map((r) => r.id));
+      const missing = ids.find((id) => !found.has(id));
+      if (missing !== undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(missing)} does not exist in collection "${name}"`);
+    }
+    const written = await this.node.changePayloads(name, selection, operation);
+    return { updated: await this.settled(written), token: tokenOf(written) };
+  }
+
+  /** Waits for one replica of each written shard to apply the write; the points it changed there, summed. */
+  private async settled(written: Written): Promise<number> {
+    const counts = await Promise.all(
+      [...written.positions].map(async ([shard, positions]) => {
+        let changed = 0;
+        for (const position of positions)
+          changed += (await this.onReplica(written.collection, shard, (reader, replica) => reader.applied(replica, position))) ?? 0;
+        return changed;
+      }),
+    );
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  // ---- reads
+
+  async search(name: string, body: SearchBody, read: ReadConsistency): Promise<ShardSearchResult> {
+    const collection = await this.node.collection(name);
+    const limit = body.limit ?? 10;
+    const offset = body.offset ?? 0;
+    if (body.mmr !== undefined && body.mmr !== null && collection.shardNumber > 1)
+      throw badInput('mmr', 'not supported on a collection of more than one shard yet (docs/cluster.md)');
+    // Every shard gives its best offset + limit; the merge keeps what one node would have.
+    const perShard: SearchBody = { ...body, limit: offset + limit, offset: 0 };
+    const waits = await this.waitsFor(collection, read);
+    const results = await Promise.all(
+      collection.placement.map((_nodes, shard) => this.onReplica(collection, shard, (reader, replica) => reader.search(replica, perShard, waits.get(shard)))),
+    );
+    const ascending = scoresAscend(parseCollectionConfig(collection.config).distance);
+    const points = mergeHits(
+      results.map((r) => r.points),
+      limit,
+      ascending,
+      offset,
+    );
+    const explain = results.find((r) => r.explain !== undefined)?.explain;
+    return explain === undefined ? { points } : { points, explain };
+  }
+
+  /** A page in id order over every shard: each gives its page from the cursor, the merge keeps the first `limit`. */
+  async scroll(name: string, body: ScrollBody, read: ReadConsistency): Promise<ScrollPage> {
+    const collection = await this.node.collection(name);
+    const waits = await this.waitsFor(collection, read);
+    const pages = await Promise.all(
+      collection.placement.map((_nodes, shard) => this.onReplica(collection, shard, (reader, replica) => reader.scroll(replica, body, waits.get(shard)))),
+    );
+    const all = pages.flatMap((page) => page.points).sort((a, b) => compareIds(a.id, b.id));
+    // The next page starts at the first id not returned: the first left over, or a shard's own next, whichever is lower.
+    const candidates = [
+      ...(all.length > body.limit ? [(all[body.limit] as PointRecord).id] : []),
+      ...pages.flatMap((p) => (p.next === undefined ? [] : [p.next])),
+    ];
+    const next = candidates.sort(compareIds)[0];
+    const points = all.slice(0, body.limit);
+    return next === undefined ? { points } : { points, next };
+  }
+
+  async count(name: string, filter: unknown, read: ReadConsistency): Promise<number> {
+    const collection = await this.node.collection(name);
+    const waits = await this.waitsFor(collection, read);
+    const counts = await Promise.all(
+      collection.placement.map((_nodes, shard) => this.onReplica(collection, shard, (reader, replica) => reader.count(replica, filter, waits.get(shard)))),
+    );
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  /** The listed points that exist, in the order listed, each once: each id asked of its own shard. */
+  async retrieve(name: string, body: RetrieveBody, read: ReadConsistency): Promise<PointRecord[]> {
+    const collection = await this.node.collection(name);
+    const ids = [...new Set(body.ids.map((id: unknown, i) => normalizePointId(id, `ids[${i}]`)))];
+    const byShard = new Map<number, string[]>();
+    for (const id of ids) {
+      const shard = shardOf(id, collection.shardNumber);
+      const list = byShard.get(shard);
+      if (list === undefined) byShard.set(shard, [id]);
+      else list.push(id);
+    }
+    const waits = await this.waitsFor(collection, read);
+    const found = new Map<string, PointRecord>();
+    await Promise.all(
+      [...byShard].map(async ([shard, shardIds]) => {
+        const records = await this.onReplica(collection, shard, (reader, replica) => reader.retrieve(replica, { ...body, ids: shardIds }, waits.get(shard)));
+        for (const record of records) found.set(record.id, record);
+      }),
+    );
+    return ids.flatMap((id) => {
+      const record = found.get(id);
+      return record === undefined ? [] : [record];
+    });
+  }
+
+  /** Per shard, the position its replica must have applied before it reads. */
+  private async waitsFor(collection: ClusterCollection, read: ReadConsistency): Promise<Map<number, number>> {
+    if (read.level === 'eventual') return new Map();
+    if (read.level === 'strong') return this.node.lastPositions(collection);
+    const waits = new Map<number, number>();
+    for (const [shard, position] of Object.entries(read.after)) {
+      if (Number(shard) >= collection.shardNumber)
+        throw badInput('consistency', `the write token names shard ${shard}; "${collection.config.name}" has ${collection.shardNumber}`);
+      waits.set(Number(shard), position);
+    }
+    return waits;
+  }
+
+  private liveNodes(): Promise<NodeRecord[]> {
+    const now = Date.now();
+    if (this.live === undefined || now - this.live.at > LIVE_NODES_TTL_MS) {
+      const nodes = this.node.membership.liveNodes();
+      nodes.catch(() => {
+        this.live = undefined;
+      });
+      this.live = { at: now, nodes };
+    }
+    return this.live.nodes;
+  }
+
+  private peer(node: NodeRecord): RemoteShardReader {
+    let reader = this.peers.get(node.advertise);
+    if (reader === undefined) {
+      reader = new RemoteShardReader(node.advertise, this.options.apiKey);
+      this.peers.set(node.advertise, reader);
+    }
+    return reader;
+  }
+
+  /**
+   * Runs `read` on one serving replica of `shard`: this node's first, then live peers holding one,
+   * in random order; a peer that fails is passed over. ERR_UNAVAILABLE when none answers.
+   */
+  private async onReplica<T>(collection: ClusterCollection, shard: number, read: (reader: ShardReader, replica: string) => Promise<T>): Promise<T> {
+    const replica = replicaName(collection, shard);
+    const holders = collection.placement[shard] ?? [];
+    const own = this.node.localReplica(collection, shard);
+    const tried: string[] = [];
+    if (own !== undefined && own.replica.stopped === undefined) {
+      return read(this.local, replica);
+    }
+    const live = new Map((await this.liveNodes()).map((n) => [n.id, n]));
+    const peers = holders.filter((id) => id !== this.node.id && live.has(id));
+    for (let i = peers.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [peers[i], peers[j]] = [peers[j] as string, peers[i] as string];
+    }
+    for (const id of peers) {
+      try {
+        return await read(this.peer(live.get(id) as NodeRecord), replica);
+      } catch (error) {
+        if (!(error instanceof PeerError)) throw error;
+        if (error.answered !== undefined) throw error.answered;
+        tried.push(`${id} (${error.message})`);
+      }
+    }
+    const why = own?.replica.stopped !== undefined ? `this node's replica stopped: ${own.replica.stopped.message}` : '';
+    throw new KithError(
+      'ERR_UNAVAILABLE',
+      `shard ${shard} of "${collection.config.name}" has no serving replica (placed on ${holders.join(', ')}${tried.length > 0 ? `; tried ${tried.join('; ')}` : '; none of them is live'}${why === '' ? '' : `; ${why}`})`,
+    );
+  }
+}
+
+function infoOf(collection: ClusterCollection): ClusterCollectionInfo {
+  return {
+    name: collection.config.name,
+    shard_number: collection.shardNumber,
+    replication_factor: collection.replicationFactor,
+    placement: collection.placement,
+  };
+}
+
+function tokenOf(written: Written): WriteToken {
+  const token: WriteToken = {};
+  for (const [shard, positions] of written.positions) token[shard] = Math.max(...positions);
+  return token;
+}

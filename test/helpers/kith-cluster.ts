@@ -1,0 +1,81 @@
+/**
+ * kith cluster nodes as child processes (`dist/src/main.js -cluster-nats …`) over a NatsCluster,
+ * each on its own file and a fixed loopback port it advertises. Every process is started here and
+ * stopped (or killed) by its PID.
+ */
+import { join } from 'node:path';
+import type { NatsCluster } from './nats-cluster.js';
+import { freePort } from './nats-cluster.js';
+import { type ServerProcess, startServer } from './server-process.js';
+
+export interface KithNode {
+  readonly id: string;
+  readonly port: number;
+  readonly url: string;
+  readonly dbPath: string;
+  /** The running process; null while it is down. */
+  server: ServerProcess | null;
+}
+
+export class KithCluster {
+  private constructor(
+    readonly nats: NatsCluster,
+    readonly nodes: KithNode[],
+    private readonly extraArgs: readonly string[],
+  ) {}
+
+  /** Starts `size` nodes (n1…) under `dir`, one at a time, each ready (GET /readyz 200) before the next. */
+  static async start(nats: NatsCluster, dir: string, size = 3, extraArgs: readonly string[] = ['-threads', '0']): Promise<KithCluster> {
+    const nodes: KithNode[] = [];
+    for (let i = 0; i < size; i++) {
+      const port = await freePort();
+      nodes.push({ id: `n${i + 1}`, port, url: `http://127.0.0.1:${port}`, dbPath: join(dir, `node${i + 1}.db`), server: null });
+    }
+    const cluster = new KithCluster(nats, nodes, extraArgs);
+    try {
+      for (let i = 0; i < size; i++) await cluster.startNode(i);
+    } catch (error) {
+      await cluster.stop();
+      throw error;
+    }
+    return cluster;
+  }
+
+  /** Starts node `i` on its file and port; resolves once it is ready. */
+  async startNode(i: number): Promise<void> {
+    const node = this.nodes[i] as KithNode;
+    node.server = await startServer(node.dbPath, [
+      '-port',
+      String(node.port),
+      '-cluster-nats',
+      this.nats.urls.join(','),
+      '-node-id',
+      node.id,
+      '-advertise',
+      node.url,
+      ...this.extraArgs,
+    ]);
+  }
+
+  /** kill -9 of node `i`; resolves once the process is gone. */
+  async kill(i: number): Promise<void> {
+    const node = this.nodes[i] as KithNode;
+    await node.server?.stop('SIGKILL');
+    node.server = null;
+  }
+
+  /** The live nodes' URLs. */
+  get urls(): string[] {
+    return this.nodes.filter((n) => n.server !== null).map((n) => n.url);
+  }
+
+  /** Stops every node (SIGTERM). */
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.nodes.map(async (node) => {
+        await node.server?.stop('SIGTERM');
+        node.server = null;
+      }),
+    );
+  }
+}
