@@ -321,15 +321,19 @@ export class ClusterEngine {
   /**
    * Runs `read` on one serving replica of `shard`: this node's first, then live peers holding one,
    * in random order; a peer that fails is passed over. ERR_UNAVAILABLE when none answers.
+   * `catchingUp`: a replica still catching up will do (a write waiting for its entry to apply).
    */
-  private async onReplica<T>(collection: ClusterCollection, shard: number, read: (reader: ShardReader, replica: string) => Promise<T>): Promise<T> {
+  private async onReplica<T>(
+    collection: ClusterCollection,
+    shard: number,
+    read: (reader: ShardReader, replica: string) => Promise<T>,
+    options: { readonly catchingUp?: boolean } = {},
+  ): Promise<T> {
     const replica = replicaName(collection, shard);
     const holders = collection.placement[shard] ?? [];
     const own = this.node.localReplica(collection, shard);
     const tried: string[] = [];
-    if (own !== undefined && own.replica.stopped === undefined) {
-      return read(this.local, replica);
-    }
+    if (own !== undefined && (own.replica.serving || (options.catchingUp === true && own.replica.stopped === undefined))) return read(this.local, replica);
     const live = new Map((await this.liveNodes()).map((n) => [n.id, n]));
     const peers = holders.filter((id) => id !== this.node.id && live.has(id));
     for (let i = peers.length - 1; i > 0; i--) {
@@ -345,7 +349,8 @@ export class ClusterEngine {
         tried.push(`${id} (${error.message})`);
       }
     }
-    const why = own?.replica.stopped !== undefined ? `this node's replica stopped: ${own.replica.stopped.message}` : '';
+    const why =
+      own === undefined ? '' : own.replica.stopped !== undefined ? `this node's replica stopped: ${own.replica.stopped.message}` : "this node's replica is catching up with its log";
     throw new KithError(
       'ERR_UNAVAILABLE',
       `shard ${shard} of "${collection.config.name}" has no serving replica (placed on ${holders.join(', ')}${tried.length > 0 ? `; tried ${tried.join('; ')}` : '; none of them is live'}${why === '' ? '' : `; ${why}`})`,

@@ -66,6 +66,12 @@ export interface ApplyOptions {
 export class ShardReplica {
   /** Why the replica stopped applying, once it has. */
   stopped: KithError | undefined;
+  /**
+   * Whether it has once reached the end of its log since it was opened: until then (a node
+   * restarted, a new replica) it may be far behind, and reads go to another replica, as Qdrant
+   * serves no reads from a replica in recovery.
+   */
+  caughtUp = false;
   /** The outcome of the entries applied lately, by position (oldest first). */
   private readonly outcomes = new Map<number, EntryOutcome>();
   /** Who waits for a position: woken after each entry and when the replica stops. */
@@ -76,6 +82,11 @@ export class ShardReplica {
     private readonly target: ReplicaTarget,
     private readonly versions: LogVersions,
   ) {}
+
+  /** Serving reads: caught up once and not stopped. */
+  get serving(): boolean {
+    return this.caughtUp && this.stopped === undefined;
+  }
 
   /** The last position its log holds now. */
   async logLast(): Promise<number> {
@@ -109,7 +120,10 @@ export class ShardReplica {
         }
         throw error;
       }
-      if (entries.length === 0) return applied;
+      if (entries.length === 0) {
+        this.caughtUp = true;
+        return applied;
+      }
       for (const entry of entries) {
         try {
           await this.apply(identity, entry.seq, decodeShardOperation(entry.data, `log ${identity.label} entry ${entry.seq}`));
@@ -122,6 +136,8 @@ export class ShardReplica {
         }
         applied++;
       }
+      // A read that came back short reached the log's end as it was then.
+      if (entries.length < (options.batch ?? 256)) this.caughtUp = true;
       if (applied >= (options.maxEntries ?? Number.POSITIVE_INFINITY)) return applied;
     }
   }

@@ -4,8 +4,8 @@
  * point-pages.ts) over the replicas in this node's file, and the wait for a write's entry.
  * Nothing here writes: replicas change only through their logs.
  *
- * - Only a replica this node holds is served (404 otherwise; 503 when it stopped applying), so a
- *   peer with an old placement tries another replica.
+ * - Only a replica this node holds is served (404 otherwise; 503 when it stopped applying or has
+ *   not caught up with its log since it opened), so the peer tries another replica.
  * - `kith-applied-at: <position>` makes the read wait until the replica has applied that position
  *   (session and strong reads).
  */
@@ -24,16 +24,18 @@ export const REPLICA_PREFIX = '/cluster/local';
 const APPLIED_WAIT_MS = 30_000;
 
 export const clusterReplicaRoutes: FastifyPluginAsyncTypebox<{ node: ClusterNode }> = async (app, { node }) => {
-  const held = (name: string) => {
+  /** `forReads`: the replica must also have caught up (a write's wait for its entry may wait on one that has not). */
+  const held = (name: string, forReads: boolean) => {
     const state = node.replicaOf(name);
     if (state === undefined) throw new KithError('ERR_COLLECTION_NOT_FOUND', `this node holds no replica "${name}"`);
     if (state.stopped !== undefined) throw new KithError('ERR_UNAVAILABLE', `replica "${name}" stopped: ${state.stopped.message}`);
+    if (forReads && !state.serving) throw new KithError('ERR_UNAVAILABLE', `replica "${name}" is catching up with its log`);
   };
 
   app.addHook('preHandler', async (request) => {
     const name = (request.params as { name?: string }).name;
     if (name === undefined) return;
-    held(name);
+    held(name, !(request.routeOptions.url ?? '').endsWith('/applied'));
     const header = request.headers['kith-applied-at'];
     if (header === undefined) return;
     const position = Number(header);
