@@ -350,7 +350,11 @@ export class ClusterEngine {
       }
     }
     const why =
-      own === undefined ? '' : own.replica.stopped !== undefined ? `this node's replica stopped: ${own.replica.stopped.message}` : "this node's replica is catching up with its log";
+      own === undefined
+        ? ''
+        : own.replica.stopped !== undefined
+          ? `this node's replica stopped: ${own.replica.stopped.message}`
+          : "this node's replica is catching up with its log";
     throw new KithError(
       'ERR_UNAVAILABLE',
       `shard ${shard} of "${collection.config.name}" has no serving replica (placed on ${holders.join(', ')}${tried.length > 0 ? `; tried ${tried.join('; ')}` : '; none of them is live'}${why === '' ? '' : `; ${why}`})`,

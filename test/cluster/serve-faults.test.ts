@@ -54,7 +54,8 @@ describe('faults of a three-node kith cluster', { timeout: 300_000 }, () => {
     const vector = () => Array.from({ length: 4 }, () => rng.nextUint32() % 7);
     // Points written before the kill: every search during the fault must find all of them.
     const before = Array.from({ length: 60 }, (_, i) => ({ id: `b${i}`, vector: vector(), payload: { phase: 'before', i } }));
-    for (let i = 0; i < before.length; i += 20) await ok(cluster.nodes[i % 3]?.url as string, 'PUT', '/collections/f/points', { points: before.slice(i, i + 20) });
+    for (let i = 0; i < before.length; i += 20)
+      await ok(cluster.nodes[i % 3]?.url as string, 'PUT', '/collections/f/points', { points: before.slice(i, i + 20) });
 
     const acknowledged = new Set<string>(before.map((p) => p.id));
     let writing = true;
@@ -89,7 +90,8 @@ describe('faults of a three-node kith cluster', { timeout: 300_000 }, () => {
             params: { exact: true },
           });
           searches++;
-          if (answer.status !== 200 || answer.body.result.length !== before.length) short.push(`${through}: ${answer.status} ${answer.body?.result?.length ?? answer.raw.slice(0, 200)}`);
+          if (answer.status !== 200 || answer.body.result.length !== before.length)
+            short.push(`${through}: ${answer.status} ${answer.body?.result?.length ?? answer.raw.slice(0, 200)}`);
         } catch {
           // The request went to the node being killed.
         }
@@ -128,7 +130,11 @@ describe('faults of a three-node kith cluster', { timeout: 300_000 }, () => {
       const last = replica.last as number;
       for (const url of [cluster.nodes[1]?.url, peer?.url] as string[])
         await ok(url, 'POST', `/cluster/local/replicas/${replica.local}/applied`, { position: last });
-      assert.deepEqual(await replicaRecords(cluster.nodes[1]?.url as string, replica.local), await replicaRecords(peer?.url as string, replica.local), `shard ${replica.shard}`);
+      assert.deepEqual(
+        await replicaRecords(cluster.nodes[1]?.url as string, replica.local),
+        await replicaRecords(peer?.url as string, replica.local),
+        `shard ${replica.shard}`,
+      );
     }
   });
 
@@ -137,13 +143,23 @@ describe('faults of a three-node kith cluster', { timeout: 300_000 }, () => {
     const db = Database.open(file);
     await db.createCollection({ name: 'mine', vector_size: 2, distance: 'cosine' });
     await db.close();
-    const refused = await startServer(file, ['-cluster-nats', nats.cluster.urls.join(','), '-node-id', 'n9', '-advertise', 'http://127.0.0.1:9'], {}, { listeningOnly: true }).then(
+    const refused = await startServer(
+      file,
+      ['-cluster-nats', nats.cluster.urls.join(','), '-node-id', 'n9', '-advertise', 'http://127.0.0.1:9'],
+      {},
+      { listeningOnly: true },
+    ).then(
       () => undefined,
       (error: Error) => error.message,
     );
     assert.match(refused ?? 'it started', /holds single-node collections \(mine\)/);
 
-    const taken = await startServer(join(nats.dir, 'other.db'), ['-cluster-nats', nats.cluster.urls.join(','), '-node-id', 'n1', '-advertise', 'http://127.0.0.1:9'], {}, { listeningOnly: true }).then(
+    const taken = await startServer(
+      join(nats.dir, 'other.db'),
+      ['-cluster-nats', nats.cluster.urls.join(','), '-node-id', 'n1', '-advertise', 'http://127.0.0.1:9'],
+      {},
+      { listeningOnly: true },
+    ).then(
       () => undefined,
       (error: Error) => error.message,
     );
