@@ -55,6 +55,7 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
   },
   cluster: {
     'GET /cluster': { budgets: [], bounded: 'one line per node and per replica held' },
+    'POST /collections/:name/cluster': { budgets: [], bounded: 'a catalogue change; a wait of at most 120 s for the new replica, no work here' },
     'POST /cluster/local/collections/:name/points/search': {
       budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
       bounded: 'one search on one replica',

@@ -13,6 +13,7 @@ import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { badInput, KithError } from '../core/errors.js';
+import { parseJson } from '../core/json-text.js';
 import { type CollectionConfigInput, parseCollectionConfig } from '../segment/collection-config.js';
 import { kvValue, kvValues } from './kv-values.js';
 import { placeReplicas } from './placement.js';
@@ -40,6 +41,7 @@ export interface CreateClusterCollection {
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** The entry's key: collection names allow `.` at either end, which keys do not. */
 function keyOf(name: string): string {
@@ -97,6 +99,25 @@ export class Catalog {
 
   get(name: string): Promise<ClusterCollection | undefined> {
     return kvValue<ClusterCollection>(this.kv, keyOf(name));
+  }
+
+  /**
+   * Rewrites `name`'s placement through `change` (given the current entry), as a compare-and-set
+   * on the entry's revision, retried when another node changed it in between.
+   */
+  async updatePlacement(name: string, change: (current: ClusterCollection) => ClusterCollection['placement']): Promise<ClusterCollection> {
+    for (let attempt = 1; ; attempt++) {
+      const entry = await this.kv.get(keyOf(name));
+      if (entry === null || entry.operation !== 'PUT') throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" does not exist`);
+      const current = parseJson(decoder.decode(entry.value)) as ClusterCollection;
+      const next: ClusterCollection = { ...current, placement: change(current) };
+      try {
+        await this.kv.update(keyOf(name), encoder.encode(JSON.stringify(next)), entry.revision);
+        return next;
+      } catch (error) {
+        if (attempt >= 5) throw error;
+      }
+    }
   }
 
   /** Removes `name`'s entry; false when there was none. */

@@ -44,6 +44,15 @@ export type ReadConsistency =
 
 export const EVENTUAL: ReadConsistency = { level: 'eventual' };
 
+/** A change of where a shard's replicas are (Qdrant's replicate_shard, move_shard, drop_replica). */
+export type ReplicaChange =
+  | { readonly kind: 'replicate'; readonly shard: number; readonly to: string }
+  | { readonly kind: 'move'; readonly shard: number; readonly from: string; readonly to: string }
+  | { readonly kind: 'drop'; readonly shard: number; readonly node: string };
+
+/** How long a replicate or move waits for the new replica to catch up before it answers. */
+const MOVE_WAIT_MS = 120_000;
+
 /** How long a create waits for the nodes to take up their replicas. */
 const CREATE_WAIT_MS = 15_000;
 
@@ -158,6 +167,51 @@ export class ClusterEngine {
       .filter((r) => r.stopped !== undefined || r.last === null || r.applied < r.last)
       .map((r) => `${r.collection}/${r.shard}`);
     return { ready: behind.length === 0, behind };
+  }
+
+  // ---- replicas
+
+  /**
+   * Qdrant's shard operations (`POST /collections/{name}/cluster`): add a replica of a shard on a
+   * node (`replicate`), move one (`move`: add on `to`, wait until it serves, then drop `from`), or
+   * drop one (`drop`, never the last). A new replica is seeded from its shard's log, which holds
+   * every entry (docs/cluster.md). Answers once the change is done; a replica that has not caught
+   * up within MOVE_WAIT_MS is left placed (it serves once it has) and the call is a 503 saying so.
+   */
+  async changeReplicas(name: string, change: ReplicaChange): Promise<ClusterCollectionInfo> {
+    const collection = await this.node.collection(name);
+    const shard = change.shard;
+    if (!Number.isInteger(shard) || shard < 0 || shard >= collection.shardNumber)
+      throw badInput('shard_id', `expected a shard of "${name}", 0 to ${collection.shardNumber - 1}, got ${shard}`);
+    const holders = collection.placement[shard] as readonly string[];
+    if (change.kind === 'drop') {
+      if (!holders.includes(change.node)) throw badInput('peer_id', `node "${change.node}" holds no replica of shard ${shard}`);
+      if (holders.length === 1) throw badInput('peer_id', `node "${change.node}" holds the last replica of shard ${shard}; move it instead`);
+      return infoOf(await this.node.changePlacement(name, (current) => withoutNode(current, shard, change.node)));
+    }
+    if (change.kind === 'move' && !holders.includes(change.from)) throw badInput('from_peer_id', `node "${change.from}" holds no replica of shard ${shard}`);
+    if (holders.includes(change.to)) throw badInput('to_peer_id', `node "${change.to}" already holds a replica of shard ${shard}`);
+    const target = (await this.liveNodes()).find((n) => n.id === change.to);
+    if (target === undefined) throw badInput('to_peer_id', `node "${change.to}" is not a live node of the cluster`);
+    const added = await this.node.changePlacement(name, (current) => {
+      const placement = current.placement.map((nodes) => [...nodes]);
+      if (!(placement[shard] as string[]).includes(change.to)) (placement[shard] as string[]).push(change.to);
+      return placement;
+    });
+    const replica = replicaName(added, shard);
+    const deadline = Date.now() + MOVE_WAIT_MS;
+    for (;;) {
+      const serving = change.to === this.node.id ? this.node.localReplica(added, shard)?.replica.serving === true : await this.peer(target).serves(replica);
+      if (serving) break;
+      if (Date.now() > deadline)
+        throw new KithError(
+          'ERR_UNAVAILABLE',
+          `the replica of shard ${shard} on "${change.to}" is placed but has not caught up within ${MOVE_WAIT_MS} ms; it serves once it has`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    if (change.kind === 'replicate') return infoOf(added);
+    return infoOf(await this.node.changePlacement(name, (current) => withoutNode(current, shard, change.from)));
   }
 
   // ---- writes
@@ -360,6 +414,13 @@ export class ClusterEngine {
       `shard ${shard} of "${collection.config.name}" has no serving replica (placed on ${holders.join(', ')}${tried.length > 0 ? `; tried ${tried.join('; ')}` : '; none of them is live'}${why === '' ? '' : `; ${why}`})`,
     );
   }
+}
+
+/** The placement without `node`'s replica of `shard`; never a shard without replicas (another change may have run in between). */
+function withoutNode(collection: ClusterCollection, shard: number, node: string): ClusterCollection['placement'] {
+  const placement = collection.placement.map((nodes, i) => (i === shard ? nodes.filter((id) => id !== node) : [...nodes]));
+  if ((placement[shard] as string[]).length === 0) throw badInput('peer_id', `node "${node}" holds the last replica of shard ${shard}`);
+  return placement;
 }
 
 function infoOf(collection: ClusterCollection): ClusterCollectionInfo {

@@ -344,6 +344,13 @@ export class ClusterNode {
     await this.refresh();
   }
 
+  /** Rewrites `name`'s placement (catalog.ts, a compare-and-set) and takes up or drops this node's replicas at once. */
+  async changePlacement(name: string, change: (current: ClusterCollection) => ClusterCollection['placement']): Promise<ClusterCollection> {
+    const changed = await this.catalog.updatePlacement(name, change);
+    await this.refresh();
+    return changed;
+  }
+
   /** The cluster's collections, by name. */
   collections(): Promise<ClusterCollection[]> {
     return this.catalog.list();

@@ -174,6 +174,18 @@ export class RemoteShardReader implements ShardReader {
     return (await this.post<Parameters<typeof recordOf>[0][]>(this.path(replica, 'retrieve'), body, applied)).map(recordOf);
   }
 
+  /** Whether the peer holds `replica` and serves reads from it (GET /cluster). */
+  async serves(replica: string): Promise<boolean> {
+    const headers: Record<string, string> = this.apiKey === undefined ? {} : { 'api-key': this.apiKey };
+    try {
+      const response = await fetch(`${this.address}/cluster`, { headers, signal: AbortSignal.timeout(5000) });
+      const body = parseJson(await response.text()) as Envelope<{ replicas: { local: string; state: string }[] }>;
+      return response.ok && (body.result?.replicas ?? []).some((r) => r.local === replica && r.state === 'serving');
+    } catch {
+      return false;
+    }
+  }
+
   async applied(replica: string, position: number): Promise<number | undefined> {
     const result = await this.post<{ changed: number | null }>(`/cluster/local/replicas/${encodeURIComponent(replica)}/applied`, { position });
     return result.changed ?? undefined;

@@ -5,6 +5,7 @@
  * versions included), and the starts a node refuses.
  */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Database } from '../../src/db/database.js';
@@ -33,6 +34,27 @@ async function replicaRecords(node: string, replica: string): Promise<Json[]> {
     cursor = page.result.next_cursor;
   } while (cursor !== null);
   return out;
+}
+
+/**
+ * Each replica of `collection` on node `index` holds exactly what another holder of its shard
+ * holds, versions included, once both have applied their log's end.
+ */
+async function assertReplicasMatchPeers(cluster: KithCluster, index: number, collection: string): Promise<void> {
+  const self = cluster.nodes[index] as { id: string; url: string };
+  const state = await ok(self.url, 'GET', '/cluster');
+  const info = await ok(self.url, 'GET', `/collections/${collection}`);
+  const held = (state.result.replicas as Json[]).filter((r) => r.collection === collection);
+  assert.ok(held.length > 0, `${self.id} holds replicas of ${collection}`);
+  for (const replica of held) {
+    assert.equal(replica.state, 'serving');
+    const peerId = (info.result.cluster.placement[replica.shard] as string[]).find((id) => id !== self.id);
+    const peer = cluster.nodes.find((n) => n.id === peerId) as { url: string };
+    for (const url of [self.url, peer.url]) await ok(url, 'POST', `/cluster/local/replicas/${replica.local}/applied`, { position: replica.last });
+    const mine = await replicaRecords(self.url, replica.local);
+    assert.ok(mine.length > 0, `shard ${replica.shard} holds points`);
+    assert.deepEqual(mine, await replicaRecords(peer.url, replica.local), `shard ${replica.shard} of ${collection} on ${self.id} and ${peerId}`);
+  }
 }
 
 describe('faults of a three-node kith cluster', { timeout: 300_000 }, () => {
@@ -120,22 +142,67 @@ describe('faults of a three-node kith cluster', { timeout: 300_000 }, () => {
       assert.ok(count.result.count >= acknowledged.size, `${url}: count ${count.result.count}`);
     }
     // The restarted node's replicas equal their peers', versions included.
-    const state = await ok(cluster.nodes[1]?.url as string, 'GET', '/cluster');
-    const info = await ok(first, 'GET', '/collections/f');
-    for (const replica of state.result.replicas as Json[]) {
-      assert.equal(replica.state, 'serving');
-      const peers = (info.result.cluster.placement[replica.shard] as string[]).filter((id) => id !== 'n2');
-      const peer = cluster.nodes.find((n) => n.id === peers[0]);
-      // Both replicas have applied the log's end before they are compared.
-      const last = replica.last as number;
-      for (const url of [cluster.nodes[1]?.url, peer?.url] as string[])
-        await ok(url, 'POST', `/cluster/local/replicas/${replica.local}/applied`, { position: last });
-      assert.deepEqual(
-        await replicaRecords(cluster.nodes[1]?.url as string, replica.local),
-        await replicaRecords(peer?.url as string, replica.local),
-        `shard ${replica.shard}`,
-      );
+    await assertReplicasMatchPeers(cluster, 1, 'f');
+  });
+
+  test('a shard moved to another node under writes; a replica added and dropped; the last one kept', async () => {
+    const first = cluster.nodes[0]?.url as string;
+    const created = await ok(first, 'POST', '/collections', { name: 'mv', vector_size: 2, distance: 'dot', shard_number: 2, replication_factor: 1 });
+    const placement = created.result.cluster.placement as string[][];
+    const from = placement[0]?.[0] as string;
+    const to = (['n1', 'n2', 'n3'] as const).find((id) => id !== from && !placement[1]?.includes(id)) as string;
+    const acknowledged = new Set<string>();
+    let writing = true;
+    const writer = async (): Promise<void> => {
+      for (let n = 0; writing; n++) {
+        const points = [{ id: `m${n}`, vector: [n % 5, 1], payload: { n } }];
+        const answer = await httpJson(cluster.urls[n % 3] as string, 'PUT', '/collections/mv/points', { points });
+        assert.equal(answer.status, 200, answer.raw);
+        acknowledged.add(`m${n}`);
+      }
+    };
+    const running = writer();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const moved = await ok(first, 'POST', '/collections/mv/cluster', { move_shard: { shard_id: 0, from_peer_id: from, to_peer_id: to } });
+    assert.deepEqual(moved.result.cluster.placement[0], [to]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    writing = false;
+    await running;
+    // The old holder lets its replica go on its next look at the catalogue (every second).
+    const fromUrl = cluster.nodes.find((n) => n.id === from)?.url as string;
+    for (let i = 0; ; i++) {
+      const state = await ok(fromUrl, 'GET', '/cluster');
+      if (!(state.result.replicas as Json[]).some((r) => r.collection === 'mv' && r.shard === 0)) break;
+      assert.ok(i < 50, `${from} still holds shard 0 of mv`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    for (const url of cluster.urls) {
+      const found = await ok(url, 'POST', '/collections/mv/points/retrieve?consistency=strong', { ids: [...acknowledged], with_payload: false });
+      assert.equal(found.result.length, acknowledged.size, `${url}: every point written before, during and after the move`);
+    }
+    const last = await httpJson(first, 'POST', '/collections/mv/cluster', { drop_replica: { shard_id: 0, peer_id: to } });
+    assert.equal(last.status, 400, last.raw);
+    assert.match(last.body.status.error, /last replica/);
+    const holder1 = placement[1]?.[0] as string;
+    const other = (['n1', 'n2', 'n3'] as const).find((id) => id !== holder1) as string;
+    const replicated = await ok(first, 'POST', '/collections/mv/cluster', { replicate_shard: { shard_id: 1, to_peer_id: other } });
+    assert.deepEqual([...replicated.result.cluster.placement[1]].sort(), [holder1, other].sort());
+    const dropped = await ok(first, 'POST', '/collections/mv/cluster', { drop_replica: { shard_id: 1, peer_id: holder1 } });
+    assert.deepEqual(dropped.result.cluster.placement[1], [other]);
+    const count = await ok(cluster.urls[2] as string, 'POST', '/collections/mv/points/count?consistency=strong', {});
+    assert.equal(count.result.count, acknowledged.size);
+    for (const bad of [{ move_shard: { shard_id: 5, from_peer_id: 'n1', to_peer_id: 'n2' } }, { replicate_shard: { shard_id: 0, to_peer_id: 'nobody' } }]) {
+      const refused = await httpJson(first, 'POST', '/collections/mv/cluster', bad);
+      assert.equal(refused.status, 400, refused.raw);
+    }
+  });
+
+  test('a node whose file is wiped comes back with its replicas seeded from the logs', async () => {
+    const node = cluster.nodes[2] as { dbPath: string };
+    await cluster.stopNode(2);
+    for (const path of [node.dbPath, `${node.dbPath}-lock`]) rmSync(path, { force: true });
+    await cluster.startNode(2);
+    await assertReplicasMatchPeers(cluster, 2, 'f');
   });
 
   test('a node refuses a file with single-node collections, and an id a live node holds', async () => {

@@ -64,6 +64,13 @@ export class KithCluster {
     node.server = null;
   }
 
+  /** Stops node `i` (SIGTERM: it leaves the cluster at once); resolves once the process is gone. */
+  async stopNode(i: number): Promise<void> {
+    const node = this.nodes[i] as KithNode;
+    await node.server?.stop('SIGTERM');
+    node.server = null;
+  }
+
   /** The live nodes' URLs. */
   get urls(): string[] {
     return this.nodes.filter((n) => n.server !== null).map((n) => n.url);

@@ -5,9 +5,9 @@
  * with their applied positions (docs/cluster.md).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { ClusterCollection } from '../../cluster/catalog.js';
-import type { ClusterEngine } from '../../cluster/cluster-engine.js';
+import type { ClusterEngine, ReplicaChange } from '../../cluster/cluster-engine.js';
 import type { Database } from '../../db/database.js';
 import { type CollectionConfig, configToInfo, parseCollectionConfig, validateCollectionName } from '../../segment/collection-config.js';
 import { ok } from '../envelope.js';
@@ -26,6 +26,27 @@ const ClusterPart = Type.Object({
 });
 
 const ClusterCollectionInfo = Type.Intersect([CollectionInfoSchema, ClusterPart]);
+
+const ShardId = Type.Integer({ minimum: 0, maximum: 1023 });
+const PeerId = Type.String({ minLength: 1, maxLength: 64, description: 'A node id (kith node ids are strings).' });
+const ReplicaChangeBody = Type.Union([
+  Type.Object(
+    { move_shard: Type.Object({ shard_id: ShardId, from_peer_id: PeerId, to_peer_id: PeerId }, { additionalProperties: true }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { replicate_shard: Type.Object({ shard_id: ShardId, to_peer_id: PeerId, from_peer_id: Type.Optional(PeerId) }, { additionalProperties: true }) },
+    { additionalProperties: false },
+  ),
+  Type.Object({ drop_replica: Type.Object({ shard_id: ShardId, peer_id: PeerId }, { additionalProperties: false }) }, { additionalProperties: false }),
+]);
+
+/** The body as the engine's change; Qdrant's `method` (stream_records, snapshot…) is accepted and ignored: kith seeds from the log. */
+function replicaChange(body: Static<typeof ReplicaChangeBody>): ReplicaChange {
+  if ('move_shard' in body) return { kind: 'move', shard: body.move_shard.shard_id, from: body.move_shard.from_peer_id, to: body.move_shard.to_peer_id };
+  if ('replicate_shard' in body) return { kind: 'replicate', shard: body.replicate_shard.shard_id, to: body.replicate_shard.to_peer_id };
+  return { kind: 'drop', shard: body.drop_replica.shard_id, node: body.drop_replica.peer_id };
+}
 
 const CreateClusterCollectionBody = Type.Object(
   {
@@ -159,6 +180,27 @@ export const clusterCollectionRoutes: FastifyPluginAsyncTypebox<{ engine: Cluste
       validateCollectionName(request.params.name);
       await engine.dropCollection(request.params.name);
       return ok(reply, { collection: request.params.name, operation: 'completed' as const });
+    },
+  );
+
+  app.post(
+    '/collections/:name/cluster',
+    {
+      schema: {
+        summary: "Add, move or drop a replica of a shard (Qdrant's replicate_shard, move_shard, drop_replica)",
+        tags: ['cluster'],
+        params: CollectionNameParams,
+        body: ReplicaChangeBody,
+        response: {
+          200: okEnvelope(Type.Intersect([ClusterPart, Type.Object({ operation: Type.Literal('completed') })])),
+          ...errorResponses(400, 404, 500, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      validateCollectionName(request.params.name);
+      const info = await engine.changeReplicas(request.params.name, replicaChange(request.body));
+      return ok(reply, { cluster: { ...info, placement: info.placement.map((nodes) => [...nodes]) }, operation: 'completed' as const });
     },
   );
 
