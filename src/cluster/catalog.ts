@@ -13,9 +13,8 @@ import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { badInput, KithError } from '../core/errors.js';
-import { parseJson } from '../core/json-text.js';
 import { type CollectionConfigInput, parseCollectionConfig } from '../segment/collection-config.js';
-import { kvValue, kvValues } from './kv-values.js';
+import { kvRecord, kvValue, kvValues } from './kv-values.js';
 import { placeReplicas } from './placement.js';
 import type { ShardLogSpec } from './shard-log.js';
 
@@ -41,7 +40,6 @@ export interface CreateClusterCollection {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** The entry's key: collection names allow `.` at either end, which keys do not. */
 function keyOf(name: string): string {
@@ -109,7 +107,7 @@ export class Catalog {
     for (let attempt = 1; ; attempt++) {
       const entry = await this.kv.get(keyOf(name));
       if (entry === null || entry.operation !== 'PUT') throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" does not exist`);
-      const current = parseJson(decoder.decode(entry.value)) as ClusterCollection;
+      const current = kvRecord<ClusterCollection>(entry.value);
       const next: ClusterCollection = { ...current, placement: change(current) };
       try {
         await this.kv.update(keyOf(name), encoder.encode(JSON.stringify(next)), entry.revision);

@@ -110,6 +110,8 @@ const REFRESH_MS = 1000;
 export class ClusterNode {
   private readonly replicas = new Map<string, LocalReplica>();
   private readonly logs = new Map<string, Promise<ShardLog>>();
+  /** The catalogue as the last refresh read it. */
+  private known = new Map<string, ClusterCollection>();
   private running = true;
   private loop: Promise<void> = Promise.resolve();
 
@@ -189,6 +191,7 @@ export class ClusterNode {
    */
   async refresh(): Promise<void> {
     const collections = await this.catalog.list();
+    this.known = new Map(collections.map((c) => [c.config.name, c]));
     const placed = new Set<string>();
     for (const collection of collections) {
       for (const [shard, nodes] of collection.placement.entries()) {
@@ -220,8 +223,21 @@ export class ClusterNode {
     return log;
   }
 
+  /**
+   * `name`'s entry as the last catalogue refresh read it (at most REFRESH_MS old), else from the
+   * bucket: a request does not wait on the bucket, which pauses while its NATS leader changes.
+   */
   private async collectionOf(name: string): Promise<ClusterCollection> {
-    const collection = await this.catalog.get(name);
+    const known = this.known.get(name);
+    if (known !== undefined) return known;
+    let collection: ClusterCollection | undefined;
+    try {
+      collection = await this.catalog.get(name);
+    } catch (error) {
+      throw new KithError('ERR_UNAVAILABLE', `the catalogue did not answer (NATS): ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
+    }
     if (collection === undefined) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" does not exist`);
     return collection;
   }

@@ -4,10 +4,15 @@ import { parseJson } from '../core/json-text.js';
 
 const decoder = new TextDecoder();
 
+/** An entry's value, parsed. */
+export function kvRecord<T>(value: Uint8Array): T {
+  return parseJson(decoder.decode(value)) as T;
+}
+
 /** The value at `key`, parsed; undefined when absent or deleted. */
 export async function kvValue<T>(kv: KV, key: string): Promise<T | undefined> {
   const entry = await kv.get(key);
-  return entry === null || entry.operation !== 'PUT' ? undefined : (parseJson(decoder.decode(entry.value)) as T);
+  return entry === null || entry.operation !== 'PUT' ? undefined : kvRecord<T>(entry.value);
 }
 
 /** Every present value of the bucket, parsed. */

@@ -14,7 +14,7 @@ import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { KithError } from '../core/errors.js';
-import { kvValue, kvValues } from './kv-values.js';
+import { kvRecord, kvValue, kvValues } from './kv-values.js';
 
 export const NODES_BUCKET = 'kith_nodes';
 
@@ -46,6 +46,8 @@ export class Membership {
   /** Why this node stopped being a member (its entry was taken over or could not be rewritten). */
   lost: KithError | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** A beat (with its recovery) is under way: the next one waits its turn. */
+  private beating = false;
 
   private constructor(
     private readonly kv: KV,
@@ -76,22 +78,46 @@ export class Membership {
     return membership;
   }
 
+  /**
+   * Rewrites this node's entry (a compare-and-set on its revision). When that fails:
+   * - the bucket does not answer (NATS electing a leader): try again at the next beat;
+   * - the entry expired (NATS was away longer than the TTL): create it again, which fails if
+   *   another node took the id meanwhile;
+   * - the entry holds this node's own record at a newer revision (a rewrite whose answer was
+   *   lost): carry on from that revision;
+   * - another record holds the id: stop, never overwrite it (`lost`).
+   */
   private async beat(): Promise<void> {
-    if (this.lost !== undefined) return;
+    if (this.lost !== undefined || this.beating) return;
+    this.beating = true;
     try {
       this.revision = await this.kv.update(this.self.id, encoder.encode(JSON.stringify(this.self)), this.revision);
     } catch (error) {
-      // The entry changed under us (or is gone): another node may hold the id now. Stop, never overwrite it.
-      const current = await this.kv.get(this.self.id).catch(() => null);
-      if (current === null || current.revision !== this.revision) {
-        this.lost = new KithError(
-          'ERR_NODE_ID_TAKEN',
-          `node ${this.self.id} lost its membership entry (revision ${this.revision}, now ${current?.revision ?? 'none'})`,
-          { cause: error },
-        );
-        this.stopHeartbeat();
+      await this.recover(error).catch(() => undefined);
+    } finally {
+      this.beating = false;
+    }
+  }
+
+  private async recover(cause: unknown): Promise<void> {
+    const current = await this.kv.get(this.self.id);
+    if (current === null || current.operation !== 'PUT') {
+      try {
+        this.revision = await this.kv.create(this.self.id, encoder.encode(JSON.stringify(this.self)));
+        return;
+      } catch (error) {
+        if ((await this.kv.get(this.self.id).catch(() => null)) === null) return; // not answering: next beat
+        cause = error;
+      }
+    } else {
+      const record = kvRecord<NodeRecord>(current.value);
+      if (record.joined === this.self.joined && record.advertise === this.self.advertise) {
+        this.revision = current.revision;
+        return;
       }
     }
+    this.lost = new KithError('ERR_NODE_ID_TAKEN', `node ${this.self.id}'s membership entry was taken by another node (revision ${this.revision})`, { cause });
+    this.stopHeartbeat();
   }
 
   /** The live nodes, by id. */

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { ShardLog, type ShardLogSpec } from '../../src/cluster/shard-log.js';
 import { isKithError } from '../../src/core/errors.js';
-import { natsClusterPerSuite } from '../helpers/nats-cluster.js';
+import { natsClusterPerSuite, streamLeader } from '../helpers/nats-cluster.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -24,21 +24,6 @@ async function readAll(log: ShardLog): Promise<{ seq: number; text: string }[]> 
     const entries = await log.read(log.identity, out.length, { max: 256, waitMs: 1000 });
     if (entries.length === 0) return out;
     for (const e of entries) out.push({ seq: e.seq, text: decoder.decode(e.data) });
-  }
-}
-
-/** The stream's leader, asked until one answers (a busy machine may time out an API request). */
-async function streamLeader(jsm: JetStreamManager, stream: string): Promise<string> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      const leader = (await jsm.streams.info(stream)).cluster?.leader;
-      if (leader !== undefined) return leader;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    assert.ok(Date.now() < deadline, `stream ${stream} named no leader within 20 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

@@ -9,8 +9,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 
 /** The nats-server binary, as scripts/nats-server.mjs found it (fetched if need be). */
@@ -264,4 +265,19 @@ export function natsClusterPerSuite(prefix: string): NatsFixture {
       return ready().nc;
     },
   };
+}
+
+/** The stream's leader, asked until one answers (a busy machine may time out an API request). */
+export async function streamLeader(jsm: JetStreamManager, stream: string): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      const leader = (await jsm.streams.info(stream)).cluster?.leader;
+      if (leader !== undefined) return leader;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    assert.ok(Date.now() < deadline, `stream ${stream} named no leader within 20 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
