@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { ShardLog, type ShardLogSpec } from '../../src/cluster/shard-log.js';
 import { isKithError } from '../../src/core/errors.js';
 import { natsClusterPerSuite, streamLeader } from '../helpers/nats-cluster.js';
