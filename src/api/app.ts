@@ -9,6 +9,7 @@ import type { ClusterEngine } from '../cluster/cluster-engine.js';
 import { parseJson } from '../core/json-text.js';
 import type { Database } from '../db/database.js';
 import { registerCommon, serverOptions } from './app-common.js';
+import { registerClusterMetrics } from './cluster-metrics.js';
 import { registerMetrics } from './metrics.js';
 import { requireCostEntries } from './route-costs.js';
 import { clusterCollectionRoutes } from './routes/cluster-collections.js';
@@ -59,6 +60,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   // Before the common hooks, so a request refused by one of them (the API key) is still timed.
   const metrics = registerMetrics(app, options.db);
+  if (options.cluster !== undefined) registerClusterMetrics(metrics.registry, options.cluster);
   registerCommon(app, { bodyLimit, apiKey: options.apiKey, db: options.db, dialect: DIALECT });
 
   app.addSchema(ErrorEnvelope);

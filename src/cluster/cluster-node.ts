@@ -58,6 +58,10 @@ export interface ReplicaState {
   /** The local collection holding it. */
   readonly local: string;
   readonly applied: number;
+  /** Entries applied since the node started. */
+  readonly appliedSinceStart: number;
+  /** Caught up once and not stopped. */
+  readonly serving: boolean;
   /** The shard log's last position; null when the log could not be asked. */
   readonly last: number | null;
   /** Why it stopped applying, when it has (ERR_LOG_REGRESSION, an entry it could not apply). */
@@ -110,6 +114,8 @@ const REFRESH_MS = 1000;
 export class ClusterNode {
   private readonly replicas = new Map<string, LocalReplica>();
   private readonly logs = new Map<string, Promise<ShardLog>>();
+  /** Told how long each log append took to be acknowledged, in seconds (metrics). */
+  onAppend: ((seconds: number) => void) | undefined;
   /** The catalogue as the last refresh read it. */
   private known = new Map<string, ClusterCollection>();
   private running = true;
@@ -299,7 +305,11 @@ export class ClusterNode {
         const written: number[] = [];
         positions.set(shard, written);
         const entries = entriesOf(part);
-        for (let i = 0; i < entries.length; i++) written.push(await log.append(entries[i] as Uint8Array, `${writeId}-${shard}-${i}`));
+        for (let i = 0; i < entries.length; i++) {
+          const started = performance.now();
+          written.push(await log.append(entries[i] as Uint8Array, `${writeId}-${shard}-${i}`));
+          this.onAppend?.((performance.now() - started) / 1000);
+        }
       }),
     );
     return { collection, positions };
@@ -344,6 +354,8 @@ export class ClusterNode {
           shard: r.shard,
           local,
           applied,
+          appliedSinceStart: r.replica.appliedSinceStart,
+          serving: r.replica.serving,
           last,
           ...(r.replica.stopped === undefined ? {} : { stopped: r.replica.stopped.message }),
         };

@@ -72,6 +72,8 @@ export class ShardReplica {
    * serves no reads from a replica in recovery.
    */
   caughtUp = false;
+  /** Entries applied since it was opened (metrics: their rate is the apply rate). */
+  appliedSinceStart = 0;
   /** The outcome of the entries applied lately, by position (oldest first). */
   private readonly outcomes = new Map<number, EntryOutcome>();
   /** Who waits for a position: woken after each entry and when the replica stops. */
@@ -174,6 +176,7 @@ export class ShardReplica {
     this.versions.current = BigInt(seq);
     const outcome = await this.applyOperation(operation, applied);
     this.outcomes.set(seq, outcome);
+    this.appliedSinceStart++;
     if (this.outcomes.size > OUTCOMES_KEPT) this.outcomes.delete(this.outcomes.keys().next().value as number);
     this.wakeWaiters();
   }

@@ -131,6 +131,20 @@ describe('a cluster of three kith processes', { timeout: 300_000 }, () => {
       assert.equal(got.headers.get('kith-write-token'), token);
       if (step % 15 === 0) await compare(step);
     }
+    // Each node's metrics show its replicas (positions, lag, serving, entries applied) and its appends.
+    for (const node of cluster.nodes) {
+      const text = await (await fetch(`${node.url}/metrics`)).text();
+      const held = (await ok(node.url, 'GET', '/cluster')).result.replicas.filter((r: Json) => r.collection === 'docs');
+      assert.equal(held.length, 2, `${node.id} holds two of the six replicas`);
+      for (const replica of held) {
+        const labels = `{collection="docs",shard="${replica.shard}"}`;
+        const applied = Number(new RegExp(`^kith_replica_applied_position${labels.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1]);
+        assert.ok(applied > 0, `${node.id}: kith_replica_applied_position${labels} in\n${text.slice(0, 2000)}`);
+        for (const name of ['kith_replica_lag', 'kith_replica_serving', 'kith_replica_log_position', 'kith_replica_entries_applied_total'])
+          assert.ok(text.includes(`${name}${labels}`), `${node.id}: ${name}${labels}`);
+      }
+      assert.match(text, /^kith_log_append_seconds_count \d+$/m);
+    }
   });
 
   test('a session read through another node sees the write at once', async () => {
