@@ -84,7 +84,7 @@ export const ERRORS = {
   },
   ERR_UNAVAILABLE: {
     status: 503,
-    why: 'A part of the service is not there to answer (the dashboard was not built); the rest of the API works. Retrying helps only once it is.',
+    why: 'A part of the service is not there to answer: the dashboard was not built, or on a cluster node a shard has no serving replica (its nodes are down, or its replicas stopped or still catch up), the catalogue did not answer, or a new replica did not catch up in time; the message names the shard and what was tried. The rest of the API works. Retrying helps only once it is.',
   },
   ERR_LOADING: {
     status: 503,
