@@ -20,6 +20,7 @@ const COMMANDS = [
   'load-collection',
   'check',
   'shell',
+  'cluster',
   'help',
 ];
 

@@ -9,6 +9,7 @@ import { isKithError } from '../core/errors.js';
 import { registerBackupCommand } from './commands/backup.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerCollectionFileCommands } from './commands/collection-file.js';
+import { registerClusterCommands } from './commands/cluster.js';
 import { registerCollectionCommands } from './commands/collections.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerImportCommand } from './commands/import.js';
@@ -38,6 +39,7 @@ export function buildProgram(argv: readonly string[] = []): Command {
   registerCollectionFileCommands(program);
   registerCheckCommand(program);
   registerShellCommand(program);
+  registerClusterCommands(program);
   program.addHelpText('after', `\nThe service (kith serve, or kith with no command):\n\n${USAGE.replace(/^Usage: kith/, 'Usage: kith [serve]')}\n`);
   return program;
 }

@@ -4,6 +4,7 @@
  * here, so a schema change that breaks one of them fails its type check (`npm run lint`, the build).
  */
 import type { Static } from 'typebox';
+import type { ClusterPart, ClusterState as ClusterStateSchema, ReplicaChangeBody } from '../schemas/cluster.js';
 import type { CollectionInfoSchema, CreateCollectionBody, CreateCollectionResult, DropCollectionResult } from '../schemas/collections.js';
 import type { FilterSchema } from '../schemas/filter.js';
 import type {
@@ -55,3 +56,9 @@ export interface ServiceInfo {
 export type Calibration = CollectionInfo['calibration'];
 /** The filter's estimated matches (docs/filters.md); `counted` false: `expected` is a midpoint, not a count. */
 export type FilterEstimate = NonNullable<SearchExplain['estimate']>;
+/** GET /cluster on a cluster node: the live nodes and this node's replicas (docs/cluster.md). */
+export type ClusterState = Static<typeof ClusterStateSchema>;
+/** Qdrant's move_shard, replicate_shard or drop_replica (POST /collections/{name}/cluster). */
+export type ReplicaChangeRequest = Static<typeof ReplicaChangeBody>;
+/** A collection's shards and placement, as a cluster node answers a replica change. */
+export type ClusterPlacement = Static<typeof ClusterPart>['cluster'];

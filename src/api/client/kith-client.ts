@@ -9,6 +9,8 @@
 import type { ErrorCode } from '../../core/errors.js';
 import { parseJson } from '../../core/json-text.js';
 import type {
+  ClusterPlacement,
+  ClusterState,
   CollectionInfo,
   Counted,
   CreateCollectionRequest,
@@ -23,6 +25,7 @@ import type {
   PointRecord,
   PointSelection,
   PointStruct,
+  ReplicaChangeRequest,
   RetrieveRequest,
   ScoredPoint,
   ScrollPage,
@@ -301,6 +304,16 @@ export class KithClient {
   /** GET /readyz — resolves once every collection is loaded; ERR_LOADING (503) until then. */
   async ready(): Promise<{ ready: boolean; collections: number }> {
     return (await this.call('GET', '/readyz')).result as { ready: boolean; collections: number };
+  }
+
+  /** GET /cluster — on a cluster node, the live nodes and this node's replicas with their lag (docs/cluster.md). */
+  async clusterState(): Promise<ClusterState> {
+    return (await this.call('GET', '/cluster')).result as ClusterState;
+  }
+
+  /** POST /collections/{name}/cluster — move, add or drop a replica of a shard; resolves once done. */
+  async changeReplicas(name: string, change: ReplicaChangeRequest): Promise<ClusterPlacement> {
+    return ((await this.call('POST', `/collections/${encodeURIComponent(name)}/cluster`, change)).result as { cluster: ClusterPlacement }).cluster;
   }
 
   /** GET /metrics — the Prometheus text. */

@@ -11,35 +11,9 @@ import type { ClusterEngine, ReplicaChange } from '../../cluster/cluster-engine.
 import type { Database } from '../../db/database.js';
 import { type CollectionConfig, configToInfo, parseCollectionConfig, validateCollectionName } from '../../segment/collection-config.js';
 import { ok } from '../envelope.js';
-import { CollectionInfoSchema, CreateCollectionBody, DropCollectionResult } from '../schemas/collections.js';
+import { ClusterCollectionInfo, ClusterPart, ClusterState, CreateClusterCollectionBody, ReplicaChangeBody } from '../schemas/cluster.js';
+import { DropCollectionResult } from '../schemas/collections.js';
 import { CollectionNameParams, errorResponses, okEnvelope } from '../schemas/common.js';
-
-const ClusterPart = Type.Object({
-  cluster: Type.Object(
-    {
-      shard_number: Type.Integer(),
-      replication_factor: Type.Integer(),
-      placement: Type.Array(Type.Array(Type.String()), { description: 'Per shard, the ids of the nodes holding its replicas.' }),
-    },
-    { description: 'How the collection is sharded and where its replicas are.' },
-  ),
-});
-
-const ClusterCollectionInfo = Type.Intersect([CollectionInfoSchema, ClusterPart]);
-
-const ShardId = Type.Integer({ minimum: 0, maximum: 1023 });
-const PeerId = Type.String({ minLength: 1, maxLength: 64, description: 'A node id (kith node ids are strings).' });
-const ReplicaChangeBody = Type.Union([
-  Type.Object(
-    { move_shard: Type.Object({ shard_id: ShardId, from_peer_id: PeerId, to_peer_id: PeerId }, { additionalProperties: true }) },
-    { additionalProperties: false },
-  ),
-  Type.Object(
-    { replicate_shard: Type.Object({ shard_id: ShardId, to_peer_id: PeerId, from_peer_id: Type.Optional(PeerId) }, { additionalProperties: true }) },
-    { additionalProperties: false },
-  ),
-  Type.Object({ drop_replica: Type.Object({ shard_id: ShardId, peer_id: PeerId }, { additionalProperties: false }) }, { additionalProperties: false }),
-]);
 
 /** The body as the engine's change; Qdrant's `method` (stream_records, snapshot…) is accepted and ignored: kith seeds from the log. */
 function replicaChange(body: Static<typeof ReplicaChangeBody>): ReplicaChange {
@@ -47,33 +21,6 @@ function replicaChange(body: Static<typeof ReplicaChangeBody>): ReplicaChange {
   if ('replicate_shard' in body) return { kind: 'replicate', shard: body.replicate_shard.shard_id, to: body.replicate_shard.to_peer_id };
   return { kind: 'drop', shard: body.drop_replica.shard_id, node: body.drop_replica.peer_id };
 }
-
-const CreateClusterCollectionBody = Type.Object(
-  {
-    ...CreateCollectionBody.properties,
-    shard_number: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024, description: 'Shards; default: the number of live nodes.' })),
-    replication_factor: Type.Optional(Type.Integer({ minimum: 1, maximum: 16, description: 'Replicas of each shard, on distinct nodes; default 1.' })),
-  },
-  { additionalProperties: false },
-);
-
-const ClusterState = Type.Object({
-  node: Type.String({ description: "This node's id." }),
-  nodes: Type.Array(Type.Object({ id: Type.String(), advertise: Type.String(), joined: Type.String() }), { description: 'The live nodes.' }),
-  replicas: Type.Array(
-    Type.Object({
-      collection: Type.String(),
-      shard: Type.Integer(),
-      local: Type.String({ description: 'The local collection holding the replica.' }),
-      applied: Type.Integer({ description: 'The last log position applied.' }),
-      last: Type.Union([Type.Integer(), Type.Null()], { description: "The shard log's last position (null when the log could not be asked)." }),
-      lag: Type.Union([Type.Integer(), Type.Null()], { description: 'Entries not applied yet.' }),
-      state: Type.Union([Type.Literal('serving'), Type.Literal('stopped')]),
-      stopped: Type.Optional(Type.String({ description: 'Why it stopped applying.' })),
-    }),
-    { description: "This node's replicas." },
-  ),
-});
 
 /** A calibration record for a node that holds no replica of the collection: what its configuration says. */
 function configuredCalibration(config: CollectionConfig) {
