@@ -35,8 +35,23 @@ export function natsReplicasFor(servers: number): number {
   return servers >= 3 ? 3 : 1;
 }
 
+/** A start-up failure of NATS's, with what to check (a KithError says it itself). */
+function joinFailure(options: ClusterStartOptions, error: unknown): unknown {
+  if (error instanceof KithError) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new Error(
+    `could not join the cluster over ${options.nats.join(',')}: ${reason}. Are the NATS servers up, with JetStream? A new cluster's buckets are made with ${natsReplicasFor(options.nats.length)} copies, so that many servers must answer (docs/cluster.md, "Quick start")`,
+    { cause: error },
+  );
+}
+
 export async function startClusterNode(options: ClusterStartOptions): Promise<StartedClusterNode> {
-  const nc: NatsConnection = await connect({ servers: [...options.nats], name: `kith-${options.nodeId}`, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  let nc: NatsConnection;
+  try {
+    nc = await connect({ servers: [...options.nats], name: `kith-${options.nodeId}`, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  } catch (error) {
+    throw joinFailure(options, error);
+  }
   let node: ClusterNode | undefined;
   // A node restarted at once after a crash finds its own entry until it expires (the membership
   // TTL): it waits that long. A node whose id is truly taken keeps it beating, and this still fails.
@@ -61,7 +76,7 @@ export async function startClusterNode(options: ClusterStartOptions): Promise<St
         continue;
       }
       await nc.close();
-      throw error;
+      throw joinFailure(options, error);
     }
   }
   const started = node;
