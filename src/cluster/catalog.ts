@@ -29,6 +29,8 @@ export interface ClusterCollection {
   /** Per shard, the node ids of its replicas. */
   readonly placement: readonly (readonly string[])[];
   readonly created: string;
+  /** What a surface keeps with the collection (the Qdrant port: its options and declared payload fields), by key. */
+  readonly annotations?: Readonly<Record<string, unknown>>;
 }
 
 export interface CreateClusterCollection {
@@ -99,16 +101,25 @@ export class Catalog {
     return kvValue<ClusterCollection>(this.kv, keyOf(name));
   }
 
+  /** Sets `key` of `name`'s annotations to `value` (a compare-and-set, as updatePlacement). */
+  annotate(name: string, key: string, value: unknown): Promise<ClusterCollection> {
+    return this.update(name, (current) => ({ ...current, annotations: { ...current.annotations, [key]: value } }));
+  }
+
   /**
    * Rewrites `name`'s placement through `change` (given the current entry), as a compare-and-set
    * on the entry's revision, retried when another node changed it in between.
    */
-  async updatePlacement(name: string, change: (current: ClusterCollection) => ClusterCollection['placement']): Promise<ClusterCollection> {
+  updatePlacement(name: string, change: (current: ClusterCollection) => ClusterCollection['placement']): Promise<ClusterCollection> {
+    return this.update(name, (current) => ({ ...current, placement: change(current) }));
+  }
+
+  private async update(name: string, change: (current: ClusterCollection) => ClusterCollection): Promise<ClusterCollection> {
     for (let attempt = 1; ; attempt++) {
       const entry = await this.kv.get(keyOf(name));
       if (entry === null || entry.operation !== 'PUT') throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" does not exist`);
       const current = kvRecord<ClusterCollection>(entry.value);
-      const next: ClusterCollection = { ...current, placement: change(current) };
+      const next = change(current);
       try {
         await this.kv.update(keyOf(name), encoder.encode(JSON.stringify(next)), entry.revision);
         return next;

@@ -18,7 +18,7 @@ import type { PayloadOperation, PointSelection } from '../collection/payload-ope
 import { scoresAscend } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
 import { compareIds, normalizePointId } from '../core/point-id.js';
-import { parseCollectionConfig } from '../segment/collection-config.js';
+import { LIMITS, parseCollectionConfig } from '../segment/collection-config.js';
 import type { ClusterCollection, CreateClusterCollection } from './catalog.js';
 import { replicaName } from './catalog.js';
 import type { ClusterNode, WriteToken, Written } from './cluster-node.js';
@@ -270,11 +270,13 @@ export class ClusterEngine {
     if (body.mmr !== undefined && body.mmr !== null && collection.shardNumber > 1)
       throw badInput('mmr', 'not supported on a collection of more than one shard yet (docs/cluster.md)');
     // Every shard gives its best offset + limit; the merge keeps what one node would have.
-    const perShard: SearchBody = { ...body, limit: offset + limit, offset: 0 };
+    const perShard: SearchBody = collection.shardNumber === 1 ? body : { ...body, limit: mergedLimit(offset, limit), offset: 0 };
     const waits = await this.waitsFor(collection, read);
     const results = await Promise.all(
       collection.placement.map((_nodes, shard) => this.onReplica(collection, shard, (reader, replica) => reader.search(replica, perShard, waits.get(shard)))),
     );
+    // One shard answers as one node does: nothing to merge.
+    if (collection.shardNumber === 1) return results[0] as ShardSearchResult;
     const ascending = scoresAscend(parseCollectionConfig(collection.config).distance);
     const points = mergeHits(
       results.map((r) => r.points),
@@ -286,21 +288,25 @@ export class ClusterEngine {
     return explain === undefined ? { points } : { points, explain };
   }
 
-  /** A page in id order over every shard: each gives its page from the cursor, the merge keeps the first `limit`. */
+  /**
+   * A page in id order over every shard: each gives its page from the cursor (its first
+   * offset + limit, to skip `offset`), the merge keeps the first `limit` after `offset`.
+   */
   async scroll(name: string, body: ScrollBody, read: ReadConsistency): Promise<ScrollPage> {
     const collection = await this.node.collection(name);
     const waits = await this.waitsFor(collection, read);
+    const offset = body.offset ?? 0;
+    const { offset: _offset, ...rest } = body;
+    const perShard: ScrollBody = { ...rest, limit: mergedLimit(offset, body.limit) };
     const pages = await Promise.all(
-      collection.placement.map((_nodes, shard) => this.onReplica(collection, shard, (reader, replica) => reader.scroll(replica, body, waits.get(shard)))),
+      collection.placement.map((_nodes, shard) => this.onReplica(collection, shard, (reader, replica) => reader.scroll(replica, perShard, waits.get(shard)))),
     );
     const all = pages.flatMap((page) => page.points).sort((a, b) => compareIds(a.id, b.id));
+    const end = offset + body.limit;
     // The next page starts at the first id not returned: the first left over, or a shard's own next, whichever is lower.
-    const candidates = [
-      ...(all.length > body.limit ? [(all[body.limit] as PointRecord).id] : []),
-      ...pages.flatMap((p) => (p.next === undefined ? [] : [p.next])),
-    ];
+    const candidates = [...(all.length > end ? [(all[end] as PointRecord).id] : []), ...pages.flatMap((p) => (p.next === undefined ? [] : [p.next]))];
     const next = candidates.sort(compareIds)[0];
-    const points = all.slice(0, body.limit);
+    const points = all.slice(offset, end);
     return next === undefined ? { points } : { points, next };
   }
 
@@ -381,7 +387,7 @@ export class ClusterEngine {
     collection: ClusterCollection,
     shard: number,
     read: (reader: ShardReader, replica: string) => Promise<T>,
-    options: { readonly catchingUp?: boolean } = {},
+    options: { readonly catchingUp?: boolean; readonly placementRead?: boolean } = {},
   ): Promise<T> {
     const replica = replicaName(collection, shard);
     const holders = collection.placement[shard] ?? [];
@@ -403,6 +409,12 @@ export class ClusterEngine {
         tried.push(`${id} (${error.message})`);
       }
     }
+    // The placement read here may be up to a refresh old: a replica moved since is found under the new one.
+    if (options.placementRead !== true) {
+      const fresh = await this.node.collection(collection.config.name, { fresh: true });
+      if (fresh.uid === collection.uid && (fresh.placement[shard] ?? []).join() !== holders.join())
+        return this.onReplica(fresh, shard, read, { ...options, placementRead: true });
+    }
     const why =
       own === undefined
         ? ''
@@ -417,6 +429,19 @@ export class ClusterEngine {
 }
 
 /** The placement without `node`'s replica of `shard`; never a shard without replicas (another change may have run in between). */
+/**
+ * What each shard is asked for so that the merge holds every hit one node would return: its
+ * first offset + limit. A replica returns at most LIMITS.limit.max, hence the bound.
+ */
+function mergedLimit(offset: number, limit: number): number {
+  if (offset + limit > LIMITS.limit.max)
+    throw badInput(
+      'offset',
+      `offset + limit is at most ${LIMITS.limit.max} on a collection of several shards (each shard returns that many for the merge); got ${offset} + ${limit}`,
+    );
+  return offset + limit;
+}
+
 function withoutNode(collection: ClusterCollection, shard: number, node: string): ClusterCollection['placement'] {
   const placement = collection.placement.map((nodes, i) => (i === shard ? nodes.filter((id) => id !== node) : [...nodes]));
   if ((placement[shard] as string[]).length === 0) throw badInput('peer_id', `node "${node}" holds the last replica of shard ${shard}`);

@@ -375,8 +375,15 @@ export class ClusterNode {
   /** Rewrites `name`'s placement (catalog.ts, a compare-and-set) and takes up or drops this node's replicas at once. */
   async changePlacement(name: string, change: (current: ClusterCollection) => ClusterCollection['placement']): Promise<ClusterCollection> {
     const changed = await this.catalog.updatePlacement(name, change);
+    this.known.set(name, changed);
     await this.refresh();
     return changed;
+  }
+
+  /** Sets `key` of `name`'s annotations in the catalogue (what a surface keeps with a collection). */
+  async annotate(name: string, key: string, value: unknown): Promise<void> {
+    const changed = await this.catalog.annotate(name, key, value);
+    this.known.set(name, changed);
   }
 
   /** The cluster's collections, by name. */
@@ -384,9 +391,15 @@ export class ClusterNode {
     return this.catalog.list();
   }
 
-  /** `name`'s catalogue entry; ERR_COLLECTION_NOT_FOUND when there is none. */
-  collection(name: string): Promise<ClusterCollection> {
-    return this.collectionOf(name);
+  /**
+   * `name`'s catalogue entry; ERR_COLLECTION_NOT_FOUND when there is none. As the last refresh
+   * read it, or, `fresh`, from the bucket (a placement changed on another node since).
+   */
+  async collection(name: string, options: { readonly fresh?: boolean } = {}): Promise<ClusterCollection> {
+    if (options.fresh === true) this.known.delete(name);
+    const collection = await this.collectionOf(name);
+    this.known.set(name, collection);
+    return collection;
   }
 
   /** Waits until this node's replicas of `name` have applied `token` (shards it holds no replica of are skipped). */

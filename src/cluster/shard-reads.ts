@@ -21,6 +21,8 @@ export type SearchBody = SearchRequest;
 export interface ScrollBody {
   readonly filter?: unknown;
   readonly limit: number;
+  /** Matches to skip first (a query without a vector); a replica is asked for its first offset + limit instead. */
+  readonly offset?: number;
   readonly cursor?: string | null;
   readonly with_payload?: unknown;
   readonly with_vector?: boolean | null;

@@ -17,9 +17,12 @@ import { qdrantPayloadRoutes } from './payload.js';
 import { qdrantPointRoutes } from './points.js';
 import { qdrantSearchRoutes } from './search.js';
 import { qdrantServiceRoutes } from './service.js';
+import { localStore, type QdrantStore } from './store.js';
 
 export interface QdrantAppOptions {
   readonly db: Database;
+  /** What the routes read and change; default: `db` itself (a cluster node passes its cluster's, cluster-store.ts). */
+  readonly store?: QdrantStore;
   /** Request body limit in MiB (default 64). */
   readonly maxBodyMb?: number;
   /** When set, every request but the probes must carry this key (api/api-key.ts). */
@@ -57,11 +60,12 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
       }
       return kithHandler.call(app, error, request, reply);
     });
-    await scope.register(qdrantServiceRoutes, { kithVersion: SERVICE_VERSION, db: options.db });
-    await scope.register(qdrantCollectionRoutes, { db: options.db });
-    await scope.register(qdrantPointRoutes, { db: options.db });
-    await scope.register(qdrantSearchRoutes, { db: options.db });
-    await scope.register(qdrantPayloadRoutes, { db: options.db });
+    const store = options.store ?? localStore(options.db);
+    await scope.register(qdrantServiceRoutes, { kithVersion: SERVICE_VERSION, store: options.db });
+    await scope.register(qdrantCollectionRoutes, { store });
+    await scope.register(qdrantPointRoutes, { store });
+    await scope.register(qdrantSearchRoutes, { store });
+    await scope.register(qdrantPayloadRoutes, { store });
   });
   await app.ready();
   return app;

@@ -8,17 +8,16 @@
  * `quantization_config.scalar` (int8) → sq8. Other valid options are accepted and echoed by GET
  * for the life of the process (kith's stored configuration has no place for them).
  */
-import type { FastifyInstance } from 'fastify';
-import type { Collection } from '../../collection/collection.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LIMITS, validateCollectionName } from '../../segment/collection-config.js';
 import { isKithError } from '../../core/errors.js';
 import { MAX_KEY_LENGTH } from '../../payload/filter-parse.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson } from '../../core/point-id.js';
-import type { Database } from '../../db/database.js';
 import { ok } from '../envelope.js';
 import { asObject, collectionNotFound, formatError, notSupported, optionalInteger, QdrantHttpError, validationError } from './errors.js';
 import { updateResult } from './shape.js';
+import type { QdrantCollection, QdrantRead, QdrantStore } from './store.js';
 
 const DISTANCES: Record<string, 'Cosine' | 'Euclid' | 'Dot'> = { Cosine: 'Cosine', Euclid: 'Euclid', Dot: 'Dot' };
 const FIELD_TYPES = new Set(['keyword', 'integer', 'float', 'bool', 'geo', 'datetime', 'text', 'uuid']);
@@ -35,25 +34,39 @@ interface QdrantExtras {
   readonly payload_schema: Record<string, unknown>;
 }
 
-function extrasOf(collection: Collection): QdrantExtras {
-  const stored = collection.annotations().qdrant;
+function extrasOf(collection: QdrantCollection): QdrantExtras {
+  const stored = collection.extras();
   const object = typeof stored === 'object' && stored !== null && !Array.isArray(stored) ? (stored as Partial<QdrantExtras>) : {};
   return { options: object.options ?? {}, payload_schema: object.payload_schema ?? {} };
 }
 
-async function saveExtras(collection: Collection, extras: QdrantExtras): Promise<void> {
-  await collection.annotate('qdrant', extras);
+/**
+ * Qdrant's `consistency` query parameter of a read: an integer, `majority`, `quorum` or `all`.
+ * One replica (1, the default) is an eventual read; any more asks for the latest: a strong read,
+ * each shard's replica first applying its log's last position (docs/cluster.md). One node has
+ * one copy, so it reads the same either way.
+ */
+export function readOf(request: FastifyRequest): QdrantRead {
+  const raw = (request.query as Record<string, unknown> | undefined)?.consistency;
+  if (raw === undefined || raw === '' || raw === '1') return 'eventual';
+  if (raw === 'majority' || raw === 'quorum' || raw === 'all' || (typeof raw === 'string' && /^[1-9]\d{0,3}$/.test(raw))) return 'strong';
+  throw formatError('consistency', `expected a number of replicas, majority, quorum or all, got ${JSON.stringify(raw)}`);
 }
 
 /** The named collection, or Qdrant's 404. */
-export function collectionOf(db: Database, name: string): Collection {
+export async function collectionOf(store: QdrantStore, name: string, read: QdrantRead = 'eventual'): Promise<QdrantCollection> {
   try {
     validateCollectionName(name);
-    return db.collection(name);
+    return await store.collection(name, read);
   } catch (error) {
     if (isKithError(error) && (error.code === 'ERR_COLLECTION_NOT_FOUND' || error.code === 'ERR_BAD_INPUT')) throw collectionNotFound(name);
     throw error;
   }
+}
+
+/** The collection a request names, read with the request's `consistency`. */
+export function requestCollection(store: QdrantStore, request: FastifyRequest<{ Params: { name: string } }>): Promise<QdrantCollection> {
+  return collectionOf(store, request.params.name, readOf(request));
 }
 
 function parseVectors(raw: unknown): { size: number; distance: 'Cosine' | 'Euclid' | 'Dot' } {
@@ -86,7 +99,7 @@ function parseQuantization(raw: unknown): 'none' | 'sq8' {
   throw notSupported(childPath('quantization_config', kind), `${kind} quantization (only scalar int8 is)`);
 }
 
-async function createCollection(db: Database, name: string, body: Record<string, unknown>): Promise<void> {
+async function createCollection(store: QdrantStore, name: string, body: Record<string, unknown>): Promise<void> {
   const vectors = parseVectors(body.vectors);
   const sparse = body.sparse_vectors;
   if (sparse !== undefined && sparse !== null && Object.keys(asObject(sparse, 'sparse_vectors')).length > 0)
@@ -103,23 +116,35 @@ async function createCollection(db: Database, name: string, body: Record<string,
     LIMITS.efConstruction.max,
   );
   const quantization = parseQuantization(body.quantization_config);
+  const shardNumber =
+    body.shard_number === undefined || body.shard_number === null ? undefined : optionalInteger(body.shard_number, 'shard_number', 1, 1, 1024);
+  const replicationFactor =
+    body.replication_factor === undefined || body.replication_factor === null
+      ? undefined
+      : optionalInteger(body.replication_factor, 'replication_factor', 1, 1, 16);
   validateCollectionName(name);
+  const options = { ...body };
+  delete options.timeout;
   try {
-    await db.createCollection({
-      name,
-      vector_size: vectors.size,
-      distance: vectors.distance,
-      hnsw: m !== 0,
-      parameters: m === 0 ? { ef_construction: efConstruct } : { m, ef_construction: efConstruct },
-      quantization,
-    });
+    await store.create(
+      {
+        name,
+        vector_size: vectors.size,
+        distance: vectors.distance,
+        hnsw: m !== 0,
+        parameters: m === 0 ? { ef_construction: efConstruct } : { m, ef_construction: efConstruct },
+        quantization,
+      },
+      { options, payload_schema: {} } satisfies QdrantExtras,
+      {
+        ...(shardNumber === undefined ? {} : { shard_number: shardNumber }),
+        ...(replicationFactor === undefined ? {} : { replication_factor: replicationFactor }),
+      },
+    );
   } catch (error) {
     if (isKithError(error) && error.code === 'ERR_COLLECTION_EXISTS') throw new QdrantHttpError(409, `Wrong input: Collection \`${name}\` already exists!`);
     throw error;
   }
-  const options = { ...body };
-  delete options.timeout;
-  await saveExtras(db.collection(name), { options, payload_schema: {} });
 }
 
 /**
@@ -129,20 +154,15 @@ async function createCollection(db: Database, name: string, body: Record<string,
 export const MAX_DECLARED_FIELDS = 256;
 
 /** Qdrant's CollectionInfo for a kith collection. */
-async function collectionInfo(collection: Collection): Promise<Record<string, unknown>> {
-  const info = collection.describe();
+async function collectionInfo(collection: QdrantCollection): Promise<Record<string, unknown>> {
+  const info = await collection.facts();
   const extras = extrasOf(collection);
   const options = extras.options;
   const echoed = (key: string): Record<string, unknown> => asObject(options[key], key);
   const payloadSchema: Record<string, unknown> = {};
   const declared = Object.entries(extras.payload_schema).slice(0, MAX_DECLARED_FIELDS);
   if (declared.length > 0) {
-    const tops = declared.map(([field]) => field.split('.')[0] as string);
-    const counts = new Array<number>(declared.length).fill(0);
-    await collection.scanMatches(undefined, (slot, table) => {
-      const payload = table.payloadOf(slot);
-      for (let f = 0; f < tops.length; f++) if (Object.hasOwn(payload, tops[f] as string)) counts[f] = (counts[f] as number) + 1;
-    });
+    const counts = await collection.pointsWithKeys(declared.map(([field]) => field.split('.')[0] as string));
     declared.forEach(([field, schema], f) => {
       const dataType = typeof schema === 'string' ? schema : (schema as { type?: unknown }).type;
       payloadSchema[field] = { data_type: dataType, ...(typeof schema === 'object' ? { params: schema } : {}), points: counts[f] };
@@ -158,8 +178,8 @@ async function collectionInfo(collection: Collection): Promise<Record<string, un
       params: {
         ...echoed('params'),
         vectors: { ...echoed('vectors'), size: info.vector_size, distance: info.distance },
-        shard_number: options.shard_number ?? 1,
-        replication_factor: options.replication_factor ?? 1,
+        shard_number: info.sharding?.shard_number ?? options.shard_number ?? 1,
+        replication_factor: info.sharding?.replication_factor ?? options.replication_factor ?? 1,
         write_consistency_factor: options.write_consistency_factor ?? 1,
         on_disk_payload: options.on_disk_payload ?? true,
         ...(options.sharding_method !== undefined ? { sharding_method: options.sharding_method } : {}),
@@ -200,20 +220,22 @@ function parseFieldSchema(raw: unknown): unknown {
   return raw;
 }
 
-export async function qdrantCollectionRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
-  app.get('/collections', async (_request, reply) => ok(reply, { collections: db.list().map((c) => ({ name: c.name })) }));
+export async function qdrantCollectionRoutes(app: FastifyInstance, { store }: { store: QdrantStore }): Promise<void> {
+  app.get('/collections', async (_request, reply) => ok(reply, { collections: (await store.list()).map((name) => ({ name })) }));
 
   app.put<{ Params: { name: string } }>('/collections/:name', async (request, reply) => {
-    await createCollection(db, request.params.name, asObject(request.body, 'body'));
+    await createCollection(store, request.params.name, asObject(request.body, 'body'));
     return ok(reply, true);
   });
 
-  app.get<{ Params: { name: string } }>('/collections/:name', async (request, reply) => ok(reply, await collectionInfo(collectionOf(db, request.params.name))));
+  app.get<{ Params: { name: string } }>('/collections/:name', async (request, reply) =>
+    ok(reply, await collectionInfo(await requestCollection(store, request))),
+  );
 
   app.get<{ Params: { name: string } }>('/collections/:name/exists', async (request, reply) => {
     let exists = true;
     try {
-      collectionOf(db, request.params.name);
+      await collectionOf(store, request.params.name);
     } catch (error) {
       if (!(error instanceof QdrantHttpError) || error.statusCode !== 404) throw error;
       exists = false;
@@ -223,17 +245,17 @@ export async function qdrantCollectionRoutes(app: FastifyInstance, { db }: { db:
 
   app.delete<{ Params: { name: string } }>('/collections/:name', async (request, reply) => {
     try {
-      collectionOf(db, request.params.name);
+      await collectionOf(store, request.params.name);
     } catch (error) {
       if (error instanceof QdrantHttpError && error.statusCode === 404) return ok(reply, false);
       throw error;
     }
-    await db.dropCollection(request.params.name);
+    await store.drop(request.params.name);
     return ok(reply, true);
   });
 
   app.put<{ Params: { name: string } }>('/collections/:name/index', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
+    const collection = await collectionOf(store, request.params.name);
     const body = asObject(request.body, 'body');
     const field = body.field_name;
     if (typeof field !== 'string' || field === '') throw formatError('field_name', `expected a non-empty string, got ${describeJson(field)}`);
@@ -243,15 +265,15 @@ export async function qdrantCollectionRoutes(app: FastifyInstance, { db }: { db:
     if (!Object.hasOwn(extras.payload_schema, field) && Object.keys(extras.payload_schema).length >= MAX_DECLARED_FIELDS) {
       throw validationError('field_name', `the collection already declares ${MAX_DECLARED_FIELDS} payload fields, the limit; delete one first`);
     }
-    await saveExtras(collection, { ...extras, payload_schema: { ...extras.payload_schema, [field]: schema } });
+    await collection.saveExtras({ ...extras, payload_schema: { ...extras.payload_schema, [field]: schema } } satisfies QdrantExtras);
     return ok(reply, updateResult());
   });
 
   app.delete<{ Params: { name: string; field: string } }>('/collections/:name/index/:field', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
+    const collection = await collectionOf(store, request.params.name);
     const extras = extrasOf(collection);
     const { [request.params.field]: _removed, ...rest } = extras.payload_schema;
-    await saveExtras(collection, { ...extras, payload_schema: rest });
+    await collection.saveExtras({ ...extras, payload_schema: rest } satisfies QdrantExtras);
     return ok(reply, updateResult());
   });
 }

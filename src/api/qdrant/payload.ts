@@ -9,13 +9,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { PayloadOperation } from '../../collection/collection.js';
 import { describeJson } from '../../core/point-id.js';
-import type { Database } from '../../db/database.js';
 import { PAYLOAD_SELECTOR_LIMITS } from '../../payload/payload-selector.js';
 import { ok } from '../envelope.js';
-import { collectionOf } from './collections.js';
+import { requestCollection } from './collections.js';
 import { asObject, formatError, validationError } from './errors.js';
 import { pointsSelector } from './points.js';
 import { updateResult } from './shape.js';
+import type { QdrantStore } from './store.js';
 
 type NameParams = { Params: { name: string } };
 
@@ -40,14 +40,14 @@ function deleteOperation(body: Record<string, unknown>): PayloadOperation {
   return { op: 'delete', keys: keys as string[] };
 }
 
-export async function qdrantPayloadRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
+export async function qdrantPayloadRoutes(app: FastifyInstance, { store }: { store: QdrantStore }): Promise<void> {
   /** Qdrant's body → the engine's selection and operation → Qdrant's update result. */
   const route = (method: 'POST' | 'PUT', url: string, operation: (body: Record<string, unknown>) => PayloadOperation): void => {
     app.route<NameParams>({
       method,
       url: `/collections/:name/points/payload${url}`,
       handler: async (request, reply) => {
-        const collection = collectionOf(db, request.params.name);
+        const collection = await requestCollection(store, request);
         const body = asObject(request.body, 'body');
         const chosen = operation(body);
         const selector = await pointsSelector(body);

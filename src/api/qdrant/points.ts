@@ -5,20 +5,19 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { LIMITS } from '../../segment/collection-config.js';
-import type { Collection, PointInput, PointRecord, StoredPoint } from '../../collection/collection.js';
+import type { PointInput, PointRecord } from '../../collection/collection.js';
 import { parsePayloadSelector } from '../../payload/payload-selector.js';
-import { isKithError } from '../../core/errors.js';
 import { childPath } from '../../core/field-path.js';
 import { mapInSlices } from '../../core/time-slices.js';
 import { describeJson, type PointId } from '../../core/point-id.js';
-import type { Database } from '../../db/database.js';
 import type { Filter } from '../../payload/filter-types.js';
 import { ok, okSliced } from '../envelope.js';
-import { collectionOf } from './collections.js';
+import { requestCollection } from './collections.js';
 import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, QdrantHttpError } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
 import { pathIdToKithId, toKithId, toQdrantId } from './ids.js';
 import { parseVectorSelector, type QdrantRecord, toRecord, updateResult } from './shape.js';
+import type { QdrantStore } from './store.js';
 
 type NameParams = { Params: { name: string } };
 
@@ -90,25 +89,15 @@ function asRecord(point: PointRecord): QdrantRecord {
   return toRecord(point.id, point.payload, point.vector);
 }
 
-/** The stored point, or undefined when the collection has no such id. */
-export function findPoint(collection: Collection, id: PointId): StoredPoint | undefined {
-  try {
-    return collection.getPoint(id);
-  } catch (error) {
-    if (isKithError(error) && error.code === 'ERR_POINT_NOT_FOUND') return undefined;
-    throw error;
-  }
-}
-
-export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
+export async function qdrantPointRoutes(app: FastifyInstance, { store }: { store: QdrantStore }): Promise<void> {
   app.put<NameParams>('/collections/:name/points', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
+    const collection = await requestCollection(store, request);
     await collection.upsert(await upsertPoints(asObject(request.body, 'body')));
     return ok(reply, updateResult());
   });
 
   app.post<NameParams>('/collections/:name/points', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
+    const collection = await requestCollection(store, request);
     const body = asObject(request.body, 'body');
     refuseShardKey(body);
     if (!Array.isArray(body.ids)) throw formatError('ids', `expected an array of ids, got ${describeJson(body.ids)}`);
@@ -121,15 +110,15 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
   });
 
   app.get<{ Params: { name: string; id: string } }>('/collections/:name/points/:id', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
+    const collection = await requestCollection(store, request);
     const id = pathIdToKithId(request.params.id);
-    const point = findPoint(collection, id);
+    const point = await collection.findPoint(id);
     if (point === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${request.params.id} found`);
     return ok(reply, toRecord(point.id, point.payload, point.vector));
   });
 
   app.post<NameParams>('/collections/:name/points/delete', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
+    const collection = await requestCollection(store, request);
     const selector = await pointsSelector(asObject(request.body, 'body'));
     if (Array.isArray(selector)) await collection.deleteIds(selector);
     else await collection.deleteByFilter(selector);
@@ -137,7 +126,7 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
   });
 
   app.post<NameParams>('/collections/:name/points/scroll', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
+    const collection = await requestCollection(store, request);
     const body = asObject(request.body, 'body');
     refuseShardKey(body);
     if (body.order_by !== undefined && body.order_by !== null) throw notSupported('order_by', 'ordering a scroll by a payload field');
@@ -155,7 +144,7 @@ export async function qdrantPointRoutes(app: FastifyInstance, { db }: { db: Data
   });
 
   app.post<NameParams>('/collections/:name/points/count', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
+    const collection = await requestCollection(store, request);
     const body = asObject(request.body, 'body');
     refuseShardKey(body);
     optionalBoolean(body.exact, 'exact', true);

@@ -10,23 +10,22 @@
  * what Qdrant's wire format requires (its ids, shapes and refusals).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Collection } from '../../collection/collection.js';
 import { LIMITS } from '../../segment/collection-config.js';
 import { type Example, PointNotFoundError, type QueryRequest } from '../../search/query-verbs.js';
 import type { SearchInput } from '../../search/collection-search.js';
 import { addScroll, REQUEST_BUDGET, RequestCost } from '../../search/request-cost.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson, type PointId } from '../../core/point-id.js';
-import type { Database } from '../../db/database.js';
 import type { Filter } from '../../payload/filter-types.js';
 import { type PayloadSelector, parsePayloadSelector, selectorPatterns } from '../../payload/payload-selector.js';
 import { okSliced } from '../envelope.js';
-import { collectionOf } from './collections.js';
+import { requestCollection } from './collections.js';
 import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, optionalNumber, QdrantHttpError, validationError } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
 import { type QdrantId, toKithId, toQdrantId } from './ids.js';
 import { denseVector } from './points.js';
 import { parseVectorSelector, type QdrantScoredPoint } from './shape.js';
+import type { QdrantCollection, QdrantStore } from './store.js';
 import { mapInSlices } from '../../core/time-slices.js';
 
 type NameParams = { Params: { name: string } };
@@ -92,7 +91,7 @@ function searchPlan(raw: unknown, path: string): Plan {
 const UNSUPPORTED_QUERIES = ['discover', 'context', 'order_by', 'fusion', 'rrf', 'formula', 'sample'];
 
 /** A query request body: `query` is a vector, an id, `{nearest: vector | id, mmr?}`, `{recommend}`, or absent. */
-function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
+function queryPlan(dim: number, raw: unknown, path: string): Plan {
   const body = asObject(raw, path);
   if (Array.isArray(body.prefetch) ? body.prefetch.length > 0 : body.prefetch !== undefined && body.prefetch !== null) {
     throw notSupported(childPath(path, 'prefetch'), '`prefetch` (multi-stage queries)');
@@ -110,7 +109,7 @@ function queryPlan(collection: Collection, raw: unknown, path: string): Plan {
     if (kind !== undefined) throw notSupported(childPath(queryPath, kind), `the \`${kind}\` query`, true);
     if (Object.hasOwn(q, 'recommend')) {
       const recommendPath = childPath(queryPath, 'recommend');
-      return { kind: 'search', ...common, query: recommendQuery(collection, asObject(q.recommend, recommendPath), recommendPath) };
+      return { kind: 'search', ...common, query: recommendQuery(dim, asObject(q.recommend, recommendPath), recommendPath) };
     }
     if (!Object.hasOwn(q, 'nearest')) {
       if (Object.hasOwn(q, 'indices')) throw notSupported(queryPath, 'sparse vectors');
@@ -167,12 +166,11 @@ function examples(raw: unknown, path: string, dim: number): Example[] {
 }
 
 /** Qdrant's average_vector recommendation, translated: the engine reads the examples and leaves those given by id out. */
-function recommendQuery(collection: Collection, body: Record<string, unknown>, path: string): Query {
+function recommendQuery(dim: number, body: Record<string, unknown>, path: string): Query {
   const strategy = body.strategy ?? 'average_vector';
   if (strategy !== 'average_vector') throw notSupported(childPath(path, 'strategy'), `the ${JSON.stringify(strategy)} strategy (only average_vector is)`);
   if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported(childPath(path, 'using'), 'named vectors');
   if (body.lookup_from !== undefined && body.lookup_from !== null) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from`');
-  const dim = collection.describe().vector_size;
   const positive = examples(body.positive, childPath(path, 'positive'), dim);
   const negative = examples(body.negative, childPath(path, 'negative'), dim);
   if (positive.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
@@ -180,10 +178,10 @@ function recommendQuery(collection: Collection, body: Record<string, unknown>, p
 }
 
 /** POST …/points/recommend: a recommendation's search. */
-function recommendPlan(collection: Collection, raw: unknown, path: string): Plan {
+function recommendPlan(dim: number, raw: unknown, path: string): Plan {
   const body = asObject(raw, path);
   const common = commonPlan(body, path, false);
-  return { kind: 'search', ...common, query: recommendQuery(collection, body, path) };
+  return { kind: 'search', ...common, query: recommendQuery(dim, body, path) };
 }
 
 /** The engine's query for a plan. */
@@ -219,8 +217,8 @@ async function pointsFound<T>(run: () => Promise<T>): Promise<T> {
  * Runs the plans of one request (at `paths`), all checked against one cost before any runs:
  * searches through Collection.searchBatch, pages in id order through Collection.scroll.
  */
-async function runPlans(collection: Collection, plans: readonly Plan[], paths: readonly string[], cost: RequestCost): Promise<QdrantScoredPoint[][]> {
-  const vectorSize = collection.describe().vector_size;
+async function runPlans(collection: QdrantCollection, plans: readonly Plan[], paths: readonly string[], cost: RequestCost): Promise<QdrantScoredPoint[][]> {
+  const vectorSize = (await collection.facts()).vector_size;
   const searchAt: number[] = [];
   plans.forEach((plan, i) => {
     if (plan.kind === 'search') searchAt.push(i);
@@ -237,7 +235,7 @@ async function runPlans(collection: Collection, plans: readonly Plan[], paths: r
   const answers: QdrantScoredPoint[][] = new Array(plans.length);
   // In slices: a batch may answer 131,072 hits.
   for (const [i, planIndex] of searchAt.entries()) {
-    answers[planIndex] = await mapInSlices(outcomes[i]?.points ?? [], (h) => scoredPoint(h.id, h.version, h.score, h.payload, h.vector));
+    answers[planIndex] = await mapInSlices(outcomes[i] ?? [], (h) => scoredPoint(h.id, h.version, h.score, h.payload, h.vector));
   }
   for (const [i, plan] of plans.entries()) {
     if (plan.kind !== 'list') continue;
@@ -276,28 +274,31 @@ function searches(body: unknown): unknown[] {
 
 const pathsOf = (count: number): string[] => Array.from({ length: count }, (_, i) => childPath('searches', i));
 
-export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
+export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { store: QdrantStore }): Promise<void> {
+  /** The collection's dimension, which recommendations' example vectors are checked against. */
+  const dimOf = async (collection: QdrantCollection): Promise<number> => (await collection.facts()).vector_size;
   app.post<NameParams>('/collections/:name/points/search', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
+    const collection = await requestCollection(store, request);
     const [answer] = await runPlans(collection, [searchPlan(request.body, '')], [''], new RequestCost());
     return okSliced(reply, answer);
   });
 
   app.post<NameParams>('/collections/:name/points/search/batch', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
+    const collection = await requestCollection(store, request);
     const plans = searches(request.body).map((s, i) => searchPlan(s, childPath('searches', i)));
     return okSliced(reply, await runPlans(collection, plans, pathsOf(plans.length), new RequestCost()));
   });
 
   app.post<NameParams>('/collections/:name/points/query', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
-    const [answer] = await runPlans(collection, [queryPlan(collection, request.body, '')], [''], new RequestCost());
+    const collection = await requestCollection(store, request);
+    const [answer] = await runPlans(collection, [queryPlan(await dimOf(collection), request.body, '')], [''], new RequestCost());
     return okSliced(reply, { points: answer });
   });
 
   app.post<NameParams>('/collections/:name/points/query/batch', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
-    const plans = searches(request.body).map((s, i) => queryPlan(collection, s, childPath('searches', i)));
+    const collection = await requestCollection(store, request);
+    const dim = await dimOf(collection);
+    const plans = searches(request.body).map((s, i) => queryPlan(dim, s, childPath('searches', i)));
     const answers = await runPlans(collection, plans, pathsOf(plans.length), new RequestCost());
     return okSliced(
       reply,
@@ -306,14 +307,15 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { db }: { db: Dat
   });
 
   app.post<NameParams>('/collections/:name/points/recommend', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
-    const [answer] = await runPlans(collection, [recommendPlan(collection, request.body, '')], [''], new RequestCost());
+    const collection = await requestCollection(store, request);
+    const [answer] = await runPlans(collection, [recommendPlan(await dimOf(collection), request.body, '')], [''], new RequestCost());
     return okSliced(reply, answer);
   });
 
   app.post<NameParams>('/collections/:name/points/recommend/batch', async (request, reply) => {
-    const collection = collectionOf(db, request.params.name);
-    const plans = searches(request.body).map((s, i) => recommendPlan(collection, s, childPath('searches', i)));
+    const collection = await requestCollection(store, request);
+    const dim = await dimOf(collection);
+    const plans = searches(request.body).map((s, i) => recommendPlan(dim, s, childPath('searches', i)));
     return okSliced(reply, await runPlans(collection, plans, pathsOf(plans.length), new RequestCost()));
   });
 }

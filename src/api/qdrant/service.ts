@@ -4,8 +4,8 @@
  * 503 `some shards are not ready` while the database loads its collections).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Database } from '../../db/database.js';
 import { LOADING_RETRY_AFTER_S } from '../app-common.js';
+import type { QdrantStore } from './store.js';
 
 /**
  * The Qdrant REST API version this port implements, as GET / reports it: the official client
@@ -15,13 +15,16 @@ export const QDRANT_API_VERSION = '1.18.0';
 
 const PLAIN_TEXT = 'text/plain; charset=utf-8';
 
-export async function qdrantServiceRoutes(app: FastifyInstance, { kithVersion, db }: { kithVersion: string; db: Database }): Promise<void> {
+export async function qdrantServiceRoutes(
+  app: FastifyInstance,
+  { kithVersion, store }: { kithVersion: string; store: Pick<QdrantStore, 'loading'> },
+): Promise<void> {
   app.get('/', async () => ({ title: 'qdrant - vector search engine (kith)', version: QDRANT_API_VERSION, kith_version: kithVersion }));
   for (const path of ['/healthz', '/livez']) {
     app.get(path, async (_request, reply) => reply.type(PLAIN_TEXT).send('healthz check passed'));
   }
   app.get('/readyz', async (_request, reply) => {
-    if (!db.loading) return reply.type(PLAIN_TEXT).send('all shards are ready');
+    if (!store.loading) return reply.type(PLAIN_TEXT).send('all shards are ready');
     return reply.code(503).header('retry-after', String(LOADING_RETRY_AFTER_S)).type(PLAIN_TEXT).send('some shards are not ready');
   });
 }

@@ -1,0 +1,135 @@
+/**
+ * What the Qdrant port's routes read and change: one node's database (`localStore`), or a
+ * cluster's collections (cluster-store.ts). The routes parse Qdrant's bodies into the engine's
+ * inputs (parsed filters, payload selectors, queries) and hand them here; each store runs them its
+ * own way, so the Qdrant dialect is written once for both.
+ */
+import type { PayloadOperation, PointInput, PointRecord, ScrollPage, StoredPoint } from '../../collection/collection.js';
+import type { CollectionConfigInput } from '../../segment/collection-config.js';
+import { isKithError } from '../../core/errors.js';
+import type { PointId } from '../../core/point-id.js';
+import type { Database } from '../../db/database.js';
+import type { Filter } from '../../payload/filter-types.js';
+import type { PayloadSelector } from '../../payload/payload-selector.js';
+import type { ScoredPoint, SearchInput } from '../../search/collection-search.js';
+import type { QueryRequest } from '../../search/query-verbs.js';
+import type { RequestCost } from '../../search/request-cost.js';
+
+/** What the Qdrant port shows of a collection's configuration and size. */
+export interface QdrantCollectionFacts {
+  readonly vector_size: number;
+  readonly distance: 'Cosine' | 'Euclid' | 'Dot';
+  readonly hnsw: boolean;
+  readonly parameters: { readonly m: number; readonly ef_construction: number };
+  readonly quantization: 'none' | 'sq8';
+  readonly points_count: number;
+  /** A cluster's collection: its shards and replicas (one node: absent, Qdrant's 1 and 1). */
+  readonly sharding?: { readonly shard_number: number; readonly replication_factor: number };
+}
+
+export interface QdrantScroll {
+  readonly limit: number;
+  readonly offset?: number;
+  readonly from?: PointId;
+  readonly filter?: Filter;
+  readonly with_payload: PayloadSelector;
+  readonly with_vector: boolean;
+}
+
+/** One collection, as the Qdrant routes use it. */
+export interface QdrantCollection {
+  readonly name: string;
+  facts(): Promise<QdrantCollectionFacts>;
+  /** What the Qdrant port keeps with the collection (its options and declared payload fields). */
+  extras(): unknown;
+  saveExtras(extras: unknown): Promise<void>;
+  /** Per top-level key, the points whose payload has it (GET …/collections/{name}'s payload_schema). */
+  pointsWithKeys(keys: readonly string[]): Promise<number[]>;
+  upsert(points: readonly PointInput[]): Promise<void>;
+  retrieve(ids: readonly PointId[], options: { readonly with_payload: PayloadSelector; readonly with_vector: boolean }): Promise<PointRecord[]>;
+  /** The point with its payload and vector; undefined when there is none. */
+  findPoint(id: PointId): Promise<StoredPoint | undefined>;
+  deleteIds(ids: readonly PointId[]): Promise<void>;
+  deleteByFilter(filter: Filter): Promise<void>;
+  scroll(request: QdrantScroll): Promise<ScrollPage>;
+  count(filter: Filter | undefined): Promise<number>;
+  /** The queries' hits, in order, every query bounded by `cost` before any runs. */
+  queryChecked(
+    queries: readonly QueryRequest<SearchInput>[],
+    options: { readonly cost: RequestCost; readonly paths: readonly string[] },
+  ): Promise<ScoredPoint[][]>;
+  changePayloads(selection: { readonly points: readonly PointId[] } | { readonly filter: Filter }, operation: PayloadOperation): Promise<void>;
+}
+
+/** Qdrant's `consistency` of a read, as a store takes it: one replica (eventual) or the log's latest (strong). */
+export type QdrantRead = 'eventual' | 'strong';
+
+export interface QdrantStore {
+  /** Still loading its collections (the probes say so; everything else waits). */
+  readonly loading: boolean;
+  list(): Promise<string[]>;
+  /** Creates the collection with the Qdrant port's extras; `sharding` on a cluster (absent: its defaults). */
+  create(config: CollectionConfigInput, extras: unknown, sharding: { readonly shard_number?: number; readonly replication_factor?: number }): Promise<void>;
+  drop(name: string): Promise<void>;
+  /** ERR_COLLECTION_NOT_FOUND when there is none. */
+  collection(name: string, read: QdrantRead): Promise<QdrantCollection>;
+}
+
+/** The key of the Qdrant port's extras among a collection's annotations. */
+export const QDRANT_EXTRAS = 'qdrant';
+
+/** One node's database. */
+export function localStore(db: Database): QdrantStore {
+  return {
+    get loading() {
+      return db.loading;
+    },
+    list: async () => db.list().map((c) => c.name),
+    create: async (config, extras) => {
+      await db.createCollection(config);
+      await db.collection(config.name).annotate(QDRANT_EXTRAS, extras);
+    },
+    drop: (name) => db.dropCollection(name),
+    collection: async (name) => {
+      const collection = db.collection(name);
+      return {
+        name,
+        facts: async () => collection.describe(),
+        extras: () => collection.annotations()[QDRANT_EXTRAS],
+        saveExtras: (extras) => collection.annotate(QDRANT_EXTRAS, extras),
+        pointsWithKeys: async (keys) => {
+          const counts = new Array<number>(keys.length).fill(0);
+          await collection.scanMatches(undefined, (slot, table) => {
+            const payload = table.payloadOf(slot);
+            for (let k = 0; k < keys.length; k++) if (Object.hasOwn(payload, keys[k] as string)) counts[k] = (counts[k] as number) + 1;
+          });
+          return counts;
+        },
+        upsert: async (points) => {
+          await collection.upsert(points);
+        },
+        retrieve: (ids, options) => collection.retrieve(ids, options),
+        findPoint: async (id) => {
+          try {
+            return collection.getPoint(id);
+          } catch (error) {
+            if (isKithError(error) && error.code === 'ERR_POINT_NOT_FOUND') return undefined;
+            throw error;
+          }
+        },
+        deleteIds: async (ids) => {
+          await collection.deleteIds(ids);
+        },
+        deleteByFilter: async (filter) => {
+          await collection.deleteByFilter(filter);
+        },
+        scroll: (request) => collection.scroll(request),
+        count: (filter) => collection.count(filter),
+        queryChecked: async (queries, options) => (await collection.queryChecked(queries, options)).map((outcome) => outcome.points),
+        changePayloads: async (selection, operation) => {
+          await collection.changePayloads(selection, operation);
+        },
+      };
+    },
+  };
+}
