@@ -70,7 +70,13 @@ async function main(): Promise<void> {
   const qdrantApp =
     config.qdrantPort === undefined
       ? undefined
-      : await buildQdrantApp({ db, maxBodyMb: config.maxBodyMb, apiKey: config.apiKey, logger: app.log.child({ listener: 'qdrant' }) });
+      : await buildQdrantApp({
+          db,
+          ...(cluster === undefined ? {} : { cluster: cluster.engine }),
+          maxBodyMb: config.maxBodyMb,
+          apiKey: config.apiKey,
+          logger: app.log.child({ listener: 'qdrant' }),
+        });
   for (const write of early.splice(0)) write(app.log);
 
   let stopping = false;

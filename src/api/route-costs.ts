@@ -19,8 +19,8 @@ const BODY = 'the body limit (-max-body-mb)';
 const FIXED = 'constant work';
 const SLICED = 'walks the collection in slices (point-scan.ts)';
 
-/** `cluster`: the routes only a cluster node's kith port has, besides kith's. */
-export type Port = 'kith' | 'qdrant' | 'cluster';
+/** `cluster`, `qdrantCluster`: the routes only a cluster node's kith and Qdrant ports have, besides their own. */
+export type Port = 'kith' | 'qdrant' | 'cluster' | 'qdrantCluster';
 
 /** By port, then `METHOD /path` as registered (HEAD routes share their GET's entry). */
 export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
@@ -68,6 +68,11 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'POST /cluster/local/collections/:name/points/count': { budgets: ['filterTerms'], bounded: SLICED },
     'POST /cluster/local/collections/:name/points/retrieve': { budgets: ['ids', 'vectorComponents', 'payloadPathChecks'], bounded: 'the listed ids' },
     'POST /cluster/local/replicas/:name/applied': { budgets: [], bounded: 'a wait of at most 30 s, no work' },
+  },
+  qdrantCluster: {
+    'GET /cluster': { budgets: [], bounded: 'one line per node' },
+    'GET /collections/:name/cluster': { budgets: [], bounded: 'one line per replica' },
+    'POST /collections/:name/cluster': { budgets: [], bounded: 'a catalogue change; a wait of at most 120 s for the new replica, no work here' },
   },
   qdrant: {
     'GET /': { budgets: [], bounded: FIXED },

@@ -144,8 +144,6 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     pick('advertise', 'KITH_ADVERTISE', ''),
     port,
   );
-  if (cluster !== undefined && qdrantPort !== '')
-    throw new FlagError('-qdrant-port: a cluster node serves kith\'s API only for now (docs/cluster.md, "Not yet"); drop -qdrant-port or -cluster-nats');
   return {
     port,
     host: pick('host', 'KITH_HOST', '0.0.0.0'),

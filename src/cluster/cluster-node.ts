@@ -68,6 +68,16 @@ export interface ReplicaState {
   readonly stopped?: string;
 }
 
+/** The annotation of a replica's local collection naming the node it belongs to. */
+const REPLICA_ANNOTATION = 'cluster';
+
+/** The node a local collection is a replica of, when it is one. */
+function nodeOfReplica(db: Database, name: string): string | undefined {
+  if (!name.startsWith('shard-')) return undefined;
+  const mark = db.collection(name).annotations()[REPLICA_ANNOTATION] as { node?: unknown } | undefined;
+  return typeof mark?.node === 'string' ? mark.node : undefined;
+}
+
 /**
  * The most one log entry holds: below the stream's 1 MiB `max_msg_size` and NATS's default
  * `max_payload`, with room for the headers. A larger part is split into consecutive entries.
@@ -157,6 +167,20 @@ export class ClusterNode {
       await membership.leave();
       throw error;
     }
+    // A file holds one node's replicas: under another id, the catalogue would place none of them
+    // on it, and the first refresh would drop them all.
+    const other = db
+      .list()
+      .map((c) => nodeOfReplica(db, c.name))
+      .find((node) => node !== undefined && node !== options.nodeId);
+    if (other !== undefined) {
+      await db.close();
+      await membership.leave();
+      throw new KithError(
+        'ERR_BAD_INPUT',
+        `${options.dbPath} holds the replicas of node "${other}"; start it as -node-id ${other}, or start node "${options.nodeId}" on a file of its own`,
+      );
+    }
     // A single node's collections are not a cluster's: joining with them would hide them, or serve them beside the cluster's.
     const own = db.list().filter((c) => !c.name.startsWith('shard-'));
     if (own.length > 0) {
@@ -206,7 +230,10 @@ export class ClusterNode {
         placed.add(local);
         if (this.replicas.has(local)) continue;
         const versions = this.versionsOf(local) as LogVersions;
-        if (!this.db.list().some((c) => c.name === local)) await this.db.createCollection({ ...collection.config, name: local }, { versions });
+        if (!this.db.list().some((c) => c.name === local)) {
+          await this.db.createCollection({ ...collection.config, name: local }, { versions });
+          await this.db.collection(local).annotate(REPLICA_ANNOTATION, { node: this.id });
+        }
         const log = await this.logOf(collection, shard);
         this.replicas.set(local, { collection: collection.config.name, shard, replica: new ShardReplica(log, this.db.collection(local), versions) });
       }

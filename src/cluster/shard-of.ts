@@ -19,7 +19,7 @@ function mix(hash: number, byte: number): number {
 }
 
 /** 32-bit FNV-1a over the UTF-8 bytes of `text` (a lone surrogate as U+FFFD, as TextEncoder writes it), without encoding it first. */
-function fnv1a32(text: string): number {
+export function fnv1a32(text: string): number {
   let hash = FNV_OFFSET;
   for (let i = 0; i < text.length; i++) {
     let c = text.charCodeAt(i);

@@ -197,9 +197,16 @@ describe('faults of a three-node kith cluster', { timeout: 300_000 }, () => {
     }
   });
 
-  test('a node whose file is wiped comes back with its replicas seeded from the logs', async () => {
+  test('a file refuses another node id; a node whose file is wiped comes back with its replicas seeded from the logs', async () => {
     const node = cluster.nodes[2] as { dbPath: string };
+    assert.equal((cluster.nodes[2] as { id: string }).id, 'n3');
     await cluster.stopNode(2);
+    // Under another id, the file's replicas would all be dropped: the node refuses it.
+    const other = await startServer(node.dbPath, ['-cluster-nats', nats.cluster.urls.join(','), '-node-id', 'n7', '-advertise', 'http://127.0.0.1:9'], {}, { listeningOnly: true }).then(
+      () => 'it started',
+      (error: Error) => error.message,
+    );
+    assert.match(other, /holds the replicas of node "n3"/);
     for (const path of [node.dbPath, `${node.dbPath}-lock`]) rmSync(path, { force: true });
     await cluster.startNode(2);
     await assertReplicasMatchPeers(cluster, 2, 'f');

@@ -18,7 +18,7 @@ import { buildQdrantApp } from '../../src/api/qdrant/app.js';
 import { type Port as AnyPort, ROUTE_COSTS } from '../../src/api/route-costs.js';
 
 /** The ports a single node listens on (the cluster's own routes are walked by no test here). */
-type Port = Exclude<AnyPort, 'cluster'>;
+type Port = Exclude<AnyPort, 'cluster' | 'qdrantCluster'>;
 
 import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';

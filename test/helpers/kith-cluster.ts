@@ -13,6 +13,8 @@ export interface KithNode {
   readonly port: number;
   readonly url: string;
   readonly dbPath: string;
+  /** The Qdrant port's URL, when the cluster was started with one per node. */
+  readonly qdrantUrl?: string;
   /** The running process; null while it is down. */
   server: ServerProcess | null;
 }
@@ -25,11 +27,25 @@ export class KithCluster {
   ) {}
 
   /** Starts `size` nodes (n1…) under `dir`, one at a time, each ready (GET /readyz 200) before the next. */
-  static async start(nats: NatsCluster, dir: string, size = 3, extraArgs: readonly string[] = ['-threads', '0']): Promise<KithCluster> {
+  static async start(
+    nats: NatsCluster,
+    dir: string,
+    size = 3,
+    extraArgs: readonly string[] = ['-threads', '0'],
+    options: { readonly qdrant?: boolean } = {},
+  ): Promise<KithCluster> {
     const nodes: KithNode[] = [];
     for (let i = 0; i < size; i++) {
       const port = await freePort();
-      nodes.push({ id: `n${i + 1}`, port, url: `http://127.0.0.1:${port}`, dbPath: join(dir, `node${i + 1}.db`), server: null });
+      const qdrantPort = options.qdrant === true ? await freePort() : undefined;
+      nodes.push({
+        id: `n${i + 1}`,
+        port,
+        url: `http://127.0.0.1:${port}`,
+        dbPath: join(dir, `node${i + 1}.db`),
+        ...(qdrantPort === undefined ? {} : { qdrantUrl: `http://127.0.0.1:${qdrantPort}` }),
+        server: null,
+      });
     }
     const cluster = new KithCluster(nats, nodes, extraArgs);
     try {
@@ -53,6 +69,7 @@ export class KithCluster {
       node.id,
       '-advertise',
       node.url,
+      ...(node.qdrantUrl === undefined ? [] : ['-qdrant-port', new URL(node.qdrantUrl).port]),
       ...this.extraArgs,
     ]);
   }

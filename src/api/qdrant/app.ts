@@ -17,12 +17,15 @@ import { qdrantPayloadRoutes } from './payload.js';
 import { qdrantPointRoutes } from './points.js';
 import { qdrantSearchRoutes } from './search.js';
 import { qdrantServiceRoutes } from './service.js';
-import { localStore, type QdrantStore } from './store.js';
+import type { ClusterEngine } from '../../cluster/cluster-engine.js';
+import { clusterStore } from './cluster-store.js';
+import { qdrantClusterRoutes } from './cluster-routes.js';
+import { localStore } from './store.js';
 
 export interface QdrantAppOptions {
   readonly db: Database;
-  /** What the routes read and change; default: `db` itself (a cluster node passes its cluster's, cluster-store.ts). */
-  readonly store?: QdrantStore;
+  /** A cluster node (docs/cluster.md): the routes read and change the cluster's collections (cluster-store.ts), and Qdrant's cluster routes are served. */
+  readonly cluster?: ClusterEngine;
   /** Request body limit in MiB (default 64). */
   readonly maxBodyMb?: number;
   /** When set, every request but the probes must carry this key (api/api-key.ts). */
@@ -41,7 +44,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     ...serverOptions(bodyLimit, DIALECT),
   });
   // Before any route: a route without a cost entry stops the start (route-costs.ts).
-  requireCostEntries(app, ['qdrant']);
+  requireCostEntries(app, options.cluster === undefined ? ['qdrant'] : ['qdrant', 'qdrantCluster']);
   registerCommon(app, { bodyLimit, apiKey: options.apiKey, db: options.db, dialect: DIALECT });
   // The routes live in a child scope whose error handler answers Qdrant's own statuses and hands
   // every other error to the shared handler of the parent scope.
@@ -60,8 +63,11 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
       }
       return kithHandler.call(app, error, request, reply);
     });
-    const store = options.store ?? localStore(options.db);
-    await scope.register(qdrantServiceRoutes, { kithVersion: SERVICE_VERSION, store: options.db });
+    const store = options.cluster === undefined ? localStore(options.db) : clusterStore(options.cluster);
+    const cluster = options.cluster;
+    const ready = cluster === undefined ? async () => !options.db.loading : async () => (await cluster.ready()).ready;
+    await scope.register(qdrantServiceRoutes, { kithVersion: SERVICE_VERSION, ready });
+    if (cluster !== undefined) await scope.register(qdrantClusterRoutes, { engine: cluster, store });
     await scope.register(qdrantCollectionRoutes, { store });
     await scope.register(qdrantPointRoutes, { store });
     await scope.register(qdrantSearchRoutes, { store });

@@ -98,7 +98,6 @@ test('-cluster-nats, -node-id, -advertise: a single node without them; from the 
     [['-cluster-nats', 'http://a:4222', '-node-id', 'n1'], /-cluster-nats: expected nats:/],
     [['-cluster-nats', 'nats://a:4222', '-node-id', 'n 1'], /-node-id: expected/],
     [['-cluster-nats', 'nats://a:4222', '-node-id', 'n1', '-advertise', 'a:1'], /-advertise: expected/],
-    [['-cluster-nats', 'nats://a:4222', '-node-id', 'n1', '-qdrant-port', '6333'], /-qdrant-port/],
   ];
   for (const [argv, message] of refused) {
     assert.throws(
