@@ -57,3 +57,43 @@ export function parseDatetime(text: string): Instant | undefined {
 export function compareInstants(a: Instant, b: Instant): number {
   return a.ms !== b.ms ? a.ms - b.ms : a.subMsNanos - b.subMsNanos;
 }
+
+/** The widest offset RFC 3339 text carries, in minutes (parseDatetime reads `±23:59`). */
+const WIDEST_OFFSET = 23 * 60 + 59;
+/**
+ * Offsets to write an instant in, in turn: UTC, then the widest ones, which bring the date of an
+ * instant that a `+hh:mm` or `-hh:mm` text put before year 0000 or after 9999 in UTC back into the
+ * four-digit years the text has.
+ */
+const OFFSETS = [0, WIDEST_OFFSET, -WIDEST_OFFSET];
+
+const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+
+/**
+ * RFC 3339 text that parseDatetime reads back to exactly `instant` (its inverse: an Instant keeps no
+ * text, and filters are sent between nodes as JSON). UTC (`Z`) when the UTC year has four digits,
+ * else an offset of ±23:59; the fraction has at most nine digits, trailing zeros dropped. The one
+ * instant no offset brings below year 10000, the first second of 10000-01-01 at -23:59 (parsed
+ * from `9999-12-31T23:59:60…-23:59`), is written with that leap second. Throws a RangeError for an
+ * instant parseDatetime cannot make.
+ */
+export function formatDatetime(instant: Instant): string {
+  const withinMs = ((instant.ms % 1000) + 1000) % 1000;
+  const nanos = withinMs * 1_000_000 + instant.subMsNanos;
+  const fraction = nanos === 0 ? '' : `.${pad(nanos, 9).replace(/0+$/, '')}`;
+  const text = (local: Date, second: number, offset: number): string => {
+    const zone = offset === 0 ? 'Z' : `${offset < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offset) / 60), 2)}:${pad(Math.abs(offset) % 60, 2)}`;
+    const date = `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1, 2)}-${pad(local.getUTCDate(), 2)}`;
+    return `${date}T${pad(local.getUTCHours(), 2)}:${pad(local.getUTCMinutes(), 2)}:${pad(second, 2)}${fraction}${zone}`;
+  };
+  // The wall-clock time at each offset, held in a Date read as UTC.
+  for (const offset of OFFSETS) {
+    const local = new Date(instant.ms + offset * 60_000);
+    const year = local.getUTCFullYear();
+    if (year >= 0 && year <= 9999) return text(local, local.getUTCSeconds(), offset);
+  }
+  const offset = -WIDEST_OFFSET;
+  const before = new Date(instant.ms + offset * 60_000 - 1000);
+  if (before.getUTCFullYear() === 9999 && before.getUTCSeconds() === 59) return text(before, 60, offset);
+  throw new RangeError(`the instant ${instant.ms} ms after the epoch is outside the years 0000 to 9999 that RFC 3339 text can carry`);
+}

@@ -126,6 +126,28 @@ export function toPayloadSelector(raw: unknown, path: string, fallback: boolean)
   return isSelector(raw) ? raw : parsePayloadSelector(raw, path, fallback);
 }
 
+/** `with_payload` as the wire carries it: what payloadSelectorToJson writes. */
+export type PayloadSelectorJson = boolean | { readonly include: string[] } | { readonly exclude: string[] };
+
+/**
+ * The selector as `with_payload` JSON that parsePayloadSelector (and toPayloadSelector) read back to
+ * an equal selector, for a node that sends a parsed request on: each pattern as written (its path
+ * steps are read from the text again). An include list is written `{"include": […]}`, never a bare
+ * list, so both of its spellings come out one way.
+ */
+export function payloadSelectorToJson(selector: PayloadSelector): PayloadSelectorJson {
+  switch (selector.kind) {
+    case 'all':
+      return true;
+    case 'none':
+      return false;
+    case 'include':
+      return { include: selector.patterns.map((p) => p.text) };
+    case 'exclude':
+      return { exclude: selector.patterns.map((p) => p.text) };
+  }
+}
+
 /** How many patterns a selector checks per value (its share of a request's cost). */
 export function selectorPatterns(selector: PayloadSelector): number {
   return selector.kind === 'include' || selector.kind === 'exclude' ? selector.patterns.length : 0;

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareInstants, type Instant, parseDatetime } from '../../../src/payload/datetime.js';
+import { SeededRng } from '../../../src/core/rng.js';
+import { compareInstants, formatDatetime, type Instant, parseDatetime } from '../../../src/payload/datetime.js';
+import { testSeed } from '../../helpers/data.js';
 
 function parse(text: string): Instant {
   const instant = parseDatetime(text);
@@ -170,4 +172,42 @@ test('instants are normalised: subMsNanos in 0..999999 and ms an integer', () =>
     assert.ok(Number.isInteger(subMsNanos) && subMsNanos >= 0 && subMsNanos <= 999_999, text);
   }
   assert.deepEqual(parse('1969-12-31T23:59:59.999999999Z'), { ms: -1, subMsNanos: 999_999 });
+});
+
+test('formatDatetime writes UTC, the fraction without trailing zeros', () => {
+  assert.equal(formatDatetime(parse('2024-05-01T14:30:00.000000007+02:00')), '2024-05-01T12:30:00.000000007Z');
+  assert.equal(formatDatetime(parse('2024-05-01')), '2024-05-01T00:00:00Z');
+  assert.equal(formatDatetime(parse('2024-05-01t12:30:00.1200z')), '2024-05-01T12:30:00.12Z');
+  assert.equal(formatDatetime(parse('1969-12-31T23:59:59.999999999Z')), '1969-12-31T23:59:59.999999999Z');
+  assert.equal(formatDatetime(parse('2016-12-31T23:59:60Z')), '2017-01-01T00:00:00Z');
+});
+
+test('formatDatetime reaches the ends of the range with an offset of ±23:59, the last second with a leap second', () => {
+  // Before year 0000 and after 9999 in UTC: only an offset brings them into four-digit years.
+  const first = parse('0000-01-01T00:00:00+23:59');
+  assert.equal(formatDatetime(first), '0000-01-01T00:00:00+23:59');
+  assert.equal(formatDatetime(parse('0000-01-01T05:00:00.5+07:00')), '0000-01-01T21:59:00.5+23:59');
+  const last = parse('9999-12-31T23:59:60.999999999-23:59');
+  assert.equal(formatDatetime(last), '9999-12-31T23:59:60.999999999-23:59');
+  assert.equal(formatDatetime(parse('9999-12-31T23:59:59.999999999-23:59')), '9999-12-31T23:59:59.999999999-23:59');
+  assert.equal(formatDatetime(parse('9999-12-31T23:59:59Z')), '9999-12-31T23:59:59Z');
+  // No text reads as an instant outside them.
+  assert.throws(() => formatDatetime({ ms: first.ms - 1, subMsNanos: 999_999 }), RangeError);
+  assert.throws(() => formatDatetime({ ms: last.ms + 1, subMsNanos: 0 }), RangeError);
+});
+
+test('parseDatetime reads formatDatetime back to the nanosecond across the whole range', (t) => {
+  const seed = testSeed(0xda7e);
+  t.diagnostic(`seed ${seed}`);
+  const rng = new SeededRng(seed);
+  const [first, last] = [parse('0000-01-01T00:00:00+23:59'), parse('9999-12-31T23:59:60.999999999-23:59')];
+  const span = last.ms - first.ms;
+  for (let i = 0; i < 5000; i++) {
+    // Uniform over the range, and within two days of either end or of the epoch.
+    const near = rng.pick([first.ms, last.ms - 2 * 86_400_000, -86_400_000]);
+    const ms = i % 2 === 0 ? first.ms + Math.floor(rng.next() * (span + 1)) : near + rng.int(2 * 86_400_000);
+    const instant: Instant = { ms, subMsNanos: rng.pick([0, 1, 999_999, rng.int(1_000_000)]) };
+    const text = formatDatetime(instant);
+    assert.deepEqual(parseDatetime(text), instant, `${JSON.stringify(instant)} → ${text}`);
+  }
 });
