@@ -6,8 +6,9 @@
  *   random order; a replica that fails (its node died, a timeout) is passed over for the next. A
  *   shard with no replica left is ERR_UNAVAILABLE (503) naming the shard.
  * - Consistency per read: `eventual` (any serving replica, as it is), a session (`after`: the
- *   positions a write answered with; each shard's replica first applies them) or `strong` (each
- *   shard's replica first applies its log's last position at the time of the read).
+ *   positions a write answered with; each shard's replica first applies them) or `strong` (a
+ *   marker appended to each shard's log, which the replica applies before it reads: every write
+ *   acknowledged before the read is in it).
  * - A write answers once its entries are acknowledged by the log (durable on a majority of the
  *   NATS servers) and applied by one replica of each shard it touched, whose count of changed
  *   points it reports; its token names the positions, for session reads through any node.
@@ -139,7 +140,8 @@ export class ClusterEngine {
 
   /** The collection's configuration and placement, with its points counted over every shard. */
   async describe(name: string): Promise<{ info: ClusterCollectionInfo; collection: ClusterCollection; pointsCount: number }> {
-    const collection = await this.node.collection(name);
+    // From the catalogue, not this node's copy: a placement changed through another node shows at once.
+    const collection = await this.node.collection(name, { fresh: true });
     return { info: infoOf(collection), collection, pointsCount: await this.count(name, undefined, EVENTUAL) };
   }
 
@@ -347,7 +349,7 @@ export class ClusterEngine {
   /** Per shard, the position its replica must have applied before it reads. */
   private async waitsFor(collection: ClusterCollection, read: ReadConsistency): Promise<Map<number, number>> {
     if (read.level === 'eventual') return new Map();
-    if (read.level === 'strong') return this.node.lastPositions(collection);
+    if (read.level === 'strong') return this.node.readBarrier(collection);
     const waits = new Map<number, number>();
     for (const [shard, position] of Object.entries(read.after)) {
       if (Number(shard) >= collection.shardNumber)

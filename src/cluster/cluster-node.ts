@@ -342,12 +342,20 @@ export class ClusterNode {
     return { collection, positions };
   }
 
-  /** Each shard's last log position now (a strong read waits for its replicas to reach them). */
-  async lastPositions(collection: ClusterCollection): Promise<Map<number, number>> {
+  /**
+   * A read barrier: per shard, the position of a marker entry appended now (a delete of no ids,
+   * which only moves a replica's applied position). Every write acknowledged before the call is
+   * before it in its log, so a replica that has applied the marker holds them all: a strong read.
+   * Asking the stream for its last position instead is not enough: a stream leader stopped and
+   * resumed answers from its own state until it learns it was deposed (the NATS fault test saw it).
+   */
+  async readBarrier(collection: ClusterCollection): Promise<Map<number, number>> {
     const out = new Map<number, number>();
+    const marker = encodeShardOperation({ op: 'delete_ids', ids: [] });
+    const id = randomBytes(12).toString('hex');
     await Promise.all(
       collection.placement.map(async (_nodes, shard) => {
-        out.set(shard, (await (await this.logOf(collection, shard)).state()).last);
+        out.set(shard, await (await this.logOf(collection, shard)).append(marker, `barrier-${id}-${shard}`));
       }),
     );
     return out;

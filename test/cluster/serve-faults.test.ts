@@ -202,7 +202,12 @@ describe('faults of a three-node kith cluster', { timeout: 300_000 }, () => {
     assert.equal((cluster.nodes[2] as { id: string }).id, 'n3');
     await cluster.stopNode(2);
     // Under another id, the file's replicas would all be dropped: the node refuses it.
-    const other = await startServer(node.dbPath, ['-cluster-nats', nats.cluster.urls.join(','), '-node-id', 'n7', '-advertise', 'http://127.0.0.1:9'], {}, { listeningOnly: true }).then(
+    const other = await startServer(
+      node.dbPath,
+      ['-cluster-nats', nats.cluster.urls.join(','), '-node-id', 'n7', '-advertise', 'http://127.0.0.1:9'],
+      {},
+      { listeningOnly: true },
+    ).then(
       () => 'it started',
       (error: Error) => error.message,
     );

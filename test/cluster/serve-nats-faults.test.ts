@@ -94,6 +94,18 @@ describe('NATS faults under a kith cluster', { timeout: 300_000 }, () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // Every acknowledged write through every node, and each exactly once in the log.
+    const counts: string[] = [];
+    for (const url of cluster.urls) {
+      const count = await ok(url, 'POST', '/collections/l/points/count?consistency=strong', {});
+      const missing = (await ok(url, 'POST', '/collections/l/points/retrieve?consistency=strong', { ids: [...acknowledged], with_payload: false })).result.map(
+        (r: Json) => r.id,
+      );
+      const have = new Set(missing);
+      counts.push(
+        `${url}: ${count.result.count}, missing ${[...acknowledged].filter((id) => !have.has(id)).join(' ')}; ${JSON.stringify((await ok(url, 'GET', '/cluster')).result.replicas)}`,
+      );
+    }
+    t.diagnostic(counts.join('\n'));
     for (const url of cluster.urls) {
       const count = await ok(url, 'POST', '/collections/l/points/count?consistency=strong', {});
       assert.equal(count.result.count, acknowledged.size, `${url}: count`);
@@ -110,8 +122,9 @@ describe('NATS faults under a kith cluster', { timeout: 300_000 }, () => {
       const entries = await log.read(log.identity, after, { max: 500, waitMs: 0 });
       if (entries.length === 0) break;
       for (const entry of entries) {
-        const operation = JSON.parse(new TextDecoder().decode(entry.data)) as { points: { id: string }[] };
-        for (const p of operation.points) seen.set(p.id, (seen.get(p.id) ?? 0) + 1);
+        // Upserts, and the strong reads' barriers (deletes of no ids).
+        const operation = JSON.parse(new TextDecoder().decode(entry.data)) as { op: string; points?: { id: string }[] };
+        for (const p of operation.points ?? []) seen.set(p.id, (seen.get(p.id) ?? 0) + 1);
         after = entry.seq;
       }
     }
@@ -148,6 +161,9 @@ describe('NATS faults under a kith cluster', { timeout: 300_000 }, () => {
         assert.ok(i < 100, `${url}: the replica of r did not stop: ${JSON.stringify(replica)}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+    }
+    // Once every replica has stopped, no node serves the shard.
+    for (const url of cluster.urls) {
       const read = await httpJson(url, 'POST', '/collections/r/points/count', {});
       assert.equal(read.status, 503, read.raw);
       assert.equal(read.body.status.code, 'ERR_UNAVAILABLE');

@@ -60,7 +60,10 @@ describe("a cluster's Qdrant port", { timeout: 300_000 }, () => {
     const points = ids.map((id, i) => ({ id, vector: vector(), payload: { g: i % 3, s: i % 2 === 0 ? 'even' : 'odd', n: i } }));
     await both((c) => c.upsert('q', { wait: true, points: points.slice(0, 30) }));
     await both((c) =>
-      c.upsert('q', { wait: true, batch: { ids: ids.slice(30), vectors: points.slice(30).map((p) => p.vector), payloads: points.slice(30).map((p) => p.payload) } }),
+      c.upsert('q', {
+        wait: true,
+        batch: { ids: ids.slice(30), vectors: points.slice(30).map((p) => p.vector), payloads: points.slice(30).map((p) => p.payload) },
+      }),
     );
     await both((c) => c.setPayload('q', { wait: true, payload: { tag: 'x' }, filter: { must: [{ key: 'g', match: { value: 1 } }] } }));
     await both((c) => c.delete('q', { wait: true, points: [ids[3] as number | string, ids[4] as number | string] }));
@@ -78,7 +81,15 @@ describe("a cluster's Qdrant port", { timeout: 300_000 }, () => {
         ['query by id', (c) => c.query('q', { query: ids[7] as number, limit: 5, params: { exact: true }, ...strong }).then((r) => r.points)],
         [
           'recommend',
-          (c) => c.query('q', { query: { recommend: { positive: [ids[8] as number, [1, 0, 2, 1]], negative: [ids[10] as number] } }, limit: 5, params: { exact: true }, ...strong }).then((r) => r.points),
+          (c) =>
+            c
+              .query('q', {
+                query: { recommend: { positive: [ids[8] as number, [1, 0, 2, 1]], negative: [ids[10] as number] } },
+                limit: 5,
+                params: { exact: true },
+                ...strong,
+              })
+              .then((r) => r.points),
         ],
         ['query without a vector', (c) => c.query('q', { limit: 7, offset: 5, with_payload: true, ...strong }).then((r) => r.points)],
         ['scroll', (c) => c.scroll('q', { limit: 100, with_payload: true, with_vector: true, ...strong }).then((r) => r.points)],

@@ -24,7 +24,8 @@ export async function qdrantClusterRoutes(app: FastifyInstance, { engine, store 
   const nodeOf = async (raw: unknown, path: string): Promise<string> => {
     const live = (await engine.state()).nodes;
     const found = live.find((n) => n.id === raw || (typeof raw === 'number' && peerIdOf(n.id) === raw));
-    if (found === undefined) throw formatError(path, `no live peer ${JSON.stringify(raw)} (peers: ${live.map((n) => `${peerIdOf(n.id)} (${n.id})`).join(', ')})`);
+    if (found === undefined)
+      throw formatError(path, `no live peer ${JSON.stringify(raw)} (peers: ${live.map((n) => `${peerIdOf(n.id)} (${n.id})`).join(', ')})`);
     return found.id;
   };
 
@@ -43,7 +44,8 @@ export async function qdrantClusterRoutes(app: FastifyInstance, { engine, store 
 
   app.get<{ Params: { name: string } }>('/collections/:name/cluster', async (request, reply) => {
     await collectionOf(store, request.params.name);
-    const collection = await engine.node.collection(request.params.name);
+    // Read from the catalogue, not this node's copy of it: a move through another node shows at once.
+    const collection = await engine.node.collection(request.params.name, { fresh: true });
     const state = await engine.state();
     const self = state.node;
     const held = new Map(state.replicas.filter((r) => r.collection === collection.config.name).map((r) => [r.shard, r]));
@@ -77,10 +79,18 @@ export async function qdrantClusterRoutes(app: FastifyInstance, { engine, store 
       };
     } else if (body.replicate_shard !== undefined) {
       const replicate = asObject(body.replicate_shard, 'replicate_shard');
-      change = { kind: 'replicate', shard: optionalInteger(replicate.shard_id, 'replicate_shard.shard_id', 0, 0, 1023), to: await nodeOf(replicate.to_peer_id, 'replicate_shard.to_peer_id') };
+      change = {
+        kind: 'replicate',
+        shard: optionalInteger(replicate.shard_id, 'replicate_shard.shard_id', 0, 0, 1023),
+        to: await nodeOf(replicate.to_peer_id, 'replicate_shard.to_peer_id'),
+      };
     } else if (body.drop_replica !== undefined) {
       const drop = asObject(body.drop_replica, 'drop_replica');
-      change = { kind: 'drop', shard: optionalInteger(drop.shard_id, 'drop_replica.shard_id', 0, 0, 1023), node: await nodeOf(drop.peer_id, 'drop_replica.peer_id') };
+      change = {
+        kind: 'drop',
+        shard: optionalInteger(drop.shard_id, 'drop_replica.shard_id', 0, 0, 1023),
+        node: await nodeOf(drop.peer_id, 'drop_replica.peer_id'),
+      };
     } else {
       throw formatError('', 'expected move_shard, replicate_shard or drop_replica (abort_transfer, create_sharding_key and the like are not supported)');
     }

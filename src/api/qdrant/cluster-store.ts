@@ -124,14 +124,17 @@ export function clusterStore(engine: ClusterEngine): QdrantStore {
             hasPoint: (id) => stored.has(id),
             sumOfVectors: async (of) => {
               const sum = new Float64Array(config.vectorSize);
-              for (const id of of) (stored.get(id) ?? []).forEach((x, j) => (sum[j] = (sum[j] as number) + x));
+              for (const id of of) {
+                const vector = stored.get(id) ?? [];
+                for (let j = 0; j < vector.length; j++) sum[j] = (sum[j] as number) + (vector[j] as number);
+              }
               return sum;
             },
           };
           const searches: SearchInput[] = [];
           for (const [i, query] of queries.entries()) searches.push(await resolveQuery(source, query, paths[i] ?? childPath('searches', i), cost));
           // Every search's cost counted, as one node counts it, before any runs.
-          searches.forEach((search, i) => addSearch(cost, searchShape(search, config.parameters.k, config.vectorSize), paths[i] ?? ''));
+          for (const [i, search] of searches.entries()) addSearch(cost, searchShape(search, config.parameters.k, config.vectorSize), paths[i] ?? '');
           const answers = [];
           for (const search of searches) answers.push((await engine.search(name, searchBody(search), consistency)).points);
           return answers;

@@ -15,10 +15,7 @@ export const QDRANT_API_VERSION = '1.18.0';
 
 const PLAIN_TEXT = 'text/plain; charset=utf-8';
 
-export async function qdrantServiceRoutes(
-  app: FastifyInstance,
-  { kithVersion, ready }: { kithVersion: string; ready: () => Promise<boolean> },
-): Promise<void> {
+export async function qdrantServiceRoutes(app: FastifyInstance, { kithVersion, ready }: { kithVersion: string; ready: () => Promise<boolean> }): Promise<void> {
   app.get('/', async () => ({ title: 'qdrant - vector search engine (kith)', version: QDRANT_API_VERSION, kith_version: kithVersion }));
   for (const path of ['/healthz', '/livez']) {
     app.get(path, async (_request, reply) => reply.type(PLAIN_TEXT).send('healthz check passed'));
