@@ -55,6 +55,15 @@ export function registerClusterMetrics(registry: Registry, engine: ClusterEngine
       for (const state of await states()) this.inc({ collection: state.collection, shard: String(state.shard) }, state.appliedSinceStart);
     },
   });
+  new Counter({
+    name: 'kith_log_reappends_total',
+    help: 'Write entries appended again because the position their log acknowledged held another entry (a stream leader stopped and resumed answers so until it learns it was deposed).',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(engine.node.reappends);
+    },
+  });
   const appends = new Histogram({
     name: 'kith_log_append_seconds',
     help: 'Time from sending a write entry to a shard log to its acknowledgement (durable on a majority of the NATS servers), retries included.',

@@ -51,6 +51,9 @@ export type ReplicaChange =
   | { readonly kind: 'move'; readonly shard: number; readonly from: string; readonly to: string }
   | { readonly kind: 'drop'; readonly shard: number; readonly node: string };
 
+/** Appends of one entry whose acknowledged position held another entry, before the write fails. */
+const REAPPEND_ATTEMPTS = 10;
+
 /** How long a replicate or move waits for the new replica to catch up before it answers. */
 const MOVE_WAIT_MS = 120_000;
 
@@ -250,13 +253,37 @@ export class ClusterEngine {
     return { updated: await this.settled(written), token: tokenOf(written) };
   }
 
-  /** Waits for one replica of each written shard to apply the write; the points it changed there, summed. */
+  /**
+   * Waits for one replica of each written shard to apply the write; the points it changed there,
+   * summed. Each entry's replica also says which entry it applied at the acknowledged position.
+   * When that is another write's, the acknowledgement was wrong (a stream leader stopped and
+   * resumed answers a retried append as a duplicate of its own proposal, which was never
+   * committed: the NATS fault test lost two writes so): the entry is appended again under the same
+   * message id, which the true leader stores once (or answers with where it already is), and
+   * checked again. Its position in the write's token moves with it.
+   */
   private async settled(written: Written): Promise<number> {
     const counts = await Promise.all(
-      [...written.positions].map(async ([shard, positions]) => {
+      [...written.entries].map(async ([shard, entries]) => {
         let changed = 0;
-        for (const position of positions)
-          changed += (await this.onReplica(written.collection, shard, (reader, replica) => reader.applied(replica, position))) ?? 0;
+        for (const entry of entries) {
+          for (let attempt = 1; ; attempt++) {
+            const outcome = await this.onReplica(written.collection, shard, (reader, replica) => reader.applied(replica, entry.seq), { catchingUp: true });
+            if (outcome?.msg === undefined || outcome.msg === entry.msg) {
+              changed += outcome?.changed ?? 0;
+              break;
+            }
+            if (attempt === REAPPEND_ATTEMPTS)
+              throw new KithError(
+                'ERR_UNAVAILABLE',
+                `shard ${shard} of "${written.collection.config.name}": the log acknowledged the write at ${entry.seq}, which holds another entry, ${attempt} times; the write may not be stored`,
+              );
+            // A stale leader keeps answering until it learns it was deposed (seconds): give it that time.
+            await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+            this.node.reappends++;
+            entry.seq = await this.node.append(written.collection, shard, entry.data, entry.msg);
+          }
+        }
         return changed;
       }),
     );
@@ -461,6 +488,6 @@ function infoOf(collection: ClusterCollection): ClusterCollectionInfo {
 
 function tokenOf(written: Written): WriteToken {
   const token: WriteToken = {};
-  for (const [shard, positions] of written.positions) token[shard] = Math.max(...positions);
+  for (const [shard, entries] of written.entries) token[shard] = Math.max(...entries.map((e) => e.seq));
   return token;
 }

@@ -1,8 +1,16 @@
 /**
- * Which nodes are alive: a JetStream key-value bucket (`kith_nodes`) whose entries expire after
- * the membership TTL. A node creates its entry when it joins and rewrites it every heartbeat; a
- * node that dies stops rewriting it, and JetStream removes it within the TTL, so the others stop
- * counting it within a few seconds without any failure detector of ours.
+ * Which nodes are alive, and which node holds which id.
+ *
+ * - Alive: every heartbeat a node publishes its record on the core NATS subject
+ *   `kith.members.beat` (no stream, no leader: it goes on while JetStream elects one), and each
+ *   node keeps the records it heard; a node not heard from for the membership TTL is no longer
+ *   live. `liveNodes()` answers from memory, without a request. A benchmark found reading the
+ *   bucket's keys on every request costs a consumer each, which times out half the time while a
+ *   NATS server is down (nats-io/nats-server#3791), and the tests found the bucket unanswering
+ *   for tens of seconds after a leader was stopped and resumed.
+ * - The id: a JetStream key-value bucket (`kith_nodes`) whose entries expire after the TTL. A node
+ *   creates its entry when it joins and rewrites it every heartbeat; one that dies stops, and
+ *   JetStream removes its entry within the TTL, freeing the id.
  *
  * - One id, one node: joining creates the entry only if no live node holds the id
  *   (ERR_NODE_ID_TAKEN), and every heartbeat is a compare-and-set on the entry's revision, so a
@@ -12,11 +20,13 @@
  */
 import type { KV } from '@nats-io/kv';
 import { Kvm } from '@nats-io/kv';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { KithError } from '../core/errors.js';
 import { kvRecord, kvValue, kvValues } from './kv-values.js';
 
 export const NODES_BUCKET = 'kith_nodes';
+/** Where nodes publish their heartbeats. */
+export const BEAT_SUBJECT = 'kith.members.beat';
 
 export interface NodeRecord {
   readonly id: string;
@@ -49,10 +59,16 @@ export class Membership {
   /** A beat (with its recovery) is under way: the next one waits its turn. */
   private beating = false;
 
+  /** The records heard on BEAT_SUBJECT, with when (Date.now()); a leaving node's goes at once. */
+  private readonly heard = new Map<string, { record: NodeRecord; at: number }>();
+  private subscription: Subscription | undefined;
+
   private constructor(
+    private readonly nc: NatsConnection,
     private readonly kv: KV,
     readonly self: NodeRecord,
     private revision: number,
+    private readonly ttlMs: number,
   ) {}
 
   static async join(nc: NatsConnection, options: MembershipOptions): Promise<Membership> {
@@ -72,10 +88,42 @@ export class Membership {
       }
       throw error;
     }
-    const membership = new Membership(kv, self, revision);
-    membership.timer = setInterval(() => void membership.beat(), heartbeatMs);
+    const membership = new Membership(nc, kv, self, revision, ttlMs);
+    membership.listen();
+    // The members already there, until their next beats are heard.
+    for (const record of await kvValues<NodeRecord>(kv).catch(() => [])) membership.heard.set(record.id, { record, at: Date.now() });
+    membership.publish();
+    membership.timer = setInterval(() => {
+      membership.publish();
+      void membership.beat();
+    }, heartbeatMs);
     membership.timer.unref();
     return membership;
+  }
+
+  private listen(): void {
+    this.subscription = this.nc.subscribe(BEAT_SUBJECT, {
+      callback: (error, message) => {
+        if (error !== null) return;
+        try {
+          const beat = kvRecord<NodeRecord & { leaving?: boolean }>(message.data);
+          if (typeof beat.id !== 'string' || typeof beat.advertise !== 'string') return;
+          if (beat.leaving === true) this.heard.delete(beat.id);
+          else this.heard.set(beat.id, { record: { id: beat.id, advertise: beat.advertise, joined: String(beat.joined) }, at: Date.now() });
+        } catch {
+          // Not a beat of ours: ignored.
+        }
+      },
+    });
+  }
+
+  private publish(leaving = false): void {
+    if (this.lost !== undefined) return;
+    try {
+      this.nc.publish(BEAT_SUBJECT, encoder.encode(JSON.stringify(leaving ? { ...this.self, leaving } : this.self)));
+    } catch {
+      // A closed connection: the node is stopping.
+    }
   }
 
   /**
@@ -122,17 +170,22 @@ export class Membership {
 
   /** The live nodes, by id. */
   async liveNodes(): Promise<NodeRecord[]> {
-    return (await kvValues<NodeRecord>(this.kv)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const now = Date.now();
+    const live = [...this.heard.values()].filter((h) => now - h.at <= this.ttlMs).map((h) => h.record);
+    if (this.lost === undefined && this.timer !== undefined && !live.some((r) => r.id === this.self.id)) live.push(this.self);
+    return live.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** Stops the heartbeat and leaves the entry to expire (what a crash looks like to the others). */
   stopHeartbeat(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
+    this.subscription?.unsubscribe();
   }
 
   /** Leaves the cluster: the entry goes at once. */
   async leave(): Promise<void> {
+    this.publish(true);
     this.stopHeartbeat();
     await this.kv.delete(this.self.id, { previousSeq: this.revision }).catch(() => undefined);
   }

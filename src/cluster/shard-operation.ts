@@ -29,16 +29,24 @@ const PAYLOAD_OPS: ReadonlySet<unknown> = new Set(['set', 'overwrite', 'delete',
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-export function encodeShardOperation(operation: ShardOperation): Uint8Array {
-  return encoder.encode(JSON.stringify(operation));
+/**
+ * The entry's bytes. `messageId`, the id the entry is appended under, is kept in it (`msg`): a
+ * replica reports which entry it applied at a position, and the writer checks it was its own
+ * (cluster-engine.ts, "a stale leader's acknowledgement").
+ */
+export function encodeShardOperation(operation: ShardOperation, messageId?: string): Uint8Array {
+  return encoder.encode(JSON.stringify(messageId === undefined ? operation : { ...operation, msg: messageId }));
 }
+
+/** An entry as a replica reads it: the operation and the message id it was appended under, when it says. */
+export type ShardEntry = ShardOperation & { readonly msg?: string };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The operation in `data`; ERR_STORAGE_CORRUPTED naming `where` when it is not one (a replica stops on it). */
-export function decodeShardOperation(data: Uint8Array, where: string): ShardOperation {
+/** The entry in `data`; ERR_STORAGE_CORRUPTED naming `where` when it is not one (a replica stops on it). */
+export function decodeShardOperation(data: Uint8Array, where: string): ShardEntry {
   const refuse = (why: string): KithError => new KithError('ERR_STORAGE_CORRUPTED', `${where}: not a shard operation (${why})`);
   let value: unknown;
   try {
@@ -47,6 +55,13 @@ export function decodeShardOperation(data: Uint8Array, where: string): ShardOper
     throw refuse(error instanceof Error ? error.message : String(error));
   }
   if (!isObject(value)) throw refuse('not an object');
+  const operation = operationOf(value, refuse);
+  if (value.msg === undefined) return operation;
+  if (typeof value.msg !== 'string') throw refuse('msg: expected the message id, a string');
+  return { ...operation, msg: value.msg };
+}
+
+function operationOf(value: Record<string, unknown>, refuse: (why: string) => KithError): ShardOperation {
   switch (value.op) {
     case 'upsert':
       if (!Array.isArray(value.points) || !value.points.every((p) => isObject(p) && typeof p.id === 'string' && Array.isArray(p.vector)))

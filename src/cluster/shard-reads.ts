@@ -14,6 +14,7 @@ import { parseJson } from '../core/json-text.js';
 import type { Database } from '../db/database.js';
 import type { ScoredPoint, SearchExplain } from '../search/collection-search.js';
 import type { SearchRequest } from '../search/embedded-input.js';
+import type { EntryOutcome } from './shard-replica.js';
 
 /** A search body of kith's API (the route's schema checked it), read by every replica. */
 export type SearchBody = SearchRequest;
@@ -44,15 +45,15 @@ export interface ShardReader {
   scroll(replica: string, body: ScrollBody, applied?: number): Promise<ScrollPage>;
   count(replica: string, filter: unknown, applied?: number): Promise<number>;
   retrieve(replica: string, body: RetrieveBody, applied?: number): Promise<PointRecord[]>;
-  /** Waits until the replica has applied `position`; the points that entry changed there, when still known. */
-  applied(replica: string, position: number): Promise<number | undefined>;
+  /** Waits until the replica has applied `position`; what the entry there did and which it was, when still known. */
+  applied(replica: string, position: number): Promise<EntryOutcome | undefined>;
 }
 
 /** The replicas in this node's file. `wait` is the node's wait for a replica's position (cluster-node.ts). */
 export class LocalShardReader implements ShardReader {
   constructor(
     private readonly db: Database,
-    private readonly wait: (replica: string, position: number) => Promise<number | undefined>,
+    private readonly wait: (replica: string, position: number) => Promise<EntryOutcome | undefined>,
   ) {}
 
   async search(replica: string, body: SearchBody, applied?: number): Promise<ShardSearchResult> {
@@ -83,7 +84,7 @@ export class LocalShardReader implements ShardReader {
       .retrieve(body.ids, { with_payload: (body.with_payload ?? true) as SearchBody['with_payload'], with_vector: body.with_vector });
   }
 
-  applied(replica: string, position: number): Promise<number | undefined> {
+  applied(replica: string, position: number): Promise<EntryOutcome | undefined> {
     return this.wait(replica, position);
   }
 }
@@ -188,8 +189,11 @@ export class RemoteShardReader implements ShardReader {
     }
   }
 
-  async applied(replica: string, position: number): Promise<number | undefined> {
-    const result = await this.post<{ changed: number | null }>(`/cluster/local/replicas/${encodeURIComponent(replica)}/applied`, { position });
-    return result.changed ?? undefined;
+  async applied(replica: string, position: number): Promise<EntryOutcome | undefined> {
+    const result = await this.post<{ changed: number | null; msg: string | null }>(`/cluster/local/replicas/${encodeURIComponent(replica)}/applied`, {
+      position,
+    });
+    if (result.changed === null) return undefined;
+    return result.msg === null ? { changed: result.changed } : { changed: result.changed, msg: result.msg };
   }
 }

@@ -15,7 +15,7 @@ import type { AppliedPosition } from '../core/applied-position.js';
 import { KithError } from '../core/errors.js';
 import type { VersionSource } from '../core/version-clock.js';
 import type { LogIdentity, ShardLog } from './shard-log.js';
-import { decodeShardOperation, type ShardOperation, type ShardPoint } from './shard-operation.js';
+import { decodeShardOperation, type ShardEntry, type ShardOperation, type ShardPoint } from './shard-operation.js';
 
 /** What a replica writes to: the local collection's write verbs (collection/collection.ts). */
 export interface ReplicaTarget {
@@ -27,8 +27,11 @@ export interface ReplicaTarget {
   changePayloads(selection: PointSelection, operation: PayloadOperation, options: { readonly applied: AppliedPosition }): Promise<{ updated: number }>;
 }
 
-/** Points an entry changed on this replica: upserted, deleted or updated. */
-export type EntryOutcome = number;
+/** What applying an entry did on this replica: the points it changed (upserted, deleted or updated), and the message id the entry names. */
+export interface EntryOutcome {
+  readonly changed: number;
+  readonly msg?: string;
+}
 
 /** Outcomes kept for writers to read back (a writer asks within seconds of its append). */
 const OUTCOMES_KEPT = 4096;
@@ -171,17 +174,17 @@ export class ShardReplica {
     for (const wake of [...this.waiters]) wake();
   }
 
-  private async apply(identity: LogIdentity, seq: number, operation: ShardOperation): Promise<void> {
+  private async apply(identity: LogIdentity, seq: number, entry: ShardEntry): Promise<void> {
     const applied: AppliedPosition = { stream: identity.label, sequence: BigInt(seq) };
     this.versions.current = BigInt(seq);
-    const outcome = await this.applyOperation(operation, applied);
-    this.outcomes.set(seq, outcome);
+    const changed = await this.applyOperation(entry, applied);
+    this.outcomes.set(seq, entry.msg === undefined ? { changed } : { changed, msg: entry.msg });
     this.appliedSinceStart++;
     if (this.outcomes.size > OUTCOMES_KEPT) this.outcomes.delete(this.outcomes.keys().next().value as number);
     this.wakeWaiters();
   }
 
-  private async applyOperation(operation: ShardOperation, applied: AppliedPosition): Promise<EntryOutcome> {
+  private async applyOperation(operation: ShardOperation, applied: AppliedPosition): Promise<number> {
     switch (operation.op) {
       case 'upsert':
         return (await this.target.upsert(operation.points, { applied })).upserted;

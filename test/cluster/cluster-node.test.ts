@@ -89,7 +89,7 @@ describe(`three nodes serve one sharded, replicated collection (seed ${SEED})`, 
                     operation.operation,
                   );
         applyToModel(model, operation, 0);
-        for (const [shard, seqs] of written.positions) latest[shard] = Math.max(latest[shard] ?? 0, ...seqs);
+        for (const [shard, entries] of written.entries) latest[shard] = Math.max(latest[shard] ?? 0, ...entries.map((e) => e.seq));
       }
     };
     const check = async (alive: ClusterNode[], round: string): Promise<void> => {

@@ -31,6 +31,23 @@ async function shardStream(url: string, collection: string): Promise<string> {
   return `KITH_${uid}_0`;
 }
 
+/**
+ * Waits until `url` sees all three nodes as members for 2 s on end: entries that expired while
+ * NATS was away are made anew by their nodes' heartbeats, which may take a few beats to settle.
+ */
+async function allMembers(url: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  let since: number | undefined;
+  for (;;) {
+    const live = (await ok(url, 'GET', '/cluster')).result.nodes as Json[];
+    if (live.length !== 3) since = undefined;
+    else since ??= Date.now();
+    if (since !== undefined && Date.now() - since >= 2000) return;
+    assert.ok(Date.now() < deadline, `live nodes after the faults: ${JSON.stringify(live)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 describe('NATS faults under a kith cluster', { timeout: 300_000 }, () => {
   const nats = natsClusterPerSuite('kith-serve-nats-');
   let cluster: KithCluster;
@@ -87,12 +104,7 @@ describe('NATS faults under a kith cluster', { timeout: 300_000 }, () => {
     assert.ok(acknowledged.size - afterKill > 0, 'writes went on after the kill');
 
     // Every node is a member again: entries that expired while NATS was away are made anew.
-    for (let i = 0; ; i++) {
-      const live = (await ok(first, 'GET', '/cluster')).result.nodes as Json[];
-      if (live.length === 3) break;
-      assert.ok(i < 100, `live nodes after the faults: ${JSON.stringify(live)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await allMembers(first);
     // Every acknowledged write through every node, and each exactly once in the log.
     const counts: string[] = [];
     for (const url of cluster.urls) {
@@ -106,6 +118,9 @@ describe('NATS faults under a kith cluster', { timeout: 300_000 }, () => {
       );
     }
     t.diagnostic(counts.join('\n'));
+    let reappends = 0;
+    for (const url of cluster.urls) reappends += Number(/^kith_log_reappends_total (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1]);
+    t.diagnostic(`entries appended again after a wrong acknowledgement: ${reappends}`);
     for (const url of cluster.urls) {
       const count = await ok(url, 'POST', '/collections/l/points/count?consistency=strong', {});
       assert.equal(count.result.count, acknowledged.size, `${url}: count`);
@@ -142,6 +157,7 @@ describe('NATS faults under a kith cluster', { timeout: 300_000 }, () => {
 
   test('a stream made again behind its replicas stops them: the shard answers 503, GET /cluster says why', async () => {
     const first = cluster.nodes[0]?.url as string;
+    await allMembers(first);
     await ok(first, 'POST', '/collections', { name: 'r', vector_size: 2, distance: 'cosine', shard_number: 1, replication_factor: 3 });
     const written = await ok(first, 'PUT', '/collections/r/points', { points: [1, 2, 3].map((i) => ({ id: i, vector: [1, i] })) });
     const stream = await shardStream(first, 'r');

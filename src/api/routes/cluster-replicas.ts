@@ -54,9 +54,20 @@ export const clusterReplicaRoutes: FastifyPluginAsyncTypebox<{ node: ClusterNode
         tags: ['cluster'],
         params: Type.Object({ name: Type.String({ maxLength: 255 }) }),
         body: Type.Object({ position: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
-        response: { 200: okEnvelope(Type.Object({ changed: Type.Union([Type.Integer(), Type.Null()]) })), ...errorResponses(400, 404, 503) },
+        response: {
+          200: okEnvelope(
+            Type.Object({
+              changed: Type.Union([Type.Integer(), Type.Null()], { description: 'Points the entry changed here; null when no longer kept.' }),
+              msg: Type.Union([Type.String(), Type.Null()], { description: 'The message id the entry at the position was appended under.' }),
+            }),
+          ),
+          ...errorResponses(400, 404, 503),
+        },
       },
     },
-    async (request, reply) => ok(reply, { changed: (await node.waitLocal(request.params.name, request.body.position, APPLIED_WAIT_MS)) ?? null }),
+    async (request, reply) => {
+      const outcome = await node.waitLocal(request.params.name, request.body.position, APPLIED_WAIT_MS);
+      return ok(reply, { changed: outcome?.changed ?? null, msg: outcome?.msg ?? null });
+    },
   );
 };
