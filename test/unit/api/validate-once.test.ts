@@ -37,7 +37,8 @@ test('the REST routes call only the engine verbs for checked searches', () => {
       // A string's own search() (a regex scan) is not a collection's. A cluster node's engine.search
       // (routes/cluster-points.ts) is not either: it fans the JSON body out to the shards' replicas,
       // each of which checks its part as a peer's request (docs/cluster.md, "Checked twice").
-      for (const m of line.matchAll(CHECKING_CALLS)) if (!/\btext\.search\(|\bengine\.search\(/.test(line)) found.push(`${relative(API, file)}:${i + 1}: ${m[0]}`);
+      for (const m of line.matchAll(CHECKING_CALLS))
+        if (!/\btext\.search\(|\bengine\.search\(/.test(line)) found.push(`${relative(API, file)}:${i + 1}: ${m[0]}`);
     }
   }
   assert.deepEqual(found, []);
