@@ -41,6 +41,9 @@ import { type LatencySummary, round, summarizeLatencies } from './stats.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** How long a restarted kith node may take to listen, in ms. */
+export const RESTART_LISTEN_MS = 600_000;
+
 /** How long the load runs before a fault, in ms. */
 const BEFORE_MS = 2000;
 
@@ -205,7 +208,8 @@ export async function catchUp(
 
   const client = ctx.clients[victim] as HttpClient;
   const spawned = performance.now();
-  await kith.startNode(victim, { listeningOnly: true });
+  // It loads its file before it listens, re-inserting what its graphs' last snapshots lack: give it time.
+  await kith.startNode(victim, { listeningOnly: true, listenTimeoutMs: RESTART_LISTEN_MS });
   const listening = performance.now() - spawned;
   const samples: { ms: number; applied: number; lag: number | null }[] = [];
   let done = Number.NaN;

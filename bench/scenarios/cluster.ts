@@ -25,7 +25,7 @@ import { KithCluster } from '../../test/helpers/kith-cluster.js';
 import { NatsCluster, natsServerPath } from '../../test/helpers/nats-cluster.js';
 import { syntheticDataset } from '../datasets/dataset.js';
 import { GaussianMixture, PEER_MIXTURE, type VectorSet } from '../datasets/synthetic.js';
-import { catchUp, type FaultContext, failover, leaderKill, untilUnlisted } from '../lib/cluster-faults.js';
+import { catchUp, type FaultContext, failover, leaderKill, RESTART_LISTEN_MS, untilUnlisted } from '../lib/cluster-faults.js';
 import { clusterView, cpuMsOf, runWriters, spreadClient, type UpsertBatch, waitCaughtUp, writeReport } from '../lib/cluster-measure.js';
 import { printClusterReport, type TargetResult } from '../lib/cluster-report.js';
 import { type ExactNeighbours, groundTruth, recallAtK } from '../lib/ground-truth.js';
@@ -311,7 +311,7 @@ async function runCluster(
           `catch-up: ${faults.catch_up.entries} entries (${faults.catch_up.points} points) in ${round(faults.catch_up.caught_up_ms / 1000, 2)} s from spawn (listening at ${round(faults.catch_up.listening_ms / 1000, 2)} s): ${faults.catch_up.entries_per_s} entries/s, ${faults.catch_up.points_per_s} points/s`,
         );
       } else {
-        await started.startNode(VICTIM);
+        await started.startNode(VICTIM, { listenTimeoutMs: RESTART_LISTEN_MS });
       }
     }
     if (phases.has('leader')) faults.leader_kill = await leaderKill(ctx, options.leader, w.writers, options.leaderWindow);
