@@ -57,7 +57,7 @@ const DEFAULTS = {
   ef: 64,
   shards: 3,
   'catchup-points': 20000,
-  'leader-window': 15,
+  'leader-window': 30,
 } as const;
 type Phase = (typeof PHASES)[number];
 
@@ -75,7 +75,7 @@ const OPTIONS = `  --points <n>           points loaded (default 200000), the pe
   --replication <r,…>    replication_factor, one cluster per value (default 2; e.g. 2,1); the
                          faults run on each cluster with 2 or more
   --catchup-points <n>   points written while a node is down (default 20000)
-  --leader-window <s>    seconds of writes after the NATS leader's kill (default 15)
+  --leader-window <s>    seconds of writes after the NATS leader's kill (default 30)
   --phases <list>        some of ${PHASES.join(',')} (default all; the writes always run)
   --no-single            the cluster only
   --no-write             do not write bench/results/<date>-cluster.json
