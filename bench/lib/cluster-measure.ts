@@ -231,12 +231,18 @@ export function window(samples: readonly RequestSample[], fromMs: number, toMs: 
   return { requests: inside.length, errors: inside.filter((s) => !s.ok).length, latency: summarizeLatencies(inside.map((s) => s.ms)) };
 }
 
-/** The longest time, in ms, between two successive answers of successful requests (answers at `at_ms + ms`). */
+/**
+ * The longest time, in ms, without a successful answer (answers at `at_ms + ms`): between two
+ * successive ones, or from the last one to the last answer of any kind (the run's end), when
+ * everything after it failed.
+ */
 export function longestGap(samples: readonly RequestSample[]): { ms: number; from_ms: number } {
   const done = samples
     .filter((s) => s.ok)
     .map((s) => s.at_ms + s.ms)
     .sort((a, b) => a - b);
+  const end = Math.max(...samples.map((s) => s.at_ms + s.ms));
+  if (done.length > 0 && end > (done.at(-1) as number)) done.push(end);
   let best = { ms: 0, from_ms: Number.NaN };
   for (let i = 1; i < done.length; i++) {
     const gap = (done[i] as number) - (done[i - 1] as number);

@@ -116,7 +116,7 @@ function leaderText(l: LeaderKillReport): string {
     ...Object.entries(l.errors).map(([kind, count]) => `    ${count} × ${kind}`),
     `  before the kill: p50 ${l.before.latency.p50_ms} ms, p99 ${l.before.latency.p99_ms} ms, max ${l.before.latency.max_ms} ms`,
     `  longest write: ${l.longest_write_ms} ms; in flight at the kill: ${l.in_flight.writes}, longest ${l.in_flight.latency.max_ms} ms`,
-    `  longest time without an acknowledgement: ${l.longest_gap_ms} ms, starting ${round(l.longest_gap_from_ms / 1000, 2)} s from the kill`,
+    `  longest time without an acknowledgement: ${l.longest_gap_ms} ms, starting ${round(l.longest_gap_from_ms / 1000, 2)} s from the kill (to the next one, or to the end of the writes)`,
     `  then every replica caught up: ${typeof l.replicas_caught_up_s === 'number' ? `after ${l.replicas_caught_up_s} s` : `NO: ${l.replicas_caught_up_s}`}`,
     `  nodes each kith node lists then: ${l.nodes_listed.map((ids) => (ids === null ? '(no answer)' : `[${ids.join(',')}]`)).join(' ')}`,
     ...unlisted(l.nodes_listed),
