@@ -57,6 +57,10 @@ const SCENARIOS: Record<string, { summary: string; load: () => Promise<Scenario>
     summary: 'kith vs a Fastify + hnswlib-node service over HTTP: CPU/query, 16 clients, batch, under writes, RSS, restart, recall',
     load: async () => (await import('./scenarios/serve.js')).serveScenario,
   },
+  cluster: {
+    summary: '3 kith nodes over 3 NATS servers vs 1 node: writes, 16-client search + recall, node kill, catch-up, NATS leader kill',
+    load: async () => (await import('./scenarios/cluster.js')).clusterScenario,
+  },
 };
 
 function usage(): string {

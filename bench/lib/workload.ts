@@ -21,15 +21,18 @@ export function vectorJson(row: Float32Array): string {
   return `${s}]`;
 }
 
-/** Upsert bodies of `batch` points each; point i has id i (so ids are row indices) and `payload(i)`. */
-export function encodeUpsertBatches(base: VectorSet, batch: number, payload?: (i: number) => unknown): Buffer[] {
+/**
+ * Upsert bodies of `batch` points each; row i has id `firstId + i` (by default the row index) and
+ * `payload(i)`.
+ */
+export function encodeUpsertBatches(base: VectorSet, batch: number, payload?: (i: number) => unknown, firstId = 0): Buffer[] {
   const bodies: Buffer[] = [];
   for (let start = 0; start < base.rows.length; start += batch) {
     const end = Math.min(base.rows.length, start + batch);
     const parts: string[] = [];
     for (let i = start; i < end; i++) {
       const p = payload === undefined ? '' : `,"payload":${JSON.stringify(payload(i))}`;
-      parts.push(`{"id":${i},"vector":${vectorJson(base.rows[i] as Float32Array)}${p}}`);
+      parts.push(`{"id":${firstId + i},"vector":${vectorJson(base.rows[i] as Float32Array)}${p}}`);
     }
     bodies.push(Buffer.from(`{"points":[${parts.join(',')}]}`));
   }

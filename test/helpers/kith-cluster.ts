@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { NatsCluster } from './nats-cluster.js';
 import { freePort } from './nats-cluster.js';
-import { type ServerProcess, startServer } from './server-process.js';
+import { type ServerProcess, type StartOptions, startServer } from './server-process.js';
 
 export interface KithNode {
   readonly id: string;
@@ -57,21 +57,26 @@ export class KithCluster {
     return cluster;
   }
 
-  /** Starts node `i` on its file and port; resolves once it is ready. */
-  async startNode(i: number): Promise<void> {
+  /** Starts node `i` on its file and port; resolves once it is ready (or, with `listeningOnly`, once it listens). */
+  async startNode(i: number, options: StartOptions = {}): Promise<void> {
     const node = this.nodes[i] as KithNode;
-    node.server = await startServer(node.dbPath, [
-      '-port',
-      String(node.port),
-      '-cluster-nats',
-      this.nats.urls.join(','),
-      '-node-id',
-      node.id,
-      '-advertise',
-      node.url,
-      ...(node.qdrantUrl === undefined ? [] : ['-qdrant-port', new URL(node.qdrantUrl).port]),
-      ...this.extraArgs,
-    ]);
+    node.server = await startServer(
+      node.dbPath,
+      [
+        '-port',
+        String(node.port),
+        '-cluster-nats',
+        this.nats.urls.join(','),
+        '-node-id',
+        node.id,
+        '-advertise',
+        node.url,
+        ...(node.qdrantUrl === undefined ? [] : ['-qdrant-port', new URL(node.qdrantUrl).port]),
+        ...this.extraArgs,
+      ],
+      {},
+      options,
+    );
   }
 
   /** kill -9 of node `i`; resolves once the process is gone. */

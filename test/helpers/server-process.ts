@@ -23,6 +23,8 @@ export interface StartOptions {
    * collection is loaded (the first 200 from GET /readyz, the default).
    */
   readonly listeningOnly?: boolean;
+  /** How long the process may take to listen (default 60 s: a node that loads a large file first needs more). */
+  readonly listenTimeoutMs?: number;
 }
 
 export async function startServer(dbPath: string, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<ServerProcess> {
@@ -34,18 +36,27 @@ export async function startServer(dbPath: string, extraArgs: string[] = [], env:
   const exited = new Promise<number | string>((resolve) => {
     child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (m !== null) resolve(m[1] as string);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
-    setTimeout(() => reject(new Error(`server did not listen within 60 s:\n${output}`)), 60_000).unref();
-  });
-  if (options.listeningOnly !== true) await waitReady(url, () => output);
+  const listenMs = options.listenTimeoutMs ?? 60_000;
+  let url: string;
+  try {
+    url = await new Promise<string>((resolve, reject) => {
+      const onData = (chunk: Buffer): void => {
+        output += chunk.toString();
+        const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+        if (m !== null) resolve(m[1] as string);
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
+      setTimeout(() => reject(new Error(`server did not listen within ${listenMs / 1000} s:\n${output}`)), listenMs).unref();
+    });
+    if (options.listeningOnly !== true) await waitReady(url, () => output);
+  } catch (error) {
+    // Nobody else holds the process yet: kill it here, or it outlives the caller.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    throw error;
+  }
   return {
     url,
     process: child,
