@@ -238,7 +238,16 @@ export class ClusterNode {
    * the local replicas of collections the catalogue no longer has (dropped on any node). Runs at
    * start, after a create or drop here, and every REFRESH_MS in the apply loop.
    */
-  async refresh(): Promise<void> {
+  refresh(): Promise<void> {
+    // One at a time: the loop's refresh and a create's ran together and both created one replica (ERR_COLLECTION_EXISTS, CI on Node 22 and 26).
+    const next = this.refreshing.then(() => this.refreshNow());
+    this.refreshing = next.catch(() => undefined);
+    return next;
+  }
+
+  private refreshing: Promise<void> = Promise.resolve();
+
+  private async refreshNow(): Promise<void> {
     const collections = await this.catalog.list();
     this.known = new Map(collections.map((c) => [c.config.name, c]));
     const placed = new Set<string>();
