@@ -2,7 +2,8 @@
 //   node scripts/test.mjs            every test
 //   node scripts/test.mjs e2e crash  only files whose path contains one of the words
 //   KITH_DIST=dist-x node scripts/test.mjs   tests compiled into another output folder
-// Two test files run at a time; the stall-measuring ones (SOLO) run alone at the end.
+// Two test files run at a time; then the cluster tests one at a time; the stall-measuring ones
+// (SOLO) run alone at the end.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -30,7 +31,11 @@ if (files.length === 0) {
 // another test file's servers on two cores they would measure that file's load, not kith's stalls.
 const SOLO = [/route-walk\.test\.js$/, /large-writes\.test\.js$/, /start-up-load\.test\.js$/];
 const solo = files.filter((f) => SOLO.some((pattern) => pattern.test(f)));
-const shared = files.filter((f) => !solo.includes(f));
+// The cluster tests each run three NATS servers and up to three kith processes, and measure
+// timeouts (membership TTLs, leader elections): beside another test file on two cores they failed
+// on load, not on kith. They run one at a time, with nothing beside them.
+const clustered = files.filter((f) => !solo.includes(f) && relative(testRoot, f).startsWith(`cluster${sep}`));
+const shared = files.filter((f) => !solo.includes(f) && !clustered.includes(f));
 // The cluster tests (test/cluster/) run nats-server: find one of 2.10 or later, or fetch it
 // (scripts/nats-server.mjs), once, before any test starts; each test gets its path.
 const env = { ...process.env };
@@ -45,6 +50,7 @@ if (files.some((f) => relative(testRoot, f).startsWith(`cluster${sep}`))) {
 let status = 0;
 for (const [group, concurrency] of [
   [shared, 2],
+  [clustered, 1],
   [solo, 1],
 ]) {
   if (group.length === 0) continue;
