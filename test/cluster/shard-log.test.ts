@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ShardLog, type ShardLogSpec } from '../../src/cluster/shard-log.js';
 import { isKithError } from '../../src/core/errors.js';
 import { natsClusterPerSuite, streamLeader } from '../helpers/nats-cluster.js';
@@ -111,5 +111,56 @@ describe('a shard log on a 3-server NATS cluster', () => {
     );
     // The new log read from its own identity is fine.
     assert.equal((await second.read(second.identity, 5, { max: 10, waitMs: 1000 })).length, 3);
+  });
+
+  it('takes a duplicate answered at position 0 (a staged proposal) for no acknowledgement: asks again, looks for the entry, appends it anew', async () => {
+    const log = await ShardLog.open(fx.nc, spec('staged'));
+    const before = await log.append(encoder.encode('an entry stored before'), 'before-1');
+    // The stream's leader is played by a plain subscriber on the log's subject, answering as
+    // nats-server 2.10 does when a message id is staged at 0; the stream itself moves to another
+    // subject, so it still answers reads and takes appends only from the test.
+    const jsm = await jetstreamManager(fx.nc);
+    const info = await jsm.streams.info('staged');
+    await jsm.streams.update('staged', { ...info.config, subjects: ['kith.log.staged-moved'] });
+    const store = async (text: string, id: string): Promise<number> => (await jetstream(fx.nc).publish('kith.log.staged-moved', encoder.encode(text), { msgID: id })).seq;
+    let answer: (id: string, asked: number) => { seq: number; duplicate?: boolean } = () => ({ seq: 0, duplicate: true });
+    const asked: string[] = [];
+    const responder = fx.nc.subscribe(log.spec.subject, {
+      callback: (_error, message) => {
+        const id = message.headers?.get('Nats-Msg-Id') ?? '';
+        asked.push(id);
+        message.respond(encoder.encode(JSON.stringify({ stream: 'staged', ...answer(id, asked.length) })));
+      },
+    });
+    const quick = { stagedGiveUpMs: 300 };
+    try {
+      // Staged for a moment, then stored: the position, under the one id.
+      answer = (_id, n) => (n < 3 ? { seq: 0, duplicate: true } : { seq: 7, duplicate: true });
+      assert.equal(await log.append(encoder.encode('staged, then stored'), 'a-1', quick), 7);
+      assert.deepEqual(asked, ['a-1', 'a-1', 'a-1'], 'asked again under the same id until a position came back');
+
+      // Staged for good, but the entry is in the log (its proposal committed, its id's answer lost): found there, not appended again.
+      asked.length = 0;
+      const stored = await store('committed meanwhile', 'b-1');
+      answer = () => ({ seq: 0, duplicate: true });
+      assert.equal(await log.append(encoder.encode('committed meanwhile'), 'b-1', quick), stored);
+      assert.deepEqual([...new Set(asked)], ['b-1'], 'never under another id');
+
+      // Staged for good and in no entry (its proposal dropped): appended anew under a derived id.
+      asked.length = 0;
+      answer = (id) => (id === 'c-1' ? { seq: 0, duplicate: true } : { seq: 42 });
+      assert.equal(await log.append(encoder.encode('dropped proposal'), 'c-1', quick), 42);
+      assert.equal(asked.at(-1), 'c-1~2');
+      assert.ok(asked.filter((id) => id === 'c-1').length >= 2);
+
+      // Never anything but 0: an error after the attempts, never position 0.
+      asked.length = 0;
+      answer = () => ({ seq: 0, duplicate: true });
+      await assert.rejects(log.append(encoder.encode('never stored'), 'd-1', { attempts: 3 }), (error) => isKithError(error) && error.code === 'ERR_STORAGE');
+      assert.equal(asked.length, 3);
+      assert.ok(before >= 1);
+    } finally {
+      responder.unsubscribe();
+    }
   });
 });
