@@ -174,6 +174,7 @@ export class ClusterNode {
       advertise: options.advertise,
       ttlMs: options.membershipTtlMs,
       replicas: options.natsReplicas,
+      ...(options.warn === undefined ? {} : { onLost: (error: KithError) => options.warn?.('this node is no longer a member of the cluster', error) }),
     });
     let db: Database;
     try {

@@ -45,6 +45,8 @@ export interface MembershipOptions {
   readonly heartbeatMs?: number;
   /** Copies of the bucket (1, 3 or 5; at most the NATS servers). */
   readonly replicas?: number;
+  /** Told once when this node stops being a member (`lost`), for the node's log. */
+  readonly onLost?: (error: KithError) => void;
 }
 
 const encoder = new TextEncoder();
@@ -69,6 +71,7 @@ export class Membership {
     readonly self: NodeRecord,
     private revision: number,
     private readonly ttlMs: number,
+    private readonly onLost: ((error: KithError) => void) | undefined,
   ) {}
 
   static async join(nc: NatsConnection, options: MembershipOptions): Promise<Membership> {
@@ -88,7 +91,7 @@ export class Membership {
       }
       throw error;
     }
-    const membership = new Membership(nc, kv, self, revision, ttlMs);
+    const membership = new Membership(nc, kv, self, revision, ttlMs, options.onLost);
     membership.listen();
     // The members already there, until their next beats are heard.
     for (const record of await kvValues<NodeRecord>(kv).catch(() => [])) membership.heard.set(record.id, { record, at: Date.now() });
@@ -148,24 +151,27 @@ export class Membership {
   }
 
   private async recover(cause: unknown): Promise<void> {
-    const current = await this.kv.get(this.self.id);
+    let current = await this.kv.get(this.self.id);
     if (current === null || current.operation !== 'PUT') {
       try {
         this.revision = await this.kv.create(this.self.id, encoder.encode(JSON.stringify(this.self)));
         return;
       } catch (error) {
-        if ((await this.kv.get(this.self.id).catch(() => null)) === null) return; // not answering: next beat
+        // Either another node created it, or this create was stored and its answer lost (a
+        // leader change): the entry says which.
+        current = await this.kv.get(this.self.id).catch(() => null);
+        if (current === null || current.operation !== 'PUT') return; // not answering: next beat
         cause = error;
       }
-    } else {
-      const record = kvRecord<NodeRecord>(current.value);
-      if (record.joined === this.self.joined && record.advertise === this.self.advertise) {
-        this.revision = current.revision;
-        return;
-      }
+    }
+    const record = kvRecord<NodeRecord>(current.value);
+    if (record.joined === this.self.joined && record.advertise === this.self.advertise) {
+      this.revision = current.revision;
+      return;
     }
     this.lost = new KithError('ERR_NODE_ID_TAKEN', `node ${this.self.id}'s membership entry was taken by another node (revision ${this.revision})`, { cause });
     this.stopHeartbeat();
+    this.onLost?.(this.lost);
   }
 
   /** The live nodes, by id. */
