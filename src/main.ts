@@ -54,6 +54,7 @@ async function main(): Promise<void> {
           threads: config.threads,
           ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
           warn: onWarning,
+          info: (message) => toLog((log) => log.info(message)),
         });
   const db =
     cluster?.engine.node.db ??

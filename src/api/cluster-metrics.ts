@@ -1,8 +1,8 @@
 /**
  * A cluster node's metrics, per replica it holds (label `collection`, `shard`): the log position
  * applied, the log's last position and the lag between them, whether it serves reads, entries
- * applied since start (their rate is the apply rate); and the time each log append took to be
- * acknowledged (durable on a majority of the NATS servers). Read at scrape time, like the gauges of
+ * applied since start (their rate is the apply rate); replicas seeded from a peer or from the log;
+ * and the time each log append took to be acknowledged (durable on a majority of the NATS servers). Read at scrape time, like the gauges of
  * metrics.ts.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
@@ -41,7 +41,9 @@ export function registerClusterMetrics(registry: Registry, engine: ClusterEngine
       },
     });
   };
-  perReplica('kith_replica_applied_position', 'The last log position a replica this node holds has applied, by collection and shard.', (s) => s.applied);
+  perReplica('kith_replica_applied_position', 'The last log position a replica this node holds has applied, by collection and shard.', (s) =>
+    s.seedFrom === undefined ? s.applied : null,
+  );
   perReplica('kith_replica_log_position', "The shard log's last position, as this node's replica's log reports it.", (s) => s.last);
   perReplica('kith_replica_lag', 'Log entries a replica has not applied yet.', (s) => (s.last === null ? null : Math.max(0, s.last - s.applied)));
   perReplica('kith_replica_serving', '1 when the replica serves reads (caught up once, not stopped), else 0.', (s) => (s.serving ? 1 : 0));
@@ -53,6 +55,17 @@ export function registerClusterMetrics(registry: Registry, engine: ClusterEngine
     async collect() {
       this.reset();
       for (const state of await states()) this.inc({ collection: state.collection, shard: String(state.shard) }, state.appliedSinceStart);
+    },
+  });
+  new Counter({
+    name: 'kith_replica_seeds_total',
+    help: "Replicas this node took up since it started, by where they came from: a peer replica's export (`peer`), or empty, replaying the log from its start (`log`).",
+    labelNames: ['from'] as const,
+    registers,
+    collect() {
+      this.reset();
+      this.inc({ from: 'peer' }, engine.node.seeded.fromPeer);
+      this.inc({ from: 'log' }, engine.node.seeded.fromLog);
     },
   });
   new Counter({

@@ -68,6 +68,7 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'POST /cluster/local/collections/:name/points/count': { budgets: ['filterTerms'], bounded: SLICED },
     'POST /cluster/local/collections/:name/points/retrieve': { budgets: ['ids', 'vectorComponents', 'payloadPathChecks'], bounded: 'the listed ids' },
     'POST /cluster/local/replicas/:name/applied': { budgets: [], bounded: 'a wait of at most 30 s, no work' },
+    'GET /cluster/local/replicas/:name/export': { budgets: [], bounded: 'streamed from one read transaction, a chunk at a time as the peer takes it' },
   },
   qdrantCluster: {
     'GET /cluster': { budgets: [], bounded: 'one line per node' },

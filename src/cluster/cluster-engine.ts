@@ -22,7 +22,7 @@ import { compareIds, normalizePointId } from '../core/point-id.js';
 import { LIMITS, parseCollectionConfig } from '../segment/collection-config.js';
 import type { ClusterCollection, CreateClusterCollection } from './catalog.js';
 import { replicaName } from './catalog.js';
-import type { ClusterNode, WriteToken, Written } from './cluster-node.js';
+import type { ClusterNode, ReplicaState, WriteToken, Written } from './cluster-node.js';
 import type { NodeRecord } from './membership.js';
 import { mergeHits } from './merge-hits.js';
 import { shardOf } from './shard-of.js';
@@ -161,7 +161,7 @@ export class ClusterEngine {
       replicas: replicas.map((r) => ({
         ...r,
         lag: r.last === null ? null : Math.max(0, r.last - r.applied),
-        state: r.stopped === undefined ? ('serving' as const) : ('stopped' as const),
+        state: replicaStateName(r),
       })),
     };
   }
@@ -256,11 +256,11 @@ export class ClusterEngine {
   /**
    * Waits for one replica of each written shard to apply the write; the points it changed there,
    * summed. Each entry's replica also says which entry it applied at the acknowledged position.
-   * When that is another write's, the acknowledgement was wrong (a stream leader stopped and
-   * resumed answers a retried append as a duplicate of its own proposal, which was never
-   * committed: the NATS fault test lost two writes so): the entry is appended again under the same
-   * message id, which the true leader stores once (or answers with where it already is), and
-   * checked again. Its position in the write's token moves with it.
+   * When that is another write's, the acknowledgement was wrong: the entry is appended again under
+   * the same message id, which the stream stores once (or answers with where it already is), and
+   * checked again. Its position in the write's token moves with it. (The one wrong acknowledgement
+   * the NATS fault test found, a duplicate answered at position 0, shard-log.ts retries itself;
+   * this check is what would catch another kind.)
    */
   private async settled(written: Written): Promise<number> {
     const counts = await Promise.all(
@@ -490,4 +490,11 @@ function tokenOf(written: Written): WriteToken {
   const token: WriteToken = {};
   for (const [shard, entries] of written.entries) token[shard] = Math.max(...entries.map((e) => e.seq));
   return token;
+}
+
+/** GET /cluster's `state` of a replica: seeding (imported from a peer), catching_up (following its log, not serving yet), serving, stopped. */
+function replicaStateName(r: ReplicaState): 'seeding' | 'catching_up' | 'serving' | 'stopped' {
+  if (r.stopped !== undefined) return 'stopped';
+  if (r.seedFrom !== undefined) return 'seeding';
+  return r.serving ? 'serving' : 'catching_up';
 }

@@ -9,8 +9,10 @@
  * - Replicas: one loop takes turns over the node's replicas, each applying up to 256 entries per
  *   turn. A replica that stops (shard-replica.ts) stays stopped and is reported through `warn`.
  *
- * Not yet here (docs/cluster.md, "Still to build"): reads fanned out to other nodes, the HTTP
- * surfaces, moving replicas.
+ * - Seeding: a replica placed on this node that it does not hold yet is imported from a serving
+ *   replica on another node (its consistent export, with its applied position), then follows its
+ *   log from there; with no serving replica elsewhere (a new collection, every other copy down) it
+ *   starts empty and replays its log from the start.
  */
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
@@ -26,6 +28,7 @@ import { Catalog, type ClusterCollection, type CreateClusterCollection, replicaN
 import { Membership } from './membership.js';
 import { ShardLog } from './shard-log.js';
 import { encodeShardOperation, type ShardOperation, type ShardPoint } from './shard-operation.js';
+import { RemoteShardReader } from './shard-reads.js';
 import { type EntryOutcome, LogVersions, ShardReplica } from './shard-replica.js';
 import { splitByShard } from './shard-split.js';
 
@@ -41,6 +44,10 @@ export interface ClusterNodeOptions {
   readonly warn?: (message: string, error?: unknown) => void;
   /** Search threads of the node's database (db/database.ts); default 0. */
   readonly threads?: number;
+  /** The cluster's API key, sent to peers (seeding a replica reads a peer's export). */
+  readonly apiKey?: string;
+  /** Told what the node did that an operator may want in its log (a replica seeded). */
+  readonly info?: (message: string) => void;
 }
 
 /** Per shard written, the log position of its part. */
@@ -73,6 +80,8 @@ export interface ReplicaState {
   readonly last: number | null;
   /** Why it stopped applying, when it has (ERR_LOG_REGRESSION, an entry it could not apply). */
   readonly stopped?: string;
+  /** Being imported from a peer's replica, not held yet (`seedFrom` names the peer). */
+  readonly seedFrom?: string;
 }
 
 /** The annotation of a replica's local collection naming the node it belongs to. */
@@ -147,6 +156,10 @@ export class ClusterNode {
   private wake: (() => void) | undefined;
   /** The catalogue as the last refresh read it. */
   private known = new Map<string, ClusterCollection>();
+  /** Replicas being imported from a peer: local name → what and from whom. */
+  private readonly seeding = new Map<string, { readonly collection: string; readonly shard: number; readonly from: string }>();
+  /** Replicas seeded from a peer's export, and started empty to replay their log, since the node started (metrics). */
+  readonly seeded = { fromPeer: 0, fromLog: 0 };
   private running = true;
   private loop: Promise<void> = Promise.resolve();
 
@@ -257,15 +270,19 @@ export class ClusterNode {
         if (!nodes.includes(this.id)) continue;
         const local = replicaName(collection, shard);
         placed.add(local);
-        if (this.replicas.has(local)) continue;
+        if (this.replicas.has(local) || this.seeding.has(local)) continue;
         const versions = this.versionsOf(local) as LogVersions;
         if (!this.db.list().some((c) => c.name === local)) {
+          const source = await this.seedSource(collection, shard);
+          if (source !== undefined) {
+            this.seed(collection, shard, source);
+            continue;
+          }
           await this.db.createCollection({ ...collection.config, name: local }, { versions });
           await this.db.collection(local).annotate(REPLICA_ANNOTATION, { node: this.id });
+          this.seeded.fromLog++;
         }
-        const log = await this.logOf(collection, shard);
-        this.replicas.set(local, { collection: collection.config.name, shard, replica: new ShardReplica(log, this.db.collection(local), versions) });
-        this.wakers.set(local, this.options.nc.subscribe(log.spec.subject, { callback: () => this.poke() }));
+        await this.takeUp(collection, shard);
       }
     }
     for (const info of this.db.list()) {
@@ -275,6 +292,62 @@ export class ClusterNode {
       this.wakers.delete(info.name);
       await this.db.dropCollection(info.name);
     }
+  }
+
+  /** Holds the local collection of `shard`'s replica as a replica: it follows its log from its applied position. */
+  private async takeUp(collection: ClusterCollection, shard: number): Promise<void> {
+    const local = replicaName(collection, shard);
+    const log = await this.logOf(collection, shard);
+    if (this.replicas.has(local)) return;
+    const versions = this.versionsOf(local) as LogVersions;
+    this.replicas.set(local, { collection: collection.config.name, shard, replica: new ShardReplica(log, this.db.collection(local), versions) });
+    this.wakers.set(local, this.options.nc.subscribe(log.spec.subject, { callback: () => this.poke() }));
+    this.poke();
+  }
+
+  /** A live node other than this one whose replica of `shard` serves reads, in random order; undefined when none does. */
+  private async seedSource(collection: ClusterCollection, shard: number): Promise<{ readonly id: string; readonly reader: RemoteShardReader } | undefined> {
+    const holders = new Set(collection.placement[shard]);
+    const candidates = (await this.membership.liveNodes()).filter((n) => n.id !== this.id && holders.has(n.id));
+    for (let i = candidates.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [candidates[i], candidates[j]] = [candidates[j] as (typeof candidates)[number], candidates[i] as (typeof candidates)[number]];
+    }
+    const local = replicaName(collection, shard);
+    for (const node of candidates) {
+      const reader = new RemoteShardReader(node.advertise, this.options.apiKey);
+      if (await reader.serves(local)) return { id: node.id, reader };
+    }
+    return undefined;
+  }
+
+  /**
+   * Imports `shard`'s replica from `source`'s export in the background, marked as this node's in
+   * the import's commit (a crash mid-way leaves nothing: the next start seeds again), then holds
+   * it: it follows its log from the export's applied position. A failed import is logged and
+   * tried again at the next refresh.
+   */
+  private seed(collection: ClusterCollection, shard: number, source: { readonly id: string; readonly reader: RemoteShardReader }): void {
+    const local = replicaName(collection, shard);
+    this.seeding.set(local, { collection: collection.config.name, shard, from: source.id });
+    const started = performance.now();
+    void this.db
+      .importCollection(source.reader.exportOf(local), {
+        name: local,
+        annotations: { [REPLICA_ANNOTATION]: { node: this.id } },
+        versions: this.versionsOf(local) as LogVersions,
+      })
+      .then(async (info) => {
+        this.seeded.fromPeer++;
+        if (!this.running) return;
+        // Held at once, so that it is never neither seeding nor held (/readyz would be ready in between).
+        await this.takeUp(collection, shard);
+        this.options.info?.(
+          `replica ${collection.config.name}/${shard} seeded from node ${source.id}: ${info.points_count} points in ${Math.round(performance.now() - started)} ms`,
+        );
+      })
+      .catch((error: unknown) => this.options.warn?.(`replica ${collection.config.name}/${shard}: seeding from node ${source.id} failed; trying again`, error))
+      .finally(() => this.seeding.delete(local));
   }
 
   private logOf(collection: ClusterCollection, shard: number): Promise<ShardLog> {
@@ -419,8 +492,20 @@ export class ClusterNode {
 
   /** The replicas this node holds, with their state and their log's last position (null when the log does not answer). */
   replicaStates(): Promise<ReplicaState[]> {
+    const seeding = [...this.seeding.entries()].map(
+      ([local, s]): ReplicaState => ({
+        collection: s.collection,
+        shard: s.shard,
+        local,
+        applied: 0,
+        appliedSinceStart: 0,
+        serving: false,
+        last: null,
+        seedFrom: s.from,
+      }),
+    );
     return Promise.all(
-      [...this.replicas.entries()].map(async ([local, r]) => {
+      [...this.replicas.entries()].map(async ([local, r]): Promise<ReplicaState> => {
         const { applied } = r.replica.position();
         const last = await r.replica.logLast().catch(() => null);
         return {
@@ -434,7 +519,7 @@ export class ClusterNode {
           ...(r.replica.stopped === undefined ? {} : { stopped: r.replica.stopped.message }),
         };
       }),
-    );
+    ).then((held) => [...held, ...seeding]);
   }
 
   /** Removes `name` from the cluster: its catalogue entry, then its logs; each node drops its replicas on its next refresh. */

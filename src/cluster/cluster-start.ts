@@ -19,6 +19,7 @@ export interface ClusterStartOptions {
   readonly threads: number;
   readonly apiKey?: string;
   readonly warn: (message: string, error?: unknown) => void;
+  readonly info?: (message: string) => void;
 }
 
 export interface StartedClusterNode {
@@ -66,6 +67,8 @@ export async function startClusterNode(options: ClusterStartOptions): Promise<St
         natsReplicas: natsReplicasFor(options.nats.length),
         threads: options.threads,
         warn: options.warn,
+        ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+        ...(options.info === undefined ? {} : { info: options.info }),
       });
     } catch (error) {
       if (error instanceof KithError && error.code === 'ERR_NODE_ID_TAKEN' && Date.now() < deadline) {

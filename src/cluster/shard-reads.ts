@@ -177,6 +177,37 @@ export class RemoteShardReader implements ShardReader {
     return (await this.post<Parameters<typeof recordOf>[0][]>(this.path(replica, 'retrieve'), body, applied)).map(recordOf);
   }
 
+  /**
+   * The peer's serving replica as a collection export (`/cluster/local/replicas/<replica>/export`),
+   * chunk by chunk. PeerError when the peer does not answer with one; a stream that stalls for
+   * PEER_TIMEOUT_MS is cut (the import that reads it then fails, leaving nothing).
+   */
+  async *exportOf(replica: string): AsyncGenerator<Uint8Array> {
+    const headers: Record<string, string> = this.apiKey === undefined ? {} : { 'api-key': this.apiKey };
+    const abort = new AbortController();
+    let timer = setTimeout(() => abort.abort(), PEER_TIMEOUT_MS);
+    try {
+      let response: Response;
+      try {
+        response = await fetch(`${this.address}/cluster/local/replicas/${encodeURIComponent(replica)}/export`, { headers, signal: abort.signal });
+      } catch (error) {
+        throw new PeerError(`${this.address}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (!response.ok || response.body === null) {
+        const text = await response.text().catch(() => '');
+        throw new PeerError(`${this.address}: HTTP ${response.status} for the export of ${replica}: ${text.slice(0, 300)}`);
+      }
+      for await (const chunk of response.body) {
+        clearTimeout(timer);
+        timer = setTimeout(() => abort.abort(), PEER_TIMEOUT_MS);
+        yield chunk;
+      }
+    } finally {
+      clearTimeout(timer);
+      abort.abort();
+    }
+  }
+
   /** Whether the peer holds `replica` and serves reads from it (GET /cluster). */
   async serves(replica: string): Promise<boolean> {
     const headers: Record<string, string> = this.apiKey === undefined ? {} : { 'api-key': this.apiKey };

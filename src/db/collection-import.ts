@@ -35,6 +35,8 @@ export async function importCollection(
   source: AsyncIterable<Uint8Array>,
   rename: string | undefined,
   claim: (name: string) => void,
+  /** Annotations set over the exported ones, in the same commit (a replica seeded from a peer's is marked as this node's). */
+  annotations?: Record<string, unknown>,
 ): Promise<ImportedCollection> {
   const items = readExport(source);
   const first = await items.next();
@@ -68,7 +70,7 @@ export async function importCollection(
     if (points !== header.points) throw badInput('export', `its header announces ${header.points} points but it holds ${points}`);
     if (batch.length > 0) await store.writePoints(uid, batch, []);
     if (snapshot.length > 0) await store.writeSnapshot(uid, snapshot);
-    await store.commitImport(uid, name, configToJson(config), lastVersion, applied, header.annotations ?? undefined);
+    await store.commitImport(uid, name, configToJson(config), lastVersion, applied, annotationsOf(header.annotations, annotations));
   } catch (error) {
     await store.abortImport(uid).catch(() => {});
     throw error;
@@ -97,4 +99,16 @@ function checkRecord(id: string, record: Buffer, config: CollectionConfig, lastV
     const problem = error instanceof KithError || error instanceof Error ? error.message : String(error);
     throw badInput('export', `point record ${where}: ${problem}`);
   }
+}
+
+/** The exported annotations (JSON text) with `over` set over them. */
+function annotationsOf(exported: string | null, over: Record<string, unknown> | undefined): string | undefined {
+  if (over === undefined) return exported ?? undefined;
+  let base: Record<string, unknown> = {};
+  if (exported !== null) {
+    const parsed: unknown = parseJson(exported);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badInput('export', 'its annotations are not a JSON object');
+    base = parsed as Record<string, unknown>;
+  }
+  return JSON.stringify({ ...base, ...over });
 }

@@ -317,18 +317,28 @@ export class Database {
    * exported or `options.name`: all or nothing, even if the process dies mid-way
    * (collection-import.ts). ERR_COLLECTION_EXISTS if the name is taken; ERR_BAD_INPUT for a stream
    * that is not a whole export. The graph comes from the export's snapshot where it matches.
+   * `options.annotations` are set over the exported ones in the import's commit.
    */
-  async importCollection(source: AsyncIterable<Uint8Array>, options: { readonly name?: string } & CreateOptions = {}): Promise<CollectionInfo> {
+  async importCollection(
+    source: AsyncIterable<Uint8Array>,
+    options: { readonly name?: string; readonly annotations?: Record<string, unknown> } & CreateOptions = {},
+  ): Promise<CollectionInfo> {
     if (options.name !== undefined) checkName(options.name);
     this.assertOpen();
     this.assertLoaded();
     let claimed: string | undefined;
     try {
-      const imported = await importCollection(this.store, source, options.name, (name) => {
-        if (this.collections.has(name) || this.busyNames.has(name)) throw new KithError('ERR_COLLECTION_EXISTS', `collection "${name}" already exists`);
-        this.busyNames.add(name);
-        claimed = name;
-      });
+      const imported = await importCollection(
+        this.store,
+        source,
+        options.name,
+        (name) => {
+          if (this.collections.has(name) || this.busyNames.has(name)) throw new KithError('ERR_COLLECTION_EXISTS', `collection "${name}" already exists`);
+          this.busyNames.add(name);
+          claimed = name;
+        },
+        options.annotations,
+      );
       const name = imported.config.name;
       const collection = new Collection(
         this.store,

@@ -24,6 +24,13 @@ async function ok(base: string, method: string, path: string, body?: unknown): P
   return answer.body;
 }
 
+/** Replicas a node took up since it started, by where they came from (its metrics). */
+async function seeds(node: string): Promise<{ peer: number; log: number }> {
+  const text = await (await fetch(`${node}/metrics`)).text();
+  const of = (from: string): number => Number(new RegExp(`^kith_replica_seeds_total\\{from="${from}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return { peer: of('peer'), log: of('log') };
+}
+
 /** Every record of a replica, read through its node's replica routes, in id order. */
 async function replicaRecords(node: string, replica: string): Promise<Json[]> {
   const out: Json[] = [];
@@ -163,8 +170,11 @@ describe('faults of a three-node kith cluster', { timeout: 300_000 }, () => {
     };
     const running = writer();
     await new Promise((resolve) => setTimeout(resolve, 500));
+    const toUrl = cluster.nodes.find((n) => n.id === to)?.url as string;
+    const seededBefore = await seeds(toUrl);
     const moved = await ok(first, 'POST', '/collections/mv/cluster', { move_shard: { shard_id: 0, from_peer_id: from, to_peer_id: to } });
     assert.deepEqual(moved.result.cluster.placement[0], [to]);
+    assert.equal((await seeds(toUrl)).peer, seededBefore.peer + 1, `the moved replica on ${to} was seeded from ${from}'s export`);
     await new Promise((resolve) => setTimeout(resolve, 500));
     writing = false;
     await running;
@@ -197,7 +207,7 @@ describe('faults of a three-node kith cluster', { timeout: 300_000 }, () => {
     }
   });
 
-  test('a file refuses another node id; a node whose file is wiped comes back with its replicas seeded from the logs', async () => {
+  test("a file refuses another node id; a node whose file is wiped comes back with its replicas seeded from its peers' exports", async () => {
     const node = cluster.nodes[2] as { dbPath: string };
     assert.equal((cluster.nodes[2] as { id: string }).id, 'n3');
     await cluster.stopNode(2);
@@ -214,7 +224,18 @@ describe('faults of a three-node kith cluster', { timeout: 300_000 }, () => {
     assert.match(other, /holds the replicas of node "n3"/);
     for (const path of [node.dbPath, `${node.dbPath}-lock`]) rmSync(path, { force: true });
     await cluster.startNode(2);
+    // Ready (/readyz) once every replica it holds serves: seeded, then caught up with its log.
+    const started = (cluster.nodes[2] as { server: { output(): string } | null }).server;
+    const replicasOfF = ((await ok(cluster.urls[2] as string, 'GET', '/cluster')).result.replicas as Json[]).filter((r) => r.collection === 'f');
+    assert.ok(
+      replicasOfF.length > 0 && replicasOfF.every((r) => r.state === 'serving'),
+      `n3's replicas of f when ready: ${JSON.stringify(replicasOfF)}\n${started?.output().slice(-4000)}`,
+    );
     await assertReplicasMatchPeers(cluster, 2, 'f');
+    // Every replica of f held there (each has a serving copy elsewhere) came from a peer's export, versions and applied position included.
+    const held = ((await ok(cluster.urls[2] as string, 'GET', '/cluster')).result.replicas as Json[]).filter((r) => r.collection === 'f');
+    const seeded = await seeds(cluster.urls[2] as string);
+    assert.ok(seeded.peer >= held.length, `seeded from peers: ${JSON.stringify(seeded)}, replicas of f held: ${held.length}`);
   });
 
   test('a node refuses a file with single-node collections, and an id a live node holds', async () => {

@@ -122,7 +122,8 @@ describe('a shard log on a 3-server NATS cluster', () => {
     const jsm = await jetstreamManager(fx.nc);
     const info = await jsm.streams.info('staged');
     await jsm.streams.update('staged', { ...info.config, subjects: ['kith.log.staged-moved'] });
-    const store = async (text: string, id: string): Promise<number> => (await jetstream(fx.nc).publish('kith.log.staged-moved', encoder.encode(text), { msgID: id })).seq;
+    const store = async (text: string, id: string): Promise<number> =>
+      (await jetstream(fx.nc).publish('kith.log.staged-moved', encoder.encode(text), { msgID: id })).seq;
     let answer: (id: string, asked: number) => { seq: number; duplicate?: boolean } = () => ({ seq: 0, duplicate: true });
     const asked: string[] = [];
     const responder = fx.nc.subscribe(log.spec.subject, {

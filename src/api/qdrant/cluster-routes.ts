@@ -58,8 +58,9 @@ export async function qdrantClusterRoutes(app: FastifyInstance, { engine, store 
           continue;
         }
         const replica = held.get(shard);
-        const points = replica === undefined ? 0 : engine.node.db.collection(replicaName(collection, shard)).pointsCount;
-        local.push({ shard_id: shard, points_count: points, state: replica?.state === 'serving' ? 'Active' : replica === undefined ? 'Initializing' : 'Dead' });
+        const imported = replica !== undefined && replica.state !== 'seeding';
+        const points = imported ? engine.node.db.collection(replicaName(collection, shard)).pointsCount : 0;
+        local.push({ shard_id: shard, points_count: points, state: qdrantReplicaState(replica?.state) });
       }
     }
     return ok(reply, { peer_id: peerIdOf(self), shard_count: collection.shardNumber, local_shards: local, remote_shards: remote, shard_transfers: [] });
@@ -97,4 +98,18 @@ export async function qdrantClusterRoutes(app: FastifyInstance, { engine, store 
     await engine.changeReplicas(request.params.name, change);
     return ok(reply, true);
   });
+}
+
+/** Qdrant's name for a replica's state: Partial while it is seeded or catches up, as Qdrant's shard in transfer. */
+function qdrantReplicaState(state: 'seeding' | 'catching_up' | 'serving' | 'stopped' | undefined): string {
+  switch (state) {
+    case undefined:
+      return 'Initializing';
+    case 'serving':
+      return 'Active';
+    case 'stopped':
+      return 'Dead';
+    default:
+      return 'Partial';
+  }
 }

@@ -8,7 +8,11 @@
  *   not caught up with its log since it opened), so the peer tries another replica.
  * - `kith-applied-at: <position>` makes the read wait until the replica has applied that position
  *   (session and strong reads).
+ * - `GET /replicas/:name/export` streams a serving replica as a collection export (one read
+ *   transaction, its applied position in the header): a new replica of the shard on another node
+ *   is seeded from it, then follows the log from there.
  */
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ClusterNode } from '../../cluster/cluster-node.js';
@@ -68,6 +72,28 @@ export const clusterReplicaRoutes: FastifyPluginAsyncTypebox<{ node: ClusterNode
     async (request, reply) => {
       const outcome = await node.waitLocal(request.params.name, request.body.position, APPLIED_WAIT_MS);
       return ok(reply, { changed: outcome?.changed ?? null, msg: outcome?.msg ?? null });
+    },
+  );
+
+  app.get(
+    '/replicas/:name/export',
+    {
+      schema: {
+        summary: "This node's replica as a collection export, to seed a new replica of the shard from",
+        tags: ['cluster'],
+        params: Type.Object({ name: Type.String({ maxLength: 255 }) }),
+        response: { 200: Type.Any({ description: 'A kith collection export (application/octet-stream).' }), ...errorResponses(404, 503) },
+      },
+    },
+    async (request, reply) => {
+      const stream = node.db.exportCollection(request.params.name);
+      // The first chunk is read before the answer starts, so that a replica dropped meanwhile is a 404, not a cut stream.
+      const first = await stream.next();
+      const rest = async function* (): AsyncGenerator<Buffer> {
+        if (first.done !== true) yield first.value;
+        yield* stream;
+      };
+      return reply.type('application/octet-stream').send(Readable.from(rest()));
     },
   );
 };

@@ -52,8 +52,11 @@ export const ClusterState = Type.Object({
       applied: Type.Integer({ description: 'The last log position applied.' }),
       last: Type.Union([Type.Integer(), Type.Null()], { description: "The shard log's last position (null when the log could not be asked)." }),
       lag: Type.Union([Type.Integer(), Type.Null()], { description: 'Entries not applied yet.' }),
-      state: Type.Union([Type.Literal('serving'), Type.Literal('stopped')]),
+      state: Type.Union([Type.Literal('seeding'), Type.Literal('catching_up'), Type.Literal('serving'), Type.Literal('stopped')], {
+        description: "seeding: imported from a peer's replica; catching_up: following its log, reads go elsewhere; serving; stopped (see `stopped`).",
+      }),
       stopped: Type.Optional(Type.String({ description: 'Why it stopped applying.' })),
+      seedFrom: Type.Optional(Type.String({ description: 'While seeding: the node whose replica it is imported from.' })),
     }),
     { description: "This node's replicas." },
   ),
