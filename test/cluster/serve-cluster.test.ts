@@ -12,7 +12,7 @@ import { testSeed } from '../helpers/data.js';
 import { startKith } from '../helpers/kith-cli.js';
 import { KithCluster } from '../helpers/kith-cluster.js';
 import { natsClusterPerSuite } from '../helpers/nats-cluster.js';
-import { httpJson, type ServerProcess, startServer } from '../helpers/server-process.js';
+import { httpJson, httpOk as ok, type ServerProcess, startServer } from '../helpers/server-process.js';
 
 const IDS = ['7', '12', 'α', 'a/b', 'ünï', '0', 'x'.repeat(60), 'b', 'c', 'd', 'e', 'f', 'g', 'h', '300', '41'];
 const PAYLOADS: Record<string, unknown>[] = [{}, { g: 0 }, { g: 1, s: 'x' }, { g: 2, n: null, b: true, l: [1, 'two', null], o: { k: 1.5 } }, { g: 1, e: '' }];
@@ -24,12 +24,6 @@ type Json = any;
 /** Drops what differs by design between a cluster and one node: versions (log positions there, a clock here). */
 function withoutVersions(points: Json[]): Json[] {
   return points.map(({ version: _version, ...rest }: Json) => rest);
-}
-
-async function ok(base: string, method: string, path: string, body?: unknown): Promise<Json> {
-  const answer = await httpJson(base, method, path, body);
-  assert.equal(answer.status, 200, `${method} ${base}${path}: ${answer.raw}`);
-  return answer.body;
 }
 
 describe('a cluster of three kith processes', { timeout: 300_000 }, () => {

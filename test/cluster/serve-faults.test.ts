@@ -13,16 +13,10 @@ import { SeededRng } from '../../src/core/rng.js';
 import { testSeed } from '../helpers/data.js';
 import { KithCluster } from '../helpers/kith-cluster.js';
 import { natsClusterPerSuite } from '../helpers/nats-cluster.js';
-import { httpJson, startServer } from '../helpers/server-process.js';
+import { httpJson, httpOk as ok, startServer } from '../helpers/server-process.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are compared field by field
 type Json = any;
-
-async function ok(base: string, method: string, path: string, body?: unknown): Promise<Json> {
-  const answer = await httpJson(base, method, path, body);
-  assert.equal(answer.status, 200, `${method} ${base}${path}: ${answer.raw}`);
-  return answer.body;
-}
 
 /** Replicas a node took up since it started, by where they came from (its metrics). */
 async function seeds(node: string): Promise<{ peer: number; log: number }> {

@@ -11,16 +11,10 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { ShardLog } from '../../src/cluster/shard-log.js';
 import { KithCluster } from '../helpers/kith-cluster.js';
 import { natsClusterPerSuite, streamLeader } from '../helpers/nats-cluster.js';
-import { httpJson } from '../helpers/server-process.js';
+import { httpJson, httpOk as ok } from '../helpers/server-process.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are compared field by field
 type Json = any;
-
-async function ok(base: string, method: string, path: string, body?: unknown): Promise<Json> {
-  const answer = await httpJson(base, method, path, body);
-  assert.equal(answer.status, 200, `${method} ${base}${path}: ${answer.raw}`);
-  return answer.body;
-}
 
 /** The stream of shard 0 of `collection`, from the local name of a replica a node reports. */
 async function shardStream(url: string, collection: string): Promise<string> {

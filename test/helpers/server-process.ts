@@ -112,3 +112,11 @@ export async function qdrantUrlOf(server: ServerProcess): Promise<string> {
   }
   throw new Error(`no Qdrant listener line:\n${server.output()}`);
 }
+
+/** `httpJson`, asserting a 200: the parsed body. */
+// biome-ignore lint/suspicious/noExplicitAny: test bodies are inspected field by field
+export async function httpOk(base: string, method: string, path: string, body?: unknown): Promise<any> {
+  const answer = await httpJson(base, method, path, body);
+  if (answer.status !== 200) throw new Error(`${method} ${base}${path}: ${answer.status} ${answer.raw}`);
+  return answer.body;
+}
