@@ -69,6 +69,15 @@ export function registerClusterMetrics(registry: Registry, engine: ClusterEngine
     },
   });
   new Counter({
+    name: 'kith_log_entries_cut_total',
+    help: 'Log entries this node removed from the shard logs it cuts (below what every replica of the shard applied), since it started.',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(engine.node.truncatedEntries);
+    },
+  });
+  new Counter({
     name: 'kith_log_reappends_total',
     help: 'Write entries appended again because the position their log acknowledged held another entry (a stream leader stopped and resumed answers so until it learns it was deposed).',
     registers,

@@ -25,6 +25,8 @@ export interface ClusterFlags {
   readonly nats: readonly string[];
   readonly nodeId: string;
   readonly advertise: string;
+  /** Entries each shard log keeps at least when it is cut (docs/cluster.md, "Log truncation"). */
+  readonly logKeep: number;
 }
 
 export const USAGE = `Usage: kith [flags]
@@ -45,6 +47,8 @@ export const USAGE = `Usage: kith [flags]
                           (env KITH_NODE_ID; required with -cluster-nats)
   -advertise <url>        the address peers reach this node's port at, e.g. http://10.0.0.5:18080
                           (env KITH_ADVERTISE; default http://127.0.0.1:<port>)
+  -cluster-log-keep <n>   entries each shard log keeps at least when entries every replica applied
+                          are cut from it (env KITH_CLUSTER_LOG_KEEP, default 100000)
   -h, -help               this text
 
 Every flag may also be written with two dashes (--port) and as -flag=value.`;
@@ -63,6 +67,7 @@ const LONG_FLAGS = [
   'cluster-nats',
   'node-id',
   'advertise',
+  'cluster-log-keep',
   'help',
 ];
 
@@ -120,6 +125,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
         'cluster-nats': { type: 'string' },
         'node-id': { type: 'string' },
         advertise: { type: 'string' },
+        'cluster-log-keep': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -142,6 +148,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     pick('cluster-nats', 'KITH_CLUSTER_NATS', ''),
     pick('node-id', 'KITH_NODE_ID', ''),
     pick('advertise', 'KITH_ADVERTISE', ''),
+    pick('cluster-log-keep', 'KITH_CLUSTER_LOG_KEEP', ''),
     port,
   );
   return {
@@ -158,9 +165,10 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
 }
 
 /** The cluster flags; undefined without -cluster-nats (the other two then must be absent too). */
-function parseCluster(nats: string, nodeId: string, advertise: string, port: number): ClusterFlags | undefined {
+function parseCluster(nats: string, nodeId: string, advertise: string, logKeep: string, port: number): ClusterFlags | undefined {
   if (nats === '') {
-    if (nodeId !== '' || advertise !== '') throw new FlagError('-node-id and -advertise join a cluster: give -cluster-nats too');
+    if (nodeId !== '' || advertise !== '' || logKeep !== '')
+      throw new FlagError('-node-id, -advertise and -cluster-log-keep join a cluster: give -cluster-nats too');
     return undefined;
   }
   const urls = nats.split(',').map((url) => url.trim());
@@ -171,5 +179,8 @@ function parseCluster(nats: string, nodeId: string, advertise: string, port: num
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(nodeId)) throw new FlagError(`-node-id: expected 1–64 of A-Z a-z 0-9 _ -, got ${JSON.stringify(nodeId)}`);
   const address = advertise === '' ? `http://127.0.0.1:${port}` : advertise.replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+$/.test(address)) throw new FlagError(`-advertise: expected http://host:port, got ${JSON.stringify(advertise)}`);
-  return { nats: urls, nodeId, advertise: address };
+  const keep = logKeep === '' ? 100_000 : Number(logKeep);
+  if (!/^\d+$/.test(logKeep === '' ? '0' : logKeep) || !Number.isSafeInteger(keep))
+    throw new FlagError(`-cluster-log-keep: expected a whole number of entries, got ${JSON.stringify(logKeep)}`);
+  return { nats: urls, nodeId, advertise: address, logKeep: keep };
 }

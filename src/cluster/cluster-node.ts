@@ -25,8 +25,9 @@ import { parseFilter } from '../payload/filter-parse.js';
 import { RequestCost } from '../search/request-cost.js';
 import { parseCollectionConfig } from '../segment/collection-config.js';
 import { Catalog, type ClusterCollection, type CreateClusterCollection, replicaName, shardLogSpec } from './catalog.js';
+import { AppliedPositions, cutBelow } from './log-truncation.js';
 import { Membership } from './membership.js';
-import { ShardLog } from './shard-log.js';
+import { LogCutBehind, ShardLog } from './shard-log.js';
 import { encodeShardOperation, type ShardOperation, type ShardPoint } from './shard-operation.js';
 import { RemoteShardReader } from './shard-reads.js';
 import { type EntryOutcome, LogVersions, ShardReplica } from './shard-replica.js';
@@ -48,6 +49,10 @@ export interface ClusterNodeOptions {
   readonly apiKey?: string;
   /** Told what the node did that an operator may want in its log (a replica seeded). */
   readonly info?: (message: string) => void;
+  /** Entries each shard log keeps at least when it is cut (log-truncation.ts); default 100,000. */
+  readonly logKeep?: number;
+  /** How often applied positions are recorded and logs cut, in ms; default 10 s. */
+  readonly truncateMs?: number;
 }
 
 /** Per shard written, the log position of its part. */
@@ -162,12 +167,16 @@ export class ClusterNode {
   readonly seeded = { fromPeer: 0, fromLog: 0 };
   private running = true;
   private loop: Promise<void> = Promise.resolve();
+  private truncation: Promise<void> = Promise.resolve();
+  /** Log entries this node removed from the shard logs it cuts, since it started (metrics). */
+  truncatedEntries = 0;
 
   private constructor(
     private readonly options: ClusterNodeOptions,
     readonly db: Database,
     readonly membership: Membership,
     private readonly catalog: Catalog,
+    private readonly appliedPositions: AppliedPositions,
     /** The log versions of each local replica's collection (the database asks for them by name). */
     private readonly versionsOf: (name: string) => LogVersions | undefined,
   ) {}
@@ -229,9 +238,17 @@ export class ClusterNode {
           )}${own.length > 5 ? ', …' : ''}); a cluster node's file holds only its replicas. Start the node on a new file and import the collections through the cluster (kith export, then kith import --url; docs/cluster.md)`,
       );
     }
-    const node = new ClusterNode(options, db, membership, await Catalog.open(options.nc, options.natsReplicas), versionsOf);
+    const node = new ClusterNode(
+      options,
+      db,
+      membership,
+      await Catalog.open(options.nc, options.natsReplicas),
+      await AppliedPositions.open(options.nc, options.natsReplicas),
+      versionsOf,
+    );
     await node.refresh();
     node.loop = node.applyLoop();
+    node.truncation = node.truncateLoop();
     return node;
   }
 
@@ -278,6 +295,16 @@ export class ClusterNode {
             this.seed(collection, shard, source);
             continue;
           }
+          // No copy to seed from, and the log no longer starts at its first entry: replaying it
+          // would miss what was cut. Wait for a holder to serve.
+          const log = await this.logOf(collection, shard);
+          const { first, last } = await log.state();
+          if (first > 1 && last >= first) {
+            this.options.warn?.(
+              `replica ${collection.config.name}/${shard}: no serving replica to seed it from, and its log starts at ${first}; waiting for one`,
+            );
+            continue;
+          }
           await this.db.createCollection({ ...collection.config, name: local }, { versions });
           await this.db.collection(local).annotate(REPLICA_ANNOTATION, { node: this.id });
           this.seeded.fromLog++;
@@ -291,6 +318,8 @@ export class ClusterNode {
       this.wakers.get(info.name)?.unsubscribe();
       this.wakers.delete(info.name);
       await this.db.dropCollection(info.name);
+      // Its position no longer holds the log back (a node that stopped holding it).
+      await this.appliedPositions.forget(info.name, this.id).catch(() => undefined);
     }
   }
 
@@ -585,7 +614,7 @@ export class ClusterNode {
       }
       let applied = 0;
       this.poked = false;
-      for (const local of [...this.replicas.values()]) {
+      for (const [name, local] of [...this.replicas.entries()]) {
         if (!this.running) return;
         if (local.replica.stopped !== undefined) continue;
         try {
@@ -593,6 +622,12 @@ export class ClusterNode {
         } catch (error) {
           // catchUp sets `stopped` when the replica cannot go on; other errors (the network) are retried next turn.
           const stopped = local.replica.stopped as KithError | undefined;
+          if (stopped instanceof LogCutBehind) {
+            await this.dropBehindCut(name, stopped).catch((dropError: unknown) =>
+              this.options.warn?.(`replica ${local.collection}/${local.shard}: dropping it to seed it again failed`, dropError),
+            );
+            continue;
+          }
           this.options.warn?.(
             `replica ${local.collection}/${local.shard}${stopped === undefined ? '' : ' stopped'}: ${stopped?.message ?? String(error)}`,
             error,
@@ -600,6 +635,59 @@ export class ClusterNode {
         }
       }
       if (applied === 0 && !this.poked) await this.idle();
+    }
+  }
+
+  /**
+   * A replica the log was cut ahead of (it was seeded from the log while a cut was made, or it
+   * was not yet a placed holder then): its local copy goes, and the next refresh seeds it again
+   * from a serving peer.
+   */
+  private dropBehindCut(local: string, cause: LogCutBehind): Promise<void> {
+    // In turn with the refreshes, which take up and drop replicas too.
+    const next = this.refreshing.then(async () => {
+      this.options.warn?.(`replica ${local} is behind its log's cut (${cause.message}); seeding it again from a peer`);
+      this.replicas.delete(local);
+      this.wakers.get(local)?.unsubscribe();
+      this.wakers.delete(local);
+      await this.db.dropCollection(local);
+    });
+    this.refreshing = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Every `truncateMs`: records this node's applied positions, then cuts the logs it is the first live holder of. */
+  private async truncateLoop(): Promise<void> {
+    const every = this.options.truncateMs ?? 10_000;
+    while (this.running) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, every);
+        this.stopTruncation = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      if (!this.running) return;
+      await this.truncateLogs().catch((error: unknown) => this.options.warn?.('recording applied positions or cutting logs failed', error));
+    }
+  }
+
+  private stopTruncation: (() => void) | undefined;
+
+  private async truncateLogs(): Promise<void> {
+    const live = new Set((await this.membership.liveNodes()).map((n) => n.id));
+    for (const [local, held] of [...this.replicas]) {
+      if (held.replica.stopped !== undefined) continue;
+      await this.appliedPositions.record(local, this.id, held.replica.position().applied);
+      const collection = this.known.get(held.collection);
+      const holders = collection?.placement[held.shard];
+      if (collection === undefined || holders === undefined || holders.find((id) => live.has(id)) !== this.id) continue;
+      const positions = await this.appliedPositions.positions(local, holders);
+      if (positions === undefined) continue;
+      const log = await this.logOf(collection, held.shard);
+      const { first, last } = await log.state();
+      const cut = cutBelow(positions, last, this.options.logKeep ?? 100_000);
+      if (cut >= first) this.truncatedEntries += await log.truncateBefore(cut + 1);
     }
   }
 
@@ -628,6 +716,8 @@ export class ClusterNode {
   async stop(options: { readonly crash?: boolean } = {}): Promise<void> {
     this.running = false;
     this.wake?.();
+    this.stopTruncation?.();
+    await this.truncation.catch(() => undefined);
     for (const subscription of this.wakers.values()) subscription.unsubscribe();
     await this.loop.catch(() => undefined);
     if (options.crash === true) this.membership.stopHeartbeat();

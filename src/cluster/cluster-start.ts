@@ -15,6 +15,7 @@ export interface ClusterStartOptions {
   readonly nats: readonly string[];
   readonly nodeId: string;
   readonly advertise: string;
+  readonly logKeep?: number;
   readonly dbPath: string;
   readonly threads: number;
   readonly apiKey?: string;
@@ -67,6 +68,7 @@ export async function startClusterNode(options: ClusterStartOptions): Promise<St
         natsReplicas: natsReplicasFor(options.nats.length),
         threads: options.threads,
         warn: options.warn,
+        ...(options.logKeep === undefined ? {} : { logKeep: options.logKeep }),
         ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
         ...(options.info === undefined ? {} : { info: options.info }),
       });

@@ -80,8 +80,21 @@ function identityOf(info: StreamInfo): LogIdentity {
   return { stream: info.config.name, created: info.created, label: `${info.config.name}@${info.created}` };
 }
 
-function regression(identity: LogIdentity, message: string): KithError {
-  return new KithError('ERR_LOG_REGRESSION', `log ${identity.label}: ${message}`);
+function regression(identity: LogIdentity, problem: FollowProblem): KithError {
+  const message = `log ${identity.label}: ${problem.message}`;
+  return problem.cut ? new LogCutBehind(message) : new KithError('ERR_LOG_REGRESSION', message);
+}
+
+/**
+ * The entries after a replica's position were removed from the front of its log: the log was cut
+ * (log-truncation.ts) below a position the replica had not reached. Nothing is lost (every entry
+ * cut was applied by the shard's other replicas); the replica is seeded again from one of them.
+ */
+export class LogCutBehind extends KithError {
+  constructor(message: string) {
+    super('ERR_LOG_REGRESSION', message);
+    this.name = 'LogCutBehind';
+  }
 }
 
 export class ShardLog {
@@ -196,6 +209,14 @@ export class ShardLog {
     }
   }
 
+  /**
+   * Removes the entries before `seq` (log-truncation.ts decides where: below what every replica
+   * has applied). The stream's first position becomes `seq`.
+   */
+  async truncateBefore(seq: number): Promise<number> {
+    return (await this.jsm.streams.purge(this.spec.stream, { seq })).purged;
+  }
+
   async state(): Promise<{ identity: LogIdentity; first: number; last: number }> {
     const info = await this.jsm.streams.info(this.spec.stream);
     return { identity: identityOf(info), first: info.state.first_seq, last: info.state.last_seq };
@@ -257,7 +278,7 @@ export class ShardLog {
       if (stored !== null && stored.seq === seq) return { seq, data: stored.data };
       const now = await this.state();
       if (now.last < seq && followProblem(now, identity, seq - 1) === undefined) return undefined;
-      if (check >= REGRESSION_CHECKS) throw regression(identity, `entry ${seq} is missing`);
+      if (check >= REGRESSION_CHECKS) throw regression(identity, { message: `entry ${seq} is missing`, cut: now.first > seq });
       await new Promise((resolve) => setTimeout(resolve, REGRESSION_RECHECK_MS));
     }
   }
@@ -268,10 +289,16 @@ const REGRESSION_CHECKS = 5;
 const REGRESSION_RECHECK_MS = 1000;
 
 /** What keeps `now` from following position `after` of `identity`'s log; undefined when it follows. */
-function followProblem(now: { identity: LogIdentity; first: number; last: number }, identity: LogIdentity, after: number): string | undefined {
-  if (now.identity.label !== identity.label) return `the stream is now ${now.identity.label}: it was deleted and made again`;
-  if (now.last < after) return `its last entry is ${now.last}, behind the applied position ${after}: the log lost its tail`;
-  if (now.first > after + 1 && now.last >= now.first) return `its first entry is ${now.first}: entries after ${after} were removed`;
+interface FollowProblem {
+  readonly message: string;
+  /** Entries were removed from the log's front (a cut), rather than the log lost or replaced. */
+  readonly cut: boolean;
+}
+
+function followProblem(now: { identity: LogIdentity; first: number; last: number }, identity: LogIdentity, after: number): FollowProblem | undefined {
+  if (now.identity.label !== identity.label) return { message: `the stream is now ${now.identity.label}: it was deleted and made again`, cut: false };
+  if (now.last < after) return { message: `its last entry is ${now.last}, behind the applied position ${after}: the log lost its tail`, cut: false };
+  if (now.first > after + 1) return { message: `its first entry is ${now.first}: entries after ${after} were removed`, cut: true };
   return undefined;
 }
 

@@ -11,31 +11,12 @@ import { after, before, describe, test } from 'node:test';
 import { Database } from '../../src/db/database.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { testSeed } from '../helpers/data.js';
-import { KithCluster } from '../helpers/kith-cluster.js';
+import { KithCluster, replicaRecords, replicaSeeds as seeds } from '../helpers/kith-cluster.js';
 import { natsClusterPerSuite } from '../helpers/nats-cluster.js';
 import { httpJson, httpOk as ok, startServer } from '../helpers/server-process.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are compared field by field
 type Json = any;
-
-/** Replicas a node took up since it started, by where they came from (its metrics). */
-async function seeds(node: string): Promise<{ peer: number; log: number }> {
-  const text = await (await fetch(`${node}/metrics`)).text();
-  const of = (from: string): number => Number(new RegExp(`^kith_replica_seeds_total\\{from="${from}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
-  return { peer: of('peer'), log: of('log') };
-}
-
-/** Every record of a replica, read through its node's replica routes, in id order. */
-async function replicaRecords(node: string, replica: string): Promise<Json[]> {
-  const out: Json[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: Json = await ok(node, 'POST', `/cluster/local/collections/${replica}/points/scroll`, { limit: 500, cursor, with_vector: true });
-    out.push(...page.result.points);
-    cursor = page.result.next_cursor;
-  } while (cursor !== null);
-  return out;
-}
 
 /**
  * Each replica of `collection` on node `index` holds exactly what another holder of its shard

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { NatsCluster } from './nats-cluster.js';
 import { freePort } from './nats-cluster.js';
-import { type ServerProcess, type StartOptions, startServer } from './server-process.js';
+import { httpOk, type ServerProcess, type StartOptions, startServer } from './server-process.js';
 
 export interface KithNode {
   readonly id: string;
@@ -107,4 +107,26 @@ export class KithCluster {
       }),
     );
   }
+}
+
+/** Replicas a node took up since it started, by where they came from (its metric kith_replica_seeds_total). */
+export async function replicaSeeds(node: string): Promise<{ peer: number; log: number }> {
+  const text = await (await fetch(`${node}/metrics`)).text();
+  const of = (from: string): number => Number(new RegExp(`^kith_replica_seeds_total\\{from="${from}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return { peer: of('peer'), log: of('log') };
+}
+
+/** Every record of replica `local` on `node`, in id order, through its replica routes; first waiting until it applied `position`, when given. */
+// biome-ignore lint/suspicious/noExplicitAny: records are compared whole
+export async function replicaRecords(node: string, local: string, position?: number): Promise<any[]> {
+  if (position !== undefined) await httpOk(node, 'POST', `/cluster/local/replicas/${local}/applied`, { position });
+  // biome-ignore lint/suspicious/noExplicitAny: records are compared whole
+  const out: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await httpOk(node, 'POST', `/cluster/local/collections/${local}/points/scroll`, { limit: 500, cursor, with_vector: true });
+    out.push(...page.result.points);
+    cursor = page.result.next_cursor;
+  } while (cursor !== null);
+  return out;
 }

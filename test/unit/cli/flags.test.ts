@@ -78,19 +78,24 @@ test('-threads: the cores by default, from the flag or KITH_THREADS; 0 means sea
   assert.equal((parseFlags(['-threads', '2'], { KITH_THREADS: '1' }) as { threads: number }).threads, 2);
 });
 
-test('-cluster-nats, -node-id, -advertise: a single node without them; from the flags or KITH_*; checked', () => {
+test('-cluster-nats, -node-id, -advertise, -cluster-log-keep: a single node without them; from the flags or KITH_*; checked', () => {
   assert.equal('cluster' in (parseFlags([], {}) as object), false);
   const cluster = (argv: string[], env: NodeJS.ProcessEnv = {}) => (parseFlags(argv, env) as { cluster?: unknown }).cluster;
   assert.deepEqual(cluster(['-cluster-nats', 'nats://a:4222,nats://b:4222', '-node-id', 'n1', '-port', '18081']), {
     nats: ['nats://a:4222', 'nats://b:4222'],
     nodeId: 'n1',
     advertise: 'http://127.0.0.1:18081',
+    logKeep: 100_000,
   });
-  assert.deepEqual(cluster([], { KITH_CLUSTER_NATS: 'nats://h:1', KITH_NODE_ID: 'x_2', KITH_ADVERTISE: 'http://10.0.0.5:18080/' }), {
-    nats: ['nats://h:1'],
-    nodeId: 'x_2',
-    advertise: 'http://10.0.0.5:18080',
-  });
+  assert.deepEqual(
+    cluster([], { KITH_CLUSTER_NATS: 'nats://h:1', KITH_NODE_ID: 'x_2', KITH_ADVERTISE: 'http://10.0.0.5:18080/', KITH_CLUSTER_LOG_KEEP: '0' }),
+    {
+      nats: ['nats://h:1'],
+      nodeId: 'x_2',
+      advertise: 'http://10.0.0.5:18080',
+      logKeep: 0,
+    },
+  );
   const refused: [string[], RegExp][] = [
     [['-cluster-nats', 'nats://a:4222'], /-node-id/],
     [['-node-id', 'n1'], /-cluster-nats/],
@@ -98,6 +103,9 @@ test('-cluster-nats, -node-id, -advertise: a single node without them; from the 
     [['-cluster-nats', 'http://a:4222', '-node-id', 'n1'], /-cluster-nats: expected nats:/],
     [['-cluster-nats', 'nats://a:4222', '-node-id', 'n 1'], /-node-id: expected/],
     [['-cluster-nats', 'nats://a:4222', '-node-id', 'n1', '-advertise', 'a:1'], /-advertise: expected/],
+    [['-cluster-log-keep', '5'], /-cluster-nats/],
+    [['-cluster-nats', 'nats://a:4222', '-node-id', 'n1', '-cluster-log-keep=-1'], /-cluster-log-keep: expected/],
+    [['-cluster-nats', 'nats://a:4222', '-node-id', 'n1', '-cluster-log-keep', '1e3'], /-cluster-log-keep: expected/],
   ];
   for (const [argv, message] of refused) {
     assert.throws(
