@@ -7,13 +7,16 @@
  *   passes over it on the connection error).
  * - `catchUp`: points written while that node is down, then its restart on its own file: the time
  *   until its `GET /cluster` shows lag 0 for every replica it holds, as entries/s and points/s.
+ * - `reseed`: kill -9 of that node again, its file deleted, its restart: the time until every
+ *   replica it held is back (imported from a peer's export, then caught up with its log).
  * - `leaderKill`: kill -9 of the NATS server leading shard 0's stream while writers run: the
  *   longest write, the longest time without an acknowledgement, and whether any write failed.
  */
+import { rmSync } from 'node:fs';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Catalog, shardLogSpec } from '../../src/cluster/catalog.js';
-import type { KithCluster } from '../../test/helpers/kith-cluster.js';
+import { type KithCluster, replicaSeeds } from '../../test/helpers/kith-cluster.js';
 import type { NatsCluster } from '../../test/helpers/nats-cluster.js';
 import { closedLoop } from './closed-loop.js';
 import {
@@ -36,7 +39,7 @@ import {
   window,
   writeReport,
 } from './cluster-measure.js';
-import type { HttpClient } from './http-client.js';
+import { type HttpClient, requestJson } from './http-client.js';
 import { type LatencySummary, round, summarizeLatencies } from './stats.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -174,6 +177,66 @@ export interface CatchUpReport {
   readonly entries_per_s_after_listening: number | null;
   /** GET /cluster on the restarted node: ms since spawn, entries applied (summed over its replicas), lag. */
   readonly samples: readonly { readonly ms: number; readonly applied: number; readonly lag: number | null }[];
+}
+
+export interface ReseedReport {
+  readonly node: string;
+  readonly replicas: number;
+  /** The points its replicas hold once back. */
+  readonly points: number;
+  /** Spawn (on an empty file) → the "listening" line; → every replica serving with lag 0. */
+  readonly listening_ms: number;
+  readonly serving_ms: number;
+  readonly points_per_s: number;
+  /** kith_replica_seeds_total on the restarted node. */
+  readonly seeded: { readonly peer: number; readonly log: number };
+}
+
+/**
+ * Node `victim` (up, caught up) is killed -9, its file deleted, and started again once the others
+ * stopped listing it: every replica placed on it comes back from a peer's export (or its log).
+ */
+export async function reseed(ctx: FaultContext, victim: number, before: ClusterView): Promise<ReseedReport> {
+  const { kith } = ctx;
+  const node = kith.nodes[victim] as { id: string; dbPath: string };
+  const killed = performance.now();
+  await kith.kill(victim);
+  await untilUnlisted(
+    ctx.clients.filter((_, i) => i !== victim),
+    node.id,
+    killed,
+    30_000,
+  );
+  for (const path of [node.dbPath, `${node.dbPath}-lock`]) rmSync(path, { force: true });
+  const client = ctx.clients[victim] as HttpClient;
+  const spawned = performance.now();
+  await kith.startNode(victim, { listeningOnly: true, listenTimeoutMs: RESTART_LISTEN_MS });
+  const listening = performance.now() - spawned;
+  let view: ClusterView | undefined;
+  for (;;) {
+    if (performance.now() - spawned > 900_000) throw new Error(`kith ${node.id} was not back within 900 s of its restart on an empty file`);
+    view = await clusterView(client).catch(() => undefined);
+    if (view !== undefined && view.replicas.length === before.replicas.length && caughtUp(view)) break;
+    await sleep(50);
+  }
+  const serving = performance.now() - spawned;
+  let points = 0;
+  for (const r of view.replicas) {
+    points += ((await requestJson(client, 'POST', `/cluster/local/collections/${r.local}/points/count`, {})) as { result: { count: number } }).result.count;
+  }
+  const seeded = await replicaSeeds((kith.nodes[victim] as { url: string }).url);
+  ctx.log(
+    `reseed: kith ${node.id} back on an empty file: ${view.replicas.length} replicas, ${points} points, serving ${round(serving / 1000, 2)} s from spawn`,
+  );
+  return {
+    node: node.id,
+    replicas: view.replicas.length,
+    points,
+    listening_ms: round(listening, 1),
+    serving_ms: round(serving, 1),
+    points_per_s: round(points / (serving / 1000), 0),
+    seeded,
+  };
 }
 
 const appliedSum = (view: ClusterView): number => view.replicas.reduce((sum, r) => sum + r.applied, 0);

@@ -122,7 +122,7 @@ export interface ClusterView {
     readonly applied: number;
     readonly last: number | null;
     readonly lag: number | null;
-    readonly state: 'serving' | 'stopped';
+    readonly state: 'seeding' | 'catching_up' | 'serving' | 'stopped';
     readonly stopped?: string;
   }[];
 }
@@ -138,7 +138,7 @@ export function caughtUp(view: ClusterView): boolean {
   for (const r of view.replicas) {
     if (r.state === 'stopped') throw new Error(`node ${view.node}: replica ${r.collection}/${r.shard} stopped: ${r.stopped ?? '?'}`);
   }
-  return view.replicas.every((r) => r.lag === 0);
+  return view.replicas.every((r) => r.lag === 0 && r.state === 'serving');
 }
 
 /** GET /cluster answers that failed while a wait polled (a node answering 500, or not at all), and the first one's message. */

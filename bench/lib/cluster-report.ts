@@ -1,5 +1,5 @@
 /** The `cluster` scenario's result per target (single node, cluster per replication factor), its tables and summary line. */
-import type { CatchUpReport, FailoverReport, LeaderKillReport } from './cluster-faults.js';
+import type { CatchUpReport, FailoverReport, LeaderKillReport, ReseedReport } from './cluster-faults.js';
 import type { PollFailures, TimelineRow, WriteReport } from './cluster-measure.js';
 import type { MachineInfo } from './machine.js';
 import { round } from './stats.js';
@@ -27,7 +27,7 @@ export interface TargetResult {
   readonly search_cpu_ms_per_query?: number;
   readonly search_server_cores?: number;
   readonly search_client_cores?: number;
-  readonly faults?: { failover?: FailoverReport; catch_up?: CatchUpReport; leader_kill?: LeaderKillReport };
+  readonly faults?: { failover?: FailoverReport; catch_up?: CatchUpReport; reseed?: ReseedReport; leader_kill?: LeaderKillReport };
 }
 
 type Cell = number | string | undefined;
@@ -108,6 +108,14 @@ function catchUpText(c: CatchUpReport): string {
   ].join('\n');
 }
 
+function reseedText(r: ReseedReport): string {
+  return [
+    `kith ${r.node} killed -9, its file deleted, started again: ${r.replicas} replicas (${r.points} points) back`,
+    `  listening ${round(r.listening_ms / 1000, 2)} s after spawn; every replica serving, lag 0, after ${round(r.serving_ms / 1000, 2)} s: ${r.points_per_s} points/s`,
+    `  seeded from a peer's export: ${r.seeded.peer}; from the log: ${r.seeded.log}`,
+  ].join('\n');
+}
+
 function leaderText(l: LeaderKillReport): string {
   return [
     `kill -9 of nats ${l.killed}, leader of ${l.stream} (shard 0; every batch writes to it), while ${l.writes.writers} writers write; new leader: ${l.new_leader ?? '?'}`,
@@ -151,6 +159,7 @@ export function printClusterReport(
     lines.push('', `${r.label}, placement ${JSON.stringify(r.placement)}:`);
     if (f.failover !== undefined) lines.push('', failoverText(f.failover));
     if (f.catch_up !== undefined) lines.push('', catchUpText(f.catch_up));
+    if (f.reseed !== undefined) lines.push('', reseedText(f.reseed));
     if (f.leader_kill !== undefined) lines.push('', leaderText(f.leader_kill));
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
@@ -178,6 +187,7 @@ export function printClusterReport(
             catchup_entries_per_s: f.catch_up.entries_per_s,
             catchup_points_per_s: f.catch_up.points_per_s,
           }),
+      ...(f?.reseed === undefined ? {} : { reseed_s: round(f.reseed.serving_ms / 1000, 2), reseed_points_per_s: f.reseed.points_per_s }),
       ...(f?.leader_kill === undefined
         ? {}
         : {

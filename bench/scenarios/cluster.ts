@@ -25,7 +25,7 @@ import { KithCluster } from '../../test/helpers/kith-cluster.js';
 import { NatsCluster, natsServerPath } from '../../test/helpers/nats-cluster.js';
 import { syntheticDataset } from '../datasets/dataset.js';
 import { GaussianMixture, PEER_MIXTURE, type VectorSet } from '../datasets/synthetic.js';
-import { catchUp, type FaultContext, failover, leaderKill, RESTART_LISTEN_MS, untilUnlisted } from '../lib/cluster-faults.js';
+import { catchUp, type FaultContext, failover, leaderKill, RESTART_LISTEN_MS, reseed, untilUnlisted } from '../lib/cluster-faults.js';
 import { clusterView, cpuMsOf, runWriters, spreadClient, type UpsertBatch, waitCaughtUp, writeReport } from '../lib/cluster-measure.js';
 import { printClusterReport, type TargetResult } from '../lib/cluster-report.js';
 import { type ExactNeighbours, groundTruth, recallAtK } from '../lib/ground-truth.js';
@@ -43,7 +43,7 @@ const LIMIT = 10;
 const NODES = 3;
 /** The kith node the faults kill (n3). */
 const VICTIM = 2;
-const PHASES = ['search', 'failover', 'catchup', 'leader'] as const;
+const PHASES = ['search', 'failover', 'catchup', 'reseed', 'leader'] as const;
 /** The integer options and their defaults (OPTIONS says what each means). */
 const DEFAULTS = {
   points: 200000,
@@ -276,7 +276,7 @@ async function runCluster(
       return s;
     });
     const result: TargetResult = { label, hnsw, placement, ...measured };
-    const wanted = (['failover', 'catchup', 'leader'] as const).filter((p) => phases.has(p));
+    const wanted = (['failover', 'catchup', 'reseed', 'leader'] as const).filter((p) => phases.has(p));
     if (wanted.length === 0) return result;
     if (options.rf < 2) {
       say(`faults skipped: they need replication_factor ≥ 2 (a killed node's shards have no other replica with ${options.rf})`);
@@ -313,6 +313,9 @@ async function runCluster(
       } else {
         await started.startNode(VICTIM, { listenTimeoutMs: RESTART_LISTEN_MS });
       }
+    }
+    if (phases.has('reseed')) {
+      faults.reseed = await reseed(ctx, VICTIM, await clusterView(clients[VICTIM] as HttpClient));
     }
     if (phases.has('leader')) faults.leader_kill = await leaderKill(ctx, options.leader, w.writers, options.leaderWindow);
     return { ...result, faults };
