@@ -114,7 +114,15 @@ export class ClusterEngine {
     await Promise.all(
       collection.placement.flatMap((nodes, shard) =>
         nodes.map(async (id) => {
-          if (id === this.node.id) return;
+          if (id === this.node.id) {
+            // Its own replicas too: the answer describes the collection, counting on them (a
+            // collection placed on this node alone was a 503 until its first turn applied nothing).
+            while (this.node.localReplica(collection, shard)?.replica.serving !== true) {
+              if (Date.now() > deadline) throw new Error(`this node's replica of shard ${shard} did not serve`);
+              await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+            return;
+          }
           for (;;) {
             const node = (await this.liveNodes()).find((n) => n.id === id);
             if (node === undefined) return;
