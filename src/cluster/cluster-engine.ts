@@ -430,7 +430,14 @@ export class ClusterEngine {
     const holders = collection.placement[shard] ?? [];
     const own = this.node.localReplica(collection, shard);
     const tried: string[] = [];
-    if (own !== undefined && (own.replica.serving || (options.catchingUp === true && own.replica.stopped === undefined))) return read(this.local, replica);
+    if (own !== undefined && (own.replica.serving || (options.catchingUp === true && own.replica.stopped === undefined))) {
+      try {
+        return await read(this.local, replica);
+      } catch (error) {
+        // Dropped while the read waited on it (a move away): the shard's other holders answer.
+        if (this.node.localReplica(collection, shard) === own) throw error;
+      }
+    }
     const live = new Map((await this.liveNodes()).map((n) => [n.id, n]));
     const peers = holders.filter((id) => id !== this.node.id && live.has(id));
     for (let i = peers.length - 1; i > 0; i--) {

@@ -314,6 +314,7 @@ export class ClusterNode {
     }
     for (const info of this.db.list()) {
       if (!info.name.startsWith('shard-') || placed.has(info.name)) continue;
+      this.replicas.get(info.name)?.replica.retire('no longer placed on this node');
       this.replicas.delete(info.name);
       this.wakers.get(info.name)?.unsubscribe();
       this.wakers.delete(info.name);
@@ -647,6 +648,7 @@ export class ClusterNode {
     // In turn with the refreshes, which take up and drop replicas too.
     const next = this.refreshing.then(async () => {
       this.options.warn?.(`replica ${local} is behind its log's cut (${cause.message}); seeding it again from a peer`);
+      this.replicas.get(local)?.replica.retire("behind its log's cut, to be seeded again");
       this.replicas.delete(local);
       this.wakers.get(local)?.unsubscribe();
       this.wakers.delete(local);

@@ -93,6 +93,15 @@ export class ShardReplica {
     return this.caughtUp && this.stopped === undefined;
   }
 
+  /**
+   * The node no longer holds it (dropped, or to be seeded again): it applies nothing more, and a
+   * read waiting for a position is told at once (ERR_UNAVAILABLE) instead of waiting it out.
+   */
+  retire(why: string): void {
+    this.stopped ??= new KithError('ERR_UNAVAILABLE', `the replica is no longer held here: ${why}`);
+    this.wakeWaiters();
+  }
+
   /** The last position its log holds now. */
   async logLast(): Promise<number> {
     return (await this.log.state()).last;
