@@ -684,6 +684,9 @@ export class ClusterNode {
       const collection = this.known.get(held.collection);
       const holders = collection?.placement[held.shard];
       if (collection === undefined || holders === undefined || holders.find((id) => live.has(id)) !== this.id) continue;
+      // A shard of one replica keeps its whole log: it is the data's only other copy (a wiped
+      // file is replayed from it).
+      if (holders.length < 2) continue;
       const positions = await this.appliedPositions.positions(local, holders);
       if (positions === undefined) continue;
       const log = await this.logOf(collection, held.shard);

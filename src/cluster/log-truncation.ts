@@ -11,6 +11,8 @@
  *   below the lowest position among the shard's placed holders, keeping at least the last
  *   `keep` entries, and only when every placed holder has a position there (a replica being
  *   seeded has none yet, and starts from its exporter's position, which is at or above it).
+ * - A shard of one replica is never cut: its log is the only other copy of its data (a node whose
+ *   file is lost replays it).
  * - Entries at and below the cut are removed (`purge` up to it): a replica at position p needs
  *   p + 1 onwards, which stays.
  */

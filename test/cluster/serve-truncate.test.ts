@@ -3,7 +3,7 @@
  * on three kith processes over three NATS servers, nodes started with `-cluster-log-keep 0`:
  * the log is cut; a node that is down holds its logs back, and catches up from the log when it
  * returns; a replica moved onto a node that never held it comes from a peer's export, the cut log
- * being no longer enough; every acknowledged point stays.
+ * being no longer enough; every acknowledged point stays; a shard of one replica keeps its log.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -60,6 +60,14 @@ describe('shard logs cut below what every replica applied', { timeout: 300_000 }
       }
     };
 
+    // A shard of one replica: its log is its data's only other copy, never cut.
+    await ok(cluster.urls[0] as string, 'POST', '/collections', { name: 'one', vector_size: 2, distance: 'dot', shard_number: 1, replication_factor: 1 });
+    for (let i = 0; i < 20; i++) await ok(cluster.urls[i % 3] as string, 'PUT', '/collections/one/points', { points: [{ id: `o${i}`, vector: [i, 1] }] });
+    const oneLocal = (await Promise.all(cluster.urls.map(async (url) => (await ok(url, 'GET', '/cluster')).result.replicas as Json[])))
+      .flat()
+      .find((r) => r.collection === 'one')?.local as string;
+    const oneStream = `KITH_${/^shard-([0-9a-f]+)-0$/.exec(oneLocal)?.[1]}_0`;
+
     // 1. Every replica applied them: the log is cut, never past either replica.
     await write(60, cluster.urls);
     await until('the log cut', async () => (await logState()).first_seq > 1);
@@ -87,9 +95,18 @@ describe('shard logs cut below what every replica applied', { timeout: 300_000 }
     const after = (await logState()).last_seq;
     assert.deepEqual(await replicaRecords(urlOf(spare), local, after), await replicaRecords(urlOf(keeper), local, after));
     for (const url of cluster.urls) {
-      const count = await ok(url, 'POST', '/collections/t/points/count?consistency=strong', {});
+      const count = await ok(url, 'POST', '/collections/t/points/count?consistency=strong', {}).catch(async (error: Error) => {
+        const views = await Promise.all(cluster.urls.map(async (u) => JSON.stringify((await ok(u, 'GET', '/cluster')).result.replicas)));
+        const logs = cluster.nodes.map((n) => `--- ${n.id}\n${n.server?.output().slice(-3000)}`);
+        throw new Error(`${error.message}\n${views.join('\n')}\n${logs.join('\n')}`);
+      });
       assert.equal(count.result.count, written, `${url}: every acknowledged point`);
     }
+    const one = (await jsm.streams.info(oneStream)).state;
+    assert.ok(
+      one.first_seq <= 1 && one.last_seq >= 20,
+      `the one-replica log keeps every entry: ${JSON.stringify({ first: one.first_seq, last: one.last_seq })}`,
+    );
     t.diagnostic(
       `log cut at ${cutAt} after 60 writes; held at ${heldAt} with ${downed} down; starts at ${(await logState()).first_seq} of ${after} at the end`,
     );
