@@ -25,6 +25,7 @@ import { replicaName } from './catalog.js';
 import type { ClusterNode, ReplicaState, WriteToken, Written } from './cluster-node.js';
 import type { NodeRecord } from './membership.js';
 import { mergeHits } from './merge-hits.js';
+import { shuffled } from './placement.js';
 import { shardOf } from './shard-of.js';
 import {
   LocalShardReader,
@@ -439,11 +440,7 @@ export class ClusterEngine {
       }
     }
     const live = new Map((await this.liveNodes()).map((n) => [n.id, n]));
-    const peers = holders.filter((id) => id !== this.node.id && live.has(id));
-    for (let i = peers.length - 1; i > 0; i--) {
-      const j = Math.floor(Math.random() * (i + 1));
-      [peers[i], peers[j]] = [peers[j] as string, peers[i] as string];
-    }
+    const peers = shuffled(holders.filter((id) => id !== this.node.id && live.has(id)));
     for (const id of peers) {
       try {
         return await read(this.peer(live.get(id) as NodeRecord), replica);

@@ -27,6 +27,7 @@ import { parseCollectionConfig } from '../segment/collection-config.js';
 import { Catalog, type ClusterCollection, type CreateClusterCollection, replicaName, shardLogSpec } from './catalog.js';
 import { AppliedPositions, cutBelow } from './log-truncation.js';
 import { Membership } from './membership.js';
+import { shuffled } from './placement.js';
 import { LogCutBehind, ShardLog } from './shard-log.js';
 import { encodeShardOperation, type ShardOperation, type ShardPoint } from './shard-operation.js';
 import { RemoteShardReader } from './shard-reads.js';
@@ -338,11 +339,7 @@ export class ClusterNode {
   /** A live node other than this one whose replica of `shard` serves reads, in random order; undefined when none does. */
   private async seedSource(collection: ClusterCollection, shard: number): Promise<{ readonly id: string; readonly reader: RemoteShardReader } | undefined> {
     const holders = new Set(collection.placement[shard]);
-    const candidates = (await this.membership.liveNodes()).filter((n) => n.id !== this.id && holders.has(n.id));
-    for (let i = candidates.length - 1; i > 0; i--) {
-      const j = Math.floor(Math.random() * (i + 1));
-      [candidates[i], candidates[j]] = [candidates[j] as (typeof candidates)[number], candidates[i] as (typeof candidates)[number]];
-    }
+    const candidates = shuffled((await this.membership.liveNodes()).filter((n) => n.id !== this.id && holders.has(n.id)));
     const local = replicaName(collection, shard);
     for (const node of candidates) {
       const reader = new RemoteShardReader(node.advertise, this.options.apiKey);

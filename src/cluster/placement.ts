@@ -16,3 +16,13 @@ export function placeReplicas(nodeIds: readonly string[], shards: number, replic
     Array.from({ length: replicationFactor }, (_, r) => nodes[(shard * replicationFactor + r) % nodes.length] as string),
   );
 }
+
+/** A copy of `items` in random order (Fisher–Yates): peers are tried so, to spread the load. */
+export function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
