@@ -37,6 +37,7 @@ export type { AppliedPosition } from './core/applied-position.js';
 export { CLOCK_VERSIONS, type VersionSource } from './core/version-clock.js';
 export { ERRORS, type ErrorCode, KithError } from './core/errors.js';
 export { normalizePointId } from './core/point-id.js';
+export type { AliasAction, AliasInfo } from './db/aliases.js';
 export { type CreateOptions, Database, type DatabaseOptions, type LoadEvent } from './db/database.js';
 export { parseFilter } from './payload/filter-parse.js';
 export type { Filter } from './payload/filter-types.js';

@@ -12,6 +12,7 @@ import { registerCommon, serverOptions } from './app-common.js';
 import { registerClusterMetrics } from './cluster-metrics.js';
 import { registerMetrics } from './metrics.js';
 import { requireCostEntries } from './route-costs.js';
+import { aliasRoutes } from './routes/aliases.js';
 import { clusterCollectionRoutes } from './routes/cluster-collections.js';
 import { clusterPointRoutes } from './routes/cluster-points.js';
 import { clusterReplicaRoutes, REPLICA_PREFIX } from './routes/cluster-replicas.js';
@@ -81,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(serviceRoutes, { version: SERVICE_VERSION });
   if (options.cluster === undefined) {
     await app.register(collectionRoutes, { db: options.db });
+    await app.register(aliasRoutes, { db: options.db });
     await app.register(pointRoutes, { db: options.db });
     await app.register(pointPageRoutes, { db: options.db });
     await app.register(payloadRoutes, { change: localPayloadChange(options.db) });

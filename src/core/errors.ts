@@ -68,15 +68,19 @@ export const ERRORS = {
   },
   ERR_COLLECTION_NOT_FOUND: {
     status: 404,
-    why: 'The collection named in the path does not exist (or is being dropped).',
+    why: 'The collection named in the path does not exist (or is being dropped); an alias names a collection everywhere but in a drop.',
   },
   ERR_POINT_NOT_FOUND: {
     status: 404,
     why: 'The point id named in the path does not exist in the collection.',
   },
+  ERR_ALIAS_NOT_FOUND: {
+    status: 404,
+    why: 'An alias change renames an alias that does not exist; nothing of the request was applied.',
+  },
   ERR_COLLECTION_EXISTS: {
     status: 409,
-    why: 'A collection with this name already exists; drop it first or pick another name.',
+    why: 'A collection with this name already exists, or an alias was to take a collection’s name; drop it first or pick another name.',
   },
   ERR_SHUTTING_DOWN: {
     status: 503,

@@ -168,6 +168,14 @@ function runChecks(store: ReadOnlyStore, file: LmdbFileSummary): CheckReport {
   for (const key of store.lastVersionKeys()) {
     if (typeof key !== 'number' || !byUid.has(key)) problems.push(`last_versions: an entry for uid ${JSON.stringify(key)}, which no collection has`);
   }
+  // Aliases (db/aliases.ts): each names a collection, and none has a collection's name.
+  const names = new Set(collections.map((c) => c.name));
+  for (const { key, value } of store.metaEntriesFrom('alias/')) {
+    const alias = String(key).slice('alias/'.length);
+    if (typeof value !== 'string') problems.push(`meta: alias "${alias}" does not decode to a collection name`);
+    else if (!names.has(value)) problems.push(`meta: alias "${alias}" names collection "${value}", which does not exist`);
+    if (names.has(alias)) problems.push(`meta: alias "${alias}" has the name of a collection`);
+  }
 
   // 3. Point records, in key order.
   const recordProblems = new Map<number, string[]>();

@@ -25,6 +25,7 @@ import { Collection, type CollectionInfo, type WarningSink } from '../collection
 import { type LoadProgress, type LoadReport, newLoadProgress } from '../collection/collection-load.js';
 import { SearchThreads } from '../threads/search-threads.js';
 import { LmdbStore, type StoredCollection } from '../storage/lmdb-store.js';
+import { type AliasAction, type AliasInfo, applyAliasActions } from './aliases.js';
 import { importCollection } from './collection-import.js';
 import { RestoreSession } from './restore-session.js';
 
@@ -79,12 +80,18 @@ export class Database {
   private loadDone: Promise<void> = Promise.resolve();
   /** What stopped a load in the background: every call that reads collections then throws it, never part of the data. */
   private loadFailure: unknown;
+  /** Alias → the collection it names (aliases.ts), as last committed. */
+  private aliasMap: Map<string, string>;
+  /** Alias changes run one after another, each validated against the one before. */
+  private aliasChanges: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly store: LmdbStore,
     private readonly options: DatabaseOptions,
     private readonly threads: SearchThreads | undefined,
-  ) {}
+  ) {
+    this.aliasMap = store.readAliases();
+  }
 
   private get warn(): WarningSink | undefined {
     return this.options.onWarning;
@@ -215,14 +222,54 @@ export class Database {
     return [...this.collections.keys()].sort().map((name) => (this.collections.get(name) as Collection).describe());
   }
 
-  /** The named collection; ERR_BAD_INPUT for a name no collection can have (as on the wire), ERR_COLLECTION_NOT_FOUND if there is none. */
+  /**
+   * The named collection, or the one an alias of that name names; ERR_BAD_INPUT for a name no
+   * collection can have (as on the wire), ERR_COLLECTION_NOT_FOUND if there is none.
+   */
   collection(name: string): Collection {
     checkName(name);
     this.assertOpen();
     this.assertLoaded();
-    const collection = this.collections.get(name);
+    const aliased = this.aliasMap.get(name);
+    const collection = this.collections.get(aliased ?? name);
     if (collection === undefined) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" does not exist`);
     return collection;
+  }
+
+  /** Every alias with the collection it names, sorted by alias. */
+  aliases(): AliasInfo[] {
+    this.assertLoaded();
+    return [...this.aliasMap].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([alias, collection]) => ({ alias, collection }));
+  }
+
+  /** The aliases of the collection of that name (not through an alias), sorted; ERR_COLLECTION_NOT_FOUND if there is none. */
+  aliasesOf(name: string): string[] {
+    checkName(name);
+    this.assertLoaded();
+    if (!this.collections.has(name)) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" does not exist`);
+    return this.aliases()
+      .filter((entry) => entry.collection === name)
+      .map((entry) => entry.alias);
+  }
+
+  /**
+   * Applies alias actions (aliases.ts) in order, all or nothing, durably before it resolves; a
+   * search that names an alias sees either every action or none. Changes run one at a time.
+   */
+  changeAliases(actions: readonly AliasAction[]): Promise<void> {
+    const change = this.aliasChanges.then(async () => {
+      this.assertOpen();
+      this.assertLoaded();
+      const next = applyAliasActions(this.aliasMap, actions, (name) => this.collections.has(name) || this.busyNames.has(name));
+      try {
+        await this.store.writeAliases(next);
+      } finally {
+        // What the file holds now: a drop that committed meanwhile removed its collection's aliases.
+        this.aliasMap = this.store.readAliases();
+      }
+    });
+    this.aliasChanges = change.catch(() => {});
+    return change;
   }
 
   /** Validates (400 first), then creates durably; ERR_COLLECTION_EXISTS if the name is taken. */
@@ -231,6 +278,7 @@ export class Database {
     const config = parseCollectionConfig(input);
     this.assertOpen();
     this.assertLoaded();
+    this.refuseAliasName(config.name, 'name');
     if (this.collections.has(config.name) || this.busyNames.has(config.name)) {
       throw new KithError('ERR_COLLECTION_EXISTS', `collection "${config.name}" already exists`);
     }
@@ -247,28 +295,46 @@ export class Database {
 
   /**
    * Drops a collection: it disappears from the registry at once (later requests get 404), writes
-   * already queued on it finish first, then its entry and points leave the file in one transaction.
+   * already queued on it finish first, then its entry, points and aliases leave the file in one
+   * transaction. A drop takes the collection's own name, never an alias (ERR_COLLECTION_NOT_FOUND):
+   * an alias is what readers hold while the collection behind it is replaced.
    */
   async dropCollection(name: string): Promise<void> {
     checkName(name);
-    const collection = this.collection(name);
+    this.assertOpen();
+    this.assertLoaded();
+    const collection = this.collections.get(name);
+    if (collection === undefined) {
+      const aliased = this.aliasMap.get(name);
+      const hint = aliased === undefined ? '' : ` ("${name}" is an alias of "${aliased}"; a drop takes the collection's own name)`;
+      throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" does not exist${hint}`);
+    }
     this.collections.delete(name);
     this.reports.delete(name);
     this.busyNames.add(name);
+    for (const [alias, target] of this.aliasMap) if (target === name) this.aliasMap.delete(alias);
     try {
       await collection.retire();
       await this.store.dropCollection(collection.uid, name);
     } finally {
       this.busyNames.delete(name);
+      this.aliasMap = this.store.readAliases();
     }
+  }
+
+  /** A new collection cannot take an alias's name (400, as Qdrant answers): the alias would hide it. */
+  private refuseAliasName(name: string, path: string): void {
+    const aliased = this.aliasMap.get(name);
+    if (aliased !== undefined) throw badInput(path, `"${name}" is an alias of collection "${aliased}"; delete or rename the alias first`);
   }
 
   /**
    * Starts a restore of the named collection (restore-session.ts): points written with their own
    * versions. The collection is out of the registry until the session's `finish()`.
    */
-  async beginRestore(name: string): Promise<RestoreSession> {
-    const collection = this.collection(name);
+  async beginRestore(nameOrAlias: string): Promise<RestoreSession> {
+    const collection = this.collection(nameOrAlias);
+    const name = collection.name;
     this.collections.delete(name);
     this.busyNames.add(name);
     await collection.retire();
@@ -309,7 +375,7 @@ export class Database {
     const collection = this.collection(name);
     await collection.saveSnapshot();
     this.assertOpen();
-    yield* this.store.exportCollection(name);
+    yield* this.store.exportCollection(collection.name);
   }
 
   /**
@@ -333,6 +399,7 @@ export class Database {
         source,
         options.name,
         (name) => {
+          this.refuseAliasName(name, 'name');
           if (this.collections.has(name) || this.busyNames.has(name)) throw new KithError('ERR_COLLECTION_EXISTS', `collection "${name}" already exists`);
           this.busyNames.add(name);
           claimed = name;

@@ -12,6 +12,7 @@
  *   snapshots      [uid, chunk]            index snapshot, in 16 MiB chunks    (raw bytes)
  *   meta           "applied/<uid>"         the collection's applied position   (JSON text)
  *                  "importing/<uid>"       an import under way into that uid   (msgpack true)
+ *                  "alias/<alias>"         the name of the collection it names (msgpack string)
  *
  * Collections are keyed by a uid, never reused, so a dropped collection's keys can never be
  * mistaken for those of a new collection with the same name.
@@ -231,15 +232,40 @@ export class LmdbStore {
     });
   }
 
-  /** Removes the collection entry and every point of it in one transaction. */
+  /** Removes the collection entry, every point of it and every alias naming it in one transaction. */
   async dropCollection(uid: number, name: string): Promise<void> {
     await this.write(() => {
+      for (const [alias, collection] of this.readAliases()) if (collection === name) this.meta.removeSync(aliasKey(alias));
       this.collections.removeSync(name);
       this.lastVersions.removeSync(uid);
       removeRange(this.points, pointKeyRange(uid));
       removeRange(this.snapshots, snapshotRange(uid));
       this.annotations.removeSync(uid);
       this.meta.removeSync(appliedKey(uid));
+    });
+  }
+
+  /** Every alias, by alias: the name of the collection it names (inside a write, as that write sees them). */
+  readAliases(): Map<string, string> {
+    const aliases = new Map<string, string>();
+    for (const { key, value } of this.meta.getRange({ start: ALIAS_KEY_PREFIX, end: ALIAS_KEY_END })) {
+      if (typeof value === 'string') aliases.set(String(key).slice(ALIAS_KEY_PREFIX.length), value);
+    }
+    return aliases;
+  }
+
+  /**
+   * Replaces every alias with `aliases`, in one transaction that first checks that each collection
+   * they name is still stored: a drop that commits first makes this write fail with
+   * ERR_COLLECTION_NOT_FOUND, so no alias outlives its collection.
+   */
+  async writeAliases(aliases: ReadonlyMap<string, string>): Promise<void> {
+    await this.write(() => {
+      for (const collection of new Set(aliases.values())) {
+        if (this.collections.get(collection) === undefined) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${collection}" does not exist`);
+      }
+      for (const alias of this.readAliases().keys()) if (!aliases.has(alias)) this.meta.removeSync(aliasKey(alias));
+      for (const [alias, collection] of aliases) this.meta.putSync(aliasKey(alias), collection);
     });
   }
 
@@ -531,6 +557,15 @@ function checkReadable(path: string, subDatabases: readonly string[]): void {
 /** The meta key of a collection's applied position (a string, as every meta key). */
 export function appliedKey(uid: number): string {
   return `${APPLIED_KEY_PREFIX}${uid}`;
+}
+
+const ALIAS_KEY_PREFIX = 'alias/';
+/** '/' + 1: the end of the range of keys that start with ALIAS_KEY_PREFIX. */
+const ALIAS_KEY_END = 'alias0';
+
+/** The meta key of an alias. */
+function aliasKey(alias: string): string {
+  return `${ALIAS_KEY_PREFIX}${alias}`;
 }
 
 const IMPORTING_KEY_PREFIX = 'importing/';

@@ -63,6 +63,13 @@ export class ReadOnlyStore {
     return this.meta.get(key);
   }
 
+  /** The meta entries whose key starts with `prefix`, raw. */
+  metaEntriesFrom(prefix: string): Iterable<Entry<Key, unknown>> {
+    // The prefix's last character + 1 ends the range (as the store's "alias/"…"alias0").
+    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    return this.meta.getRange({ start: prefix, end });
+  }
+
   collectionEntries(): Iterable<Entry<Key, unknown>> {
     return this.collections?.getRange() ?? [];
   }

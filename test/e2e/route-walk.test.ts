@@ -191,6 +191,19 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     { port: 'kith', route: 'GET /collections/:name', what: 'describe', run: kSend('GET', '/collections/w') },
     {
       port: 'kith',
+      route: 'POST /aliases',
+      what: 'ten changes of 1,000 creates, up to the 10,000 aliases a database holds',
+      run: async () => {
+        for (let round = 0; round < 10; round++) {
+          const actions = Array.from({ length: 1000 }, (_, i) => ({ create: { alias: `alias-${round}-${i}-${'x'.repeat(200)}`, collection: 'w' } }));
+          await kSend('POST', '/aliases', { actions })();
+        }
+      },
+    },
+    { port: 'kith', route: 'GET /aliases', what: '10,000 aliases', run: kSend('GET', '/aliases') },
+    { port: 'kith', route: 'GET /collections/:name/aliases', what: '10,000 aliases of one collection', run: kSend('GET', '/collections/w/aliases') },
+    {
+      port: 'kith',
       route: 'PUT /collections/:name/points',
       what: `${BODY_LIMIT >> 20} MiB into Flat`,
       run: kSend('PUT', '/collections/u/points', fullFlatBody),
@@ -321,6 +334,19 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     { port: 'qdrant', route: 'GET /readyz', what: 'ready', run: qSend('GET', '/readyz') },
     { port: 'qdrant', route: 'GET /collections', what: 'list', run: qSend('GET', '/collections') },
     { port: 'qdrant', route: 'GET /collections/:name/exists', what: 'exists', run: qSend('GET', '/collections/w/exists') },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/aliases',
+      what: '1,000 renames among 10,000 aliases',
+      run: async () => {
+        const renames = Array.from({ length: 1000 }, (_, i) => ({
+          rename_alias: { old_alias_name: `alias-0-${i}-${'x'.repeat(200)}`, new_alias_name: `renamed-${i}` },
+        }));
+        await qSend('POST', '/collections/aliases', { actions: renames })();
+      },
+    },
+    { port: 'qdrant', route: 'GET /aliases', what: '10,000 aliases', run: qSend('GET', '/aliases') },
+    { port: 'qdrant', route: 'GET /collections/:name/aliases', what: "a collection's", run: qSend('GET', '/collections/w/aliases') },
     {
       port: 'qdrant',
       route: 'PUT /collections/:name',

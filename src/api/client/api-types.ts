@@ -4,6 +4,7 @@
  * here, so a schema change that breaks one of them fails its type check (`npm run lint`, the build).
  */
 import type { Static } from 'typebox';
+import type { AliasInfoSchema, ChangeAliasesBody, ChangeAliasesResult } from '../schemas/aliases.js';
 import type { ClusterPart, ClusterState as ClusterStateSchema, ReplicaChangeBody } from '../schemas/cluster.js';
 import type { CollectionInfoSchema, CreateCollectionBody, CreateCollectionResult, DropCollectionResult } from '../schemas/collections.js';
 import type { FilterSchema } from '../schemas/filter.js';
@@ -60,5 +61,10 @@ export type FilterEstimate = NonNullable<SearchExplain['estimate']>;
 export type ClusterState = Static<typeof ClusterStateSchema>;
 /** Qdrant's move_shard, replicate_shard or drop_replica (POST /collections/{name}/cluster). */
 export type ReplicaChangeRequest = Static<typeof ReplicaChangeBody>;
+/** One alias: another name for a collection (docs/api.md, "Aliases"). */
+export type AliasInfo = Static<typeof AliasInfoSchema>;
+/** One action of an alias change: `{create: {alias, collection}}`, `{delete: {alias}}` or `{rename: {from, to}}`. */
+export type AliasAction = Static<typeof ChangeAliasesBody>['actions'][number];
+export type AliasesChanged = Static<typeof ChangeAliasesResult>;
 /** A collection's shards and placement, as a cluster node answers a replica change. */
 export type ClusterPlacement = Static<typeof ClusterPart>['cluster'];

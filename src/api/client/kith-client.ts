@@ -9,6 +9,9 @@
 import type { ErrorCode } from '../../core/errors.js';
 import { parseJson } from '../../core/json-text.js';
 import type {
+  AliasAction,
+  AliasesChanged,
+  AliasInfo,
   ClusterPlacement,
   ClusterState,
   CollectionInfo,
@@ -206,6 +209,21 @@ export class KithClient {
   /** DELETE /collections/{name} */
   async dropCollection(name: string): Promise<DroppedCollection> {
     return (await this.call('DELETE', `/collections/${encodeURIComponent(name)}`)).result as DroppedCollection;
+  }
+
+  /** GET /aliases — every alias with its collection, sorted by alias. */
+  async listAliases(): Promise<AliasInfo[]> {
+    return (await this.call('GET', '/aliases')).result as AliasInfo[];
+  }
+
+  /** GET /collections/{name}/aliases */
+  async collectionAliases(name: string): Promise<AliasInfo[]> {
+    return (await this.call('GET', `/collections/${encodeURIComponent(name)}/aliases`)).result as AliasInfo[];
+  }
+
+  /** POST /aliases — the actions in order, all or nothing; durable when it resolves. */
+  async changeAliases(actions: readonly AliasAction[]): Promise<AliasesChanged> {
+    return (await this.call('POST', '/aliases', { actions })).result as AliasesChanged;
   }
 
   /** PUT /collections/{name}/points — all or nothing, durable when it resolves. */

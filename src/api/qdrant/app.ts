@@ -20,7 +20,8 @@ import { qdrantServiceRoutes } from './service.js';
 import type { ClusterEngine } from '../../cluster/cluster-engine.js';
 import { clusterStore } from './cluster-store.js';
 import { qdrantClusterRoutes } from './cluster-routes.js';
-import { localStore } from './store.js';
+import { localAliases, localStore } from './store.js';
+import { qdrantAliasRoutes } from './aliases.js';
 
 export interface QdrantAppOptions {
   readonly db: Database;
@@ -69,6 +70,8 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     await scope.register(qdrantServiceRoutes, { kithVersion: SERVICE_VERSION, ready });
     if (cluster !== undefined) await scope.register(qdrantClusterRoutes, { engine: cluster, store });
     await scope.register(qdrantCollectionRoutes, { store });
+    // Aliases are one node's for now: a cluster's catalogue has none (docs/cluster.md, "Not yet").
+    if (cluster === undefined) await scope.register(qdrantAliasRoutes, { aliases: localAliases(options.db) });
     await scope.register(qdrantPointRoutes, { store });
     await scope.register(qdrantSearchRoutes, { store });
     await scope.register(qdrantPayloadRoutes, { store });

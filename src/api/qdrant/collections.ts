@@ -245,7 +245,8 @@ export async function qdrantCollectionRoutes(app: FastifyInstance, { store }: { 
 
   app.delete<{ Params: { name: string } }>('/collections/:name', async (request, reply) => {
     try {
-      await collectionOf(store, request.params.name);
+      // An alias names no collection to drop (Qdrant answers false): drops take the collection's own name.
+      if ((await collectionOf(store, request.params.name)).name !== request.params.name) return ok(reply, false);
     } catch (error) {
       if (error instanceof QdrantHttpError && error.statusCode === 404) return ok(reply, false);
       throw error;

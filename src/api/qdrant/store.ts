@@ -6,6 +6,7 @@
  */
 import type { PayloadOperation, PointInput, PointRecord, ScrollPage, StoredPoint } from '../../collection/collection.js';
 import type { CollectionConfigInput } from '../../segment/collection-config.js';
+import type { QdrantAliases } from './aliases.js';
 import { isKithError } from '../../core/errors.js';
 import type { PointId } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';
@@ -78,6 +79,22 @@ export interface QdrantStore {
 /** The key of the Qdrant port's extras among a collection's annotations. */
 export const QDRANT_EXTRAS = 'qdrant';
 
+/** One node's aliases (db/aliases.ts). */
+export function localAliases(db: Database): QdrantAliases {
+  return {
+    list: () => db.aliases(),
+    of: (name) => {
+      try {
+        return db.aliasesOf(name);
+      } catch (error) {
+        if (isKithError(error) && error.code === 'ERR_COLLECTION_NOT_FOUND') return [];
+        throw error;
+      }
+    },
+    change: (actions) => db.changeAliases(actions),
+  };
+}
+
 /** One node's database. */
 export function localStore(db: Database): QdrantStore {
   return {
@@ -93,7 +110,8 @@ export function localStore(db: Database): QdrantStore {
     collection: async (name) => {
       const collection = db.collection(name);
       return {
-        name,
+        // Its own name: `name` may be an alias of it.
+        name: collection.name,
         facts: async () => collection.describe(),
         extras: () => collection.annotations()[QDRANT_EXTRAS],
         saveExtras: (extras) => collection.annotate(QDRANT_EXTRAS, extras),
