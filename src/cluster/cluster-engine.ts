@@ -247,17 +247,33 @@ export class ClusterEngine {
     return { deleted: await this.settled(written), token: tokenOf(written) };
   }
 
+  /** New vectors for listed points, which must exist, checked as `changePayloads` checks its ids. */
+  async updateVectors(name: string, points: readonly { id: string | number; vector: readonly number[] }[]): Promise<{ updated: number; token: WriteToken }> {
+    await this.requireIds(
+      name,
+      points.map((p, i) => normalizePointId(p.id, `points[${i}].id`)),
+    );
+    const written = await this.node.updateVectors(name, points);
+    return { updated: await this.settled(written), token: tokenOf(written) };
+  }
+
+  /** ERR_POINT_NOT_FOUND for the first listed id no replica holds, by a strong read. */
+  private async requireIds(name: string, ids: readonly string[]): Promise<void> {
+    const found = new Set((await this.retrieve(name, { ids: [...ids], with_payload: false }, { level: 'strong' })).map((r) => r.id));
+    const missing = ids.find((id) => !found.has(id));
+    if (missing !== undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(missing)} does not exist in collection "${name}"`);
+  }
+
   /**
    * Listed ids must exist, as on one node (ERR_POINT_NOT_FOUND): checked by a strong read before
    * the change is logged. A point deleted between the check and the change is passed over.
    */
   async changePayloads(name: string, selection: PointSelection, operation: PayloadOperation): Promise<{ updated: number; token: WriteToken }> {
-    if (Array.isArray(selection.points)) {
-      const ids = selection.points.map((id: unknown, i) => normalizePointId(id, `points[${i}]`));
-      const found = new Set((await this.retrieve(name, { ids, with_payload: false }, { level: 'strong' })).map((r) => r.id));
-      const missing = ids.find((id) => !found.has(id));
-      if (missing !== undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(missing)} does not exist in collection "${name}"`);
-    }
+    if (Array.isArray(selection.points))
+      await this.requireIds(
+        name,
+        selection.points.map((id: unknown, i) => normalizePointId(id, `points[${i}]`)),
+      );
     const written = await this.node.changePayloads(name, selection, operation);
     return { updated: await this.settled(written), token: tokenOf(written) };
   }

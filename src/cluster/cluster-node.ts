@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { checkSelection, type PayloadOperation, type PointSelection, payloadUpdate } from '../collection/payload-operations.js';
-import { preparePoints } from '../collection/prepare-points.js';
+import { preparePoints, prepareVectors } from '../collection/prepare-points.js';
 import { KithError } from '../core/errors.js';
 import { normalizePointId } from '../core/point-id.js';
 import { Database } from '../db/database.js';
@@ -114,6 +114,11 @@ function entriesOf(part: ShardOperation): ShardOperation[] {
       const mid = Math.ceil(part.points.length / 2);
       if (part.points.length < 2) return [part];
       return [...entriesOf({ op: 'upsert', points: part.points.slice(0, mid) }), ...entriesOf({ op: 'upsert', points: part.points.slice(mid) })];
+    }
+    case 'vectors': {
+      const mid = Math.ceil(part.points.length / 2);
+      if (part.points.length < 2) return [part];
+      return [...entriesOf({ op: 'vectors', points: part.points.slice(0, mid) }), ...entriesOf({ op: 'vectors', points: part.points.slice(mid) })];
     }
     case 'delete_ids': {
       const mid = Math.ceil(part.ids.length / 2);
@@ -423,6 +428,16 @@ export class ClusterNode {
       ...(p.payload === undefined || p.payload === null ? {} : { payload: p.payload }),
     }));
     return this.publish(collection, { op: 'upsert', points: checked });
+  }
+
+  /** New vectors for listed points (checked here as each replica will check them); the engine checks the ids exist. */
+  async updateVectors(name: string, points: readonly { id: string | number; vector: readonly number[] }[]): Promise<Written> {
+    const collection = await this.collectionOf(name);
+    await prepareVectors(points, parseCollectionConfig(collection.config));
+    return this.publish(collection, {
+      op: 'vectors',
+      points: points.map((p, i) => ({ id: normalizePointId(p.id, `points[${i}].id`), vector: [...p.vector] })),
+    });
   }
 
   async deleteIds(name: string, ids: readonly (string | number)[]): Promise<Written> {

@@ -13,10 +13,17 @@ export interface ShardPoint {
   readonly payload?: Record<string, unknown>;
 }
 
+export interface ShardVector {
+  readonly id: string;
+  readonly vector: number[];
+}
+
 export type ShardOperation =
   | { readonly op: 'upsert'; readonly points: readonly ShardPoint[] }
   | { readonly op: 'delete_ids'; readonly ids: readonly string[] }
   | { readonly op: 'delete_filter'; readonly filter: Record<string, unknown> }
+  /** New vectors for the listed points, which keep their payloads; ids a replica does not hold are passed over (as for `payload`). */
+  | { readonly op: 'vectors'; readonly points: readonly ShardVector[] }
   /**
    * A payload operation on the listed ids or on the points matching `filter`. Listed ids a replica
    * does not hold are passed over: the accepting node refused ids that did not exist when it
@@ -67,6 +74,10 @@ function operationOf(value: Record<string, unknown>, refuse: (why: string) => Ki
       if (!Array.isArray(value.points) || !value.points.every((p) => isObject(p) && typeof p.id === 'string' && Array.isArray(p.vector)))
         throw refuse('points: expected a list of {id, vector, payload}');
       return { op: 'upsert', points: value.points as ShardPoint[] };
+    case 'vectors':
+      if (!Array.isArray(value.points) || !value.points.every((p) => isObject(p) && typeof p.id === 'string' && Array.isArray(p.vector)))
+        throw refuse('points: expected a list of {id, vector}');
+      return { op: 'vectors', points: value.points as ShardVector[] };
     case 'delete_ids':
       if (!Array.isArray(value.ids) || !value.ids.every((id) => typeof id === 'string')) throw refuse('ids: expected a list of strings');
       return { op: 'delete_ids', ids: value.ids as string[] };

@@ -15,7 +15,7 @@ import type { AppliedPosition } from '../core/applied-position.js';
 import { KithError } from '../core/errors.js';
 import type { VersionSource } from '../core/version-clock.js';
 import type { LogIdentity, ShardLog } from './shard-log.js';
-import { decodeShardOperation, type ShardEntry, type ShardOperation, type ShardPoint } from './shard-operation.js';
+import { decodeShardOperation, type ShardEntry, type ShardOperation, type ShardPoint, type ShardVector } from './shard-operation.js';
 
 /** What a replica writes to: the local collection's write verbs (collection/collection.ts). */
 export interface ReplicaTarget {
@@ -25,6 +25,7 @@ export interface ReplicaTarget {
   deleteByFilter(filter: Record<string, unknown>, options: { readonly applied: AppliedPosition }): Promise<{ deleted: number }>;
   hasPoint(id: string): boolean;
   changePayloads(selection: PointSelection, operation: PayloadOperation, options: { readonly applied: AppliedPosition }): Promise<{ updated: number }>;
+  updateVectors(points: readonly ShardVector[], options: { readonly applied: AppliedPosition }): Promise<{ updated: number }>;
 }
 
 /** What applying an entry did on this replica: the points it changed (upserted, deleted or updated), and the message id the entry names. */
@@ -201,6 +202,11 @@ export class ShardReplica {
         return (await this.target.deleteIds(operation.ids, { applied })).deleted;
       case 'delete_filter':
         return (await this.target.deleteByFilter(operation.filter, { applied })).deleted;
+      case 'vectors': {
+        // As for payloads: ids this replica does not hold are passed over.
+        const held = operation.points.filter((p) => this.target.hasPoint(p.id));
+        return (await this.target.updateVectors(held, { applied })).updated;
+      }
       case 'payload': {
         if (operation.ids === undefined) return (await this.target.changePayloads({ filter: operation.filter }, operation.operation, { applied })).updated;
         // Listed ids this replica does not hold are passed over, not an error that would stop it.

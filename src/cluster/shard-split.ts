@@ -1,11 +1,11 @@
 /**
- * A write to a sharded collection as one operation per shard it touches: points and ids go to the
+ * A write to a sharded collection as one operation per shard it touches: points, vectors and ids go to the
  * shard of their id (`shardOf`), a delete by filter to every shard (each evaluates it on its own
  * points at its own log position). Each part is appended to its shard's log on its own, so a
  * batch is atomic per shard, not across shards (docs/cluster.md).
  */
 import { shardOf } from './shard-of.js';
-import type { ShardOperation, ShardPoint } from './shard-operation.js';
+import type { ShardOperation, ShardPoint, ShardVector } from './shard-operation.js';
 
 /** `items` grouped by the shard of their id. */
 function byShard<T>(items: readonly T[], idOf: (item: T) => string, shards: number): Map<number, T[]> {
@@ -24,6 +24,9 @@ export function splitByShard(operation: ShardOperation, shards: number): Map<num
   switch (operation.op) {
     case 'upsert':
       for (const [shard, points] of byShard<ShardPoint>(operation.points, (p) => p.id, shards)) parts.set(shard, { op: 'upsert', points });
+      return parts;
+    case 'vectors':
+      for (const [shard, points] of byShard<ShardVector>(operation.points, (p) => p.id, shards)) parts.set(shard, { op: 'vectors', points });
       return parts;
     case 'delete_ids':
       for (const [shard, ids] of byShard(operation.ids, (id) => id, shards)) parts.set(shard, { op: 'delete_ids', ids });

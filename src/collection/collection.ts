@@ -31,7 +31,16 @@ import { type PointQueryRequest, type QueryRequest, type QuerySource, type Recom
 import { searchSegmentParallel } from './parallel-search.js';
 import type { Payload } from '../segment/point-table.js';
 import { checkSelection, type PayloadOperation, payloadUpdate, type PointSelection } from './payload-operations.js';
-import { checkIds, existingIdsOf, type PointInput, type PreparedPoint, preparePoints, storedPayload } from './prepare-points.js';
+import {
+  checkIds,
+  existingIdsOf,
+  type PointInput,
+  type PreparedPoint,
+  preparePoints,
+  prepareVectors,
+  storedPayload,
+  type VectorInput,
+} from './prepare-points.js';
 import { ReadWriteGate } from '../threads/read-write-gate.js';
 import { sumVectors } from '../segment/sum-vectors.js';
 import type { PointTableReader } from '../segment/point-table.js';
@@ -894,6 +903,40 @@ export class Collection {
       await this.writePrepared(prepared, applied);
       return { updated: prepared.length };
     });
+    this.scheduleSnapshot();
+    return result;
+  }
+
+  /**
+   * Replaces the vectors of existing points, keeping their payloads (Qdrant's update vectors):
+   * all or nothing and durable before it resolves. An id that does not exist when the write runs
+   * fails the whole call (ERR_POINT_NOT_FOUND) and nothing is written; a repeated id takes its
+   * last vector. Each point gets the write's version, as an upsert's do.
+   */
+  async updateVectors(points: readonly VectorInput[], options: WriteOptions = {}): Promise<{ updated: number }> {
+    const applied = appliedOf(options);
+    const preparing = settledLater(prepareVectors(points, this.config));
+    const result = await this.writes.run(async () => {
+      const vectors = await preparing;
+      this.assertLive();
+      if (vectors.length === 0) {
+        if (applied !== undefined) await this.writeApplied(applied);
+        return { updated: 0 };
+      }
+      const table = this.segment.table;
+      const slices = new TimeSlices();
+      const prepared: PreparedPoint[] = new Array(vectors.length);
+      for (let i = 0; i < vectors.length; i++) {
+        if (slices.due(i)) await slices.pause();
+        const { id, stored } = vectors[i] as (typeof vectors)[number];
+        const slot = table.slotOf(id);
+        if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
+        prepared[i] = { id, stored, ...storedPayload(table.payloadOf(slot)) };
+      }
+      await this.writePrepared(prepared, applied);
+      return { updated: prepared.length };
+    });
+    this.calibration.noteChanges(result.updated);
     this.scheduleSnapshot();
     return result;
   }

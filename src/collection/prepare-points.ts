@@ -32,6 +32,44 @@ export interface PointInput {
   readonly payload?: unknown;
 }
 
+/** What a vector update names: an existing point's id and its new vector. */
+export interface VectorInput {
+  readonly id: unknown;
+  readonly vector: unknown;
+}
+
+/** A vector update validated and converted; the payload is the point's own, read when the write runs. */
+export interface PreparedVector {
+  readonly id: PointId;
+  readonly stored: StoredVector;
+}
+
+/**
+ * Checks and converts every vector update as `preparePoints` checks an upsert's points (objects of
+ * `id` and `vector` only); a repeated id: its last vector, in that place.
+ */
+export async function prepareVectors(points: readonly VectorInput[], config: CollectionConfig): Promise<PreparedVector[]> {
+  if (!Array.isArray(points)) throw badInput('points', `expected an array of points, got ${typeof points}`);
+  const slices = new TimeSlices();
+  const at = new ShardedMap<number>();
+  const prepared: Array<PreparedVector | undefined> = [];
+  for (let i = 0; i < points.length; i++) {
+    if (slices.due(i)) await slices.pause();
+    if (!(i in points)) continue;
+    const point = points[i] as VectorInput;
+    const path = childPath('points', i);
+    if (!isPlainObject(point)) throw badInput(path, 'expected an object of id and vector');
+    for (const key of Object.keys(point)) if (key !== 'id' && key !== 'vector') throw badInput(childPath(path, key), 'unknown field');
+    const id = normalizePointId(point.id, childPath(path, 'id'));
+    const stored = toStoredVector(parseVector(point.vector, config.vectorSize, childPath(path, 'vector')), config.distance, config.quantization);
+    const earlier = at.get(id);
+    if (earlier !== undefined) prepared[earlier] = undefined;
+    at.set(id, prepared.length);
+    prepared.push({ id, stored });
+  }
+  return prepared.filter((p): p is PreparedVector => p !== undefined);
+}
+
 /**
  * Checks and converts every point; throws ERR_BAD_INPUT naming the first bad field. A repeated id:
  * the last occurrence wins, as if the batch were applied in order (and takes that place in it).

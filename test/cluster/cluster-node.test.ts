@@ -83,11 +83,13 @@ describe(`three nodes serve one sharded, replicated collection (seed ${SEED})`, 
               ? await node.deleteIds('docs', operation.ids)
               : operation.op === 'delete_filter'
                 ? await node.deleteByFilter('docs', operation.filter)
-                : await node.changePayloads(
-                    'docs',
-                    operation.ids === undefined ? { filter: operation.filter } : { points: operation.ids },
-                    operation.operation,
-                  );
+                : operation.op === 'vectors'
+                  ? await node.updateVectors('docs', operation.points)
+                  : await node.changePayloads(
+                      'docs',
+                      operation.ids === undefined ? { filter: operation.filter } : { points: operation.ids },
+                      operation.operation,
+                    );
         applyToModel(model, operation, 0);
         for (const [shard, entries] of written.entries) latest[shard] = Math.max(latest[shard] ?? 0, ...entries.map((e) => e.seq));
       }

@@ -91,9 +91,12 @@ describe('a cluster of three kith processes', { timeout: 300_000 }, () => {
       assert.deepEqual(withoutVersions(got.result), withoutVersions(want.result), `retrieve ${JSON.stringify(ids)}, ${label}`);
     };
 
+    // Writes by kind and outcome: the run must have met vector updates, accepted and refused.
+    const counts: Record<string, number> = {};
     for (let step = 1; step <= 60; step++) {
       const through = pick(cluster.urls);
-      const roll = rng.nextUint32() % 12;
+      // Every tenth write is a vector update (every twentieth naming a point that never exists).
+      const roll = step % 10 === 0 ? 12 : rng.nextUint32() % 13;
       let method: string;
       let path: string;
       let body: unknown;
@@ -114,18 +117,32 @@ describe('a cluster of three kith processes', { timeout: 300_000 }, () => {
           '/collections/docs/points/payload',
           { payload: { tag: rng.nextUint32() % 4 }, filter: { must: [{ key: 'g', match: { value: rng.nextUint32() % 3 } }] } },
         ];
+      } else if (roll === 12) {
+        // New vectors for listed points: a missing one is a 404 on both, and nothing changes.
+        const points = Array.from({ length: 1 + (rng.nextUint32() % 3) }, (_, i) => ({
+          id: step % 20 === 0 && i === 0 ? 'never' : pick(IDS),
+          vector: Array.from({ length: DIM }, () => rng.nextUint32() % 4),
+        }));
+        [method, path, body] = ['PUT', '/collections/docs/points/vectors', { points }];
       } else {
         [method, path, body] = ['POST', '/collections/docs/points/payload/clear', { filter: { must: [{ key: 's', match: { value: 'x' } }] } }];
       }
       const got = await httpJson(through, method, path, body);
       const want = await httpJson(single.url, method, path, body);
       assert.equal(got.status, want.status, `step ${step} ${method} ${path} (seed ${seed}): ${got.raw} vs ${want.raw}`);
-      const { write_token: token, ...answer } = got.body.result;
-      assert.deepEqual(answer, want.body.result, `step ${step}: the cluster's answer (seed ${seed})`);
-      assert.match(token, /^\d+:\d+(,\d+:\d+)*$/, 'a write answers with its token');
-      assert.equal(got.headers.get('kith-write-token'), token);
+      counts[`${path} ${want.status}`] = (counts[`${path} ${want.status}`] ?? 0) + 1;
+      if (want.status !== 200) {
+        assert.equal(got.body.status.code, want.body.status.code, `step ${step}: the same refusal (seed ${seed})`);
+      } else {
+        const { write_token: token, ...answer } = got.body.result;
+        assert.deepEqual(answer, want.body.result, `step ${step}: the cluster's answer (seed ${seed})`);
+        assert.match(token, /^\d+:\d+(,\d+:\d+)*$/, 'a write answers with its token');
+        assert.equal(got.headers.get('kith-write-token'), token);
+      }
       if (step % 15 === 0) await compare(step);
     }
+    t.diagnostic(`writes: ${JSON.stringify(counts)}`);
+    assert.ok((counts['/collections/docs/points/vectors 200'] ?? 0) > 0 && (counts['/collections/docs/points/vectors 404'] ?? 0) > 0, JSON.stringify(counts));
     // Each node's metrics show its replicas (positions, lag, serving, entries applied) and its appends.
     for (const node of cluster.nodes) {
       const text = await (await fetch(`${node.url}/metrics`)).text();

@@ -31,6 +31,7 @@ async function applyDirectly(db: Database, operation: ShardOperation): Promise<v
   if (operation.op === 'upsert') await c.upsert(operation.points);
   else if (operation.op === 'delete_ids') await c.deleteIds(operation.ids);
   else if (operation.op === 'delete_filter') await c.deleteByFilter(operation.filter);
+  else if (operation.op === 'vectors') await c.updateVectors(operation.points.filter((p) => c.hasPoint(p.id)));
   else if (operation.ids !== undefined) await c.changePayloads({ points: operation.ids.filter((id) => c.hasPoint(id)) }, operation.operation);
   else await c.changePayloads({ filter: operation.filter }, operation.operation);
 }

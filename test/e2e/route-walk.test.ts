@@ -135,6 +135,12 @@ test('every route of both ports at its largest legal values keeps /healthz answe
   const fullFlatBody = pointsUpTo(rng, 0, BODY_LIMIT - 4096);
   const fullBigBody = pointsUpTo(rng, 0, BODY_LIMIT - 4096, 65536);
   const fullQdrantBody = pointsUpTo(rng, 0, BODY_LIMIT - 4096);
+  // New vectors for every point those bodies wrote (a vector update names existing points only).
+  const pointsIn = (body: string): number => body.match(/"id":/g)?.length ?? 0;
+  const vectorsFor = (count: number, dim: number): string =>
+    `{"points":[${Array.from({ length: count }, (_, id) => JSON.stringify({ id, vector: vector(rng, dim) })).join(',')}]}`;
+  const bigVectorsBody = vectorsFor(pointsIn(fullBigBody), 65536);
+  const qdrantVectorsBody = vectorsFor(pointsIn(fullQdrantBody), DIM);
   const hitsBatch = Array.from({ length: REQUEST_BUDGET.searches }, () => ({
     vector: query,
     limit: REQUEST_BUDGET.hits / REQUEST_BUDGET.searches,
@@ -213,6 +219,12 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       route: 'PUT /collections/:name/points',
       what: `${BODY_LIMIT >> 20} MiB of 65536-d points into HNSW m 32, ef_construction 128 (the most insert work a collection may have)`,
       run: kSend('PUT', '/collections/big/points', fullBigBody),
+    },
+    {
+      port: 'kith',
+      route: 'PUT /collections/:name/points/vectors',
+      what: `new vectors for every 65536-d point of HNSW m 32 (${bigVectorsBody.length >> 20} MiB)`,
+      run: kSend('PUT', '/collections/big/points/vectors', bigVectorsBody),
     },
     {
       port: 'kith',
@@ -372,6 +384,18 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       route: 'PUT /collections/:name/points',
       what: `${BODY_LIMIT >> 20} MiB into a Flat collection`,
       run: qSend('PUT', '/collections/q/points', fullQdrantBody),
+    },
+    {
+      port: 'qdrant',
+      route: 'PUT /collections/:name/points/vectors',
+      what: `new vectors for every point of the Flat collection (${qdrantVectorsBody.length >> 20} MiB)`,
+      run: qSend('PUT', '/collections/q/points/vectors', qdrantVectorsBody),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/vectors/delete',
+      what: 'refused',
+      run: qSend('POST', '/collections/q/points/vectors/delete', { points: ids(1000), vector: [''] }, 400),
     },
     {
       port: 'qdrant',

@@ -64,6 +64,7 @@ export const SWITCHES = [
   'batch-repeats',
   'delete-ids',
   'delete-filter',
+  'update-vectors',
   'restart',
   'bad-input',
   'graph-filtered',
@@ -193,6 +194,8 @@ export type Op =
   | { kind: 'upsert-bad'; points: Array<{ id: unknown; vector: unknown; payload?: unknown }>; bad: string }
   | { kind: 'delete-ids'; ids: RawId[] }
   | { kind: 'delete-filter'; filter: JsonObject }
+  /** New vectors for listed ids (repeats allowed: the last wins); `missing`: one id that does not exist, so nothing may change. */
+  | { kind: 'update-vectors'; points: Array<{ id: RawId; vector: number[] }>; missing: boolean }
   | { kind: 'search'; search: SearchSpec }
   | { kind: 'restart' };
 
@@ -271,6 +274,26 @@ function drawDeleteIds(rng: SeededRng, config: SeqConfig, model: Model): Op {
   return { kind: 'delete-ids', ids };
 }
 
+/** New vectors for 1–4 live points (an id again a tenth of the time); one in eight lists an id that does not exist. */
+function drawUpdateVectors(rng: SeededRng, config: SeqConfig, model: Model): Op {
+  const live = livePool(config, model);
+  const points: Array<{ id: RawId; vector: number[] }> = [];
+  for (let i = 1 + rng.int(4); i > 0; i--) {
+    const earlier = points[rng.int(points.length)];
+    const id = earlier !== undefined && rng.next() < 0.1 ? earlier.id : spell(rng, rng.pick(live));
+    points.push({ id, vector: drawVector(rng, config.vectors) });
+  }
+  const missing = rng.next() < 0.125;
+  if (missing) {
+    const absent = config.pool.filter((p) => !model.points.has(p.key));
+    points.splice(rng.int(points.length + 1), 0, {
+      id: absent.length > 0 ? spell(rng, rng.pick(absent)) : `never-${rng.int(100)}`,
+      vector: drawVector(rng, config.vectors),
+    });
+  }
+  return { kind: 'update-vectors', points, missing };
+}
+
 /** A query: a stored point's own input a third of the time, else a fresh vector of the family. */
 function drawQuery(rng: SeededRng, config: SeqConfig, model: Model): number[] {
   const live = [...model.points.values()];
@@ -342,6 +365,7 @@ function drawStep(rng: SeededRng, config: SeqConfig, model: Model, index: number
   else if (r < 0.56 && !off.has('delete-filter')) op = { kind: 'delete-filter', filter: rng.next() < 0.04 ? {} : drawFilter(rng, off) };
   else if (r < 0.64 && !off.has('restart')) op = { kind: 'restart' };
   else if (r < 0.67 && !off.has('bad-input')) op = drawBadUpsert(rng, config, model);
+  else if (r < 0.71 && !off.has('update-vectors')) op = drawUpdateVectors(rng, config, model);
   else if (r < 0.9) op = { kind: 'search', search: drawSearch(rng, config, model, 'random') };
   else op = drawUpsert(rng, config, model);
   // The checks are drawn after the model has taken the op: see runSteps.
@@ -499,6 +523,32 @@ async function applyOp(live: Live, model: Model, config: SeqConfig, op: Op, wher
       for (const k of keys) model.points.delete(k);
       return keys;
     }
+    case 'update-vectors': {
+      let outcome: { updated: number } | { code: unknown };
+      try {
+        outcome = await c.updateVectors(op.points.map((p) => ({ id: p.id, vector: [...p.vector] })));
+      } catch (error) {
+        outcome = { code: (error as { code?: unknown }).code ?? String(error) };
+      }
+      const distinct = new Set(op.points.map((p) => idKey(p.id)));
+      if (op.missing) {
+        if (!('code' in outcome) || outcome.code !== 'ERR_POINT_NOT_FOUND')
+          fail('update-vectors.missing', `${where}: an update naming a missing id gave ${JSON.stringify(outcome)}, expected ERR_POINT_NOT_FOUND`);
+        // Nothing changed: the gets of the listed ids compare them with the unchanged model.
+        return op.points.map((p) => p.id);
+      }
+      if (!('updated' in outcome)) fail('update-vectors.error', `${where}: updateVectors threw ${String(outcome.code)}`);
+      if (outcome.updated !== distinct.size) fail('update-vectors.count', `${where}: updated ${outcome.updated}, ${distinct.size} distinct ids sent`);
+      const version = c.getPoint((op.points[0] as { id: RawId }).id).version;
+      if (!(version > model.lastVersion)) fail('update-vectors.version', `${where}: version ${version} not above the previous ${model.lastVersion}`);
+      model.lastVersion = version;
+      for (const p of op.points) {
+        const key = idKey(p.id);
+        const old = model.points.get(key) ?? fail('model', `${where}: ${showId(p.id)} is not in the model`);
+        model.points.set(key, { key, input: [...p.vector], payload: old.payload, version, stored: undefined });
+      }
+      return op.points.map((p) => p.id);
+    }
     case 'search':
       await runSearch(live, model, config, op.search, where);
       return [];
@@ -626,6 +676,8 @@ export function showOp(op: Op): string {
       return `delete ids ${op.ids.map(showId).join(', ')}`;
     case 'delete-filter':
       return `delete filter ${cut(JSON.stringify(op.filter), 200)}`;
+    case 'update-vectors':
+      return `update vectors ${op.points.map((p) => `${showId(p.id)} ${showVector(p.vector)}`).join(' | ')}${op.missing ? ' (one missing: refused)' : ''}`;
     case 'search':
       return `search ${showSearch(op.search)}`;
     case 'restart':

@@ -15,26 +15,34 @@ export const PAYLOADS: Record<string, unknown>[] = [
 ];
 
 /**
- * An upsert of 1–6 points (most rolls), a delete of two ids, a delete by filter on `g`, or a
- * payload merge of `{tag}` on two ids (one perhaps absent) or on the points with a `g`.
+ * An upsert of 1–6 points (most rolls), a delete of two ids, a delete by filter on `g`, a payload
+ * merge of `{tag}` on two ids (one perhaps absent) or on the points with a `g`, or new vectors for
+ * two ids (perhaps absent, perhaps the same one twice: the last vector wins).
  */
 export function randomShardOperation(rng: SeededRng, ids: readonly string[], dim: number): ShardOperation {
   const pick = <T>(list: readonly T[]): T => list[rng.nextUint32() % list.length] as T;
-  const roll = rng.nextUint32() % 12;
+  const roll = rng.nextUint32() % 13;
+  const vector = (): number[] => {
+    const kind = rng.nextUint32() % 4;
+    return kind === 0
+      ? new Array<number>(dim).fill(0)
+      : kind === 1
+        ? Array.from({ length: dim }, (_, j) => (j < 2 ? 1 : 0))
+        : Array.from({ length: dim }, () => rng.nextUint32() % 4);
+  };
   if (roll < 7) {
     const points: ShardPoint[] = [];
-    for (let i = 1 + (rng.nextUint32() % 6); i > 0; i--) {
-      const kind = rng.nextUint32() % 4;
-      const vector =
-        kind === 0
-          ? new Array<number>(dim).fill(0)
-          : kind === 1
-            ? Array.from({ length: dim }, (_, j) => (j < 2 ? 1 : 0))
-            : Array.from({ length: dim }, () => rng.nextUint32() % 4);
-      points.push({ id: pick(ids), vector, payload: pick(PAYLOADS) });
-    }
+    for (let i = 1 + (rng.nextUint32() % 6); i > 0; i--) points.push({ id: pick(ids), vector: vector(), payload: pick(PAYLOADS) });
     return { op: 'upsert', points };
   }
+  if (roll === 12)
+    return {
+      op: 'vectors',
+      points: [
+        { id: pick(ids), vector: vector() },
+        { id: pick(ids), vector: vector() },
+      ],
+    };
   if (roll < 9) return { op: 'delete_ids', ids: [pick(ids), pick(ids), 'never-there'] };
   const operation = { op: 'set' as const, payload: { tag: rng.nextUint32() % 5 } };
   if (roll === 10) return { op: 'payload', ids: [pick(ids), pick(ids)], operation };
@@ -58,6 +66,12 @@ export function applyToModel(model: Map<string, ModelPoint>, operation: ShardOpe
     for (const id of operation.ids) model.delete(id);
   } else if (operation.op === 'delete_filter') {
     for (const id of matching(model, operation.filter)) model.delete(id);
+  } else if (operation.op === 'vectors') {
+    // Points the model does not hold are passed over, as a replica passes them over.
+    for (const { id, vector } of operation.points) {
+      const p = model.get(id);
+      if (p !== undefined) model.set(id, { vector, payload: p.payload, version });
+    }
   } else {
     const set = (operation.operation as { payload: Record<string, unknown> }).payload;
     const ids = operation.ids === undefined ? matching(model, operation.filter ?? {}) : operation.ids;

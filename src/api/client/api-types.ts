@@ -19,7 +19,17 @@ import type {
   ScrollResult,
   SetPayloadBody,
 } from '../schemas/point-pages.js';
-import type { DeleteResult, RecordSchema, ScoredPointSchema, SearchBody, SearchExplainSchema, UpsertBody, UpsertResult } from '../schemas/points.js';
+import type {
+  DeleteResult,
+  RecordSchema,
+  ScoredPointSchema,
+  SearchBody,
+  SearchExplainSchema,
+  UpdateVectorsBody,
+  UpdateVectorsResult,
+  UpsertBody,
+  UpsertResult,
+} from '../schemas/points.js';
 
 export type CreateCollectionRequest = Static<typeof CreateCollectionBody>;
 export type CollectionInfo = Static<typeof CollectionInfoSchema>;
@@ -29,6 +39,9 @@ export type PointId = string | number;
 /** One point to upsert: `id` a non-empty string or a non-negative safe integer, `vector` of the collection's dimension. */
 export type PointStruct = Static<typeof UpsertBody>['points'][number];
 export type Upserted = Static<typeof UpsertResult>;
+/** A new vector for an existing point, which keeps its payload. */
+export type VectorUpdate = Static<typeof UpdateVectorsBody>['points'][number];
+export type VectorsUpdated = Static<typeof UpdateVectorsResult>;
 export type Deleted = Static<typeof DeleteResult>;
 /** The filter language of docs/filters.md, as JSON. */
 export type Filter = Static<typeof FilterSchema>;

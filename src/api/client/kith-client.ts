@@ -39,6 +39,8 @@ import type {
   SetPayloadRequest,
   StoredRecord,
   Upserted,
+  VectorsUpdated,
+  VectorUpdate,
 } from './api-types.js';
 
 export type * from './api-types.js';
@@ -231,6 +233,10 @@ export class KithClient {
     return (await this.call('PUT', `${pointsPath(name)}`, { points })).result as Upserted;
   }
 
+  /** PUT /collections/{name}/points/vectors — new vectors for existing points (a missing one: 404, nothing written); payloads kept. */
+  async updateVectors(name: string, points: readonly VectorUpdate[]): Promise<VectorsUpdated> {
+    return (await this.call('PUT', `${pointsPath(name)}/vectors`, { points })).result as VectorsUpdated;
+  }
   /** POST /collections/{name}/points/search — hits best first, versions as bigint. */
   async search(name: string, request: SearchRequest): Promise<ScoredPoint[]> {
     return (await this.searchExplained(name, request)).points;

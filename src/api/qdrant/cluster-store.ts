@@ -74,6 +74,10 @@ export function clusterStore(engine: ClusterEngine): QdrantStore {
         upsert: async (points) => {
           await engine.upsert(name, points as Parameters<ClusterEngine['upsert']>[1]);
         },
+        updateVectors: async (points) => {
+          // Checked by the node as each replica will check them (prepareVectors).
+          await engine.updateVectors(name, points as Parameters<ClusterEngine['updateVectors']>[1]);
+        },
         retrieve,
         findPoint: async (id) => {
           const [found] = await engine.retrieve(name, { ids: [id], with_payload: true, with_vector: true }, consistency);

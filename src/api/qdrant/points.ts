@@ -21,7 +21,10 @@ import type { QdrantStore } from './store.js';
 
 type NameParams = { Params: { name: string } };
 
-/** A dense vector as Qdrant sends it; named, sparse and multi-vectors are refused. */
+/**
+ * A dense vector as Qdrant sends it: an array, or a map naming only the unnamed vector, `{"": […]}`
+ * (Python LangChain's upsert sends that); named, sparse and multi-vectors are refused.
+ */
 export function denseVector(raw: unknown, path: string): unknown {
   if (Array.isArray(raw)) {
     if (raw.some((x) => Array.isArray(x))) throw notSupported(path, 'multi-vectors');
@@ -30,6 +33,9 @@ export function denseVector(raw: unknown, path: string): unknown {
   if (typeof raw === 'object' && raw !== null) {
     const o = raw as Record<string, unknown>;
     if (Object.hasOwn(o, 'indices')) throw notSupported(path, 'sparse vectors');
+    const names = Object.keys(o);
+    if (names.length === 1 && names[0] === '') return denseVector(o[''], childPath(path, '""'));
+    if (names.length === 0) throw formatError(path, 'no vector: kith points carry exactly one (the unnamed vector)');
     throw notSupported(path, 'named vectors');
   }
   throw formatError(path, `expected a vector (an array of numbers), got ${describeJson(raw)}`);
@@ -55,21 +61,45 @@ async function upsertPoints(body: Record<string, unknown>): Promise<PointInput[]
     const batch = asObject(body.batch, 'batch');
     const { ids, vectors, payloads } = batch;
     if (!Array.isArray(ids)) throw formatError('batch.ids', `expected an array of ids, got ${describeJson(ids)}`);
+    // `{"": [vectors]}` names the unnamed vector's list.
+    const named = typeof vectors === 'object' && vectors !== null && !Array.isArray(vectors) ? (vectors as Record<string, unknown>) : undefined;
+    if (named !== undefined && Object.keys(named).length === 1 && Array.isArray(named['']))
+      return batchPoints(ids, named[''] as unknown[], payloads, 'batch.vectors.""');
     if (!Array.isArray(vectors)) {
-      if (typeof vectors === 'object' && vectors !== null) throw notSupported('batch.vectors', 'named vectors');
+      if (named !== undefined) throw notSupported('batch.vectors', 'named vectors');
       throw formatError('batch.vectors', `expected an array of vectors, got ${describeJson(vectors)}`);
     }
-    if (vectors.length !== ids.length) throw formatError('batch.vectors', `${vectors.length} vectors for ${ids.length} ids`);
-    if (payloads !== undefined && payloads !== null && (!Array.isArray(payloads) || payloads.length !== ids.length)) {
-      throw formatError('batch.payloads', `expected an array of ${ids.length} payloads`);
-    }
-    return mapInSlices(ids, (id, i) => ({
-      id: toKithId(id, childPath('batch.ids', i)),
-      vector: denseVector(vectors[i], childPath('batch.vectors', i)),
-      payload: (Array.isArray(payloads) ? payloads[i] : undefined) ?? {},
-    }));
+    return batchPoints(ids, vectors, payloads, 'batch.vectors');
   }
   throw formatError('', 'expected `points` or `batch`');
+}
+
+/** A batch's columns as points; `vectorsPath` names the vectors' list in errors. */
+async function batchPoints(ids: unknown[], vectors: unknown[], payloads: unknown, vectorsPath: string): Promise<PointInput[]> {
+  if (vectors.length !== ids.length) throw formatError(vectorsPath, `${vectors.length} vectors for ${ids.length} ids`);
+  if (payloads !== undefined && payloads !== null && (!Array.isArray(payloads) || payloads.length !== ids.length)) {
+    throw formatError('batch.payloads', `expected an array of ${ids.length} payloads`);
+  }
+  return mapInSlices(ids, (id, i) => ({
+    id: toKithId(id, childPath('batch.ids', i)),
+    vector: denseVector(vectors[i], childPath(vectorsPath, i)),
+    payload: (Array.isArray(payloads) ? payloads[i] : undefined) ?? {},
+  }));
+}
+
+/** PUT …/points/vectors' body: `points` of `{id, vector}`, each vector as `denseVector` takes it. */
+async function vectorUpdates(body: Record<string, unknown>): Promise<{ id: PointId; vector: unknown }[]> {
+  refuseShardKey(body);
+  if (body.update_filter !== undefined && body.update_filter !== null) throw notSupported('update_filter', '`update_filter` (conditional updates)', true);
+  const points = body.points;
+  if (!Array.isArray(points)) throw formatError('points', `expected an array of points, got ${describeJson(points)}`);
+  return mapInSlices(points, (raw, i) => {
+    const at = childPath('points', i);
+    const p = asObject(raw, at);
+    for (const key of Object.keys(p)) if (key !== 'id' && key !== 'vector') throw formatError(childPath(at, key), 'unknown field');
+    if (p.vector === undefined) throw formatError(childPath(at, 'vector'), 'required');
+    return { id: toKithId(p.id, childPath(at, 'id')), vector: denseVector(p.vector, childPath(at, 'vector')) };
+  });
 }
 
 /** Qdrant's PointsSelector: `{points: [ids]}` or `{filter}` (exactly one). */
@@ -94,6 +124,17 @@ export async function qdrantPointRoutes(app: FastifyInstance, { store }: { store
     const collection = await requestCollection(store, request);
     await collection.upsert(await upsertPoints(asObject(request.body, 'body')));
     return ok(reply, updateResult());
+  });
+
+  app.put<NameParams>('/collections/:name/points/vectors', async (request, reply) => {
+    const collection = await requestCollection(store, request);
+    await collection.updateVectors(await vectorUpdates(asObject(request.body, 'body')));
+    return ok(reply, updateResult());
+  });
+
+  app.post<NameParams>('/collections/:name/points/vectors/delete', async (request) => {
+    await requestCollection(store, request);
+    throw notSupported('vector', 'deleting a vector (kith points carry exactly one; delete the point instead)');
   });
 
   app.post<NameParams>('/collections/:name/points', async (request, reply) => {

@@ -5,6 +5,7 @@
  * own way, so the Qdrant dialect is written once for both.
  */
 import type { PayloadOperation, PointInput, PointRecord, ScrollPage, StoredPoint } from '../../collection/collection.js';
+import type { VectorInput } from '../../collection/prepare-points.js';
 import type { CollectionConfigInput } from '../../segment/collection-config.js';
 import type { QdrantAliases } from './aliases.js';
 import { isKithError } from '../../core/errors.js';
@@ -47,6 +48,8 @@ export interface QdrantCollection {
   /** Per top-level key, the points whose payload has it (GET …/collections/{name}'s payload_schema). */
   pointsWithKeys(keys: readonly string[]): Promise<number[]>;
   upsert(points: readonly PointInput[]): Promise<void>;
+  /** New vectors for existing points, which keep their payloads; ERR_POINT_NOT_FOUND (nothing written) for a missing one. */
+  updateVectors(points: readonly VectorInput[]): Promise<void>;
   retrieve(ids: readonly PointId[], options: { readonly with_payload: PayloadSelector; readonly with_vector: boolean }): Promise<PointRecord[]>;
   /** The point with its payload and vector; undefined when there is none. */
   findPoint(id: PointId): Promise<StoredPoint | undefined>;
@@ -125,6 +128,9 @@ export function localStore(db: Database): QdrantStore {
         },
         upsert: async (points) => {
           await collection.upsert(points);
+        },
+        updateVectors: async (points) => {
+          await collection.updateVectors(points);
         },
         retrieve: (ids, options) => collection.retrieve(ids, options),
         findPoint: async (id) => {

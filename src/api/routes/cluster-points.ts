@@ -34,6 +34,8 @@ import {
   SearchBatchBody,
   SearchBody,
   SearchExplainSchema,
+  UpdateVectorsBody,
+  UpdateVectorsResult,
   UpsertBody,
   UpsertResult,
 } from '../schemas/points.js';
@@ -96,6 +98,24 @@ export const clusterPointRoutes: FastifyPluginAsyncTypebox<{ engine: ClusterEngi
       validateCollectionName(request.params.name);
       const { upserted, token } = await engine.upsert(request.params.name, request.body.points);
       return ok(reply, { operation: 'completed' as const, upserted, write_token: written(reply, token) });
+    },
+  );
+
+  app.put(
+    '/collections/:name/points/vectors',
+    {
+      schema: {
+        summary: "Replace existing points' vectors, keeping their payloads (atomic per shard, durable on the log before the reply)",
+        tags: ['points'],
+        params: CollectionNameParams,
+        body: UpdateVectorsBody,
+        response: { 200: okEnvelope(UpdateVectorsResult), ...errorResponses(400, 404, 500, 503) },
+      },
+    },
+    async (request, reply) => {
+      validateCollectionName(request.params.name);
+      const { updated, token } = await engine.updateVectors(request.params.name, request.body.points);
+      return ok(reply, { operation: 'completed' as const, updated, write_token: written(reply, token) });
     },
   );
 

@@ -1,4 +1,4 @@
-/** PUT /collections/{name}/points, POST …/points/delete, GET …/points/{id}. */
+/** PUT /collections/{name}/points, PUT …/points/vectors, POST …/points/delete, GET …/points/{id}. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { validateCollectionName } from '../../segment/collection-config.js';
 import { badInput } from '../../core/errors.js';
@@ -6,7 +6,16 @@ import type { Database } from '../../db/database.js';
 import { parseFilter } from '../../payload/filter-parse.js';
 import { ok } from '../envelope.js';
 import { CollectionNameParams, errorResponses, okEnvelope } from '../schemas/common.js';
-import { DeletePointsBody, DeleteResult, PointParams, RecordSchema, UpsertBody, UpsertResult } from '../schemas/points.js';
+import {
+  DeletePointsBody,
+  DeleteResult,
+  PointParams,
+  RecordSchema,
+  UpdateVectorsBody,
+  UpdateVectorsResult,
+  UpsertBody,
+  UpsertResult,
+} from '../schemas/points.js';
 
 export const pointRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.put(
@@ -25,6 +34,24 @@ export const pointRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
       const collection = db.collection(request.params.name);
       const { upserted } = await collection.upsert(request.body.points);
       return ok(reply, { operation: 'completed' as const, upserted });
+    },
+  );
+
+  app.put(
+    '/collections/:name/points/vectors',
+    {
+      schema: {
+        summary: "Replace existing points' vectors, keeping their payloads (all-or-nothing, durable before the reply)",
+        tags: ['points'],
+        params: CollectionNameParams,
+        body: UpdateVectorsBody,
+        response: { 200: okEnvelope(UpdateVectorsResult), ...errorResponses(400, 404, 500) },
+      },
+    },
+    async (request, reply) => {
+      validateCollectionName(request.params.name);
+      const { updated } = await db.collection(request.params.name).updateVectors(request.body.points);
+      return ok(reply, { operation: 'completed' as const, updated });
     },
   );
 

@@ -49,6 +49,28 @@ export const UpsertResult = Type.Object({
   write_token: WriteToken,
 });
 
+export const UpdateVectorsBody = Type.Object(
+  {
+    points: Type.Array(
+      Type.Object(
+        {
+          id: PointIdSchema,
+          vector: Type.Array(Type.Number(), { description: 'The new vector: exactly vector_size finite numbers (magnitude at most 1e16).' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Existing points (a missing one fails the whole request, 404); each keeps its payload. A repeated id: the last vector wins.' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateVectorsResult = Type.Object({
+  operation: Type.Literal('completed'),
+  updated: Type.Integer({ description: 'Distinct points whose vector was replaced.' }),
+  write_token: WriteToken,
+});
+
 export const DeletePointsBody = Type.Object(
   {
     points: Nullable(Type.Array(PointIdSchema, { description: 'Ids to delete.' })),
