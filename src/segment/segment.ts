@@ -106,8 +106,16 @@ export interface StagedWrite {
   toLink: number[];
   /** Tombstones whose neighbours are not repaired yet. */
   readonly toRepair: number[];
+  /** The tombstone being repaired, neighbour by neighbour (`repairStaged`). */
+  repairing?: Iterator<void>;
   /** Points published so far (`publishStaged`). */
   published: number;
+}
+
+/** Tombstones to repair (`repairStaged`): those not begun, and the one under way. */
+export interface RepairQueue {
+  readonly toRepair: number[];
+  repairing?: Iterator<void>;
 }
 
 /** The scalars a search thread needs with each search: they change with every write. */
@@ -330,7 +338,7 @@ export class Segment implements SegmentReader {
     this.stageUpserts(staged, points.length, inserters !== undefined);
     this.linkStaged(staged, staged.toLink.length, inserters);
     this.publishStaged(staged, points.length);
-    this.repairStaged(staged, staged.toRepair.length);
+    this.repairStaged(staged, () => false);
   }
 
   /**
@@ -456,18 +464,29 @@ export class Segment implements SegmentReader {
     }
   }
 
-  /** Repairs the neighbours of up to `count` tombstones of a staged write; returns whether some are left. */
-  repairStaged(staged: { readonly toRepair: number[] }, count: number): boolean {
+  /**
+   * Repairs the neighbours of a staged write's tombstones, one neighbour at a time, until `enough()`
+   * says so (checked after each) or none is left; returns whether some are left. A tombstone begun
+   * is carried on from `staged.repairing` by the next call.
+   */
+  repairStaged(staged: RepairQueue, enough: () => boolean): boolean {
     const hnsw = this.hnsw as HnswIndex;
-    for (const slot of staged.toRepair.splice(0, count)) hnsw.repairAround(slot);
-    return staged.toRepair.length > 0;
+    for (;;) {
+      if (staged.repairing === undefined) {
+        const slot = staged.toRepair.shift();
+        if (slot === undefined) return false;
+        staged.repairing = hnsw.repairAroundSteps(slot);
+      }
+      if (staged.repairing.next().done === true) staged.repairing = undefined;
+      if (enough()) return staged.toRepair.length > 0 || staged.repairing !== undefined;
+    }
   }
 
   /** Removes the points of these ids that exist. A graph's deletes take the steps of a delete in steps, back to back. */
   deleteMany(ids: readonly string[]): void {
     const toRepair: number[] = [];
     this.deleteRange(ids, 0, ids.length, toRepair);
-    if (this.hnsw !== undefined) this.repairStaged({ toRepair }, toRepair.length);
+    if (this.hnsw !== undefined) this.repairStaged({ toRepair }, () => false);
   }
 
   /**
@@ -614,7 +633,7 @@ export class Segment implements SegmentReader {
         yield 0;
       }
       this.publishStaged(staged, chunk.length);
-      this.repairStaged(staged, staged.toRepair.length);
+      this.repairStaged(staged, () => false);
       yield chunk.length;
     }
   }

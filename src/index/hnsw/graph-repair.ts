@@ -13,9 +13,23 @@ import type { NeighborSelection } from './neighbor-selection.js';
 
 /** Re-selects the links of every live node that links to tombstone `slot`. */
 export function repairAround(selection: NeighborSelection, walk: Walk, slot: number): void {
+  for (const _ of repairAroundSteps(selection, walk, slot));
+}
+
+/**
+ * `repairAround` one neighbour at a time: a step after each re-selection. At 65,536 dimensions one
+ * tombstone's neighbours took up to 100 ms together; the graph is searchable between any two
+ * (the tombstone is hidden, and a repair only adds better links). The tombstone's own lists are
+ * read as they were at the start.
+ */
+export function* repairAroundSteps(selection: NeighborSelection, walk: Walk, slot: number): Generator<void, void, undefined> {
   const g = walk.graph;
   for (let layer = 0; layer <= g.levelOf(slot); layer++) {
-    for (const neighbor of g.neighbors(slot, layer)) if (g.isLive(neighbor) && g.linksTo(neighbor, layer, slot)) repairLinks(selection, walk, neighbor, layer);
+    for (const neighbor of [...g.neighbors(slot, layer)]) {
+      if (!g.isLive(neighbor) || !g.linksTo(neighbor, layer, slot)) continue;
+      repairLinks(selection, walk, neighbor, layer);
+      yield;
+    }
   }
 }
 

@@ -23,7 +23,7 @@ import { TopK } from '../../core/top-k.js';
 import type { DistanceKernel } from '../../kernels/distance-kernel.js';
 import type { SearchHits, SearchOptions, SlotTable, VectorIndex } from '../vector-index.js';
 import { GraphMender } from './graph-mender.js';
-import { compact, repairAround } from './graph-repair.js';
+import { compact, repairAround, repairAroundSteps } from './graph-repair.js';
 import { HnswGraph } from './hnsw-graph.js';
 import { drawLevel, levelMultiplier, Linker } from './insert.js';
 import { awaitInsertJob, forEachClaim, type InsertHelpers, type InsertJob, newInsertJob, PARALLEL_INSERT_MIN } from './insert-job.js';
@@ -300,6 +300,11 @@ export class HnswIndex implements VectorIndex {
   /** Re-selects the links of every live node that links to tombstone `slot`. */
   repairAround(slot: number): void {
     repairAround(this.selection, this.buildWalk(), slot);
+  }
+
+  /** `repairAround` one neighbour per step (graph-repair.ts, repairAroundSteps). */
+  repairAroundSteps(slot: number): Generator<void, void, undefined> {
+    return repairAroundSteps(this.selection, this.buildWalk(), slot);
   }
 
   /** Tombstones many nodes at once (no repair each) and compacts, if any were live. */
