@@ -72,7 +72,7 @@ describe("a cluster's Qdrant port", { timeout: 300_000 }, () => {
 
     const strong = { consistency: 'majority' as const };
     for (let round = 0; round < 3; round++) {
-      const query = vector();
+      const [query, second, third] = [vector(), vector(), vector()];
       const filter = { must: [{ key: 's', match: { value: 'even' } }] };
       const pairs: [string, (c: QdrantClient) => Promise<unknown>][] = [
         ['search', (c) => c.search('q', { vector: query, limit: 6, params: { exact: true }, with_payload: true, ...strong })],
@@ -92,6 +92,23 @@ describe("a cluster's Qdrant port", { timeout: 300_000 }, () => {
               .then((r) => r.points),
         ],
         ['query without a vector', (c) => c.query('q', { limit: 7, offset: 5, with_payload: true, ...strong }).then((r) => r.points)],
+        [
+          'prefetches fused, and re-scored',
+          (c) =>
+            c
+              .query('q', {
+                prefetch: [
+                  { query, limit: 8, params: { exact: true } },
+                  { query: second, limit: 8, filter, params: { exact: true } },
+                  { prefetch: { limit: 20 }, query: third, limit: 6 },
+                ],
+                query: { fusion: round === 1 ? 'dbsf' : 'rrf' },
+                limit: 10,
+                with_payload: true,
+                ...strong,
+              })
+              .then((r) => r.points),
+        ],
         ['scroll', (c) => c.scroll('q', { limit: 100, with_payload: true, with_vector: true, ...strong }).then((r) => r.points)],
         ['retrieve', (c) => c.retrieve('q', { ids: [ids[1] as number, ids[0] as string, 999_999], with_vector: true, ...strong })],
       ];

@@ -186,8 +186,13 @@ test('filters: Qdrant conditions and spellings, should: [] matches nothing, has_
     const named = await http(url, 'POST', '/collections/v/points/query', { query: rows[0]?.vector, using: 'image' });
     assert.equal(named.status, 400);
     assert.match(named.body.status.error, /named vectors/);
-    const prefetch = await http(url, 'POST', '/collections/v/points/query', { prefetch: [{ query: rows[0]?.vector }], query: { fusion: 'rrf' } });
+    // Prefetches and fusion are served (qdrant-query-stages.test.ts); a prefetch using a named vector is not.
+    const prefetch = await http(url, 'POST', '/collections/v/points/query', {
+      prefetch: [{ query: rows[0]?.vector, using: 'image' }],
+      query: { fusion: 'rrf' },
+    });
     assert.equal(prefetch.status, 400);
+    assert.match(prefetch.body.status.error, /prefetch\[0\]\.using: named vectors/);
     const limit = await http(url, 'POST', '/collections/v/points/search', { vector: rows[0]?.vector, limit: 0 });
     assert.equal(limit.status, 422);
     // As on the kith port, the vectors one request returns are bounded (524,288 components over its searches).

@@ -473,6 +473,22 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     {
       port: 'qdrant',
       route: 'POST /collections/:name/points/query',
+      what: '10 exact prefetches of 10,000 under the widest filter (the filter-term budget), fused, then re-scored over 2,000 candidates',
+      run: qSend('POST', '/collections/w/points/query', {
+        prefetch: {
+          prefetch: Array.from({ length: 10 }, (_, i) => ({ query: i % 2 === 0 ? query : vector(rng), limit: 10_000, params: { exact: true } })),
+          query: { fusion: 'rrf' },
+          limit: 2000,
+        },
+        query,
+        filter: widest,
+        limit: 100,
+        with_payload: true,
+      }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
       what: 'by id, limit 10,000',
       run: qSend('POST', '/collections/w/points/query', { query: 3, limit: 10000, with_payload: true }),
     },

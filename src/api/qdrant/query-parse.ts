@@ -1,0 +1,155 @@
+/**
+ * The Qdrant port's search and query bodies parsed into the engine's terms: a request's common
+ * fields, where its query vector comes from (a vector, a point, a recommendation), and the
+ * engine's query for it. Shared by the plain searches (search.ts) and the query API (query-plan.ts).
+ */
+import { LIMITS } from '../../segment/collection-config.js';
+import type { Example, QueryRequest } from '../../search/query-verbs.js';
+import type { SearchInput } from '../../search/collection-search.js';
+import type { Selection, Stage } from '../../search/multi-stage.js';
+import { childPath } from '../../core/field-path.js';
+import { describeJson } from '../../core/point-id.js';
+import type { Filter } from '../../payload/filter-types.js';
+import { type PayloadSelector, parsePayloadSelector } from '../../payload/payload-selector.js';
+import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, optionalNumber } from './errors.js';
+import { parseQdrantFilter } from './filter.js';
+import { type QdrantId, toKithId } from './ids.js';
+import { denseVector } from './points.js';
+import { parseVectorSelector } from './shape.js';
+
+/** A request's common fields, as the engine takes them. */
+export interface Common {
+  filter?: Filter;
+  limit: number;
+  offset: number;
+  scoreThreshold?: number;
+  ef?: number;
+  exact: boolean;
+  withPayload: PayloadSelector;
+  withVector: boolean;
+}
+
+/** Where a search's query vector comes from: given, a stored point's (left out of the answer), or a recommendation's examples. */
+export type Query = { kind: 'vector'; vector: unknown } | { kind: 'point'; point: QdrantId } | { kind: 'recommend'; positive: Example[]; negative: Example[] };
+
+/** One search of a request: a query (a vector maybe re-ranked by MMR, a point, a recommendation), or a page in id order. */
+/** MMR re-ranking of a nearest query: how diverse, among how many candidates. */
+export interface Mmr {
+  diversity: number;
+  candidates: number;
+}
+
+/**
+ * One search of a request: a query (a vector maybe re-ranked by MMR, a point, a recommendation), a
+ * page in id order, or stages over prefetches (search/multi-stage.ts).
+ */
+export type Plan =
+  | (Common & { kind: 'search'; query: Query; mmr?: Mmr })
+  | (Common & { kind: 'list' })
+  | (Common & { kind: 'stages'; stage: Stage; selection: Selection });
+
+export function parseParams(raw: unknown, path: string): { ef?: number; exact: boolean } {
+  const params = asObject(raw, path);
+  const ef =
+    params.hnsw_ef === undefined || params.hnsw_ef === null
+      ? undefined
+      : optionalInteger(params.hnsw_ef, childPath(path, 'hnsw_ef'), 0, LIMITS.efSearch.min, LIMITS.efSearch.max);
+  const exact = optionalBoolean(params.exact, childPath(path, 'exact'), false);
+  // quantization {ignore, rescore, oversampling} and indexed_only are accepted: kith scores sq8 codes
+  // directly and searches every point, indexed or not.
+  return { ...(ef === undefined ? {} : { ef }), exact };
+}
+
+export function commonPlan(body: Record<string, unknown>, path: string, payloadDefault: boolean): Common {
+  if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported(childPath(path, 'shard_key'), 'custom sharding');
+  const threshold = optionalNumber(body.score_threshold, childPath(path, 'score_threshold'));
+  const filter = parseQdrantFilter(body.filter, childPath(path, 'filter'));
+  return {
+    ...(filter === undefined ? {} : { filter }),
+    limit: optionalInteger(body.limit, childPath(path, 'limit'), 10, LIMITS.limit.min, LIMITS.limit.max),
+    offset: optionalInteger(body.offset, childPath(path, 'offset'), 0, LIMITS.offset.min, LIMITS.offset.max),
+    ...(threshold === undefined ? {} : { scoreThreshold: threshold }),
+    ...parseParams(body.params, childPath(path, 'params')),
+    withPayload: parsePayloadSelector(body.with_payload, childPath(path, 'with_payload'), payloadDefault),
+    withVector: parseVectorSelector(body.with_vector, childPath(path, 'with_vector'), false),
+  };
+}
+
+/** A search request body (the JS client sends with_payload true; Qdrant's own default is false). */
+export function searchPlan(raw: unknown, path: string): Plan {
+  const body = asObject(raw, path);
+  let vector = body.vector;
+  if (typeof vector === 'object' && vector !== null && !Array.isArray(vector) && Object.hasOwn(vector, 'vector')) {
+    const named = vector as { name?: unknown; vector?: unknown };
+    if (named.name !== '' && named.name !== undefined) throw notSupported(childPath(path, 'vector.name'), 'named vectors');
+    vector = named.vector;
+  }
+  if (vector === undefined || vector === null) throw formatError(childPath(path, 'vector'), 'required');
+  return { kind: 'search', ...commonPlan(body, path, false), query: { kind: 'vector', vector: denseVector(vector, childPath(path, 'vector')) } };
+}
+
+/** A nearest query: a vector, or a point id (the engine searches near its stored vector and leaves it out). */
+export function nearestQuery(query: unknown, path: string): Query {
+  if (typeof query === 'number' || typeof query === 'string') {
+    toKithId(query, path);
+    return { kind: 'point', point: query };
+  }
+  return { kind: 'vector', vector: denseVector(query, path) };
+}
+
+/** One side of a recommendation, checked as Qdrant checks it: point ids and vectors of the collection's size. */
+function examples(raw: unknown, path: string, dim: number): Example[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw formatError(path, `expected a list of point ids or vectors, got ${describeJson(raw)}`);
+  return raw.map((example, i): Example => {
+    // The common case, an unsigned integer id, without building its path (a side may list 131,072).
+    if (typeof example === 'number' && Number.isSafeInteger(example) && example >= 0) return example;
+    const at = childPath(path, i);
+    if (typeof example === 'number' || typeof example === 'string') {
+      toKithId(example, at);
+      return example;
+    }
+    const vector = denseVector(example, at);
+    if (!Array.isArray(vector) || vector.some((x) => typeof x !== 'number')) throw formatError(at, 'expected a point id or a vector of numbers');
+    if (vector.length !== dim) throw formatError(at, `expected a vector of ${dim} numbers, got ${vector.length}`);
+    return vector as number[];
+  });
+}
+
+/** Qdrant's average_vector recommendation, translated: the engine reads the examples and leaves those given by id out. */
+export function recommendQuery(dim: number, body: Record<string, unknown>, path: string): Query {
+  const strategy = body.strategy ?? 'average_vector';
+  if (strategy !== 'average_vector') throw notSupported(childPath(path, 'strategy'), `the ${JSON.stringify(strategy)} strategy (only average_vector is)`);
+  if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported(childPath(path, 'using'), 'named vectors');
+  if (body.lookup_from !== undefined && body.lookup_from !== null) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from`');
+  const positive = examples(body.positive, childPath(path, 'positive'), dim);
+  const negative = examples(body.negative, childPath(path, 'negative'), dim);
+  if (positive.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
+  return { kind: 'recommend', positive, negative };
+}
+
+/** POST …/points/recommend: a recommendation's search. */
+export function recommendPlan(dim: number, raw: unknown, path: string): Plan {
+  const body = asObject(raw, path);
+  const common = commonPlan(body, path, false);
+  return { kind: 'search', ...common, query: recommendQuery(dim, body, path) };
+}
+
+/** The engine's query for a plan. */
+export function engineQuery(plan: Extract<Plan, { kind: 'search' }>): QueryRequest<SearchInput> {
+  const filter = plan.filter;
+  const search = {
+    limit: plan.limit,
+    offset: plan.offset,
+    ...(filter === undefined ? {} : { filter }),
+    ...(plan.scoreThreshold === undefined ? {} : { score_threshold: plan.scoreThreshold }),
+    with_payload: plan.withPayload,
+    with_vector: plan.withVector,
+    params: { ...(plan.ef === undefined ? {} : { ef: plan.ef }), exact: plan.exact },
+    ...(plan.mmr === undefined ? {} : { mmr: plan.mmr }),
+  };
+  const query = plan.query;
+  if (query.kind === 'point') return { kind: 'point', search: { ...search, point: query.point } };
+  if (query.kind === 'recommend') return { kind: 'recommend', search: { ...search, positive: query.positive, negative: query.negative } };
+  return { kind: 'vector', search: { ...search, vector: query.vector } };
+}

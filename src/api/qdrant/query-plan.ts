@@ -1,0 +1,190 @@
+/**
+ * The query API's body (POST …/points/query): a vector, a point id, `{nearest}` (maybe with MMR),
+ * `{recommend}`, no query at all (points in id order), or stages over `prefetch`es
+ * (search/multi-stage.ts): a fusion of them (`{fusion: "rrf" | "dbsf"}`, `{rrf: {k, weights}}`) or
+ * a query re-scoring their candidates. A prefetch has a query, a filter, params, a score
+ * threshold, a limit (10 by default) and prefetches of its own; the request's filter applies to
+ * every prefetch, as in Qdrant.
+ */
+import { LIMITS } from '../../segment/collection-config.js';
+import { childPath } from '../../core/field-path.js';
+import { describeJson } from '../../core/point-id.js';
+import type { Filter } from '../../payload/filter-types.js';
+import { DEFAULT_RRF_K } from '../../search/fusion.js';
+import { type Fusion, MAX_DEPTH, MAX_STAGES, prefetchPath, type Stage } from '../../search/multi-stage.js';
+import { asObject, formatError, notSupported, optionalInteger, optionalNumber, QdrantHttpError, validationError } from './errors.js';
+import { type Common, commonPlan, engineQuery, type Mmr, nearestQuery, type Plan, type Query, recommendQuery } from './query-parse.js';
+
+const UNSUPPORTED_QUERIES = ['discover', 'context', 'order_by', 'formula', 'sample'];
+
+/** What a `query` asks for: nothing, a fusion of the prefetches, or a search (maybe with MMR). */
+type QueryPart = { kind: 'none' } | { kind: 'fuse'; fusion: Fusion } | { kind: 'search'; query: Query; mmr?: Mmr };
+
+/** A query request body. */
+export function queryPlan(dim: number, raw: unknown, path: string): Plan {
+  const body = asObject(raw, path);
+  refuseOtherVectors(body, path);
+  const common = commonPlan(body, path, false);
+  const queryPath = childPath(path, 'query');
+  const part = queryPart(dim, body.query, queryPath, common.limit);
+  const prefetches = prefetchList(body.prefetch, path);
+  if (prefetches.length === 0) {
+    if (part.kind === 'none') {
+      if (common.scoreThreshold !== undefined)
+        throw badRequest("A query is needed to use the score_threshold. Can't have score_threshold without defining a query.");
+      return { kind: 'list', ...common };
+    }
+    if (part.kind === 'fuse') throw formatError(queryPath, 'a fusion needs prefetches to fuse');
+    return { kind: 'search', ...common, query: part.query, ...(part.mmr === undefined ? {} : { mmr: part.mmr }) };
+  }
+  if (part.kind === 'none') throw badRequest("A query is needed to merge the prefetches. Can't have prefetches without defining a query.");
+  const counter = { stages: 1 };
+  const sources = prefetches.map((p, i) => prefetchStage(dim, p, prefetchPath(path, i, Array.isArray(body.prefetch)), common.filter, 1, counter));
+  return {
+    kind: 'stages',
+    ...common,
+    stage: stageOf(part, common, sources, path),
+    selection: { with_payload: common.withPayload, with_vector: common.withVector },
+  };
+}
+
+/** A prefetch (at `depth`), its filter joined with the ones above it. */
+function prefetchStage(dim: number, raw: unknown, path: string, above: Filter | undefined, depth: number, counter: { stages: number }): Stage {
+  if (depth > MAX_DEPTH) throw validationError(path, `prefetches nest at most ${MAX_DEPTH} deep`);
+  counter.stages++;
+  if (counter.stages > MAX_STAGES) throw validationError(path, `a query has at most ${MAX_STAGES} stages (prefetches at every depth)`);
+  const body = asObject(raw, path);
+  refuseOtherVectors(body, path);
+  for (const key of ['offset', 'with_payload', 'with_vector']) {
+    if (body[key] !== undefined && body[key] !== null) throw formatError(childPath(path, key), 'not a field of a prefetch (give it on the request)');
+  }
+  const own = commonPlan(body, path, false);
+  const common: Common = { ...own, ...joined(above, own.filter) };
+  const part = queryPart(dim, body.query, childPath(path, 'query'), common.limit);
+  const prefetches = prefetchList(body.prefetch, path);
+  const sources = prefetches.map((p, i) => prefetchStage(dim, p, prefetchPath(path, i, Array.isArray(body.prefetch)), common.filter, depth + 1, counter));
+  if (part.kind !== 'none') return stageOf(part, common, sources, path);
+  if (sources.length > 0) throw badRequest("A query is needed to merge the prefetches. Can't have prefetches without defining a query.");
+  if (common.scoreThreshold !== undefined)
+    throw badRequest("A query is needed to use the score_threshold. Can't have score_threshold without defining a query.");
+  return { kind: 'list', path, limit: common.limit, ...(common.filter === undefined ? {} : { filter: common.filter }) };
+}
+
+function stageOf(part: Exclude<QueryPart, { kind: 'none' }>, common: Common, sources: Stage[], path: string): Stage {
+  if (part.kind === 'search') {
+    const query = engineQuery({ kind: 'search', ...common, query: part.query, ...(part.mmr === undefined ? {} : { mmr: part.mmr }) });
+    return { kind: 'search', path, query, sources };
+  }
+  if (sources.length === 0) throw formatError(childPath(path, 'query'), 'a fusion needs prefetches to fuse');
+  const weights = part.fusion.kind === 'rrf' ? part.fusion.weights : undefined;
+  if (weights !== undefined && weights.length !== sources.length) {
+    throw validationError(
+      childPath(childPath(childPath(path, 'query'), 'rrf'), 'weights'),
+      `${weights.length} weights for ${sources.length} prefetches: give one per prefetch`,
+    );
+  }
+  return {
+    kind: 'fuse',
+    path,
+    fusion: part.fusion,
+    sources,
+    limit: common.limit,
+    offset: common.offset,
+    ...(common.scoreThreshold === undefined ? {} : { threshold: common.scoreThreshold }),
+  };
+}
+
+/** `prefetch`: absent, one prefetch, or a list of them. */
+function prefetchList(raw: unknown, path: string): unknown[] {
+  if (raw === undefined || raw === null) return [];
+  if (Array.isArray(raw)) return raw;
+  if (typeof raw === 'object') return [raw];
+  throw formatError(childPath(path, 'prefetch'), `expected a prefetch or a list of them, got ${describeJson(raw)}`);
+}
+
+/** Both filters (a point must match both); either alone when the other is absent. */
+function joined(above: Filter | undefined, own: Filter | undefined): { filter?: Filter } {
+  if (above === undefined) return own === undefined ? {} : { filter: own };
+  if (own === undefined) return { filter: above };
+  return {
+    filter: {
+      must: [
+        { kind: 'nested', filter: above },
+        { kind: 'nested', filter: own },
+      ],
+      mustNot: [],
+      should: [],
+    },
+  };
+}
+
+function refuseOtherVectors(body: Record<string, unknown>, path: string): void {
+  if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported(childPath(path, 'using'), 'named vectors');
+  if (body.lookup_from !== undefined && body.lookup_from !== null) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from`');
+}
+
+/** Qdrant's "Bad request" for a query that cannot be answered as asked, in its words. */
+function badRequest(message: string): QdrantHttpError {
+  return new QdrantHttpError(400, `Bad request: ${message}`);
+}
+
+/** `query`: a vector, an id, `{nearest: vector | id, mmr?}`, `{recommend}`, a fusion, or absent. */
+function queryPart(dim: number, raw: unknown, queryPath: string, limit: number): QueryPart {
+  let query = raw;
+  if (query === undefined || query === null) return { kind: 'none' };
+  let mmr: Mmr | undefined;
+  if (typeof query === 'object' && !Array.isArray(query)) {
+    const q = query as Record<string, unknown>;
+    const kind = UNSUPPORTED_QUERIES.find((k) => Object.hasOwn(q, k));
+    if (kind !== undefined) throw notSupported(childPath(queryPath, kind), `the \`${kind}\` query`, true);
+    if (Object.hasOwn(q, 'fusion')) return { kind: 'fuse', fusion: namedFusion(q.fusion, childPath(queryPath, 'fusion')) };
+    if (Object.hasOwn(q, 'rrf')) return { kind: 'fuse', fusion: rrfFusion(q.rrf, childPath(queryPath, 'rrf')) };
+    if (Object.hasOwn(q, 'recommend')) {
+      const recommendPath = childPath(queryPath, 'recommend');
+      return { kind: 'search', query: recommendQuery(dim, asObject(q.recommend, recommendPath), recommendPath) };
+    }
+    if (!Object.hasOwn(q, 'nearest')) {
+      if (Object.hasOwn(q, 'indices')) throw notSupported(queryPath, 'sparse vectors');
+      throw formatError(queryPath, 'expected a vector, a point id, {nearest}, {recommend}, {fusion} or {rrf}');
+    }
+    query = q.nearest;
+    if (q.mmr !== undefined && q.mmr !== null) {
+      const mmrPath = childPath(queryPath, 'mmr');
+      const mmrBody = asObject(q.mmr, mmrPath);
+      const diversity = optionalNumber(mmrBody.diversity, childPath(mmrPath, 'diversity')) ?? 0.5;
+      if (diversity < 0 || diversity > 1) throw validationError(childPath(mmrPath, 'diversity'), `must be between 0 and 1, got ${diversity}`);
+      // Qdrant's default: as many candidates as the search returns.
+      const candidates = optionalInteger(
+        mmrBody.candidates_limit,
+        childPath(mmrPath, 'candidates_limit'),
+        limit,
+        LIMITS.mmrCandidates.min,
+        LIMITS.mmrCandidates.max,
+      );
+      if (query === undefined || query === null) throw formatError(childPath(queryPath, 'nearest'), 'required with mmr');
+      mmr = { diversity, candidates };
+    }
+  }
+  if (query === undefined || query === null) throw formatError(queryPath, `expected a vector, a point id or {nearest}, got ${describeJson(query)}`);
+  return { kind: 'search', query: nearestQuery(query, queryPath), ...(mmr === undefined ? {} : { mmr }) };
+}
+
+/** `{fusion: "rrf" | "dbsf"}`. */
+function namedFusion(raw: unknown, path: string): Fusion {
+  if (raw === 'rrf') return { kind: 'rrf', k: DEFAULT_RRF_K };
+  if (raw === 'dbsf') return { kind: 'dbsf' };
+  throw formatError(path, `expected "rrf" or "dbsf", got ${describeJson(raw)}`);
+}
+
+/** `{rrf: {k?, weights?}}`: k a whole number ≥ 1 (2 by default), weights one number per prefetch. */
+function rrfFusion(raw: unknown, path: string): Fusion {
+  const body = asObject(raw, path);
+  const k = optionalInteger(body.k, childPath(path, 'k'), DEFAULT_RRF_K, 1, 1_000_000);
+  if (body.weights === undefined || body.weights === null) return { kind: 'rrf', k };
+  const weights = body.weights;
+  if (!Array.isArray(weights) || weights.some((w) => typeof w !== 'number' || !Number.isFinite(w))) {
+    throw formatError(childPath(path, 'weights'), `expected a list of numbers, got ${describeJson(weights)}`);
+  }
+  if (weights.some((w) => (w as number) < 0)) throw validationError(childPath(path, 'weights'), 'weights must be 0 or more');
+  return { kind: 'rrf', k, weights: weights as number[] };
+}
