@@ -2,7 +2,9 @@
  * RFC 3339 date-times for range filters, compared exactly to the nanosecond.
  *
  * Accepted: `2024-05-01T12:30:00Z`, `2024-05-01T12:30:00.123456789+02:00`, `t`/space instead of
- * `T`, `z` for `Z`. As in Qdrant, a missing offset means UTC and a bare date means midnight UTC.
+ * `T`, `z` for `Z`, and as Qdrant also reads them: no seconds when there is no offset
+ * (`2015-03-01T12:30`), an offset without its colon or minutes (`+0200`, `+02`). As in Qdrant, a missing offset means UTC and a
+ * bare date means midnight UTC.
  * Fractional seconds beyond nanoseconds are truncated; strings longer than 80 characters are not
  * date-times (a cheap bound before the regex). A JS `Date` holds only milliseconds, so the
  * instant is kept as (epoch milliseconds, nanoseconds within the millisecond).
@@ -15,7 +17,7 @@ export interface Instant {
   readonly subMsNanos: number;
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})?)?$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
@@ -35,13 +37,16 @@ export function parseDatetime(text: string): Instant | undefined {
   const hour = m[4] === undefined ? 0 : Number(m[4]);
   const minute = m[5] === undefined ? 0 : Number(m[5]);
   const second = m[6] === undefined ? 0 : Number(m[6]);
+  // Qdrant reads minutes without seconds only without an offset.
+  if (m[4] !== undefined && m[6] === undefined && m[8] !== undefined) return undefined;
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 60) return undefined;
   let offsetMinutes = 0;
   const zone = m[8];
   if (zone !== undefined && zone !== 'Z' && zone !== 'z') {
-    const oh = Number(zone.slice(1, 3));
-    const om = Number(zone.slice(4, 6));
+    const digits = zone.slice(1).replace(':', '');
+    const oh = Number(digits.slice(0, 2));
+    const om = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
     if (oh > 23 || om > 59) return undefined;
     offsetMinutes = (zone[0] === '-' ? -1 : 1) * (oh * 60 + om);
   }

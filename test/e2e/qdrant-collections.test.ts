@@ -113,3 +113,25 @@ test('payload indexes are accepted, listed in payload_schema with their point co
   assert.deepEqual(Object.keys((await client.getCollection('ix')).payload_schema), ['n']);
   await assert.rejects(client.createPayloadIndex('ix', { field_name: 'x', field_schema: 'colour' as never }), { status: 400 });
 });
+
+test("Qdrant's validation of paths and query parameters: a name over 255 characters and timeout 0 are 422s in its words", async (t) => {
+  const { url } = await startQdrant(t);
+  const long = 'extremelylongname'.repeat(20);
+  for (const [method, path] of [
+    ['GET', `/collections/${long}/points/1`],
+    ['PUT', `/collections/${long}`],
+    ['GET', `/collections/${long}`],
+  ] as const) {
+    const r = await http(url, method, path, method === 'PUT' ? { vectors: { size: 4, distance: 'Dot' } } : undefined);
+    assert.equal(r.status, 422, `${method} ${path.slice(0, 40)}: ${r.text}`);
+    assert.match(r.body.status.error, /^Validation error in path parameters: .*collection_name/);
+  }
+  const zero = await http(url, 'PUT', '/collections/t?timeout=0', { vectors: { size: 4, distance: 'Dot' } });
+  assert.equal(zero.status, 422);
+  assert.ok(zero.body.status.error.includes('timeout: value 0 invalid'), zero.body.status.error);
+  assert.equal((await http(url, 'GET', '/collections/t/exists')).body.result.exists, false, 'nothing was created');
+  const words = await http(url, 'PUT', '/collections/t?timeout=soon', { vectors: { size: 4, distance: 'Dot' } });
+  assert.equal(words.status, 400);
+  const fine = await http(url, 'PUT', '/collections/t?timeout=30', { vectors: { size: 4, distance: 'Dot' } });
+  assert.equal(fine.status, 200, fine.text);
+});

@@ -175,8 +175,18 @@ test('filters: Qdrant conditions and spellings, should: [] matches nothing, has_
     const badId = await http(url, 'POST', '/collections/v/points/count', { filter: { must: [{ has_id: [-7] }] } });
     assert.equal(badId.status, 400);
     assert.match(badId.body.status.error, /filter\.must\[0\]\.has_id\[0\]/);
+    // has_vector of the unnamed vector: every point; the field forms of is_empty / is_null.
+    assert.equal(await count({ must: [{ has_vector: '' }] }), N);
+    assert.equal(await count({ must_not: [{ has_vector: '' }] }), 0);
+    assert.equal(await count({ must: [{ key: 'missing', is_empty: true }] }), N);
+    assert.equal(await count({ must: [{ key: 'color', is_empty: false }] }), await count({ must_not: [{ is_empty: { key: 'color' } }] }));
+    assert.equal(await count({ must: [{ key: 'color', is_null: false, match: { value: 'red' } }] }), rows.filter((r) => r.payload.color === 'red').length);
+    assert.equal(await count({ should: [{ key: 'color', is_null: true }] }), await count({ should: [{ is_null: { key: 'color' } }] }));
+    const notFlag = await http(url, 'POST', '/collections/v/points/count', { filter: { must: [{ key: 'color', is_empty: 'yes' }] } });
+    assert.equal(notFlag.status, 400);
+    assert.match(notFlag.body.status.error, /filter\.must\[0\]\.is_empty: expected a boolean/);
     for (const [filter, path] of [
-      [{ must: [{ has_vector: '' }] }, 'filter.must[0].has_vector'],
+      [{ must: [{ has_vector: 'image' }] }, 'filter.must[0].has_vector'],
       [{ should: [{ key: 'color', match: { text_any: 're gr' } }] }, 'filter.should[0].match.text_any'],
     ] as const) {
       const r = await http(url, 'POST', '/collections/v/points/count', { filter });

@@ -12,7 +12,7 @@ import { registerCommon, serverOptions } from '../app-common.js';
 import { errorBody } from '../envelope.js';
 import { requireCostEntries } from '../route-costs.js';
 import { qdrantCollectionRoutes } from './collections.js';
-import { QdrantHttpError } from './errors.js';
+import { checkQueryParameters, QdrantHttpError } from './errors.js';
 import { qdrantPayloadRoutes } from './payload.js';
 import { qdrantPointRoutes } from './points.js';
 import { qdrantSearchRoutes } from './search.js';
@@ -64,6 +64,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
       }
       return kithHandler.call(app, error, request, reply);
     });
+    scope.addHook('preHandler', async (request) => checkQueryParameters(request.query));
     const store = options.cluster === undefined ? localStore(options.db) : clusterStore(options.cluster);
     const cluster = options.cluster;
     const ready = cluster === undefined ? async () => !options.db.loading : async () => (await cluster.ready()).ready;

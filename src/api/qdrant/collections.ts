@@ -15,7 +15,7 @@ import { MAX_KEY_LENGTH } from '../../payload/filter-parse.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson } from '../../core/point-id.js';
 import { ok } from '../envelope.js';
-import { asObject, collectionNotFound, formatError, notSupported, optionalInteger, QdrantHttpError, validationError } from './errors.js';
+import { asObject, collectionNotFound, formatError, nameTooLong, notSupported, optionalInteger, QdrantHttpError, validationError } from './errors.js';
 import { updateResult } from './shape.js';
 import type { QdrantCollection, QdrantRead, QdrantStore } from './store.js';
 
@@ -55,6 +55,7 @@ export function readOf(request: FastifyRequest): QdrantRead {
 
 /** The named collection, or Qdrant's 404. */
 export async function collectionOf(store: QdrantStore, name: string, read: QdrantRead = 'eventual'): Promise<QdrantCollection> {
+  if (name.length > 255) throw nameTooLong(name);
   try {
     validateCollectionName(name);
     return await store.collection(name, read);
@@ -100,6 +101,7 @@ function parseQuantization(raw: unknown): 'none' | 'sq8' {
 }
 
 async function createCollection(store: QdrantStore, name: string, body: Record<string, unknown>): Promise<void> {
+  if (name.length > 255) throw nameTooLong(name);
   const vectors = parseVectors(body.vectors);
   const sparse = body.sparse_vectors;
   if (sparse !== undefined && sparse !== null && Object.keys(asObject(sparse, 'sparse_vectors')).length > 0)

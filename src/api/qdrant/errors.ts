@@ -30,6 +30,33 @@ export function notSupported(path: string, what: string, yet = false): QdrantHtt
   return new QdrantHttpError(400, `Wrong input: ${path}: ${what} is not supported${yet ? ' yet' : ''} by kith's Qdrant API`);
 }
 
+/**
+ * The query parameters every Qdrant route checks alike: `timeout` (seconds) a whole number ≥ 1, as
+ * Qdrant validates it (422; text that is no number: 400). kith bounds each request's work before
+ * it starts instead of timing it, so a valid timeout changes nothing.
+ */
+export function checkQueryParameters(query: unknown): void {
+  if (typeof query !== 'object' || query === null) return;
+  const timeout = (query as Record<string, unknown>).timeout;
+  if (timeout === undefined) return;
+  if (typeof timeout !== 'string' || !/^\d+$/.test(timeout)) {
+    throw new QdrantHttpError(
+      400,
+      `Query deserialize error: timeout: invalid digit found in string: ${typeof timeout === 'string' ? JSON.stringify(timeout.slice(0, 40)) : describeJson(timeout)}`,
+    );
+  }
+  if (Number(timeout) < 1)
+    throw new QdrantHttpError(422, `Validation error in query parameters: [timeout: value ${Number(timeout)} invalid, must be 1 or larger]`);
+}
+
+/** A collection name longer than Qdrant's 255 characters, in a path: its 422. */
+export function nameTooLong(name: string): QdrantHttpError {
+  return new QdrantHttpError(
+    422,
+    `Validation error in path parameters: [collection_name: value of ${name.length} characters invalid, must be from 1 to 255 symbols]`,
+  );
+}
+
 export function collectionNotFound(name: string): QdrantHttpError {
   return new QdrantHttpError(404, `Not found: Collection \`${name}\` doesn't exist!`);
 }

@@ -2,13 +2,16 @@
  * Qdrant filter JSON on the Qdrant port. kith's filter language (payload/filter-parse.ts) speaks
  * Qdrant's conditions, and its `qdrant` dialect gives an explicit `should: []` Qdrant's meaning
  * (no point matches). What this module adds is the id mapping: `has_id` lists Qdrant ids, which
- * are checked and turned into kith ids as request bodies' ids are (ids.ts). Conditions Qdrant has
- * and kith does not (`has_vector`, `match.text_any`, `match.phrase`) get a 400 saying so.
+ * are checked and turned into kith ids as request bodies' ids are (ids.ts); the field forms
+ * `{"key": k, "is_empty": true}` and `"is_null": …` become kith's conditions; `has_vector` of the
+ * unnamed vector (`""`) matches every point (each has it). Conditions Qdrant has and kith does not
+ * (`has_vector` of a named vector, `match.text_any`, `match.phrase`) get a 400 saying so.
  */
 import { childPath } from '../../core/field-path.js';
 import { parseFilter } from '../../payload/filter-parse.js';
 import type { Filter } from '../../payload/filter-types.js';
-import { notSupported } from './errors.js';
+import { describeJson } from '../../core/point-id.js';
+import { formatError, notSupported } from './errors.js';
 import { toKithId } from './ids.js';
 
 /** Beyond this depth the walk stops rewriting; parseFilter refuses filters nested that deep anyway. */
@@ -42,9 +45,34 @@ function rewriteFilter(raw: unknown, path: string, depth: number): unknown {
   return out;
 }
 
+/**
+ * A field condition with `is_empty` / `is_null` as booleans (Qdrant's other spelling of
+ * `{"is_empty": {"key": k}}`; false negates it), as kith's conditions: all of the field's
+ * conditions must hold.
+ */
+function withFlagForms(condition: Record<string, unknown>, path: string): unknown {
+  const flags = (['is_empty', 'is_null'] as const).filter((flag) => condition[flag] !== undefined && condition[flag] !== null);
+  if (flags.length === 0) return condition;
+  const { is_empty: _empty, is_null: _null, ...rest } = condition;
+  const parts: unknown[] = [];
+  for (const flag of flags) {
+    const value = condition[flag];
+    if (typeof value !== 'boolean') throw formatError(childPath(path, flag), `expected a boolean, got ${describeJson(value)}`);
+    const check = { [flag]: { key: condition.key } };
+    parts.push(value ? check : { must_not: [check] });
+  }
+  // Other conditions on the same key (a match, a range) hold too.
+  if (Object.keys(rest).some((k) => k !== 'key')) parts.push(rest);
+  return parts.length === 1 ? parts[0] : { must: parts };
+}
+
 function rewriteCondition(raw: unknown, path: string, depth: number): unknown {
   if (!isObject(raw)) return raw;
-  if (Object.hasOwn(raw, 'has_vector')) throw notSupported(childPath(path, 'has_vector'), 'the `has_vector` condition (kith points have exactly one vector)');
+  if (Object.hasOwn(raw, 'has_vector')) {
+    // Every kith point has the unnamed vector: the condition holds for each (an empty filter).
+    if (raw.has_vector === '' && Object.keys(raw).length === 1) return {};
+    throw notSupported(childPath(path, 'has_vector'), '`has_vector` of a named vector (kith points have exactly one vector, the unnamed one: "")');
+  }
   if (Array.isArray(raw.has_id)) {
     const at = childPath(path, 'has_id');
     return { ...raw, has_id: raw.has_id.map((id, i) => toKithId(id, childPath(at, i))) };
@@ -61,7 +89,8 @@ function rewriteCondition(raw: unknown, path: string, depth: number): unknown {
   }
   if (Object.hasOwn(raw, 'key')) {
     // Qdrant's clients may send absent range bounds as null.
-    return isObject(raw.range) ? { ...raw, range: Object.fromEntries(Object.entries(raw.range).filter(([, v]) => v !== null)) } : raw;
+    const condition = isObject(raw.range) ? { ...raw, range: Object.fromEntries(Object.entries(raw.range).filter(([, v]) => v !== null)) } : raw;
+    return withFlagForms(condition, path);
   }
   return rewriteFilter(raw, path, depth + 1);
 }

@@ -92,12 +92,24 @@ test('impossible dates and times are rejected', () => {
   for (const text of invalid) assert.equal(parseDatetime(text), undefined, text);
 });
 
+test("Qdrant's other spellings: minutes without seconds (no offset), offsets without a colon or minutes", () => {
+  const same: Array<[string, string]> = [
+    ['2015-03-01T12:30', '2015-03-01T12:30:00Z'],
+    ['2015-03-01 12:30', '2015-03-01T12:30:00Z'],
+    ['2024-01-01T10:00:00+0100', '2024-01-01T10:00:00+01:00'],
+    ['2024-01-01T10:00:00+01', '2024-01-01T10:00:00+01:00'],
+    ['2024-01-01 10:00:00.25-0530', '2024-01-01T10:00:00.25-05:30'],
+  ];
+  for (const [text, canonical] of same) assert.deepEqual(parseDatetime(text), parseDatetime(canonical), text);
+  for (const text of ['2015-03-01T12:30+01:00', '2015-03-01T12:30+0100', '2024-01-01T10:00:00+010', '2024-01-01T10:00:00+01:']) {
+    assert.equal(parseDatetime(text), undefined, text);
+  }
+});
+
 test('malformed offsets and shapes are rejected', () => {
   const invalid = [
     '2024-01-01T10:00:00+24:00',
     '2024-01-01T10:00:00+01:60',
-    '2024-01-01T10:00:00+0100',
-    '2024-01-01T10:00:00+01',
     '2024-01-01T10:00:00+1:00',
     '2024-01-01T10:00:00 +01:00',
     '2024-01-01T10:00:00UTC',
