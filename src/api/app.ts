@@ -13,6 +13,7 @@ import { registerClusterMetrics } from './cluster-metrics.js';
 import { registerMetrics } from './metrics.js';
 import { requireCostEntries } from './route-costs.js';
 import { aliasRoutes } from './routes/aliases.js';
+import { facetRoutes } from './routes/facet.js';
 import { clusterCollectionRoutes } from './routes/cluster-collections.js';
 import { clusterPointRoutes } from './routes/cluster-points.js';
 import { clusterReplicaRoutes, REPLICA_PREFIX } from './routes/cluster-replicas.js';
@@ -83,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.cluster === undefined) {
     await app.register(collectionRoutes, { db: options.db });
     await app.register(aliasRoutes, { db: options.db });
+    await app.register(facetRoutes, { db: options.db });
     await app.register(pointRoutes, { db: options.db });
     await app.register(pointPageRoutes, { db: options.db });
     await app.register(payloadRoutes, { change: localPayloadChange(options.db) });

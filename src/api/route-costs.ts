@@ -46,6 +46,7 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'GET /collections/:name/points/:id': { budgets: [], bounded: 'one point' },
     'POST /collections/:name/points/scroll': { budgets: ['hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: SLICED },
     'POST /collections/:name/points/count': { budgets: ['filterTerms'], bounded: SLICED },
+    'POST /collections/:name/facet': { budgets: [], bounded: `one filter; ${SLICED}; the best limit (≤ 10,000) kept in a heap` },
     'POST /collections/:name/points/retrieve': { budgets: ['ids', 'vectorComponents', 'payloadPathChecks'], bounded: 'the listed ids' },
     'POST /collections/:name/points/payload': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
     'PUT /collections/:name/points/payload': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
@@ -101,6 +102,7 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'GET /collections/:name/points/:id': { budgets: [], bounded: 'one point' },
     'POST /collections/:name/points/delete': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
     'POST /collections/:name/points/scroll': { budgets: ['hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: SLICED },
+    'POST /collections/:name/facet': { budgets: [], bounded: `one filter; ${SLICED}; the best limit (≤ 10,000) kept in a heap` },
     'POST /collections/:name/points/count': { budgets: ['filterTerms'], bounded: SLICED },
     'POST /collections/:name/points/search': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: 'one search' },
     'POST /collections/:name/points/search/batch': {

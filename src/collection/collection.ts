@@ -29,6 +29,7 @@ import { matchingIds, scanMatches } from '../search/point-scan.js';
 import { pageSlots } from '../search/scroll-page.js';
 import { type PointQueryRequest, type QueryRequest, type QuerySource, type RecommendRequest, resolveQuery } from '../search/query-verbs.js';
 import { searchSegmentParallel } from './parallel-search.js';
+import { FacetCounter, type FacetHit, facetKey, MAX_FACET_LIMIT } from '../search/facet.js';
 import type { Payload } from '../segment/point-table.js';
 import { checkSelection, type PayloadOperation, payloadUpdate, type PointSelection } from './payload-operations.js';
 import {
@@ -742,6 +743,20 @@ export class Collection {
       const segment = this.segment;
       await scanMatches(segment, filter, (slot) => visit(slot, segment.table));
     });
+  }
+
+  /**
+   * For a payload key, how many matching points hold each value (search/facet.ts): the `limit`
+   * (10 by default, at most 10,000) most frequent, exactly, by count then value.
+   */
+  async facet(request: { readonly key: unknown; readonly filter?: FilterInput | null; readonly limit?: number | null }): Promise<FacetHit[]> {
+    const field = facetKey(request.key);
+    const limit = request.limit ?? 10;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FACET_LIMIT)
+      throw badInput('limit', `expected a whole number from 1 to ${MAX_FACET_LIMIT}, got ${describeJson(limit)}`);
+    const counter = new FacetCounter(field);
+    await this.scanMatches(request.filter ?? undefined, (slot, table) => counter.add(table.payloadOf(slot)));
+    return counter.top(limit);
   }
 
   /** How many live points match the filter (all points without one), exactly. */

@@ -207,6 +207,12 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       },
     },
     { port: 'kith', route: 'GET /aliases', what: '10,000 aliases', run: kSend('GET', '/aliases') },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/facet',
+      what: 'a key of 20,000 distinct values under the widest filter, limit 10,000',
+      run: kSend('POST', '/collections/w/facet', { key: 's', filter: widestFilter(), limit: 10_000 }),
+    },
     { port: 'kith', route: 'GET /collections/:name/aliases', what: '10,000 aliases of one collection', run: kSend('GET', '/collections/w/aliases') },
     {
       port: 'kith',
@@ -358,6 +364,12 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       },
     },
     { port: 'qdrant', route: 'GET /aliases', what: '10,000 aliases', run: qSend('GET', '/aliases') },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/facet',
+      what: 'a key of 20,000 distinct values under the widest filter, limit 10,000',
+      run: qSend('POST', '/collections/w/facet', { key: 's', filter: widest, limit: 10_000 }),
+    },
     { port: 'qdrant', route: 'GET /collections/:name/aliases', what: "a collection's", run: qSend('GET', '/collections/w/aliases') },
     {
       port: 'qdrant',

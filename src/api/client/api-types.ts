@@ -5,6 +5,7 @@
  */
 import type { Static } from 'typebox';
 import type { AliasInfoSchema, ChangeAliasesBody, ChangeAliasesResult } from '../schemas/aliases.js';
+import type { FacetBody, FacetResult } from '../schemas/facet.js';
 import type { ClusterPart, ClusterState as ClusterStateSchema, ReplicaChangeBody } from '../schemas/cluster.js';
 import type { CollectionInfoSchema, CreateCollectionBody, CreateCollectionResult, DropCollectionResult } from '../schemas/collections.js';
 import type { FilterSchema } from '../schemas/filter.js';
@@ -79,5 +80,8 @@ export type AliasInfo = Static<typeof AliasInfoSchema>;
 /** One action of an alias change: `{create: {alias, collection}}`, `{delete: {alias}}` or `{rename: {from, to}}`. */
 export type AliasAction = Static<typeof ChangeAliasesBody>['actions'][number];
 export type AliasesChanged = Static<typeof ChangeAliasesResult>;
+/** A facet request: a payload key, an optional filter (typed) and limit. */
+export type FacetRequest = Omit<Static<typeof FacetBody>, 'filter'> & { filter?: Filter | null };
+export type FacetHits = Static<typeof FacetResult>;
 /** A collection's shards and placement, as a cluster node answers a replica change. */
 export type ClusterPlacement = Static<typeof ClusterPart>['cluster'];

@@ -21,6 +21,8 @@ import type {
   DeletePayloadKeysRequest,
   Deleted,
   DroppedCollection,
+  FacetHits,
+  FacetRequest,
   Filter,
   OverwritePayloadRequest,
   PayloadChanged,
@@ -211,6 +213,11 @@ export class KithClient {
   /** DELETE /collections/{name} */
   async dropCollection(name: string): Promise<DroppedCollection> {
     return (await this.call('DELETE', `/collections/${encodeURIComponent(name)}`)).result as DroppedCollection;
+  }
+
+  /** POST /collections/{name}/facet — how many matching points hold each value of a payload key, the most frequent first. */
+  async facet(name: string, request: FacetRequest): Promise<FacetHits> {
+    return (await this.call('POST', `/collections/${encodeURIComponent(name)}/facet`, request)).result as FacetHits;
   }
 
   /** GET /aliases — every alias with its collection, sorted by alias. */

@@ -22,6 +22,7 @@ import { clusterStore } from './cluster-store.js';
 import { qdrantClusterRoutes } from './cluster-routes.js';
 import { localAliases, localStore } from './store.js';
 import { qdrantAliasRoutes } from './aliases.js';
+import { qdrantFacetRoutes } from './facet.js';
 
 export interface QdrantAppOptions {
   readonly db: Database;
@@ -76,6 +77,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     await scope.register(qdrantPointRoutes, { store });
     await scope.register(qdrantSearchRoutes, { store });
     await scope.register(qdrantPayloadRoutes, { store });
+    await scope.register(qdrantFacetRoutes, { store });
   });
   await app.ready();
   return app;

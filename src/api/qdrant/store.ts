@@ -16,6 +16,7 @@ import type { PayloadSelector } from '../../payload/payload-selector.js';
 import type { ScoredPoint, SearchInput } from '../../search/collection-search.js';
 import type { QueryRequest } from '../../search/query-verbs.js';
 import type { RequestCost } from '../../search/request-cost.js';
+import type { FacetHit } from '../../search/facet.js';
 
 /** What the Qdrant port shows of a collection's configuration and size. */
 export interface QdrantCollectionFacts {
@@ -57,6 +58,8 @@ export interface QdrantCollection {
   deleteByFilter(filter: Filter): Promise<void>;
   scroll(request: QdrantScroll): Promise<ScrollPage>;
   count(filter: Filter | undefined): Promise<number>;
+  /** Value counts of a payload key over the matching points (search/facet.ts); absent on a cluster node. */
+  facet?(request: { readonly key: string; readonly filter?: Filter; readonly limit: number }): Promise<FacetHit[]>;
   /** The queries' hits, in order, every query bounded by `cost` before any runs. */
   queryChecked(
     queries: readonly QueryRequest<SearchInput>[],
@@ -149,6 +152,7 @@ export function localStore(db: Database): QdrantStore {
         },
         scroll: (request) => collection.scroll(request),
         count: (filter) => collection.count(filter),
+        facet: (request) => collection.facet(request),
         queryChecked: async (queries, options) => (await collection.queryChecked(queries, options)).map((outcome) => outcome.points),
         changePayloads: async (selection, operation) => {
           await collection.changePayloads(selection, operation);
