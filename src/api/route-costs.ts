@@ -103,6 +103,10 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'POST /collections/:name/points/delete': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
     'POST /collections/:name/points/scroll': { budgets: ['hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: SLICED },
     'POST /collections/:name/facet': { budgets: [], bounded: `one filter; ${SLICED}; the best limit (≤ 10,000) kept in a heap` },
+    'POST /collections/:name/points/batch': {
+      budgets: ['ids', 'filterTerms'],
+      bounded: `${BODY}; at most 1,000 operations, each a write bounded as its own route`,
+    },
     'POST /collections/:name/points/count': { budgets: ['filterTerms'], bounded: SLICED },
     'POST /collections/:name/points/search': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: 'one search' },
     'POST /collections/:name/points/search/batch': {

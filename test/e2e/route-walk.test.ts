@@ -405,6 +405,20 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     },
     {
       port: 'qdrant',
+      route: 'POST /collections/:name/points/batch',
+      what: '1,000 operations: upserts of 20 points, payload sets and deletes by id, in turn',
+      run: qSend('POST', '/collections/q/points/batch', {
+        operations: Array.from({ length: 1000 }, (_, i) =>
+          i % 3 === 0
+            ? { upsert: { points: Array.from({ length: 20 }, (_, j) => ({ id: 500_000 + i * 20 + j, vector: vector(rng), payload: payload(j) })) } }
+            : i % 3 === 1
+              ? { set_payload: { payload: { batch: i }, points: ids(20, i) } }
+              : { delete: { points: ids(20, 500_000 + (i - 2) * 20).map((id) => id) } },
+        ),
+      }),
+    },
+    {
+      port: 'qdrant',
       route: 'POST /collections/:name/points/vectors/delete',
       what: 'refused',
       run: qSend('POST', '/collections/q/points/vectors/delete', { points: ids(1000), vector: [''] }, 400),

@@ -23,6 +23,7 @@ import { qdrantClusterRoutes } from './cluster-routes.js';
 import { localAliases, localStore } from './store.js';
 import { qdrantAliasRoutes } from './aliases.js';
 import { qdrantFacetRoutes } from './facet.js';
+import { qdrantBatchRoutes } from './batch.js';
 
 export interface QdrantAppOptions {
   readonly db: Database;
@@ -78,6 +79,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     await scope.register(qdrantSearchRoutes, { store });
     await scope.register(qdrantPayloadRoutes, { store });
     await scope.register(qdrantFacetRoutes, { store });
+    await scope.register(qdrantBatchRoutes, { store });
   });
   await app.ready();
   return app;

@@ -19,20 +19,20 @@ import type { QdrantStore } from './store.js';
 
 type NameParams = { Params: { name: string } };
 
-function newPayload(body: Record<string, unknown>): Record<string, unknown> {
+export function newPayload(body: Record<string, unknown>): Record<string, unknown> {
   const payload = body.payload;
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
     throw formatError('payload', `expected an object, got ${describeJson(payload)}`);
   return payload as Record<string, unknown>;
 }
 
-function setOperation(body: Record<string, unknown>): PayloadOperation {
+export function setOperation(body: Record<string, unknown>): PayloadOperation {
   const key = body.key;
   if (key !== undefined && key !== null && typeof key !== 'string') throw formatError('key', `expected a payload path, got ${describeJson(key)}`);
   return { op: 'set', payload: newPayload(body), key: key ?? null };
 }
 
-function deleteOperation(body: Record<string, unknown>): PayloadOperation {
+export function deleteOperation(body: Record<string, unknown>): PayloadOperation {
   const keys = body.keys;
   if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string'))
     throw formatError('keys', `expected an array of payload keys, got ${describeJson(keys)}`);

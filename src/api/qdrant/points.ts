@@ -45,7 +45,7 @@ function refuseShardKey(body: Record<string, unknown>): void {
   if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported('shard_key', 'custom sharding');
 }
 
-async function upsertPoints(body: Record<string, unknown>): Promise<PointInput[]> {
+export async function upsertPoints(body: Record<string, unknown>): Promise<PointInput[]> {
   refuseShardKey(body);
   if (Object.hasOwn(body, 'points')) {
     const points = body.points;
@@ -88,7 +88,7 @@ async function batchPoints(ids: unknown[], vectors: unknown[], payloads: unknown
 }
 
 /** PUT …/points/vectors' body: `points` of `{id, vector}`, each vector as `denseVector` takes it. */
-async function vectorUpdates(body: Record<string, unknown>): Promise<{ id: PointId; vector: unknown }[]> {
+export async function vectorUpdates(body: Record<string, unknown>): Promise<{ id: PointId; vector: unknown }[]> {
   refuseShardKey(body);
   if (body.update_filter !== undefined && body.update_filter !== null) throw notSupported('update_filter', '`update_filter` (conditional updates)', true);
   const points = body.points;
