@@ -230,11 +230,16 @@ export class ClusterEngine {
 
   // ---- writes
 
-  async upsert(name: string, points: Parameters<ClusterNode['upsert']>[1]): Promise<{ upserted: number; token: WriteToken }> {
-    const written = await this.node.upsert(name, points);
-    await this.settled(written);
-    // Distinct ids, as one node counts them.
-    return { upserted: new Set(points.map((p, i) => normalizePointId(p.id, `points[${i}].id`))).size, token: tokenOf(written) };
+  async upsert(
+    name: string,
+    points: Parameters<ClusterNode['upsert']>[1],
+    options: Parameters<ClusterNode['upsert']>[2] = {},
+  ): Promise<{ upserted: number; token: WriteToken }> {
+    const written = await this.node.upsert(name, points, options);
+    const applied = await this.settled(written);
+    const conditional = (options.mode !== undefined && options.mode !== 'upsert') || options.condition !== undefined;
+    // Distinct ids, as one node counts them; a conditional upsert: what the replicas admitted.
+    return { upserted: conditional ? applied : new Set(points.map((p, i) => normalizePointId(p.id, `points[${i}].id`))).size, token: tokenOf(written) };
   }
 
   async deleteIds(name: string, ids: readonly (string | number)[]): Promise<{ deleted: number; token: WriteToken }> {

@@ -21,6 +21,7 @@ import { preparePoints, prepareVectors } from '../collection/prepare-points.js';
 import { KithError } from '../core/errors.js';
 import { normalizePointId } from '../core/point-id.js';
 import { Database } from '../db/database.js';
+import type { UpdateMode } from '../collection/collection.js';
 import { parseFilter } from '../payload/filter-parse.js';
 import { RequestCost } from '../search/request-cost.js';
 import { parseCollectionConfig } from '../segment/collection-config.js';
@@ -113,7 +114,7 @@ function entriesOf(part: ShardOperation): ShardOperation[] {
     case 'upsert': {
       const mid = Math.ceil(part.points.length / 2);
       if (part.points.length < 2) return [part];
-      return [...entriesOf({ op: 'upsert', points: part.points.slice(0, mid) }), ...entriesOf({ op: 'upsert', points: part.points.slice(mid) })];
+      return [...entriesOf({ ...part, points: part.points.slice(0, mid) }), ...entriesOf({ ...part, points: part.points.slice(mid) })];
     }
     case 'vectors': {
       const mid = Math.ceil(part.points.length / 2);
@@ -419,15 +420,23 @@ export class ClusterNode {
   async upsert(
     name: string,
     points: readonly { id: string | number; vector: readonly number[]; payload?: Record<string, unknown> | null }[],
+    options: { readonly mode?: UpdateMode; readonly condition?: Record<string, unknown> } = {},
   ): Promise<Written> {
     const collection = await this.collectionOf(name);
     await preparePoints(points, parseCollectionConfig(collection.config));
+    // Parsed here as each replica will parse it: a filter they all refuse would stop them all.
+    if (options.condition !== undefined) parseFilter(options.condition, 'update_filter');
     const checked: ShardPoint[] = points.map((p, i) => ({
       id: normalizePointId(p.id, `points[${i}].id`),
       vector: [...p.vector],
       ...(p.payload === undefined || p.payload === null ? {} : { payload: p.payload }),
     }));
-    return this.publish(collection, { op: 'upsert', points: checked });
+    return this.publish(collection, {
+      op: 'upsert',
+      points: checked,
+      ...(options.mode === undefined || options.mode === 'upsert' ? {} : { mode: options.mode }),
+      ...(options.condition === undefined ? {} : { condition: options.condition }),
+    });
   }
 
   /** New vectors for listed points (checked here as each replica will check them); the engine checks the ids exist. */

@@ -4,6 +4,7 @@
  * refuses what it does not know, so that a replica never applies half an entry.
  */
 import type { PayloadOperation } from '../collection/payload-operations.js';
+import type { UpdateMode } from '../collection/collection.js';
 import { KithError } from '../core/errors.js';
 import { parseJson } from '../core/json-text.js';
 
@@ -19,7 +20,11 @@ export interface ShardVector {
 }
 
 export type ShardOperation =
-  | { readonly op: 'upsert'; readonly points: readonly ShardPoint[] }
+  /**
+   * Points to write; with `mode` or `condition` (filter JSON) only those each replica admits when
+   * it applies the entry (Collection.upsert's update mode and update filter).
+   */
+  | { readonly op: 'upsert'; readonly points: readonly ShardPoint[]; readonly mode?: UpdateMode; readonly condition?: Record<string, unknown> }
   | { readonly op: 'delete_ids'; readonly ids: readonly string[] }
   | { readonly op: 'delete_filter'; readonly filter: Record<string, unknown> }
   /** New vectors for the listed points, which keep their payloads; ids a replica does not hold are passed over (as for `payload`). */
@@ -32,6 +37,7 @@ export type ShardOperation =
   | { readonly op: 'payload'; readonly ids?: readonly string[]; readonly filter?: Record<string, unknown>; readonly operation: PayloadOperation };
 
 const PAYLOAD_OPS: ReadonlySet<unknown> = new Set(['set', 'overwrite', 'delete', 'clear']);
+const UPDATE_MODES: ReadonlySet<unknown> = new Set(['upsert', 'insert_only', 'update_only']);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -73,7 +79,14 @@ function operationOf(value: Record<string, unknown>, refuse: (why: string) => Ki
     case 'upsert':
       if (!Array.isArray(value.points) || !value.points.every((p) => isObject(p) && typeof p.id === 'string' && Array.isArray(p.vector)))
         throw refuse('points: expected a list of {id, vector, payload}');
-      return { op: 'upsert', points: value.points as ShardPoint[] };
+      if (value.mode !== undefined && !UPDATE_MODES.has(value.mode)) throw refuse('mode: expected upsert, insert_only or update_only');
+      if (value.condition !== undefined && !isObject(value.condition)) throw refuse('condition: expected a filter');
+      return {
+        op: 'upsert',
+        points: value.points as ShardPoint[],
+        ...(value.mode === undefined ? {} : { mode: value.mode as UpdateMode }),
+        ...(value.condition === undefined ? {} : { condition: value.condition }),
+      };
     case 'vectors':
       if (!Array.isArray(value.points) || !value.points.every((p) => isObject(p) && typeof p.id === 'string' && Array.isArray(p.vector)))
         throw refuse('points: expected a list of {id, vector}');

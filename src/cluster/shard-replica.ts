@@ -10,6 +10,7 @@
  * - A log that no longer holds what follows the applied position is ERR_LOG_REGRESSION: the
  *   replica stops, applies nothing more, and says so (`stopped`).
  */
+import type { UpdateMode } from '../collection/collection.js';
 import type { PayloadOperation, PointSelection } from '../collection/payload-operations.js';
 import type { AppliedPosition } from '../core/applied-position.js';
 import { KithError } from '../core/errors.js';
@@ -20,7 +21,10 @@ import { decodeShardOperation, type ShardEntry, type ShardOperation, type ShardP
 /** What a replica writes to: the local collection's write verbs (collection/collection.ts). */
 export interface ReplicaTarget {
   readonly appliedPosition: AppliedPosition | undefined;
-  upsert(points: readonly ShardPoint[], options: { readonly applied: AppliedPosition }): Promise<{ upserted: number }>;
+  upsert(
+    points: readonly ShardPoint[],
+    options: { readonly applied: AppliedPosition; readonly mode?: UpdateMode; readonly condition?: Record<string, unknown> },
+  ): Promise<{ upserted: number }>;
   deleteIds(ids: readonly string[], options: { readonly applied: AppliedPosition }): Promise<{ deleted: number }>;
   deleteByFilter(filter: Record<string, unknown>, options: { readonly applied: AppliedPosition }): Promise<{ deleted: number }>;
   hasPoint(id: string): boolean;
@@ -197,7 +201,13 @@ export class ShardReplica {
   private async applyOperation(operation: ShardOperation, applied: AppliedPosition): Promise<number> {
     switch (operation.op) {
       case 'upsert':
-        return (await this.target.upsert(operation.points, { applied })).upserted;
+        return (
+          await this.target.upsert(operation.points, {
+            applied,
+            ...(operation.mode === undefined ? {} : { mode: operation.mode }),
+            ...(operation.condition === undefined ? {} : { condition: operation.condition }),
+          })
+        ).upserted;
       case 'delete_ids':
         return (await this.target.deleteIds(operation.ids, { applied })).deleted;
       case 'delete_filter':

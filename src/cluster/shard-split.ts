@@ -23,7 +23,7 @@ export function splitByShard(operation: ShardOperation, shards: number): Map<num
   const parts = new Map<number, ShardOperation>();
   switch (operation.op) {
     case 'upsert':
-      for (const [shard, points] of byShard<ShardPoint>(operation.points, (p) => p.id, shards)) parts.set(shard, { op: 'upsert', points });
+      for (const [shard, points] of byShard<ShardPoint>(operation.points, (p) => p.id, shards)) parts.set(shard, { ...operation, points });
       return parts;
     case 'vectors':
       for (const [shard, points] of byShard<ShardVector>(operation.points, (p) => p.id, shards)) parts.set(shard, { op: 'vectors', points });

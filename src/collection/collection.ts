@@ -119,6 +119,21 @@ export interface WriteOptions {
   readonly applied?: AppliedPosition;
 }
 
+/** Which points of an upsert are written: all (`upsert`), only new ones, or only existing ones (Qdrant's `update_mode`). */
+export type UpdateMode = 'upsert' | 'insert_only' | 'update_only';
+
+export interface UpsertOptions extends WriteOptions {
+  /** `upsert` by default. */
+  readonly mode?: UpdateMode;
+  /**
+   * Qdrant's `update_filter`: an existing point is rewritten only if it matches this filter as it
+   * is when the write runs; new points are written regardless.
+   */
+  readonly condition?: FilterInput;
+}
+
+const UPDATE_MODES: ReadonlySet<unknown> = new Set(['upsert', 'insert_only', 'update_only']);
+
 /** Called with problems that do not fail a request (a snapshot that could not be written or used). */
 export type WarningSink = (message: string, error?: unknown) => void;
 
@@ -305,16 +320,24 @@ export class Collection {
     await Promise.all(burst);
   }
 
-  /** Validates the whole batch, then writes it atomically; resolves once durable and searchable. */
-  async upsert(points: readonly PointInput[], options: WriteOptions = {}): Promise<{ upserted: number }> {
+  /**
+   * Validates the whole batch, then writes it atomically; resolves once durable and searchable.
+   * `mode` and `condition` choose, when the write runs, which points are written (the others are
+   * passed over, not an error); `upserted` counts the points written.
+   */
+  async upsert(points: readonly PointInput[], options: UpsertOptions = {}): Promise<{ upserted: number }> {
     if (!Array.isArray(points)) throw badInput('points', `expected an array of points, got ${typeof points}`);
     const applied = appliedOf(options);
+    const mode = options.mode ?? 'upsert';
+    if (!UPDATE_MODES.has(mode)) throw badInput('update_mode', `expected upsert, insert_only or update_only, got ${describeJson(mode)}`);
+    const condition = options.condition === undefined || options.condition === null ? undefined : toFilter(options.condition, 'update_filter');
     // Checked in slices while earlier writes run; the place in the queue is taken now, so writes
     // still apply in the order they came. A bad batch fails here, before anything is written.
     const preparing = settledLater(preparePoints(points, this.config));
     const result = await this.writes.run(async () => {
-      const prepared = await preparing;
+      const checked = await preparing;
       this.assertLive();
+      const prepared = mode === 'upsert' && condition === undefined ? checked : await this.admitted(checked, mode, condition);
       if (prepared.length === 0) {
         if (applied !== undefined) await this.writeApplied(applied);
         return { upserted: 0 };
@@ -963,6 +986,25 @@ export class Collection {
     this.calibration.noteChanges(result.updated);
     this.scheduleSnapshot();
     return result;
+  }
+
+  /** The points of a conditional upsert that are written, as the collection is now (inside the write queue). */
+  private async admitted(points: readonly PreparedPoint[], mode: UpdateMode, condition: Filter | undefined): Promise<PreparedPoint[]> {
+    const table = this.segment.table;
+    const matches = condition === undefined || isEmptyFilter(condition) ? undefined : compileFilter(condition);
+    const slices = new TimeSlices();
+    const out: PreparedPoint[] = [];
+    for (let i = 0; i < points.length; i++) {
+      if (slices.due(i)) await slices.pause();
+      const point = points[i] as PreparedPoint;
+      const slot = table.slotOf(point.id);
+      if (slot === undefined) {
+        if (mode !== 'update_only') out.push(point);
+      } else if (mode !== 'insert_only' && (matches === undefined || matches(table.payloadOf(slot), point.id))) {
+        out.push(point);
+      }
+    }
+    return out;
   }
 
   /** Whether a point with this id exists. */

@@ -78,7 +78,10 @@ describe(`three nodes serve one sharded, replicated collection (seed ${SEED})`, 
         const node = through[rng.nextUint32() % through.length] as ClusterNode;
         const written =
           operation.op === 'upsert'
-            ? await node.upsert('docs', operation.points)
+            ? await node.upsert('docs', operation.points, {
+                ...(operation.mode === undefined ? {} : { mode: operation.mode }),
+                ...(operation.condition === undefined ? {} : { condition: operation.condition }),
+              })
             : operation.op === 'delete_ids'
               ? await node.deleteIds('docs', operation.ids)
               : operation.op === 'delete_filter'

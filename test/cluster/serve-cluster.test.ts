@@ -106,7 +106,17 @@ describe('a cluster of three kith processes', { timeout: 300_000 }, () => {
           const vector = kind === 0 ? [0, 0, 0] : kind === 1 ? [1, 1, 0] : Array.from({ length: DIM }, () => rng.nextUint32() % 4);
           return { id: pick(IDS), vector, payload: pick(PAYLOADS) };
         });
-        [method, path, body] = ['PUT', '/collections/docs/points', { points }];
+        // Some conditional: the answer's `upserted` then counts what the replicas admitted.
+        const condition = rng.nextUint32() % 6;
+        const options =
+          condition === 0
+            ? { update_mode: 'insert_only' }
+            : condition === 1
+              ? { update_mode: 'update_only' }
+              : condition === 2
+                ? { update_filter: { must: [{ key: 'g', match: { value: rng.nextUint32() % 3 } }] } }
+                : {};
+        [method, path, body] = ['PUT', '/collections/docs/points', { points, ...options }];
       } else if (roll < 8) {
         [method, path, body] = ['POST', '/collections/docs/points/delete', { points: [pick(IDS), pick(IDS), 'never'] }];
       } else if (roll < 9) {

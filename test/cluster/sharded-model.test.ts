@@ -28,7 +28,11 @@ const IDS = [...Array.from({ length: 34 }, (_, i) => `p${i}`), ...ODD_IDS];
 
 async function applyDirectly(db: Database, operation: ShardOperation): Promise<void> {
   const c = db.collection('c');
-  if (operation.op === 'upsert') await c.upsert(operation.points);
+  if (operation.op === 'upsert')
+    await c.upsert(operation.points, {
+      ...(operation.mode === undefined ? {} : { mode: operation.mode }),
+      ...(operation.condition === undefined ? {} : { condition: operation.condition }),
+    });
   else if (operation.op === 'delete_ids') await c.deleteIds(operation.ids);
   else if (operation.op === 'delete_filter') await c.deleteByFilter(operation.filter);
   else if (operation.op === 'vectors') await c.updateVectors(operation.points.filter((p) => c.hasPoint(p.id)));

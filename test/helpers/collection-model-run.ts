@@ -65,6 +65,7 @@ export const SWITCHES = [
   'delete-ids',
   'delete-filter',
   'update-vectors',
+  'conditional-upsert',
   'restart',
   'bad-input',
   'graph-filtered',
@@ -190,7 +191,8 @@ export interface SearchSpec {
 }
 
 export type Op =
-  | { kind: 'upsert'; points: UpsertPoint[] }
+  /** `mode` / `condition`: a conditional upsert (Qdrant's update_mode, update_filter): only the admitted points are written. */
+  | { kind: 'upsert'; points: UpsertPoint[]; mode?: 'insert_only' | 'update_only'; condition?: JsonObject }
   | { kind: 'upsert-bad'; points: Array<{ id: unknown; vector: unknown; payload?: unknown }>; bad: string }
   | { kind: 'delete-ids'; ids: RawId[] }
   | { kind: 'delete-filter'; filter: JsonObject }
@@ -239,7 +241,12 @@ function drawUpsert(rng: SeededRng, config: SeqConfig, model: Model, first = fal
     else if (r < 0.45) points.push({ id, vector: [...old.input], payload: structuredClone(old.payload), how: 'same-again' });
     else points.push({ id, vector: drawVector(rng, config.vectors), payload: drawPayload(rng, config.off), how: 'new-vector' });
   }
-  return { kind: 'upsert', points };
+  // One batch in eight (after the first) is conditional: a mode, a filter on the points as they are, or both.
+  if (first || config.off.has('conditional-upsert') || rng.next() >= 0.125) return { kind: 'upsert', points };
+  const roll = rng.int(4);
+  const mode = roll === 0 ? 'insert_only' : roll === 1 ? 'update_only' : undefined;
+  const condition = roll >= 2 || rng.next() < 0.3 ? drawFilter(rng, config.off) : undefined;
+  return { kind: 'upsert', points, ...(mode === undefined ? {} : { mode }), ...(condition === undefined ? {} : { condition }) };
 }
 
 /** A batch with one bad point among good ones: it must be refused whole. */
@@ -452,17 +459,31 @@ async function applyOp(live: Live, model: Model, config: SeqConfig, op: Op, wher
   const c = live.c;
   switch (op.kind) {
     case 'upsert': {
-      const distinct = new Set(op.points.map((p) => idKey(p.id))).size;
+      // The points written: the last of each id, admitted by the mode and condition as the model is now.
+      const last = new Map<string, UpsertPoint>();
+      for (const p of op.points) last.set(idKey(p.id), p);
+      const admitted = [...last.values()].filter((p) => {
+        const old = model.points.get(idKey(p.id));
+        if (old === undefined) return op.mode !== 'update_only';
+        return op.mode !== 'insert_only' && (op.condition === undefined || refFilter(op.condition, old.payload));
+      });
+      const admittedKeys = new Set(admitted.map((p) => idKey(p.id)));
+      if (op.mode !== undefined || op.condition !== undefined)
+        count(live.stats, `conditional upsert, ${admitted.length < last.size ? 'some' : 'none'} passed over`);
       let result: { upserted: number };
       try {
-        result = await c.upsert(op.points.map((p) => ({ id: p.id, vector: p.vector, payload: structuredClone(p.payload) })));
+        result = await c.upsert(
+          op.points.map((p) => ({ id: p.id, vector: p.vector, payload: structuredClone(p.payload) })),
+          { ...(op.mode === undefined ? {} : { mode: op.mode }), ...(op.condition === undefined ? {} : { condition: op.condition }) },
+        );
       } catch (error) {
         fail('upsert.error', `${where}: upsert threw ${String(error)}`);
       }
       checking('upsert.count', () => {
-        if (result.upserted !== distinct) throw new Error(`${where}: upserted ${result.upserted}, ${distinct} distinct ids sent`);
+        if (result.upserted !== admitted.length) throw new Error(`${where}: upserted ${result.upserted}, ${admitted.length} admitted of the distinct ids sent`);
       });
-      const first = op.points[0] as UpsertPoint;
+      if (admitted.length === 0) return op.points.map((p) => p.id);
+      const first = admitted[0] as UpsertPoint;
       let version: bigint;
       try {
         version = c.getPoint(first.id).version;
@@ -472,6 +493,7 @@ async function applyOp(live: Live, model: Model, config: SeqConfig, op: Op, wher
       if (!(version > model.lastVersion)) fail('upsert.version', `${where}: batch version ${version} not above the previous ${model.lastVersion}`);
       model.lastVersion = version;
       for (const p of op.points) {
+        if (!admittedKeys.has(idKey(p.id))) continue;
         const key = idKey(p.id);
         const old = model.points.get(key);
         const same =
@@ -668,8 +690,10 @@ function showSearch(s: SearchSpec): string {
 
 export function showOp(op: Op): string {
   switch (op.kind) {
-    case 'upsert':
-      return `upsert ${op.points.map((p) => `${showId(p.id)} ${p.how} ${showVector(p.vector)} ${cut(JSON.stringify(p.payload), 80)}`).join(' | ')}`;
+    case 'upsert': {
+      const conditional = `${op.mode === undefined ? '' : ` (${op.mode})`}${op.condition === undefined ? '' : ` if ${cut(JSON.stringify(op.condition), 120)}`}`;
+      return `upsert${conditional} ${op.points.map((p) => `${showId(p.id)} ${p.how} ${showVector(p.vector)} ${cut(JSON.stringify(p.payload), 80)}`).join(' | ')}`;
+    }
     case 'upsert-bad':
       return `upsert of ${op.points.length} with ${op.bad} (refused)`;
     case 'delete-ids':

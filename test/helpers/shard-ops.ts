@@ -33,6 +33,11 @@ export function randomShardOperation(rng: SeededRng, ids: readonly string[], dim
   if (roll < 7) {
     const points: ShardPoint[] = [];
     for (let i = 1 + (rng.nextUint32() % 6); i > 0; i--) points.push({ id: pick(ids), vector: vector(), payload: pick(PAYLOADS) });
+    // One upsert in five is conditional: insert only, update only, or only points whose `g` is a value.
+    const conditional = rng.nextUint32() % 15;
+    if (conditional === 0) return { op: 'upsert', points, mode: 'insert_only' };
+    if (conditional === 1) return { op: 'upsert', points, mode: 'update_only' };
+    if (conditional === 2) return { op: 'upsert', points, condition: { must: [{ key: 'g', match: { value: rng.nextUint32() % 3 } }] } };
     return { op: 'upsert', points };
   }
   if (roll === 12)
@@ -60,8 +65,15 @@ export interface ModelPoint {
 export function applyToModel(model: Map<string, ModelPoint>, operation: ShardOperation, seq: number): void {
   const version = BigInt(seq);
   if (operation.op === 'upsert') {
-    // Within one batch the last point with an id wins, as in kith's upsert.
-    for (const p of operation.points) model.set(p.id, { vector: p.vector, payload: p.payload ?? {}, version });
+    // Within one batch the last point with an id wins, as in kith's upsert; a conditional one writes
+    // the points it admits as the model is before it.
+    const last = new Map(operation.points.map((p) => [p.id, p]));
+    const inCondition = operation.condition === undefined ? undefined : new Set(matching(model, operation.condition));
+    for (const p of last.values()) {
+      const exists = model.has(p.id);
+      if (exists ? operation.mode === 'insert_only' || (inCondition !== undefined && !inCondition.has(p.id)) : operation.mode === 'update_only') continue;
+      model.set(p.id, { vector: p.vector, payload: p.payload ?? {}, version });
+    }
   } else if (operation.op === 'delete_ids') {
     for (const id of operation.ids) model.delete(id);
   } else if (operation.op === 'delete_filter') {

@@ -40,6 +40,8 @@ export type PointId = string | number;
 /** One point to upsert: `id` a non-empty string or a non-negative safe integer, `vector` of the collection's dimension. */
 export type PointStruct = Static<typeof UpsertBody>['points'][number];
 export type Upserted = Static<typeof UpsertResult>;
+/** Which points of an upsert are written (docs/api.md): `update_mode`, `update_filter` (typed). */
+export type UpsertOptions = Omit<Static<typeof UpsertBody>, 'points' | 'update_filter'> & { update_filter?: Filter | null };
 /** A new vector for an existing point, which keeps its payload. */
 export type VectorUpdate = Static<typeof UpdateVectorsBody>['points'][number];
 export type VectorsUpdated = Static<typeof UpdateVectorsResult>;

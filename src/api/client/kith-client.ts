@@ -41,6 +41,7 @@ import type {
   SetPayloadRequest,
   StoredRecord,
   Upserted,
+  UpsertOptions,
   VectorsUpdated,
   VectorUpdate,
 } from './api-types.js';
@@ -235,9 +236,9 @@ export class KithClient {
     return (await this.call('POST', '/aliases', { actions })).result as AliasesChanged;
   }
 
-  /** PUT /collections/{name}/points — all or nothing, durable when it resolves. */
-  async upsert(name: string, points: readonly PointStruct[]): Promise<Upserted> {
-    return (await this.call('PUT', `${pointsPath(name)}`, { points })).result as Upserted;
+  /** PUT /collections/{name}/points — all or nothing, durable when it resolves; `options`: which points are written (update_mode, update_filter). */
+  async upsert(name: string, points: readonly PointStruct[], options: UpsertOptions = {}): Promise<Upserted> {
+    return (await this.call('PUT', `${pointsPath(name)}`, { points, ...options })).result as Upserted;
   }
 
   /** PUT /collections/{name}/points/vectors — new vectors for existing points (a missing one: 404, nothing written); payloads kept. */

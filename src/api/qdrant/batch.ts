@@ -14,7 +14,7 @@ import { ok } from '../envelope.js';
 import { requestCollection } from './collections.js';
 import { asObject, formatError, notSupported, QdrantHttpError, validationError } from './errors.js';
 import { deleteOperation, newPayload, setOperation } from './payload.js';
-import { pointsSelector, upsertPoints, vectorUpdates } from './points.js';
+import { pointsSelector, upsertOptions, upsertPoints, vectorUpdates } from './points.js';
 import { updateResult } from './shape.js';
 import type { QdrantCollection, QdrantStore } from './store.js';
 
@@ -28,7 +28,8 @@ async function parseOperation(kind: string, body: Record<string, unknown>): Prom
   switch (kind) {
     case 'upsert': {
       const points = await upsertPoints(body);
-      return (c) => c.upsert(points);
+      const options = upsertOptions(body);
+      return (c) => c.upsert(points, options);
     }
     case 'delete': {
       const selector = await pointsSelector(body);

@@ -71,8 +71,11 @@ export function clusterStore(engine: ClusterEngine): QdrantStore {
         saveExtras: (extras) => engine.node.annotate(name, QDRANT_EXTRAS, extras),
         pointsWithKeys: (keys) =>
           Promise.all(keys.map((key) => engine.count(name, { should: [{ must_not: [{ is_empty: { key } }] }, { is_null: { key } }] }, consistency))),
-        upsert: async (points) => {
-          await engine.upsert(name, points as Parameters<ClusterEngine['upsert']>[1]);
+        upsert: async (points, options = {}) => {
+          await engine.upsert(name, points as Parameters<ClusterEngine['upsert']>[1], {
+            ...(options.mode === undefined ? {} : { mode: options.mode }),
+            ...(options.condition === undefined ? {} : { condition: filterToJson(options.condition) }),
+          });
         },
         updateVectors: async (points) => {
           // Checked by the node as each replica will check them (prepareVectors).

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { LIMITS } from '../../segment/collection-config.js';
-import type { PointInput, PointRecord } from '../../collection/collection.js';
+import type { PointInput, PointRecord, UpdateMode } from '../../collection/collection.js';
 import { parsePayloadSelector } from '../../payload/payload-selector.js';
 import { childPath } from '../../core/field-path.js';
 import { mapInSlices } from '../../core/time-slices.js';
@@ -87,6 +87,16 @@ async function batchPoints(ids: unknown[], vectors: unknown[], payloads: unknown
   }));
 }
 
+/** An upsert's `update_mode` and `update_filter` (Collection.upsert). */
+export function upsertOptions(body: Record<string, unknown>): { mode?: UpdateMode; condition?: Filter } {
+  const mode = body.update_mode;
+  if (mode !== undefined && mode !== null && mode !== 'upsert' && mode !== 'insert_only' && mode !== 'update_only') {
+    throw formatError('update_mode', `expected "upsert", "insert_only" or "update_only", got ${describeJson(mode)}`);
+  }
+  const condition = parseQdrantFilter(body.update_filter, 'update_filter');
+  return { ...(mode === undefined || mode === null ? {} : { mode }), ...(condition === undefined ? {} : { condition }) };
+}
+
 /** PUT …/points/vectors' body: `points` of `{id, vector}`, each vector as `denseVector` takes it. */
 export async function vectorUpdates(body: Record<string, unknown>): Promise<{ id: PointId; vector: unknown }[]> {
   refuseShardKey(body);
@@ -122,7 +132,8 @@ function asRecord(point: PointRecord): QdrantRecord {
 export async function qdrantPointRoutes(app: FastifyInstance, { store }: { store: QdrantStore }): Promise<void> {
   app.put<NameParams>('/collections/:name/points', async (request, reply) => {
     const collection = await requestCollection(store, request);
-    await collection.upsert(await upsertPoints(asObject(request.body, 'body')));
+    const body = asObject(request.body, 'body');
+    await collection.upsert(await upsertPoints(body), upsertOptions(body));
     return ok(reply, updateResult());
   });
 

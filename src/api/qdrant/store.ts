@@ -4,7 +4,7 @@
  * inputs (parsed filters, payload selectors, queries) and hand them here; each store runs them its
  * own way, so the Qdrant dialect is written once for both.
  */
-import type { PayloadOperation, PointInput, PointRecord, ScrollPage, StoredPoint } from '../../collection/collection.js';
+import type { PayloadOperation, PointInput, PointRecord, ScrollPage, StoredPoint, UpdateMode } from '../../collection/collection.js';
 import type { VectorInput } from '../../collection/prepare-points.js';
 import type { CollectionConfigInput } from '../../segment/collection-config.js';
 import type { QdrantAliases } from './aliases.js';
@@ -48,7 +48,8 @@ export interface QdrantCollection {
   saveExtras(extras: unknown): Promise<void>;
   /** Per top-level key, the points whose payload has it (GET …/collections/{name}'s payload_schema). */
   pointsWithKeys(keys: readonly string[]): Promise<number[]>;
-  upsert(points: readonly PointInput[]): Promise<void>;
+  /** `options`: Qdrant's update_mode and update_filter (Collection.upsert). */
+  upsert(points: readonly PointInput[], options?: { readonly mode?: UpdateMode; readonly condition?: Filter }): Promise<void>;
   /** New vectors for existing points, which keep their payloads; ERR_POINT_NOT_FOUND (nothing written) for a missing one. */
   updateVectors(points: readonly VectorInput[]): Promise<void>;
   retrieve(ids: readonly PointId[], options: { readonly with_payload: PayloadSelector; readonly with_vector: boolean }): Promise<PointRecord[]>;
@@ -129,8 +130,8 @@ export function localStore(db: Database): QdrantStore {
           });
           return counts;
         },
-        upsert: async (points) => {
-          await collection.upsert(points);
+        upsert: async (points, options = {}) => {
+          await collection.upsert(points, options);
         },
         updateVectors: async (points) => {
           await collection.updateVectors(points);

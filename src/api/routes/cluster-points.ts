@@ -96,7 +96,11 @@ export const clusterPointRoutes: FastifyPluginAsyncTypebox<{ engine: ClusterEngi
     },
     async (request, reply) => {
       validateCollectionName(request.params.name);
-      const { upserted, token } = await engine.upsert(request.params.name, request.body.points);
+      const { points, update_mode, update_filter } = request.body;
+      const { upserted, token } = await engine.upsert(request.params.name, points, {
+        ...(update_mode === undefined ? {} : { mode: update_mode }),
+        ...(update_filter === undefined || update_filter === null ? {} : { condition: update_filter as Record<string, unknown> }),
+      });
       return ok(reply, { operation: 'completed' as const, upserted, write_token: written(reply, token) });
     },
   );

@@ -32,7 +32,12 @@ export const pointRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
     async (request, reply) => {
       validateCollectionName(request.params.name);
       const collection = db.collection(request.params.name);
-      const { upserted } = await collection.upsert(request.body.points);
+      const { points, update_mode, update_filter } = request.body;
+      const condition = update_filter === undefined || update_filter === null ? undefined : parseFilter(update_filter, 'update_filter');
+      const { upserted } = await collection.upsert(points, {
+        ...(update_mode === undefined ? {} : { mode: update_mode }),
+        ...(condition === undefined ? {} : { condition }),
+      });
       return ok(reply, { operation: 'completed' as const, upserted });
     },
   );

@@ -39,7 +39,19 @@ const PointStruct = Type.Object(
 );
 
 export const UpsertBody = Type.Object(
-  { points: Type.Array(PointStruct, { description: 'Applied all-or-nothing; a repeated id: the last one wins.' }) },
+  {
+    points: Type.Array(PointStruct, { description: 'Applied all-or-nothing; a repeated id: the last one wins.' }),
+    update_mode: Type.Optional(
+      Type.Union([Type.Literal('upsert'), Type.Literal('insert_only'), Type.Literal('update_only')], {
+        description: 'Which points are written: all (default), only new ids, or only ids that exist; the others are passed over.',
+      }),
+    ),
+    update_filter: Type.Optional(
+      Type.Union([FilterRef, Type.Null()], {
+        description: 'An existing point is rewritten only if it matches this filter when the write runs; new points are written regardless.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
