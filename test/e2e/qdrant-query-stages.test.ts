@@ -61,7 +61,9 @@ function dbsf(lists: Hit[][], smallerBetter: boolean): Hit[] {
 
 /** Same ids in the same order, scores within 1e-6 — where scores tie within 1e-9, the order among them is free. */
 function assertSameHits(got: Hit[], want: Hit[], what: string): void {
-  assert.equal(got.length, want.length, `${what}: ${JSON.stringify(got)} vs ${JSON.stringify(want)}`);
+  // The official client reads versions above 2^53 as BigInt on Node 22 and later.
+  const show = (hits: Hit[]): string => JSON.stringify(hits, (_key, value) => (typeof value === 'bigint' ? String(value) : value));
+  assert.equal(got.length, want.length, `${what}: ${show(got)} vs ${show(want)}`);
   for (let i = 0; i < got.length; i++) {
     const [g, w] = [got[i] as Hit, want[i] as Hit];
     assert.ok(Math.abs(g.score - w.score) < 1e-6, `${what}: position ${i} scores ${g.score} vs ${w.score}`);
