@@ -4,7 +4,7 @@
  * refuses what it does not know, so that a replica never applies half an entry.
  */
 import type { PayloadOperation } from '../collection/payload-operations.js';
-import type { UpdateMode } from '../collection/collection.js';
+import { UPDATE_MODES, type UpdateMode } from '../collection/collection.js';
 import { KithError } from '../core/errors.js';
 import { parseJson } from '../core/json-text.js';
 
@@ -37,7 +37,6 @@ export type ShardOperation =
   | { readonly op: 'payload'; readonly ids?: readonly string[]; readonly filter?: Record<string, unknown>; readonly operation: PayloadOperation };
 
 const PAYLOAD_OPS: ReadonlySet<unknown> = new Set(['set', 'overwrite', 'delete', 'clear']);
-const UPDATE_MODES: ReadonlySet<unknown> = new Set(['upsert', 'insert_only', 'update_only']);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });

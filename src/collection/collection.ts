@@ -132,7 +132,8 @@ export interface UpsertOptions extends WriteOptions {
   readonly condition?: FilterInput;
 }
 
-const UPDATE_MODES: ReadonlySet<unknown> = new Set(['upsert', 'insert_only', 'update_only']);
+/** Every `UpdateMode`, for checking one that came as JSON (here and in a shard log's entries). */
+export const UPDATE_MODES: ReadonlySet<unknown> = new Set<UpdateMode>(['upsert', 'insert_only', 'update_only']);
 
 /** Called with problems that do not fail a request (a snapshot that could not be written or used). */
 export type WarningSink = (message: string, error?: unknown) => void;

@@ -182,9 +182,11 @@ async function run(source: StageSource, stage: Stage, selection: Selection): Pro
     return hits ?? [];
   }
   const chunks: Set<string>[] = [];
+  const seen = new Set<string>();
   for (const list of lists) {
     for (const hit of list) {
-      if (chunks.some((chunk) => chunk.has(hit.id))) continue;
+      if (seen.has(hit.id)) continue;
+      seen.add(hit.id);
       const last = chunks[chunks.length - 1];
       if (last === undefined || last.size === CANDIDATES_PER_SEARCH) chunks.push(new Set([hit.id]));
       else last.add(hit.id);
