@@ -24,6 +24,7 @@ import { localPayloadChange, payloadRoutes } from './routes/payload.js';
 import { pointPageRoutes } from './routes/point-pages.js';
 import { pointRoutes } from './routes/points.js';
 import { searchRoutes } from './routes/search.js';
+import { groupRoutes } from './routes/groups.js';
 import { serviceRoutes } from './routes/service.js';
 import { ErrorEnvelope } from './schemas/common.js';
 import { ConditionSchema, FilterSchema } from './schemas/filter.js';
@@ -89,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.register(pointPageRoutes, { db: options.db });
     await app.register(payloadRoutes, { change: localPayloadChange(options.db) });
     await app.register(searchRoutes, { db: options.db, metrics });
+    await app.register(groupRoutes, { db: options.db });
   } else {
     await app.register(clusterCollectionRoutes, { engine: options.cluster, db: options.db });
     await app.register(clusterPointRoutes, { engine: options.cluster });

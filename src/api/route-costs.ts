@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { BudgetName } from '../search/request-cost.js';
+import { MAX_GROUP_ROUNDS, MAX_GROUPED_HITS } from '../search/groups.js';
 
 export interface RouteCost {
   /** The per-request budgets the route's work is counted against. */
@@ -15,6 +16,8 @@ export interface RouteCost {
   readonly bounded: string;
 }
 
+/** A grouped search's bound (search/groups.ts). */
+const GROUPED = `groups × group_size ≤ ${MAX_GROUPED_HITS}; at most ${MAX_GROUP_ROUNDS} searches, all counted before the first runs`;
 const BODY = 'the body limit (-max-body-mb)';
 const FIXED = 'constant work';
 const SLICED = 'walks the collection in slices (point-scan.ts)';
@@ -44,7 +47,10 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'PUT /collections/:name/points/vectors': { budgets: [], bounded: `${BODY}; applied in steps` },
     'POST /collections/:name/points/delete': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
     'GET /collections/:name/points/:id': { budgets: [], bounded: 'one point' },
-    'POST /collections/:name/points/scroll': { budgets: ['hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: SLICED },
+    'POST /collections/:name/points/scroll': {
+      budgets: ['hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
+      bounded: `${SLICED}; by order_by, the best limit kept, sorted at twice that`,
+    },
     'POST /collections/:name/points/count': { budgets: ['filterTerms'], bounded: SLICED },
     'POST /collections/:name/facet': { budgets: [], bounded: `one filter; ${SLICED}; the best limit (≤ 10,000) kept in a heap` },
     'POST /collections/:name/points/retrieve': { budgets: ['ids', 'vectorComponents', 'payloadPathChecks'], bounded: 'the listed ids' },
@@ -52,6 +58,7 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'PUT /collections/:name/points/payload': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
     'POST /collections/:name/points/payload/delete': { budgets: ['ids', 'filterTerms'], bounded: `at most 1000 keys; ${SLICED}` },
     'POST /collections/:name/points/payload/clear': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
+    'POST /collections/:name/points/search/groups': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: GROUPED },
     'POST /collections/:name/points/search': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: 'one search' },
     'POST /collections/:name/points/search/batch': {
       budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
@@ -101,7 +108,10 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'POST /collections/:name/points': { budgets: ['ids', 'vectorComponents', 'payloadPathChecks'], bounded: 'the listed ids' },
     'GET /collections/:name/points/:id': { budgets: [], bounded: 'one point' },
     'POST /collections/:name/points/delete': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
-    'POST /collections/:name/points/scroll': { budgets: ['hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: SLICED },
+    'POST /collections/:name/points/scroll': {
+      budgets: ['hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
+      bounded: `${SLICED}; by order_by, the best limit kept, sorted at twice that`,
+    },
     'POST /collections/:name/facet': { budgets: [], bounded: `one filter; ${SLICED}; the best limit (≤ 10,000) kept in a heap` },
     'POST /collections/:name/points/batch': {
       budgets: ['ids', 'filterTerms'],
@@ -128,6 +138,18 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'POST /collections/:name/points/recommend/batch': {
       budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents'],
       bounded: 'recommendations run on threads, or here one at a time with turns between',
+    },
+    'POST /collections/:name/points/search/groups': {
+      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
+      bounded: GROUPED,
+    },
+    'POST /collections/:name/points/recommend/groups': {
+      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents'],
+      bounded: GROUPED,
+    },
+    'POST /collections/:name/points/query/groups': {
+      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents'],
+      bounded: GROUPED,
     },
     'POST /collections/:name/points/payload': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
     'PUT /collections/:name/points/payload': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },

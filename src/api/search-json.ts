@@ -8,7 +8,7 @@
  * same order (`id`, `version`, `score`, then `payload` and `vector` when present), the version as
  * an integer, every other value as JSON.stringify writes it.
  */
-import type { PointRecord, ScoredPoint } from '../collection/collection.js';
+import type { PointGroup, PointRecord, ScoredPoint } from '../collection/collection.js';
 import { jsonArraySliced, JsonSlicer } from './sliced-json.js';
 
 /** A finite number as JSON; never anything else here (scores and stored components are finite). */
@@ -29,9 +29,10 @@ function scoredPointJson(p: ScoredPoint): string {
   return `{"id":${JSON.stringify(p.id)},"version":${p.version.toString()},"score":${numberJson(p.score)}${payloadAndVectorJson(p)}}`;
 }
 
-/** `{"id":"…","version":…,"payload":{…},"vector":[…]}`: a point of a page or a lookup (scroll, retrieve). */
+/** `{"id":"…","version":…,"payload":{…},"vector":[…]}`: a point of a page or a lookup (scroll, retrieve); `order_value` in a page in payload order. */
 function pointRecordJson(p: PointRecord): string {
-  return `{"id":${JSON.stringify(p.id)},"version":${p.version.toString()}${payloadAndVectorJson(p)}}`;
+  const order = p.order_value === undefined ? '' : `,"order_value":${numberJson(p.order_value)}`;
+  return `{"id":${JSON.stringify(p.id)},"version":${p.version.toString()}${payloadAndVectorJson(p)}${order}}`;
 }
 
 /** Records of a page or a lookup, in slices (a page of 10,000 points with vectors is megabytes). */
@@ -53,4 +54,14 @@ export async function scoredPointsJson(points: readonly ScoredPoint[], slicer = 
 export async function scoredPointListsJson(lists: readonly (readonly ScoredPoint[])[]): Promise<string> {
   const slicer = new JsonSlicer();
   return jsonArraySliced(lists, (list) => jsonArraySliced(list, scoredPointJson, slicer), slicer);
+}
+
+/** Groups of a grouped search: `[{"id":…,"hits":[…]},…]`, in slices. */
+export async function pointGroupsJson(groups: readonly PointGroup[]): Promise<string> {
+  const slicer = new JsonSlicer();
+  return jsonArraySliced(
+    groups,
+    async (group) => `{"id":${JSON.stringify(group.id)},"hits":${await jsonArraySliced(group.hits, scoredPointJson, slicer)}}`,
+    slicer,
+  );
 }

@@ -17,7 +17,7 @@ import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
-import { selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
+import { type PayloadSelector, selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
 import { encodePointRecord, type StoredVector } from '../storage/point-record.js';
 import { type CollectionConfig, type CollectionConfigJson, configToInfo, guessedMsPerInsert, LIMITS } from '../segment/collection-config.js';
@@ -30,6 +30,8 @@ import { pageSlots } from '../search/scroll-page.js';
 import { type PointQueryRequest, type QueryRequest, type QuerySource, type RecommendRequest, resolveQuery } from '../search/query-verbs.js';
 import { searchSegmentParallel } from './parallel-search.js';
 import { FacetCounter, type FacetHit, facetKey, MAX_FACET_LIMIT } from '../search/facet.js';
+import { checkOrderBy, type OrderBy, type OrderByInput, OrderedEntries } from '../search/order-by.js';
+import { checkGrouping, type GroupSource, type Grouping, type PointGroup, searchGroups } from '../search/groups.js';
 import type { Payload } from '../segment/point-table.js';
 import { checkSelection, type PayloadOperation, payloadUpdate, type PointSelection } from './payload-operations.js';
 import {
@@ -71,6 +73,8 @@ export type { PointInput } from './prepare-points.js';
 export type { PayloadOperation, PointSelection } from './payload-operations.js';
 export type { Example, PointQueryRequest, QueryRequest, RecommendRequest } from '../search/query-verbs.js';
 export { PointNotFoundError } from '../search/query-verbs.js';
+export type { Grouping, GroupId, PointGroup } from '../search/groups.js';
+export type { OrderByInput } from '../search/order-by.js';
 
 export interface StoredPoint {
   id: PointId;
@@ -85,6 +89,8 @@ export interface PointRecord {
   version: bigint;
   payload?: Payload;
   vector?: number[];
+  /** In a page ordered by a payload value: the value that placed it (search/order-by.ts). */
+  order_value?: number;
 }
 
 export interface ScrollRequest {
@@ -96,6 +102,11 @@ export interface ScrollRequest {
   readonly offset?: number;
   readonly with_payload?: SearchInput['with_payload'];
   readonly with_vector?: boolean | null;
+  /**
+   * Order by a payload value instead of by id (search/order-by.ts): no `from` then, and no
+   * `next`; a page goes on with `start_from` (`offset` skips places, for the query API).
+   */
+  readonly order_by?: OrderByInput | null;
 }
 
 export interface ScrollPage {
@@ -544,6 +555,27 @@ export class Collection {
     return searches;
   }
 
+  /**
+   * A search grouped by a payload key (search/groups.ts): the best `limit` groups (10) of points
+   * sharing a value there, each with its best `group_size` hits (3). The query is resolved once (a
+   * point's vector, a recommendation's examples); its own limit and offset are the rounds'.
+   */
+  async searchGroups(query: QueryRequest, grouping: Grouping): Promise<PointGroup[]> {
+    const fields = checkGrouping(grouping);
+    const [resolved] = await this.resolveQueries([query], new RequestCost(), ['']);
+    const { limit: _limit, offset: _offset, ...rest } = resolved as SearchRequest;
+    const search = checkSearchInput(rest);
+    if (search.mmr !== undefined && search.mmr !== null) throw badInput('mmr', 'a grouped search does not re-rank for diversity (MMR)');
+    const source: GroupSource = {
+      vectorSize: this.config.vectorSize,
+      smallerBetter: this.config.distance === 'Euclid',
+      queryChecked: async (queries, options) => (await this.queryChecked(queries, options)).map((outcome) => outcome.points),
+      retrieve: (ids, options) => this.retrieve(ids, options),
+    };
+    const selection = { with_payload: toPayloadSelector(search.with_payload, 'with_payload', true), with_vector: search.with_vector === true };
+    return searchGroups(source, { query: { kind: 'vector', search }, ...fields, selection }, '');
+  }
+
   /** A search near a stored point's vector, the point left out (query-verbs.ts); ERR_POINT_NOT_FOUND when it does not exist. */
   async searchNearPoint(request: PointQueryRequest, options: { readonly cost?: RequestCost } = {}): Promise<SearchOutcome> {
     return (await this.query([{ kind: 'point', search: request }], { ...options, paths: [''] }))[0] as SearchOutcome;
@@ -814,6 +846,10 @@ export class Collection {
     const shape = { offset, limit, withVector: options.with_vector === true, vectorSize: this.config.vectorSize, payloadPaths: selectorPatterns(selector) };
     addScroll(new RequestCost(), shape, '');
     const filter = options.filter === undefined ? undefined : toFilter(options.filter);
+    if (options.order_by !== undefined && options.order_by !== null) {
+      if (options.from !== undefined) throw badInput('order_by', 'a page in payload order goes on with order_by.start_from, not from');
+      return { points: await this.orderedPage(checkOrderBy(options.order_by), offset, limit, filter, selector, options.with_vector === true) };
+    }
     let points: PointRecord[] = [];
     await this.gate.read(async () => {
       const segment = this.segment;
@@ -830,6 +866,28 @@ export class Collection {
     });
     const next = points.length > limit ? (points.pop() as PointRecord).id : undefined;
     return next === undefined ? { points } : { points, next };
+  }
+
+  /** The `limit` places of the matching points in payload order after the first `offset`, with their records (each place one record). */
+  private async orderedPage(
+    order: OrderBy,
+    offset: number,
+    limit: number,
+    filter: Filter | undefined,
+    selector: PayloadSelector,
+    withVector: boolean,
+  ): Promise<PointRecord[]> {
+    const entries = new OrderedEntries(order, offset + limit);
+    await this.scanMatches(filter, (slot, table) => entries.add(table.idOf(slot), table.payloadOf(slot)));
+    const first = entries.first().slice(offset);
+    const records = new Map(
+      (await this.retrieve([...new Set(first.map((e) => e.id))], { with_payload: selector, with_vector: withVector })).map((r) => [r.id, r]),
+    );
+    // A point deleted since the scan is left out, as a later page would leave it out.
+    return first.flatMap((entry): PointRecord[] => {
+      const record = records.get(entry.id);
+      return record === undefined ? [] : [{ ...record, order_value: entry.value }];
+    });
   }
 
   /**

@@ -190,7 +190,7 @@ function parseKeylessCondition(
       rejectUnknownKeys(body, new Set(['key', 'filter']), at, 'key, filter');
       // `data[]` names the same arrays as `data` here (the elements are what the filter reads).
       const key = typeof body.key === 'string' && body.key.length > 2 && body.key.endsWith('[]') ? body.key.slice(0, -2) : body.key;
-      const keyPath = parseKey(key, childPath(at, 'key'));
+      const keyPath = parseKeyPath(key, childPath(at, 'key'));
       const filterPath = childPath(at, 'filter');
       if (body.filter === undefined || body.filter === null) throw badInput(filterPath, 'required: the filter each array element is checked against');
       return { kind: 'elements', ...keyPath, filter: parseFilterObject(body.filter, filterPath, depth + 1, budget, qdrant) };
@@ -198,13 +198,13 @@ function parseKeylessCondition(
     default: {
       if (!isPlainObject(body)) throw badInput(at, `expected an object {key}, got ${describeJson(body)}`);
       rejectUnknownKeys(body, new Set(['key']), at, 'key');
-      return { kind, ...parseKey(body.key, childPath(at, 'key')) };
+      return { kind, ...parseKeyPath(body.key, childPath(at, 'key')) };
     }
   }
 }
 
 /** A payload key: dots walk into objects, a part ending in `[]` takes an array's elements. */
-function parseKey(key: unknown, keyPath: string): KeyPath {
+export function parseKeyPath(key: unknown, keyPath: string): KeyPath {
   if (key === undefined || key === null) throw badInput(keyPath, 'required: the payload key');
   if (typeof key !== 'string') throw badInput(keyPath, `expected a string, got ${describeJson(key)}`);
   if (key.length === 0) throw badInput(keyPath, 'must not be empty');
@@ -215,7 +215,7 @@ function parseKey(key: unknown, keyPath: string): KeyPath {
 }
 
 function parseFieldCondition(raw: Record<string, unknown>, path: string, budget: Budget): FieldCondition {
-  const base = parseKey(raw.key, childPath(path, 'key'));
+  const base = parseKeyPath(raw.key, childPath(path, 'key'));
   const given = TESTS.filter((t) => raw[t] !== undefined && raw[t] !== null);
   const other = given.find((t) => t !== 'match' && t !== 'range');
   if (other !== undefined) {

@@ -295,6 +295,31 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     },
     {
       port: 'kith',
+      route: 'POST /collections/:name/points/search/groups',
+      what: '8,192 groups of one (a key of 20,000 values), 100 payload paths, exact',
+      run: search('/collections/w/points/search/groups', {
+        vector: query,
+        group_by: 's',
+        limit: 8192,
+        group_size: 1,
+        with_payload: paths(100),
+        params: { exact: true },
+      }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search/groups',
+      what: '10 groups of 819 (a key of 10 values), ef 10,000',
+      run: search('/collections/w/points/search/groups', { vector: query, group_by: 'k', limit: 10, group_size: 819, params: { ef: 10000 } }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search/groups',
+      what: 'the widest filter in each of 16 rounds (refused)',
+      run: search('/collections/w/points/search/groups', { vector: query, group_by: 'k', filter: widest }, 400),
+    },
+    {
+      port: 'kith',
       route: 'POST /collections/:name/points/search/batch',
       what: "the issue's 4,096 × limit 10,000 (refused)",
       run: search('/collections/w/points/search/batch', { searches: Array.from({ length: 4096 }, () => ({ vector: query, limit: 10000 })) }, 400),
@@ -310,6 +335,17 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       route: 'POST /collections/:name/points/scroll',
       what: '4,096 vectors',
       run: kSend('POST', '/collections/w/points/scroll', { limit: 4096, with_vector: true, cursor: 5000 }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/scroll',
+      what: 'ordered by a two-valued key: 10,000 of 40,000 places under the widest filter, 100 payload paths',
+      run: kSend('POST', '/collections/w/points/scroll', {
+        limit: 10000,
+        order_by: { key: 'nested.b', direction: 'desc' },
+        filter: widest,
+        with_payload: { exclude: paths(100) },
+      }),
     },
     {
       port: 'kith',
@@ -450,6 +486,12 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     },
     {
       port: 'qdrant',
+      route: 'POST /collections/:name/points/scroll',
+      what: 'ordered by a two-valued key: 10,000 of 40,000 places under the widest filter',
+      run: qSend('POST', '/collections/w/points/scroll', { limit: 10000, order_by: 'nested.b', filter: widest, with_payload: { exclude: paths(100) } }),
+    },
+    {
+      port: 'qdrant',
       route: 'POST /collections/:name/points/count',
       what: 'the widest filter',
       run: qSend('POST', '/collections/w/points/count', { filter: widest }),
@@ -511,6 +553,50 @@ test('every route of both ports at its largest legal values keeps /healthz answe
         limit: 100,
         with_payload: true,
       }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/search/groups',
+      what: '8,192 groups of one (a key of 20,000 values), 100 payload paths, exact',
+      run: qSend('POST', '/collections/w/points/search/groups', {
+        vector: query,
+        group_by: 's',
+        limit: 8192,
+        group_size: 1,
+        with_payload: paths(100),
+        params: { exact: true },
+      }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/recommend/groups',
+      what: '10 groups of 819 (a key of 10 values), ef 10,000, 1,000 examples by id',
+      run: qSend('POST', '/collections/w/points/recommend/groups', {
+        positive: Array.from({ length: 1000 }, (_, i) => i),
+        group_by: 'k',
+        limit: 10,
+        group_size: 819,
+        params: { hnsw_ef: 10000 },
+        with_payload: true,
+      }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query/groups',
+      what: '4,096 groups of two, with a lookup of each',
+      run: qSend('POST', '/collections/w/points/query/groups', { query, group_by: 'nested.a', limit: 4096, group_size: 2, with_lookup: 'w' }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/search/groups',
+      what: '100 groups of 100 (refused)',
+      run: qSend('POST', '/collections/w/points/search/groups', { vector: query, group_by: 'k', limit: 100, group_size: 100 }, 422),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: 'order_by: offset 5,000 + limit 4,096 with vectors',
+      run: qSend('POST', '/collections/w/points/query', { query: { order_by: { key: 'k', direction: 'desc' } }, offset: 5000, limit: 4096, with_vector: true }),
     },
     {
       port: 'qdrant',

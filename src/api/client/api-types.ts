@@ -23,6 +23,7 @@ import type {
 import type {
   DeleteResult,
   RecordSchema,
+  GroupSearchBody,
   ScoredPointSchema,
   SearchBody,
   SearchExplainSchema,
@@ -51,6 +52,10 @@ export type Filter = Static<typeof FilterSchema>;
 /** A search body (docs/api.md) whose `filter` is typed. */
 export type SearchRequest = Omit<Static<typeof SearchBody>, 'filter'> & { filter?: Filter | null };
 export type ScoredPoint = Static<typeof ScoredPointSchema>;
+/** A grouped search: a search's fields (no offset), `group_by`, `group_size` (3) and `limit` groups (10). */
+export type GroupSearchRequest = Omit<Static<typeof GroupSearchBody>, 'filter'> & { filter?: Filter | null };
+/** One group of a grouped search, its hits best first. */
+export type PointGroup = { id: string | number; hits: ScoredPoint[] };
 export type SearchExplain = Static<typeof SearchExplainSchema>;
 export type PointRecord = Static<typeof RecordSchema>;
 export type ScrollRequest = Omit<Static<typeof ScrollBody>, 'filter'> & { filter?: Filter | null };

@@ -32,6 +32,8 @@ import type {
   PointStruct,
   ReplicaChangeRequest,
   RetrieveRequest,
+  GroupSearchRequest,
+  PointGroup,
   ScoredPoint,
   ScrollPage,
   ScrollRequest,
@@ -107,12 +109,14 @@ const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
 /**
  * Whether the open containers are where a response holds points: `result` (a point),
  * `result[i]` (hits, retrieved records), `result[i][j]` (a batch's hits) or `result.points[i]`
- * (a scroll page). `stack[0]` is the envelope.
+ * (a scroll page), or `result[i].hits[j]` (a group's hits). `stack[0]` is the envelope.
  */
 function isPointLevel(stack: readonly { array: boolean; key: string | undefined }[]): boolean {
   if (stack.length === 2) return true;
   if (stack.length === 3) return stack[1]?.array === true;
-  return stack.length === 4 && stack[2]?.array === true && (stack[1]?.array === true || stack[1]?.key === 'points');
+  if (stack.length === 4) return stack[2]?.array === true && (stack[1]?.array === true || stack[1]?.key === 'points');
+  // result[i].hits[j]: a group's hits.
+  return stack.length === 5 && stack[1]?.array === true && stack[2]?.key === 'hits' && stack[3]?.array === true;
 }
 
 /**
@@ -248,6 +252,13 @@ export class KithClient {
   /** POST /collections/{name}/points/search — hits best first, versions as bigint. */
   async search(name: string, request: SearchRequest): Promise<ScoredPoint[]> {
     return (await this.searchExplained(name, request)).points;
+  }
+
+  /** POST /collections/{name}/points/search/groups — the best groups of hits sharing a payload value, each with its best hits. */
+  async searchGroups(name: string, request: GroupSearchRequest): Promise<PointGroup[]> {
+    const groups = (await this.call('POST', `${pointsPath(name)}/search/groups`, request)).result as PointGroup[];
+    for (const group of groups) for (const hit of group.hits) toBigIntVersion(hit);
+    return groups;
   }
 
   /** The same search with `params.explain`: the hits and how the planner answered. */

@@ -16,6 +16,7 @@ import { checkQueryParameters, QdrantHttpError } from './errors.js';
 import { qdrantPayloadRoutes } from './payload.js';
 import { qdrantPointRoutes } from './points.js';
 import { qdrantSearchRoutes } from './search.js';
+import { qdrantGroupRoutes } from './groups.js';
 import { qdrantServiceRoutes } from './service.js';
 import type { ClusterEngine } from '../../cluster/cluster-engine.js';
 import { clusterStore } from './cluster-store.js';
@@ -77,6 +78,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     if (cluster === undefined) await scope.register(qdrantAliasRoutes, { aliases: localAliases(options.db) });
     await scope.register(qdrantPointRoutes, { store });
     await scope.register(qdrantSearchRoutes, { store });
+    await scope.register(qdrantGroupRoutes, { store });
     await scope.register(qdrantPayloadRoutes, { store });
     await scope.register(qdrantFacetRoutes, { store });
     await scope.register(qdrantBatchRoutes, { store });

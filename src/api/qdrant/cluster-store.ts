@@ -14,6 +14,7 @@
  *   not empty, or null: a key holding `[]` is not counted here (one node counts every point that
  *   has the key).
  */
+import { notSupported } from './errors.js';
 import type { ClusterEngine, ReadConsistency } from '../../cluster/cluster-engine.js';
 import { EVENTUAL } from '../../cluster/cluster-engine.js';
 import { childPath } from '../../core/field-path.js';
@@ -92,8 +93,9 @@ export function clusterStore(engine: ClusterEngine): QdrantStore {
         deleteByFilter: async (filter) => {
           await engine.deleteByFilter(name, filterToJson(filter));
         },
-        scroll: (request) =>
-          engine.scroll(
+        scroll: (request) => {
+          if (request.order_by !== undefined) throw notSupported('order_by', 'ordering by a payload value on a cluster node', true);
+          return engine.scroll(
             name,
             {
               limit: request.limit,
@@ -104,7 +106,8 @@ export function clusterStore(engine: ClusterEngine): QdrantStore {
               with_vector: request.with_vector,
             },
             consistency,
-          ),
+          );
+        },
         count: (filter) => engine.count(name, filter === undefined ? undefined : filterToJson(filter), consistency),
         queryChecked: async (queries, { cost, paths }) => {
           // The stored vectors the queries stand on: a point query's point, a recommendation's examples given by id.

@@ -3,6 +3,7 @@
  * GET …/points/{id}, delete (POST …/points/delete), scroll, count. Every write is durable before
  * the reply, whatever `wait` says.
  */
+import { checkOrderBy, type OrderByInput } from '../../search/order-by.js';
 import type { FastifyInstance } from 'fastify';
 import { LIMITS } from '../../segment/collection-config.js';
 import type { PointInput, PointRecord, UpdateMode } from '../../collection/collection.js';
@@ -126,7 +127,9 @@ export async function pointsSelector(body: Record<string, unknown>): Promise<Poi
 }
 
 function asRecord(point: PointRecord): QdrantRecord {
-  return toRecord(point.id, point.payload, point.vector);
+  const record = toRecord(point.id, point.payload, point.vector);
+  if (point.order_value !== undefined) record.order_value = point.order_value;
+  return record;
 }
 
 export async function qdrantPointRoutes(app: FastifyInstance, { store }: { store: QdrantStore }): Promise<void> {
@@ -181,12 +184,16 @@ export async function qdrantPointRoutes(app: FastifyInstance, { store }: { store
     const collection = await requestCollection(store, request);
     const body = asObject(request.body, 'body');
     refuseShardKey(body);
-    if (body.order_by !== undefined && body.order_by !== null) throw notSupported('order_by', 'ordering a scroll by a payload field');
+    const orderBy = body.order_by === undefined || body.order_by === null ? undefined : (body.order_by as OrderByInput);
+    if (orderBy !== undefined) checkOrderBy(orderBy);
     const limit = optionalInteger(body.limit, 'limit', 10, LIMITS.limit.min, LIMITS.limit.max);
     const from = body.offset === undefined || body.offset === null ? undefined : toKithId(body.offset, 'offset');
+    if (orderBy !== undefined && from !== undefined)
+      throw formatError('offset', 'cannot be used with order_by: go on from the last value with order_by.start_from');
     const filter = parseQdrantFilter(body.filter);
     const page = await collection.scroll({
       limit,
+      ...(orderBy === undefined ? {} : { order_by: orderBy }),
       ...(from === undefined ? {} : { from }),
       ...(filter === undefined ? {} : { filter }),
       with_payload: parsePayloadSelector(body.with_payload, 'with_payload', true),

@@ -6,6 +6,7 @@
 import { LIMITS } from '../../segment/collection-config.js';
 import type { Example, QueryRequest } from '../../search/query-verbs.js';
 import type { SearchInput } from '../../search/collection-search.js';
+import type { OrderByInput } from '../../search/order-by.js';
 import type { Selection, Stage } from '../../search/multi-stage.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson } from '../../core/point-id.js';
@@ -45,7 +46,7 @@ export interface Mmr {
  */
 export type Plan =
   | (Common & { kind: 'search'; query: Query; mmr?: Mmr })
-  | (Common & { kind: 'list' })
+  | (Common & { kind: 'list'; orderBy?: OrderByInput })
   | (Common & { kind: 'stages'; stage: Stage; selection: Selection });
 
 export function parseParams(raw: unknown, path: string): { ef?: number; exact: boolean } {

@@ -11,14 +11,15 @@ import { childPath } from '../../core/field-path.js';
 import { describeJson } from '../../core/point-id.js';
 import type { Filter } from '../../payload/filter-types.js';
 import { DEFAULT_RRF_K } from '../../search/fusion.js';
+import { checkOrderBy, type OrderByInput } from '../../search/order-by.js';
 import { type Fusion, MAX_DEPTH, MAX_STAGES, prefetchPath, type Stage } from '../../search/multi-stage.js';
 import { asObject, formatError, notSupported, optionalInteger, optionalNumber, QdrantHttpError, validationError } from './errors.js';
 import { type Common, commonPlan, engineQuery, type Mmr, nearestQuery, type Plan, type Query, recommendQuery } from './query-parse.js';
 
-const UNSUPPORTED_QUERIES = ['discover', 'context', 'order_by', 'formula', 'sample'];
+const UNSUPPORTED_QUERIES = ['discover', 'context', 'formula', 'sample'];
 
-/** What a `query` asks for: nothing, a fusion of the prefetches, or a search (maybe with MMR). */
-type QueryPart = { kind: 'none' } | { kind: 'fuse'; fusion: Fusion } | { kind: 'search'; query: Query; mmr?: Mmr };
+/** What a `query` asks for: nothing, a fusion of the prefetches, a search (maybe with MMR), or points in payload order. */
+type QueryPart = { kind: 'none' } | { kind: 'fuse'; fusion: Fusion } | { kind: 'search'; query: Query; mmr?: Mmr } | { kind: 'order'; orderBy: OrderByInput };
 
 /** A query request body. */
 export function queryPlan(dim: number, raw: unknown, path: string): Plan {
@@ -35,6 +36,7 @@ export function queryPlan(dim: number, raw: unknown, path: string): Plan {
       return { kind: 'list', ...common };
     }
     if (part.kind === 'fuse') throw formatError(queryPath, 'a fusion needs prefetches to fuse');
+    if (part.kind === 'order') return { kind: 'list', ...common, orderBy: part.orderBy };
     return { kind: 'search', ...common, query: part.query, ...(part.mmr === undefined ? {} : { mmr: part.mmr }) };
   }
   if (part.kind === 'none') throw badRequest("A query is needed to merge the prefetches. Can't have prefetches without defining a query.");
@@ -71,6 +73,7 @@ function prefetchStage(dim: number, raw: unknown, path: string, above: Filter | 
 }
 
 function stageOf(part: Exclude<QueryPart, { kind: 'none' }>, common: Common, sources: Stage[], path: string): Stage {
+  if (part.kind === 'order') throw notSupported(childPath(childPath(path, 'query'), 'order_by'), 'order_by over prefetches or in a prefetch', true);
   if (part.kind === 'search') {
     const query = engineQuery({ kind: 'search', ...common, query: part.query, ...(part.mmr === undefined ? {} : { mmr: part.mmr }) });
     return { kind: 'search', path, query, sources };
@@ -137,6 +140,11 @@ function queryPart(dim: number, raw: unknown, queryPath: string, limit: number):
     const q = query as Record<string, unknown>;
     const kind = UNSUPPORTED_QUERIES.find((k) => Object.hasOwn(q, k));
     if (kind !== undefined) throw notSupported(childPath(queryPath, kind), `the \`${kind}\` query`, true);
+    if (Object.hasOwn(q, 'order_by')) {
+      const orderPath = childPath(queryPath, 'order_by');
+      checkOrderBy(q.order_by, orderPath);
+      return { kind: 'order', orderBy: q.order_by as OrderByInput };
+    }
     if (Object.hasOwn(q, 'fusion')) return { kind: 'fuse', fusion: namedFusion(q.fusion, childPath(queryPath, 'fusion')) };
     if (Object.hasOwn(q, 'rrf')) return { kind: 'fuse', fusion: rrfFusion(q.rrf, childPath(queryPath, 'rrf')) };
     if (Object.hasOwn(q, 'recommend')) {

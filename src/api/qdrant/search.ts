@@ -23,19 +23,30 @@ import { toQdrantId } from './ids.js';
 import { engineQuery, type Plan, recommendPlan, searchPlan } from './query-parse.js';
 import { queryPlan } from './query-plan.js';
 import type { QdrantScoredPoint } from './shape.js';
-import type { QdrantCollection, QdrantStore } from './store.js';
+import type { QdrantCollection, QdrantCollectionFacts, QdrantStore } from './store.js';
 import { mapInSlices } from '../../core/time-slices.js';
 
 type NameParams = { Params: { name: string } };
 
 /** Qdrant's answer for a point given by id that does not exist. */
-async function pointsFound<T>(run: () => Promise<T>): Promise<T> {
+export async function pointsFound<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
     if (error instanceof PointNotFoundError) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(error.given)} found`);
     throw error;
   }
+}
+
+/** What the engine's multi-stage and grouped searches read of a collection (one node's or a cluster's). */
+export function stageSource(collection: QdrantCollection, facts: QdrantCollectionFacts): StageSource {
+  return {
+    vectorSize: facts.vector_size,
+    smallerBetter: facts.distance === 'Euclid',
+    queryChecked: (queries, options) => collection.queryChecked(queries, options),
+    scroll: (request) => collection.scroll(request),
+    retrieve: (ids, options) => collection.retrieve(ids, options),
+  };
 }
 
 /**
@@ -64,13 +75,7 @@ async function runPlans(collection: QdrantCollection, plans: readonly Plan[], pa
   for (const [i, planIndex] of searchAt.entries()) {
     answers[planIndex] = await mapInSlices(outcomes[i] ?? [], (h) => scoredPoint(h.id, h.version, h.score, h.payload, h.vector));
   }
-  const source: StageSource = {
-    vectorSize,
-    smallerBetter: facts.distance === 'Euclid',
-    queryChecked: (queries, options) => collection.queryChecked(queries, options),
-    scroll: (request) => collection.scroll(request),
-    retrieve: (ids, options) => collection.retrieve(ids, options),
-  };
+  const source = stageSource(collection, facts);
   for (const [i, plan] of plans.entries()) {
     if (plan.kind !== 'stages') continue;
     const hits = await pointsFound(() => runStages(source, plan.stage, plan.selection));
@@ -81,16 +86,21 @@ async function runPlans(collection: QdrantCollection, plans: readonly Plan[], pa
     const page = await collection.scroll({
       limit: plan.limit,
       offset: plan.offset,
+      ...(plan.orderBy === undefined ? {} : { order_by: plan.orderBy }),
       ...(plan.filter === undefined ? {} : { filter: plan.filter }),
       with_payload: plan.withPayload,
       with_vector: plan.withVector,
     });
-    answers[i] = await mapInSlices(page.points, (p) => scoredPoint(p.id, p.version, 0, p.payload, p.vector));
+    answers[i] = await mapInSlices(page.points, (p) => {
+      const hit = scoredPoint(p.id, p.version, 0, p.payload, p.vector);
+      if (p.order_value !== undefined) hit.order_value = p.order_value;
+      return hit;
+    });
   }
   return answers;
 }
 
-function scoredPoint(
+export function scoredPoint(
   id: PointId,
   version: bigint,
   score: number,

@@ -19,6 +19,8 @@ export interface QdrantRecord {
   id: QdrantId;
   payload?: Payload;
   vector?: number[];
+  /** The payload value that placed it, in an order_by page. */
+  order_value?: number;
 }
 
 export interface QdrantScoredPoint extends QdrantRecord {

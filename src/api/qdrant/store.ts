@@ -4,6 +4,7 @@
  * inputs (parsed filters, payload selectors, queries) and hand them here; each store runs them its
  * own way, so the Qdrant dialect is written once for both.
  */
+import type { OrderByInput } from '../../search/order-by.js';
 import type { PayloadOperation, PointInput, PointRecord, ScrollPage, StoredPoint, UpdateMode } from '../../collection/collection.js';
 import type { VectorInput } from '../../collection/prepare-points.js';
 import type { CollectionConfigInput } from '../../segment/collection-config.js';
@@ -37,6 +38,8 @@ export interface QdrantScroll {
   readonly filter?: Filter;
   readonly with_payload: PayloadSelector;
   readonly with_vector: boolean;
+  /** Order by a payload value (search/order-by.ts; checked): no `from`, `offset` or next page then. */
+  readonly order_by?: OrderByInput;
 }
 
 /** One collection, as the Qdrant routes use it. */

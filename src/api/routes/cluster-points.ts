@@ -184,7 +184,9 @@ export const clusterPointRoutes: FastifyPluginAsyncTypebox<{ engine: ClusterEngi
     },
     async (request, reply) => {
       validateCollectionName(request.params.name);
-      const { filter, limit, cursor, with_payload, with_vector } = request.body;
+      const { filter, limit, cursor, with_payload, with_vector, order_by } = request.body;
+      // Each shard's first places would have to be merged by (value, id): not yet (docs/cluster.md).
+      if (order_by !== undefined && order_by !== null) throw badInput('order_by', 'ordering by a payload value is not served by a cluster node yet');
       if (filter !== undefined && filter !== null) parseFilter(filter, 'filter');
       toPayloadSelector(with_payload, 'with_payload', true);
       const page = await engine.scroll(

@@ -25,11 +25,12 @@ export const pointPageRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
     },
     async (request, reply) => {
       validateCollectionName(request.params.name);
-      const { filter, limit, cursor, with_payload, with_vector } = request.body;
+      const { filter, limit, cursor, order_by, with_payload, with_vector } = request.body;
       const parsed = filter === undefined || filter === null ? undefined : parseFilter(filter, 'filter');
       const page = await db.collection(request.params.name).scroll({
         limit: limit ?? DEFAULT_PAGE,
         ...(cursor === undefined || cursor === null ? {} : { from: cursor }),
+        ...(order_by === undefined || order_by === null ? {} : { order_by }),
         ...(parsed === undefined ? {} : { filter: parsed }),
         with_payload: with_payload ?? true,
         with_vector: with_vector ?? false,

@@ -19,7 +19,33 @@ export const PointRecordSchema = Type.Object({
   version: VersionSchema,
   payload: Type.Optional(PayloadSchema),
   vector: Type.Optional(Type.Array(Type.Number())),
+  order_value: Type.Optional(
+    Type.Number({ description: 'In a page ordered by order_by: the value that placed the point (a date-time as microseconds since the epoch).' }),
+  ),
 });
+
+/** `order_by` (search/order-by.ts): a payload key, or `{key, direction, start_from}`. */
+const OrderBySchema = Type.Union(
+  [
+    Type.String({ minLength: 1, maxLength: 1024, description: 'A payload key (a filter key: `a.b`, `tags[]`), ascending.' }),
+    Type.Object(
+      {
+        key: Type.String({ minLength: 1, maxLength: 1024 }),
+        direction: Nullable(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' })),
+        start_from: Nullable(
+          Type.Union([Type.Number(), Type.String()], {
+            description: 'Values from this one on (≥ ascending, ≤ descending): a number or an RFC 3339 date-time.',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  {
+    description:
+      'Order the page by the numbers or date-times at a payload key instead of by id; a point appears once per value there, ties by id. No cursor then, and next_cursor is null: the next page starts from the last value with start_from.',
+  },
+);
 
 export const ScrollBody = Type.Object(
   {
@@ -27,6 +53,7 @@ export const ScrollBody = Type.Object(
     limit: Nullable(Type.Integer({ minimum: LIMITS.limit.min, maximum: LIMITS.limit.max, default: 10, description: 'Points per page.' })),
     // Where the page starts (inclusive): the previous page's next_cursor; that point need not exist any more.
     cursor: Nullable(PointIdSchema),
+    order_by: Nullable(OrderBySchema),
     with_payload: WithPayloadSchema,
     with_vector: WithVector,
   },

@@ -1,4 +1,5 @@
 /** Request and response schemas of the point endpoints (upsert, delete, get, search). */
+import { MAX_GROUPED_HITS } from '../../search/group-limits.js';
 import { Type } from 'typebox';
 import { PAYLOAD_SELECTOR_LIMITS } from '../../payload/payload-selector.js';
 import { LIMITS } from '../../segment/collection-config.js';
@@ -175,6 +176,44 @@ export const ScoredPointSchema = Type.Object(
     vector: Type.Optional(Type.Array(Type.Number())),
   },
   { description: 'One search hit, best first.' },
+);
+
+/** A grouped search (search/groups.ts): a search's fields, but `limit` counts groups and there is no offset. */
+export const GroupSearchBody = Type.Object(
+  {
+    vector: SearchBody.properties.vector,
+    filter: SearchBody.properties.filter,
+    score_threshold: SearchBody.properties.score_threshold,
+    with_payload: SearchBody.properties.with_payload,
+    with_vector: SearchBody.properties.with_vector,
+    params: Nullable(
+      Type.Object(
+        {
+          ef: Nullable(Type.Integer({ minimum: LIMITS.efSearch.min, maximum: LIMITS.efSearch.max, description: 'HNSW beam width for every round.' })),
+          exact: Nullable(Type.Boolean({ description: 'Exact search (full scan) even on an HNSW collection.' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    group_by: Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description: 'The payload key whose values group the hits (a filter key: `a.b`, `tags[]`); its values must be strings or whole numbers.',
+    }),
+    group_size: Nullable(Type.Integer({ minimum: 1, maximum: MAX_GROUPED_HITS, description: 'Hits per group; 3 by default.' })),
+    limit: Nullable(
+      Type.Integer({ minimum: 1, maximum: MAX_GROUPED_HITS, description: `Groups; 10 by default. limit × group_size is at most ${MAX_GROUPED_HITS}.` }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const PointGroupSchema = Type.Object(
+  {
+    id: Type.Union([Type.String(), Type.Integer()], { description: 'The value the group shares: a string or a whole number (1 and "1" are two groups).' }),
+    hits: Type.Array(ScoredPointSchema, { description: "The group's best hits, best first." }),
+  },
+  { description: 'One group, groups ordered by their best hit.' },
 );
 
 /** Searches in one batch request: each is bounded like a single search, so the batch bounds their number. */
