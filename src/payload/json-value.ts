@@ -96,6 +96,18 @@ export function forbiddenKeyReason(key: string, value: unknown): string | undefi
   return undefined;
 }
 
+/**
+ * Calls `visit` on each value the key names in `payload`, an array's elements one by one (one
+ * level), until it returns true: how grouping and ordering read a key's values.
+ */
+export function someElementAt(
+  payload: Record<string, unknown>,
+  key: { readonly key: string; readonly parts: readonly string[]; readonly projections?: readonly boolean[] },
+  visit: (value: unknown) => boolean,
+): boolean {
+  return someValueAt(payload, key.key, key.parts, (value) => (Array.isArray(value) ? value.some(visit) : visit(value)), key.projections);
+}
+
 /** Every value the key names in `payload` (the values `someValueAt` would test), in walk order. */
 export function valuesAt(payload: Record<string, unknown>, key: string, parts: readonly string[]): unknown[] {
   const out: unknown[] = [];

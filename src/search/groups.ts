@@ -26,7 +26,7 @@ import { describeJson, type PointId } from '../core/point-id.js';
 import { compareHits } from '../core/top-k.js';
 import { parseKeyPath } from '../payload/filter-parse.js';
 import { type Condition, type Filter, filterTerms, type KeyPath } from '../payload/filter-types.js';
-import { someValueAt } from '../payload/json-value.js';
+import { someElementAt } from '../payload/json-value.js';
 import { ALL_PAYLOAD, type PayloadSelector, parsePayloadPath, selectorPatterns } from '../payload/payload-selector.js';
 import type { ScoredPoint, SearchInput } from './collection-search.js';
 import type { Selection, StageSource } from './multi-stage.js';
@@ -259,16 +259,9 @@ export function groupIds(payload: Record<string, unknown>, key: KeyPath): GroupI
       }
     } else bad = true;
   };
-  someValueAt(
-    payload,
-    key.key,
-    key.parts,
-    (value) => {
-      if (Array.isArray(value)) for (const element of value) take(element);
-      else take(value);
-      return bad;
-    },
-    key.projections,
-  );
+  someElementAt(payload, key, (value) => {
+    take(value);
+    return bad;
+  });
   return bad || ids.length === 0 ? undefined : ids;
 }

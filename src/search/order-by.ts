@@ -21,7 +21,7 @@ import { compareIds, describeJson, type PointId } from '../core/point-id.js';
 import { parseDatetime } from '../payload/datetime.js';
 import { parseKeyPath } from '../payload/filter-parse.js';
 import type { KeyPath } from '../payload/filter-types.js';
-import { someValueAt } from '../payload/json-value.js';
+import { someElementAt } from '../payload/json-value.js';
 
 /** `order_by` as the library and both ports take it: a key, or `{key, direction, start_from}`. */
 export type OrderByInput =
@@ -77,17 +77,10 @@ export function orderValues(payload: Record<string, unknown>, key: KeyPath): num
     const v = typeof value === 'number' ? value : typeof value === 'string' ? datetimeValue(value) : undefined;
     if (v !== undefined && !values.includes(v)) values.push(v);
   };
-  someValueAt(
-    payload,
-    key.key,
-    key.parts,
-    (value) => {
-      if (Array.isArray(value)) for (const element of value) take(element);
-      else take(value);
-      return false;
-    },
-    key.projections,
-  );
+  someElementAt(payload, key, (value) => {
+    take(value);
+    return false;
+  });
   return values;
 }
 
