@@ -25,6 +25,7 @@ import { pointPageRoutes } from './routes/point-pages.js';
 import { pointRoutes } from './routes/points.js';
 import { searchRoutes } from './routes/search.js';
 import { groupRoutes } from './routes/groups.js';
+import { matrixRoutes } from './routes/matrix.js';
 import { serviceRoutes } from './routes/service.js';
 import { ErrorEnvelope } from './schemas/common.js';
 import { ConditionSchema, FilterSchema } from './schemas/filter.js';
@@ -91,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.register(payloadRoutes, { change: localPayloadChange(options.db) });
     await app.register(searchRoutes, { db: options.db, metrics });
     await app.register(groupRoutes, { db: options.db });
+    await app.register(matrixRoutes, { db: options.db });
   } else {
     await app.register(clusterCollectionRoutes, { engine: options.cluster, db: options.db });
     await app.register(clusterPointRoutes, { engine: options.cluster });

@@ -16,6 +16,8 @@ export interface RouteCost {
   readonly bounded: string;
 }
 
+/** The distance matrix's bound (search/matrix.ts). */
+const MATRIX = 'a sample of at most 4,096 drawn in one sliced pass, then one exact search among the sample per sampled point, all counted first';
 /** A grouped search's bound (search/groups.ts). */
 const GROUPED = `groups × group_size ≤ ${MAX_GROUPED_HITS}; at most ${MAX_GROUP_ROUNDS} searches, all counted before the first runs`;
 const BODY = 'the body limit (-max-body-mb)';
@@ -59,6 +61,7 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'POST /collections/:name/points/payload/delete': { budgets: ['ids', 'filterTerms'], bounded: `at most 1000 keys; ${SLICED}` },
     'POST /collections/:name/points/payload/clear': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
     'POST /collections/:name/points/search/groups': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: GROUPED },
+    'POST /collections/:name/points/search/matrix': { budgets: ['searches', 'hits', 'vectorComponents', 'filterTerms'], bounded: MATRIX },
     'POST /collections/:name/points/search': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: 'one search' },
     'POST /collections/:name/points/search/batch': {
       budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
@@ -143,6 +146,8 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
       budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
       bounded: GROUPED,
     },
+    'POST /collections/:name/points/search/matrix/pairs': { budgets: ['searches', 'hits', 'vectorComponents', 'filterTerms'], bounded: MATRIX },
+    'POST /collections/:name/points/search/matrix/offsets': { budgets: ['searches', 'hits', 'vectorComponents', 'filterTerms'], bounded: MATRIX },
     'POST /collections/:name/points/recommend/groups': {
       budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents'],
       bounded: GROUPED,

@@ -31,6 +31,8 @@ import { type PointQueryRequest, type QueryRequest, type QuerySource, type Recom
 import { searchSegmentParallel } from './parallel-search.js';
 import { FacetCounter, type FacetHit, facetKey, MAX_FACET_LIMIT } from '../search/facet.js';
 import { checkOrderBy, type OrderBy, type OrderByInput, OrderedEntries } from '../search/order-by.js';
+import { checkMatrix, type Matrix, type MatrixSource, searchMatrix } from '../search/matrix.js';
+import { Reservoir } from '../search/sample.js';
 import { checkGrouping, type GroupSource, type Grouping, type PointGroup, searchGroups } from '../search/groups.js';
 import type { Payload } from '../segment/point-table.js';
 import { checkSelection, type PayloadOperation, payloadUpdate, type PointSelection } from './payload-operations.js';
@@ -75,6 +77,7 @@ export type { Example, PointQueryRequest, QueryRequest, RecommendRequest } from 
 export { PointNotFoundError } from '../search/query-verbs.js';
 export type { Grouping, GroupId, PointGroup } from '../search/groups.js';
 export type { OrderByInput } from '../search/order-by.js';
+export type { Matrix } from '../search/matrix.js';
 
 export interface StoredPoint {
   id: PointId;
@@ -574,6 +577,43 @@ export class Collection {
     };
     const selection = { with_payload: toPayloadSelector(search.with_payload, 'with_payload', true), with_vector: search.with_vector === true };
     return searchGroups(source, { query: { kind: 'vector', search }, ...fields, selection }, '');
+  }
+
+  /**
+   * `limit` matching points drawn uniformly at random (search/sample.ts), with payload and vector
+   * as asked, in no particular order: every match is read once, in slices.
+   */
+  async sample(request: {
+    readonly filter?: FilterInput | null;
+    readonly limit: number;
+    readonly with_payload?: SearchInput['with_payload'];
+    readonly with_vector?: boolean | null;
+  }): Promise<PointRecord[]> {
+    const limit = request.limit;
+    if (!Number.isInteger(limit) || limit < LIMITS.limit.min || limit > LIMITS.limit.max)
+      throw badInput('limit', `expected an integer from ${LIMITS.limit.min} to ${LIMITS.limit.max}, got ${describeJson(limit)}`);
+    const reservoir = new Reservoir<PointId>(limit);
+    await this.scanMatches(request.filter ?? undefined, (slot, table) => reservoir.add(table.idOf(slot)));
+    return this.retrieve(reservoir.items(), { with_payload: request.with_payload ?? true, with_vector: request.with_vector ?? false });
+  }
+
+  /**
+   * The distance matrix (search/matrix.ts): `sample` (10) matching points drawn at random, and for
+   * each its `limit` (3) nearest among them, scored exactly.
+   */
+  async searchMatrix(request: { readonly filter?: FilterInput | null; readonly sample?: number | null; readonly limit?: number | null }): Promise<Matrix> {
+    const { sample, limit } = checkMatrix(request);
+    const filter = request.filter === undefined || request.filter === null ? undefined : toFilter(request.filter);
+    const source: MatrixSource = {
+      vectorSize: this.config.vectorSize,
+      sample: async (where, size) =>
+        (await this.sample({ ...(where === undefined ? {} : { filter: where }), limit: size, with_payload: false, with_vector: true })).map((r) => ({
+          id: r.id,
+          vector: r.vector ?? [],
+        })),
+      queryChecked: async (queries, options) => (await this.queryChecked(queries, options)).map((outcome) => outcome.points),
+    };
+    return searchMatrix(source, { ...(filter === undefined ? {} : { filter }), sample, limit });
   }
 
   /** A search near a stored point's vector, the point left out (query-verbs.ts); ERR_POINT_NOT_FOUND when it does not exist. */

@@ -320,6 +320,12 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     },
     {
       port: 'kith',
+      route: 'POST /collections/:name/points/search/matrix',
+      what: 'a sample of 4,096, 31 neighbours each (131,072 hits), under the widest filter',
+      run: search('/collections/w/points/search/matrix', { sample: 4096, limit: 31, filter: widest }),
+    },
+    {
+      port: 'kith',
       route: 'POST /collections/:name/points/search/batch',
       what: "the issue's 4,096 × limit 10,000 (refused)",
       run: search('/collections/w/points/search/batch', { searches: Array.from({ length: 4096 }, () => ({ vector: query, limit: 10000 })) }, 400),
@@ -597,6 +603,24 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       route: 'POST /collections/:name/points/query',
       what: 'order_by: offset 5,000 + limit 4,096 with vectors',
       run: qSend('POST', '/collections/w/points/query', { query: { order_by: { key: 'k', direction: 'desc' } }, offset: 5000, limit: 4096, with_vector: true }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/search/matrix/pairs',
+      what: 'a sample of 4,096, 31 neighbours each',
+      run: qSend('POST', '/collections/w/points/search/matrix/pairs', { sample: 4096, limit: 31 }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/search/matrix/offsets',
+      what: 'a sample of 4,096, 31 neighbours each, under the widest filter',
+      run: qSend('POST', '/collections/w/points/search/matrix/offsets', { sample: 4096, limit: 31, filter: widest }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: 'a random sample of 10,000 with payloads, under the widest filter',
+      run: qSend('POST', '/collections/w/points/query', { query: { sample: 'random' }, limit: 10000, filter: widest, with_payload: true }),
     },
     {
       port: 'qdrant',

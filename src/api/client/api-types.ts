@@ -3,6 +3,7 @@
  * api/schemas/ (imported as types only): the typed client, the CLI and the dashboard read them from
  * here, so a schema change that breaks one of them fails its type check (`npm run lint`, the build).
  */
+import type { MatrixBody, MatrixResult } from '../schemas/matrix.js';
 import type { Static } from 'typebox';
 import type { AliasInfoSchema, ChangeAliasesBody, ChangeAliasesResult } from '../schemas/aliases.js';
 import type { FacetBody, FacetResult } from '../schemas/facet.js';
@@ -56,6 +57,9 @@ export type ScoredPoint = Static<typeof ScoredPointSchema>;
 export type GroupSearchRequest = Omit<Static<typeof GroupSearchBody>, 'filter'> & { filter?: Filter | null };
 /** One group of a grouped search, its hits best first. */
 export type PointGroup = { id: string | number; hits: ScoredPoint[] };
+/** A distance matrix request: a filter, the sample size (10) and neighbours per sampled point (3). */
+export type MatrixRequest = Omit<Static<typeof MatrixBody>, 'filter'> & { filter?: Filter | null };
+export type MatrixPairs = Static<typeof MatrixResult>;
 export type SearchExplain = Static<typeof SearchExplainSchema>;
 export type PointRecord = Static<typeof RecordSchema>;
 export type ScrollRequest = Omit<Static<typeof ScrollBody>, 'filter'> & { filter?: Filter | null };

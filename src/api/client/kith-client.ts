@@ -33,6 +33,8 @@ import type {
   ReplicaChangeRequest,
   RetrieveRequest,
   GroupSearchRequest,
+  MatrixPairs,
+  MatrixRequest,
   PointGroup,
   ScoredPoint,
   ScrollPage,
@@ -259,6 +261,11 @@ export class KithClient {
     const groups = (await this.call('POST', `${pointsPath(name)}/search/groups`, request)).result as PointGroup[];
     for (const group of groups) for (const hit of group.hits) toBigIntVersion(hit);
     return groups;
+  }
+
+  /** POST /collections/{name}/points/search/matrix — a random sample of the matching points, each with its nearest others among it. */
+  async searchMatrix(name: string, request: MatrixRequest = {}): Promise<MatrixPairs> {
+    return (await this.call('POST', `${pointsPath(name)}/search/matrix`, request)).result as MatrixPairs;
   }
 
   /** The same search with `params.explain`: the hits and how the planner answered. */

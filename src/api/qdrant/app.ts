@@ -17,6 +17,7 @@ import { qdrantPayloadRoutes } from './payload.js';
 import { qdrantPointRoutes } from './points.js';
 import { qdrantSearchRoutes } from './search.js';
 import { qdrantGroupRoutes } from './groups.js';
+import { qdrantMatrixRoutes } from './matrix.js';
 import { qdrantServiceRoutes } from './service.js';
 import type { ClusterEngine } from '../../cluster/cluster-engine.js';
 import { clusterStore } from './cluster-store.js';
@@ -79,6 +80,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     await scope.register(qdrantPointRoutes, { store });
     await scope.register(qdrantSearchRoutes, { store });
     await scope.register(qdrantGroupRoutes, { store });
+    await scope.register(qdrantMatrixRoutes, { store });
     await scope.register(qdrantPayloadRoutes, { store });
     await scope.register(qdrantFacetRoutes, { store });
     await scope.register(qdrantBatchRoutes, { store });

@@ -46,7 +46,7 @@ export interface Mmr {
  */
 export type Plan =
   | (Common & { kind: 'search'; query: Query; mmr?: Mmr })
-  | (Common & { kind: 'list'; orderBy?: OrderByInput })
+  | (Common & { kind: 'list'; orderBy?: OrderByInput; sample?: true })
   | (Common & { kind: 'stages'; stage: Stage; selection: Selection });
 
 export function parseParams(raw: unknown, path: string): { ef?: number; exact: boolean } {

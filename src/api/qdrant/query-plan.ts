@@ -16,10 +16,15 @@ import { type Fusion, MAX_DEPTH, MAX_STAGES, prefetchPath, type Stage } from '..
 import { asObject, formatError, notSupported, optionalInteger, optionalNumber, QdrantHttpError, validationError } from './errors.js';
 import { type Common, commonPlan, engineQuery, type Mmr, nearestQuery, type Plan, type Query, recommendQuery } from './query-parse.js';
 
-const UNSUPPORTED_QUERIES = ['discover', 'context', 'formula', 'sample'];
+const UNSUPPORTED_QUERIES = ['discover', 'context', 'formula'];
 
 /** What a `query` asks for: nothing, a fusion of the prefetches, a search (maybe with MMR), or points in payload order. */
-type QueryPart = { kind: 'none' } | { kind: 'fuse'; fusion: Fusion } | { kind: 'search'; query: Query; mmr?: Mmr } | { kind: 'order'; orderBy: OrderByInput };
+type QueryPart =
+  | { kind: 'none' }
+  | { kind: 'fuse'; fusion: Fusion }
+  | { kind: 'search'; query: Query; mmr?: Mmr }
+  | { kind: 'order'; orderBy: OrderByInput }
+  | { kind: 'sample' };
 
 /** A query request body. */
 export function queryPlan(dim: number, raw: unknown, path: string): Plan {
@@ -37,6 +42,12 @@ export function queryPlan(dim: number, raw: unknown, path: string): Plan {
     }
     if (part.kind === 'fuse') throw formatError(queryPath, 'a fusion needs prefetches to fuse');
     if (part.kind === 'order') return { kind: 'list', ...common, orderBy: part.orderBy };
+    if (part.kind === 'sample') {
+      // One draw of offset + limit points, the first offset skipped: a draw is a page's size at most.
+      if (common.offset + common.limit > LIMITS.limit.max)
+        throw validationError('offset', `offset + limit is at most ${LIMITS.limit.max} with a random sample, got ${common.offset + common.limit}`);
+      return { kind: 'list', ...common, sample: true };
+    }
     return { kind: 'search', ...common, query: part.query, ...(part.mmr === undefined ? {} : { mmr: part.mmr }) };
   }
   if (part.kind === 'none') throw badRequest("A query is needed to merge the prefetches. Can't have prefetches without defining a query.");
@@ -74,6 +85,7 @@ function prefetchStage(dim: number, raw: unknown, path: string, above: Filter | 
 
 function stageOf(part: Exclude<QueryPart, { kind: 'none' }>, common: Common, sources: Stage[], path: string): Stage {
   if (part.kind === 'order') throw notSupported(childPath(childPath(path, 'query'), 'order_by'), 'order_by over prefetches or in a prefetch', true);
+  if (part.kind === 'sample') throw notSupported(childPath(childPath(path, 'query'), 'sample'), 'sampling over prefetches or in a prefetch', true);
   if (part.kind === 'search') {
     const query = engineQuery({ kind: 'search', ...common, query: part.query, ...(part.mmr === undefined ? {} : { mmr: part.mmr }) });
     return { kind: 'search', path, query, sources };
@@ -140,6 +152,10 @@ function queryPart(dim: number, raw: unknown, queryPath: string, limit: number):
     const q = query as Record<string, unknown>;
     const kind = UNSUPPORTED_QUERIES.find((k) => Object.hasOwn(q, k));
     if (kind !== undefined) throw notSupported(childPath(queryPath, kind), `the \`${kind}\` query`, true);
+    if (Object.hasOwn(q, 'sample')) {
+      if (q.sample !== 'random') throw formatError(childPath(queryPath, 'sample'), `expected "random", got ${describeJson(q.sample)}`);
+      return { kind: 'sample' };
+    }
     if (Object.hasOwn(q, 'order_by')) {
       const orderPath = childPath(queryPath, 'order_by');
       checkOrderBy(q.order_by, orderPath);

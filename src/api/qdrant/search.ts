@@ -18,7 +18,7 @@ import { describeJson, type PointId } from '../../core/point-id.js';
 import { selectorPatterns } from '../../payload/payload-selector.js';
 import { okSliced } from '../envelope.js';
 import { requestCollection } from './collections.js';
-import { asObject, formatError, QdrantHttpError, validationError } from './errors.js';
+import { asObject, formatError, notSupported, QdrantHttpError, validationError } from './errors.js';
 import { toQdrantId } from './ids.js';
 import { engineQuery, type Plan, recommendPlan, searchPlan } from './query-parse.js';
 import { queryPlan } from './query-plan.js';
@@ -83,6 +83,18 @@ async function runPlans(collection: QdrantCollection, plans: readonly Plan[], pa
   }
   for (const [i, plan] of plans.entries()) {
     if (plan.kind !== 'list') continue;
+    if (plan.sample === true) {
+      if (collection.sample === undefined) throw notSupported('query.sample', 'sampling on a cluster node', true);
+      // The offset skips sampled points: a sample of offset + limit, then the page.
+      const drawn = await collection.sample({
+        limit: plan.offset + plan.limit,
+        ...(plan.filter === undefined ? {} : { filter: plan.filter }),
+        with_payload: plan.withPayload,
+        with_vector: plan.withVector,
+      });
+      answers[i] = await mapInSlices(drawn.slice(plan.offset), (p) => scoredPoint(p.id, p.version, 0, p.payload, p.vector));
+      continue;
+    }
     const page = await collection.scroll({
       limit: plan.limit,
       offset: plan.offset,

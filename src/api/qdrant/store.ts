@@ -18,6 +18,7 @@ import type { ScoredPoint, SearchInput } from '../../search/collection-search.js
 import type { QueryRequest } from '../../search/query-verbs.js';
 import type { RequestCost } from '../../search/request-cost.js';
 import type { FacetHit } from '../../search/facet.js';
+import type { Matrix } from '../../search/matrix.js';
 
 /** What the Qdrant port shows of a collection's configuration and size. */
 export interface QdrantCollectionFacts {
@@ -62,6 +63,15 @@ export interface QdrantCollection {
   deleteByFilter(filter: Filter): Promise<void>;
   scroll(request: QdrantScroll): Promise<ScrollPage>;
   count(filter: Filter | undefined): Promise<number>;
+  /** The distance matrix (search/matrix.ts); absent on a cluster node. */
+  searchMatrix?(request: { readonly filter?: Filter; readonly sample: number; readonly limit: number }): Promise<Matrix>;
+  /** Matching points drawn at random (search/sample.ts); absent on a cluster node. */
+  sample?(request: {
+    readonly filter?: Filter;
+    readonly limit: number;
+    readonly with_payload: PayloadSelector;
+    readonly with_vector: boolean;
+  }): Promise<PointRecord[]>;
   /** Value counts of a payload key over the matching points (search/facet.ts); absent on a cluster node. */
   facet?(request: { readonly key: string; readonly filter?: Filter; readonly limit: number }): Promise<FacetHit[]>;
   /** The queries' hits, in order, every query bounded by `cost` before any runs. */
@@ -157,6 +167,8 @@ export function localStore(db: Database): QdrantStore {
         scroll: (request) => collection.scroll(request),
         count: (filter) => collection.count(filter),
         facet: (request) => collection.facet(request),
+        searchMatrix: (request) => collection.searchMatrix(request),
+        sample: (request) => collection.sample(request),
         queryChecked: async (queries, options) => (await collection.queryChecked(queries, options)).map((outcome) => outcome.points),
         changePayloads: async (selection, operation) => {
           await collection.changePayloads(selection, operation);
