@@ -3,6 +3,7 @@
  * points (ids, payloads, scores), writes through the Qdrant port survive a restart, and SIGTERM
  * closes both listeners and exits 0.
  */
+import { shortestFloat32 } from '../../src/core/float32-text.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { QdrantClient } from '@qdrant/js-client-rest';
@@ -33,7 +34,8 @@ test('one collection seen through both ports: same ids, payloads and scores; dur
   assert.equal(viaQdrant.length, 40);
   assert.deepEqual(
     viaQdrant.map((h) => [String(h.id), h.payload, h.score]),
-    viaKith.body.result.map((h: { id: string; payload: unknown; score: number }) => [h.id, h.payload, h.score]),
+    // The Qdrant port writes a score as its shortest float32 decimal; kith's as the double.
+    viaKith.body.result.map((h: { id: string; payload: unknown; score: number }) => [h.id, h.payload, shortestFloat32(h.score)]),
   );
   // A point written through the kith port with an integer-looking id is an integer on the Qdrant port.
   await httpJson(server.url, 'PUT', '/collections/both/points', { points: [{ id: '100', vector: [1, 0, 0, 0], payload: { from: 'kith' } }] });

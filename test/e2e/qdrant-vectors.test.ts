@@ -3,6 +3,7 @@
  * advanced, searches answer from the new vectors, a missing id refuses the whole request; the
  * unnamed vector spelled `{"": […]}` (Python LangChain's upsert) in every place Qdrant takes it.
  */
+import { shortestFloat32 } from '../../src/core/float32-text.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { KithClient, KithClientError } from '../../src/api/client/kith-client.js';
@@ -88,7 +89,8 @@ test('Qdrant port: the unnamed vector as {"": […]} in upsert points, upsert ba
     [
       [1, [1, 0]],
       [2, [0, 1]],
-      [3, [Math.SQRT1_2, Math.SQRT1_2].map(Math.fround)],
+      // Normalised, and written as its shortest float32 decimal, as Qdrant writes it.
+      [3, [Math.SQRT1_2, Math.SQRT1_2].map(shortestFloat32)],
     ],
   );
   const search = await http(url, 'POST', '/collections/u/points/search', { vector: { name: '', vector: [1, 0] }, limit: 1 });

@@ -12,6 +12,7 @@ import { requestCollection } from './collections.js';
 import { asObject, notSupported, optionalInteger } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
 import { toQdrantId } from './ids.js';
+import { shortestFloat32 } from '../../core/float32-text.js';
 import type { QdrantStore } from './store.js';
 
 type NameParams = { Params: { name: string } };
@@ -33,7 +34,9 @@ export async function qdrantMatrixRoutes(app: FastifyInstance, { store }: { stor
 
   app.post<NameParams>('/collections/:name/points/search/matrix/pairs', async (request, reply) => {
     const matrix = await matrixOf(request);
-    const pairs = matrix.rows.flatMap((row, i) => row.map((hit) => ({ a: toQdrantId(matrix.ids[i] as string), b: toQdrantId(hit.id), score: hit.score })));
+    const pairs = matrix.rows.flatMap((row, i) =>
+      row.map((hit) => ({ a: toQdrantId(matrix.ids[i] as string), b: toQdrantId(hit.id), score: shortestFloat32(hit.score) })),
+    );
     return okSliced(reply, { pairs });
   });
 
@@ -45,7 +48,7 @@ export async function qdrantMatrixRoutes(app: FastifyInstance, { store }: { stor
       for (const hit of row) {
         rows.push(i);
         cols.push(column.get(hit.id) as number);
-        scores.push(hit.score);
+        scores.push(shortestFloat32(hit.score));
       }
     });
     return okSliced(reply, { offsets_row: rows, offsets_col: cols, scores, ids: matrix.ids.map(toQdrantId) });

@@ -25,6 +25,7 @@ import { queryPlan } from './query-plan.js';
 import type { QdrantScoredPoint } from './shape.js';
 import type { QdrantCollection, QdrantCollectionFacts, QdrantStore } from './store.js';
 import { mapInSlices } from '../../core/time-slices.js';
+import { shortestFloat32, shortestFloat32s } from '../../core/float32-text.js';
 
 type NameParams = { Params: { name: string } };
 
@@ -119,9 +120,10 @@ export function scoredPoint(
   payload: Record<string, unknown> | undefined,
   vector: number[] | undefined,
 ): QdrantScoredPoint {
-  const out: QdrantScoredPoint = { id: toQdrantId(id), version: Number(version), score };
+  // Scores and components as Qdrant writes its f32s: the shortest decimal of each.
+  const out: QdrantScoredPoint = { id: toQdrantId(id), version: Number(version), score: shortestFloat32(score) };
   if (payload !== undefined) out.payload = payload;
-  if (vector !== undefined) out.vector = vector;
+  if (vector !== undefined) out.vector = shortestFloat32s(vector);
   return out;
 }
 

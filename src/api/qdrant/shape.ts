@@ -4,6 +4,7 @@
  */
 import type { Payload } from '../../segment/point-table.js';
 import { describeJson } from '../../core/point-id.js';
+import { shortestFloat32s } from '../../core/float32-text.js';
 import { formatError, notSupported } from './errors.js';
 import { type QdrantId, toQdrantId } from './ids.js';
 
@@ -28,10 +29,11 @@ export interface QdrantScoredPoint extends QdrantRecord {
   score: number;
 }
 
+/** A point as Qdrant shows it: its vector's components as their shortest float32 decimals (0.15, not 0.15000000596046448). */
 export function toRecord(id: string, payload: Payload | undefined, vector: number[] | undefined): QdrantRecord {
   const record: QdrantRecord = { id: toQdrantId(id) };
   if (payload !== undefined) record.payload = payload;
-  if (vector !== undefined) record.vector = vector;
+  if (vector !== undefined) record.vector = shortestFloat32s(vector);
   return record;
 }
 
