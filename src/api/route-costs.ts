@@ -18,6 +18,8 @@ export interface RouteCost {
 
 /** The distance matrix's bound (search/matrix.ts). */
 const MATRIX = 'a sample of at most 4,096 drawn in one sliced pass, then one exact search among the sample per sampled point, all counted first';
+/** A reconfiguration's bound (Database.reconfigureCollection). */
+const REBUILD = 'one LMDB transaction, then the collection rebuilt from its stored points in 20 ms slices, as a start-up loads it';
 /** A grouped search's bound (search/groups.ts). */
 const GROUPED = `groups × group_size ≤ ${MAX_GROUPED_HITS}; at most ${MAX_GROUP_ROUNDS} searches, all counted before the first runs`;
 const BODY = 'the body limit (-max-body-mb)';
@@ -42,6 +44,7 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'GET /collections': { budgets: [], bounded: 'one line per collection' },
     'GET /collections/:name': { budgets: [], bounded: FIXED },
     'DELETE /collections/:name': { budgets: [], bounded: 'the drop is one LMDB transaction on its write thread' },
+    'PATCH /collections/:name': { budgets: [], bounded: REBUILD },
     'GET /aliases': { budgets: [], bounded: 'at most 10,000 aliases (db/aliases.ts)' },
     'POST /aliases': { budgets: [], bounded: 'at most 1,000 actions, one transaction over at most 10,000 aliases' },
     'GET /collections/:name/aliases': { budgets: [], bounded: 'at most 10,000 aliases' },
@@ -100,6 +103,7 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'GET /collections/:name': { budgets: [], bounded: `at most 256 declared fields; ${SLICED}` },
     'DELETE /collections/:name': { budgets: [], bounded: 'the drop is one LMDB transaction on its write thread' },
     'GET /collections/:name/exists': { budgets: [], bounded: FIXED },
+    'PATCH /collections/:name': { budgets: [], bounded: REBUILD },
     'POST /collections/aliases': { budgets: [], bounded: 'at most 1,000 actions, one transaction over at most 10,000 aliases' },
     'GET /aliases': { budgets: [], bounded: 'at most 10,000 aliases' },
     'GET /collections/:name/aliases': { budgets: [], bounded: 'at most 10,000 aliases' },

@@ -213,6 +213,11 @@ export class Collection {
   /** The segment the search threads have a view of, its key there, and the arrays they were given. */
   private posted: { readonly segment: Segment; readonly key: number; readonly state: SharedSegmentState } | undefined;
   private dropped = false;
+  /**
+   * The collection that took this one's place (Database.reconfigureCollection): writes queued
+   * here before it did run there instead, with its configuration.
+   */
+  private successor: Collection | undefined;
   /** `close` was called: background work stops. */
   private closing = false;
   private readonly calibration: EfCalibration;
@@ -350,6 +355,7 @@ export class Collection {
     // still apply in the order they came. A bad batch fails here, before anything is written.
     const preparing = settledLater(preparePoints(points, this.config));
     const result = await this.writes.run(async () => {
+      if (this.successor !== undefined) return this.successor.upsert(points, options);
       const checked = await preparing;
       this.assertLive();
       const prepared = mode === 'upsert' && condition === undefined ? checked : await this.admitted(checked, mode, condition);
@@ -371,6 +377,7 @@ export class Collection {
     const applied = appliedOf(options);
     const checking = settledLater(checkIds(rawIds));
     const result = await this.writes.run(async () => {
+      if (this.successor !== undefined) return this.successor.deleteIds(rawIds, options);
       await checking;
       this.assertLive();
       return this.deleteExisting(await existingIdsOf(rawIds, this.segment.table), applied);
@@ -391,6 +398,7 @@ export class Collection {
     if (filter === undefined) throw badInput('filter', 'expected a filter object ({} matches every point)');
     const applied = appliedOf(options);
     const result = await this.writes.run(async () => {
+      if (this.successor !== undefined) return this.successor.deleteByFilter(filterInput, options);
       this.assertLive();
       return this.deleteExisting(await matchingIds(this.segment, filter), applied);
     });
@@ -1011,6 +1019,7 @@ export class Collection {
     if (Array.isArray(selector)) new RequestCost().add('ids', selector.length, 'points');
     const applied = appliedOf(options);
     const result = await this.writes.run(async () => {
+      if (this.successor !== undefined) return this.successor.updatePayloads(selector, update, options);
       this.assertLive();
       const table = this.segment.table;
       const slices = new TimeSlices();
@@ -1063,6 +1072,7 @@ export class Collection {
     const applied = appliedOf(options);
     const preparing = settledLater(prepareVectors(points, this.config));
     const result = await this.writes.run(async () => {
+      if (this.successor !== undefined) return this.successor.updateVectors(points, options);
       const vectors = await preparing;
       this.assertLive();
       if (vectors.length === 0) {
@@ -1195,6 +1205,7 @@ export class Collection {
   /** Sets (or, with undefined, removes) one annotation, durably, in write order. */
   async annotate(key: string, value: unknown): Promise<void> {
     await this.writes.run(async () => {
+      if (this.successor !== undefined) return this.successor.annotate(key, value);
       this.assertLive();
       const next = { ...this.annotations() };
       if (value === undefined) delete next[key];
@@ -1204,6 +1215,32 @@ export class Collection {
   }
 
   /** Waits for queued writes, then refuses new ones with 404. */
+  /**
+   * Runs `task` in this collection's write order: no write runs meanwhile (they queue behind it);
+   * reads go on. A reconfiguration rebuilds the collection's memory inside it.
+   */
+  holdWrites<T>(task: () => Promise<T>): Promise<T> {
+    return this.writes.run(async () => {
+      this.assertLive();
+      return task();
+    });
+  }
+
+  /**
+   * Gives this collection's place to `next` (the same stored collection, reconfigured), from inside
+   * `holdWrites`: writes queued here go there, this one stops its background work and lets the
+   * search threads go once the searches on it have finished.
+   */
+  async handOver(next: Collection): Promise<void> {
+    this.successor = next;
+    this.dropped = true;
+    this.calibration.stop();
+    await this.gate.write(() => {
+      if (this.posted !== undefined) this.threads?.detach(this.posted.key);
+      this.posted = undefined;
+    });
+  }
+
   async retire(): Promise<void> {
     this.calibration.stop();
     await this.writes.run(() => {

@@ -82,6 +82,10 @@ export const ERRORS = {
     status: 409,
     why: 'A collection with this name already exists, or an alias was to take a collection’s name; drop it first or pick another name.',
   },
+  ERR_CONFLICT: {
+    status: 409,
+    why: 'Another reconfiguration of the collection is running; nothing of the request was applied. Retry once it has finished (its request answers then).',
+  },
   ERR_SHUTTING_DOWN: {
     status: 503,
     why: 'The database is closing; the request was not applied. Retry against the restarted service.',

@@ -17,6 +17,7 @@ import {
   type CollectionConfig,
   type CollectionConfigInput,
   configFromStored,
+  configToInfo,
   configToJson,
   parseCollectionConfig,
   validateCollectionName,
@@ -53,6 +54,26 @@ export interface DatabaseOptions {
   readonly versions?: (collection: string) => VersionSource | undefined;
 }
 
+/** What `reconfigureCollection` may change: the index parameters and whether there is a graph. */
+export interface CollectionChange {
+  readonly parameters?: {
+    readonly m?: number;
+    readonly ef_construction?: number;
+    readonly ef_search?: number;
+    readonly k?: number;
+    readonly target_recall?: number;
+  } | null;
+  readonly hnsw?: boolean | null;
+}
+
+/** The configuration `change` asks for, checked as a create checks it (bounds, m × ef_construction × vector_size). */
+function changedConfig(current: CollectionConfig, change: CollectionChange): CollectionConfig {
+  const info = configToInfo(current);
+  const { ef_search, ...kept } = info.parameters;
+  const parameters = { ...kept, ...(current.parameters.efSearchExplicit ? { ef_search } : {}), ...(change.parameters ?? {}) };
+  return parseCollectionConfig({ ...info, hnsw: change.hnsw ?? info.hnsw, parameters });
+}
+
 /** How `createCollection` sets up the new collection's write path. */
 export interface CreateOptions {
   /** Where its upserts take their versions; the clock when absent. */
@@ -74,6 +95,8 @@ export class Database {
   private readonly collections = new Map<string, Collection>();
   /** Names being created or dropped: a create of one of them is a conflict. */
   private readonly busyNames = new Set<string>();
+  /** Collections whose reconfiguration is running (one at a time each). */
+  private readonly reconfiguring = new Set<string>();
   private readonly reports = new Map<string, LoadReport>();
   private closing: Promise<void> | undefined;
   private loadingNow = true;
@@ -319,6 +342,51 @@ export class Database {
     } finally {
       this.busyNames.delete(name);
       this.aliasMap = this.store.readAliases();
+    }
+  }
+
+  /**
+   * Changes a collection's index parameters in place: `parameters` (m, ef_construction, ef_search,
+   * k, target_recall) and `hnsw` (a graph or an exact scan). The name, dimension, distance,
+   * quantization and payload indexing stay. The new configuration is written durably first; then
+   * the collection's memory is rebuilt from its stored points with it (the graph too, when m,
+   * ef_construction or hnsw change; otherwise its snapshot is reused), in slices, while reads go on
+   * against the old memory and writes wait in its queue; then the rebuilt collection takes its
+   * place and the waiting writes run on it. Resolves once it has. A crash meanwhile loses nothing:
+   * the next start loads the stored points with the new configuration. ERR_CONFLICT while another
+   * reconfiguration of the collection runs.
+   */
+  async reconfigureCollection(nameOrAlias: string, change: CollectionChange): Promise<CollectionInfo> {
+    this.assertOpen();
+    this.assertLoaded();
+    const old = this.collection(nameOrAlias);
+    const name = old.name;
+    const config = changedConfig(old.config, change);
+    const before = old.config.parameters;
+    const rebuildGraph = config.hnsw !== old.config.hnsw || config.parameters.m !== before.m || config.parameters.efConstruction !== before.efConstruction;
+    if (!rebuildGraph && JSON.stringify(configToJson(config)) === JSON.stringify(configToJson(old.config))) return old.describe();
+    if (this.reconfiguring.has(name)) throw new KithError('ERR_CONFLICT', `collection "${name}" is being reconfigured; try again when that has finished`);
+    this.reconfiguring.add(name);
+    try {
+      return await old.holdWrites(async () => {
+        await this.store.updateCollectionConfig(old.uid, name, configToJson(config), rebuildGraph);
+        const stored = this.store.loadCollections().find((entry) => entry.uid === old.uid);
+        const next = new Collection(this.store, old.uid, config, stored?.lastVersion ?? 0n, this.warn, this.threads, old.versionSource, old.appliedPosition);
+        const stop = (): Error | undefined =>
+          this.closing === undefined ? undefined : new KithError('ERR_SHUTTING_DOWN', 'the database closed while reconfiguring');
+        const report = await runStepsInSlices(next.loadSteps(), LOAD_SLICE_MS, stop);
+        if (this.collections.get(name) !== old) {
+          // Dropped meanwhile: the drop's retire waits behind this task, then removes the stored collection.
+          await next.handOver(old);
+          throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" was dropped while it was reconfigured`);
+        }
+        this.reports.set(name, report);
+        this.collections.set(name, next);
+        await old.handOver(next);
+        return next.describe();
+      });
+    } finally {
+      this.reconfiguring.delete(name);
     }
   }
 

@@ -232,6 +232,19 @@ export class LmdbStore {
     });
   }
 
+  /**
+   * Replaces the collection entry's configuration (a reconfiguration); with `dropSnapshot`, its
+   * graph snapshot goes in the same transaction (it was built with other graph parameters).
+   */
+  async updateCollectionConfig(uid: number, name: string, config: unknown, dropSnapshot: boolean): Promise<void> {
+    await this.write(() => {
+      const entry = this.collections.get(name);
+      if (entry?.uid !== uid) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${name}" does not exist`);
+      this.collections.putSync(name, { uid, config });
+      if (dropSnapshot) removeRange(this.snapshots, snapshotRange(uid));
+    });
+  }
+
   /** Removes the collection entry, every point of it and every alias naming it in one transaction. */
   async dropCollection(uid: number, name: string): Promise<void> {
     await this.write(() => {

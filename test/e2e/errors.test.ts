@@ -81,8 +81,8 @@ test('a wrong method on a known path is a 405 whose Allow header lists the right
   const cases: Array<[string, string, string[]]> = [
     ['PATCH', '/collections', ['GET', 'POST']],
     ['DELETE', '/collections', ['GET', 'POST']],
-    ['PUT', '/collections/c', ['DELETE', 'GET']],
-    ['POST', '/collections/c', ['DELETE', 'GET']],
+    ['PUT', '/collections/c', ['DELETE', 'GET', 'PATCH']],
+    ['POST', '/collections/c', ['DELETE', 'GET', 'PATCH']],
     ['DELETE', '/collections/c/points', ['PUT']],
     ['GET', '/collections/c/points', ['PUT']],
     ['POST', '/collections/c/points/a', ['GET']],

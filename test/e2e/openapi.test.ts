@@ -16,7 +16,7 @@ test('the OpenAPI document lists every endpoint of the interface with its method
   const doc = (await call('GET', '/openapi.json')).body;
   const methods = Object.fromEntries(Object.entries(doc.paths).map(([path, ops]) => [path, Object.keys(ops as object).sort()]));
   assert.deepEqual(methods['/collections'], ['get', 'post']);
-  assert.deepEqual(methods['/collections/{name}'], ['delete', 'get']);
+  assert.deepEqual(methods['/collections/{name}'], ['delete', 'get', 'patch']);
   assert.deepEqual(methods['/collections/{name}/points'], ['put']);
   assert.deepEqual(methods['/collections/{name}/points/search'], ['post']);
   assert.deepEqual(methods['/collections/{name}/points/delete'], ['post']);

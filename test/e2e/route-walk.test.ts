@@ -384,6 +384,18 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       run: kSend('POST', '/collections/u/points/delete', { filter: widest }),
     },
     { port: 'kith', route: 'POST /backup', what: 'a hot copy', run: kSend('POST', '/backup') },
+    {
+      port: 'kith',
+      route: 'PATCH /collections/:name',
+      what: 'the 65536-d collection rebuilt with m 16 (every point re-inserted)',
+      run: kSend('PATCH', '/collections/big', { parameters: { m: 16, ef_construction: 128 } }),
+    },
+    {
+      port: 'kith',
+      route: 'PATCH /collections/:name',
+      what: 'm beyond its bound (refused)',
+      run: kSend('PATCH', '/collections/big', { parameters: { m: 101 } }, 400),
+    },
     { port: 'kith', route: 'DELETE /collections/:name', what: 'drop the 65536-d collection', run: kSend('DELETE', '/collections/big') },
     { port: 'kith', route: 'DELETE /collections/:name', what: 'drop the Flat collection', run: kSend('DELETE', '/collections/u') },
 
@@ -621,6 +633,12 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       route: 'POST /collections/:name/points/query',
       what: 'a random sample of 10,000 with payloads, under the widest filter',
       run: qSend('POST', '/collections/w/points/query', { query: { sample: 'random' }, limit: 10000, filter: widest, with_payload: true }),
+    },
+    {
+      port: 'qdrant',
+      route: 'PATCH /collections/:name',
+      what: 'the 20,000-point collection rebuilt with m 24, ef_construct 128',
+      run: qSend('PATCH', '/collections/w', { hnsw_config: { m: 24, ef_construct: 128 }, optimizers_config: { indexing_threshold: 0 } }),
     },
     {
       port: 'qdrant',

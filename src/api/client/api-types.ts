@@ -8,7 +8,7 @@ import type { Static } from 'typebox';
 import type { AliasInfoSchema, ChangeAliasesBody, ChangeAliasesResult } from '../schemas/aliases.js';
 import type { FacetBody, FacetResult } from '../schemas/facet.js';
 import type { ClusterPart, ClusterState as ClusterStateSchema, ReplicaChangeBody } from '../schemas/cluster.js';
-import type { CollectionInfoSchema, CreateCollectionBody, CreateCollectionResult, DropCollectionResult } from '../schemas/collections.js';
+import type { CollectionInfoSchema, CreateCollectionBody, CreateCollectionResult, DropCollectionResult, UpdateCollectionBody } from '../schemas/collections.js';
 import type { FilterSchema } from '../schemas/filter.js';
 import type {
   CountResult,
@@ -36,6 +36,7 @@ import type {
 
 export type CreateCollectionRequest = Static<typeof CreateCollectionBody>;
 export type CollectionInfo = Static<typeof CollectionInfoSchema>;
+export type UpdateCollectionRequest = Static<typeof UpdateCollectionBody>;
 export type CreatedCollection = Static<typeof CreateCollectionResult>;
 export type DroppedCollection = Static<typeof DropCollectionResult>;
 export type PointId = string | number;

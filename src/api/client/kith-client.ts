@@ -33,6 +33,7 @@ import type {
   ReplicaChangeRequest,
   RetrieveRequest,
   GroupSearchRequest,
+  UpdateCollectionRequest,
   MatrixPairs,
   MatrixRequest,
   PointGroup,
@@ -254,6 +255,11 @@ export class KithClient {
   /** POST /collections/{name}/points/search — hits best first, versions as bigint. */
   async search(name: string, request: SearchRequest): Promise<ScoredPoint[]> {
     return (await this.searchExplained(name, request)).points;
+  }
+
+  /** PATCH /collections/{name} — change the index parameters (or hnsw); resolves once the collection is rebuilt with them. */
+  async updateCollection(name: string, change: UpdateCollectionRequest): Promise<CollectionInfo> {
+    return (await this.call('PATCH', `/collections/${encodeURIComponent(name)}`, change)).result as CollectionInfo;
   }
 
   /** POST /collections/{name}/points/search/groups — the best groups of hits sharing a payload value, each with its best hits. */

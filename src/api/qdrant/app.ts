@@ -17,6 +17,7 @@ import { qdrantPayloadRoutes } from './payload.js';
 import { qdrantPointRoutes } from './points.js';
 import { qdrantSearchRoutes } from './search.js';
 import { qdrantGroupRoutes } from './groups.js';
+import { qdrantCollectionUpdateRoutes } from './collection-update.js';
 import { qdrantMatrixRoutes } from './matrix.js';
 import { qdrantServiceRoutes } from './service.js';
 import type { ClusterEngine } from '../../cluster/cluster-engine.js';
@@ -75,6 +76,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     await scope.register(qdrantServiceRoutes, { kithVersion: SERVICE_VERSION, ready });
     if (cluster !== undefined) await scope.register(qdrantClusterRoutes, { engine: cluster, store });
     await scope.register(qdrantCollectionRoutes, { store });
+    await scope.register(qdrantCollectionUpdateRoutes, { store });
     // Aliases are one node's for now: a cluster's catalogue has none (docs/cluster.md, "Not yet").
     if (cluster === undefined) await scope.register(qdrantAliasRoutes, { aliases: localAliases(options.db) });
     await scope.register(qdrantPointRoutes, { store });

@@ -28,13 +28,13 @@ const QDRANT_DEFAULT_EF_CONSTRUCT = 100;
  * it as its "qdrant" annotation (Collection.annotations): the create request's options, echoed by
  * GET, and the fields declared with PUT …/index.
  */
-interface QdrantExtras {
+export interface QdrantExtras {
   readonly options: Record<string, unknown>;
   /** Field name → Qdrant field schema. */
   readonly payload_schema: Record<string, unknown>;
 }
 
-function extrasOf(collection: QdrantCollection): QdrantExtras {
+export function extrasOf(collection: QdrantCollection): QdrantExtras {
   const stored = collection.extras();
   const object = typeof stored === 'object' && stored !== null && !Array.isArray(stored) ? (stored as Partial<QdrantExtras>) : {};
   return { options: object.options ?? {}, payload_schema: object.payload_schema ?? {} };
@@ -88,7 +88,7 @@ function parseVectors(raw: unknown): { size: number; distance: 'Cosine' | 'Eucli
   return { size, distance };
 }
 
-function parseQuantization(raw: unknown): 'none' | 'sq8' {
+export function parseQuantization(raw: unknown): 'none' | 'sq8' {
   if (raw === undefined || raw === null) return 'none';
   const q = asObject(raw, 'quantization_config');
   if (Object.hasOwn(q, 'scalar')) {
@@ -107,6 +107,11 @@ async function createCollection(store: QdrantStore, name: string, body: Record<s
   if (sparse !== undefined && sparse !== null && Object.keys(asObject(sparse, 'sparse_vectors')).length > 0)
     throw notSupported('sparse_vectors', 'sparse vectors');
   if (body.init_from !== undefined && body.init_from !== null) throw notSupported('init_from', '`init_from`');
+  // Qdrant's strict mode limits requests by its own rules; kith bounds every request by its own
+  // (docs/params.md): accepting the config would promise checks that are not made.
+  const strict = body.strict_mode_config;
+  if (strict !== undefined && strict !== null && asObject(strict, 'strict_mode_config').enabled === true)
+    throw notSupported('strict_mode_config', 'strict mode (kith bounds every request by its own limits, docs/params.md)');
   const hnswConfig = asObject(body.hnsw_config, 'hnsw_config');
   const m = optionalInteger(hnswConfig.m, 'hnsw_config.m', 16, 0, LIMITS.m.max);
   if (m === 1) throw validationError('hnsw_config.m', `must be 0 (no graph) or between ${LIMITS.m.min} and ${LIMITS.m.max}, got 1`);
@@ -208,6 +213,7 @@ async function collectionInfo(collection: QdrantCollection): Promise<Record<stri
       wal_config: { wal_capacity_mb: 32, wal_segments_ahead: 0, ...echoed('wal_config') },
       quantization_config: info.quantization === 'sq8' ? { scalar: { type: 'int8', ...asObject(echoed('quantization_config').scalar, 'scalar') } } : null,
       ...(options.strict_mode_config !== undefined ? { strict_mode_config: options.strict_mode_config } : {}),
+      ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
     },
     payload_schema: payloadSchema,
   };

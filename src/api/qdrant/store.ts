@@ -19,6 +19,7 @@ import type { QueryRequest } from '../../search/query-verbs.js';
 import type { RequestCost } from '../../search/request-cost.js';
 import type { FacetHit } from '../../search/facet.js';
 import type { Matrix } from '../../search/matrix.js';
+import type { CollectionChange } from '../../db/database.js';
 
 /** What the Qdrant port shows of a collection's configuration and size. */
 export interface QdrantCollectionFacts {
@@ -63,6 +64,8 @@ export interface QdrantCollection {
   deleteByFilter(filter: Filter): Promise<void>;
   scroll(request: QdrantScroll): Promise<ScrollPage>;
   count(filter: Filter | undefined): Promise<number>;
+  /** New index parameters, the collection rebuilt with them (Database.reconfigureCollection); absent on a cluster node. */
+  reconfigure?(change: CollectionChange): Promise<void>;
   /** The distance matrix (search/matrix.ts); absent on a cluster node. */
   searchMatrix?(request: { readonly filter?: Filter; readonly sample: number; readonly limit: number }): Promise<Matrix>;
   /** Matching points drawn at random (search/sample.ts); absent on a cluster node. */
@@ -168,6 +171,9 @@ export function localStore(db: Database): QdrantStore {
         count: (filter) => collection.count(filter),
         facet: (request) => collection.facet(request),
         searchMatrix: (request) => collection.searchMatrix(request),
+        reconfigure: async (change) => {
+          await db.reconfigureCollection(collection.name, change);
+        },
         sample: (request) => collection.sample(request),
         queryChecked: async (queries, options) => (await collection.queryChecked(queries, options)).map((outcome) => outcome.points),
         changePayloads: async (selection, operation) => {

@@ -1,10 +1,10 @@
-/** POST/GET /collections, GET/DELETE /collections/{name}. */
+/** POST/GET /collections, GET/PATCH/DELETE /collections/{name}. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { validateCollectionName } from '../../segment/collection-config.js';
 import type { Database } from '../../db/database.js';
 import { ok } from '../envelope.js';
-import { CollectionInfoSchema, CreateCollectionBody, CreateCollectionResult, DropCollectionResult } from '../schemas/collections.js';
+import { CollectionInfoSchema, CreateCollectionBody, CreateCollectionResult, DropCollectionResult, UpdateCollectionBody } from '../schemas/collections.js';
 import { CollectionNameParams, errorResponses, okEnvelope } from '../schemas/common.js';
 
 export const collectionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
@@ -65,6 +65,28 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
     async (request, reply) => {
       await db.dropCollection(request.params.name);
       return ok(reply, { collection: request.params.name, operation: 'completed' as const });
+    },
+  );
+
+  app.patch(
+    '/collections/:name',
+    {
+      schema: {
+        summary: "Change a collection's index parameters (m, ef_construction, ef_search, k, target_recall, hnsw); answered once rebuilt",
+        tags: ['collections'],
+        params: CollectionNameParams,
+        body: UpdateCollectionBody,
+        response: { 200: okEnvelope(CollectionInfoSchema), ...errorResponses(400, 404, 409, 500) },
+      },
+    },
+    async (request, reply) => {
+      validateCollectionName(request.params.name);
+      const { parameters, hnsw } = request.body;
+      const info = await db.reconfigureCollection(request.params.name, {
+        ...(parameters === undefined || parameters === null ? {} : { parameters }),
+        ...(hnsw === undefined || hnsw === null ? {} : { hnsw }),
+      });
+      return ok(reply, info);
     },
   );
 };

@@ -98,4 +98,13 @@ export const CollectionInfoSchema = Type.Object(
 
 export const CreateCollectionResult = Type.Intersect([CollectionInfoSchema, Type.Object({ operation: Type.Literal('completed') })]);
 
+/** PATCH /collections/{name}: the index parameters and `hnsw`; a field left out keeps its value. */
+export const UpdateCollectionBody = Type.Object(
+  {
+    parameters: Nullable(Type.Partial(Parameters, { additionalProperties: false, description: 'The parameters to change; the others keep their values.' })),
+    hnsw: Nullable(Type.Boolean({ description: 'true: an HNSW graph; false: exact scans (the graph is dropped).' })),
+  },
+  { additionalProperties: false },
+);
+
 export const DropCollectionResult = Type.Object({ collection: Type.String(), operation: Type.Literal('completed') });

@@ -1,0 +1,96 @@
+/**
+ * PATCH /collections/{name} on the Qdrant port (Qdrant's "update collection parameters").
+ *
+ * - `hnsw_config.m` and `ef_construct` (also under `vectors[""]`) change kith's graph: the
+ *   collection is rebuilt with them before the answer (Database.reconfigureCollection); `m: 0`
+ *   drops the graph (exact scans), as at create, and `m` ≥ 2 on a flat collection builds one.
+ * - The options that change nothing in kith (`optimizers_config`, `params`, the other
+ *   `hnsw_config` fields, `on_disk`, `metadata`, a `quantization_config` equal to the current one)
+ *   are merged into what GET echoes, durably, as create keeps them.
+ * - A change of quantization, sparse vectors, named vectors and strict mode are refused (400):
+ *   kith cannot do them in place, and accepting them would answer success for nothing.
+ */
+import type { FastifyInstance } from 'fastify';
+import { childPath } from '../../core/field-path.js';
+import type { CollectionChange } from '../../db/database.js';
+import { LIMITS } from '../../segment/collection-config.js';
+import { ok } from '../envelope.js';
+import { extrasOf, parseQuantization, type QdrantExtras, requestCollection } from './collections.js';
+import { asObject, notSupported, optionalInteger, validationError } from './errors.js';
+import type { QdrantCollection, QdrantStore } from './store.js';
+
+/** Qdrant's `params` fields, kept at the top level of the stored options as create keeps them. */
+const PARAMS = ['replication_factor', 'write_consistency_factor', 'read_fan_out_factor', 'on_disk_payload'];
+
+/** An object merged over another, one level deep: what a PATCH of an options object does. */
+function merged(current: unknown, patch: Record<string, unknown>): Record<string, unknown> {
+  const base = typeof current === 'object' && current !== null && !Array.isArray(current) ? (current as Record<string, unknown>) : {};
+  return { ...base, ...patch };
+}
+
+/** The graph parameters an `hnsw_config` asks for: m 0 (no graph), or m and ef_construct. */
+function graphChange(hnswConfig: Record<string, unknown>, path: string): CollectionChange {
+  const change: { hnsw?: boolean; parameters?: { m?: number; ef_construction?: number } } = {};
+  if (hnswConfig.m !== undefined && hnswConfig.m !== null) {
+    const m = optionalInteger(hnswConfig.m, childPath(path, 'm'), 0, 0, LIMITS.m.max);
+    if (m === 1) throw validationError(childPath(path, 'm'), `must be 0 (no graph) or between ${LIMITS.m.min} and ${LIMITS.m.max}, got 1`);
+    change.hnsw = m !== 0;
+    if (m !== 0) change.parameters = { m };
+  }
+  if (hnswConfig.ef_construct !== undefined && hnswConfig.ef_construct !== null) {
+    const efConstruction = optionalInteger(hnswConfig.ef_construct, childPath(path, 'ef_construct'), 0, LIMITS.efConstruction.min, LIMITS.efConstruction.max);
+    change.parameters = { ...change.parameters, ef_construction: efConstruction };
+  }
+  return change;
+}
+
+/** The quantization asked for must be the collection's: kith keeps sq8 codes only, so neither way can change in place. */
+async function refuseQuantizationChange(collection: QdrantCollection, raw: unknown, path: string): Promise<void> {
+  if (raw === undefined || raw === null) return;
+  const current = (await collection.facts()).quantization;
+  const asked = raw === 'Disabled' ? 'none' : parseQuantization(raw);
+  if (asked !== current) {
+    throw notSupported(
+      path,
+      `changing the quantization of a collection (${current} now; create a new collection with it and re-index, an alias switches readers over)`,
+    );
+  }
+}
+
+export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store }: { store: QdrantStore }): Promise<void> {
+  app.patch<{ Params: { name: string } }>('/collections/:name', async (request, reply) => {
+    const collection = await requestCollection(store, request);
+    const body = asObject(request.body, 'body');
+    const sparse = body.sparse_vectors;
+    if (sparse !== undefined && sparse !== null && Object.keys(asObject(sparse, 'sparse_vectors')).length > 0)
+      throw notSupported('sparse_vectors', 'sparse vectors');
+    const strict = body.strict_mode_config;
+    if (strict !== undefined && strict !== null && asObject(strict, 'strict_mode_config').enabled === true)
+      throw notSupported('strict_mode_config', 'strict mode (kith bounds every request by its own limits, docs/params.md)');
+    const vectors = asObject(body.vectors, 'vectors');
+    for (const name of Object.keys(vectors)) if (name !== '') throw notSupported(childPath('vectors', name), 'named vectors');
+    const unnamed = asObject(vectors[''], 'vectors[""]');
+    const hnswConfig = { ...asObject(unnamed.hnsw_config, 'vectors[""].hnsw_config'), ...asObject(body.hnsw_config, 'hnsw_config') };
+    const change = graphChange(hnswConfig, 'hnsw_config');
+    await refuseQuantizationChange(collection, body.quantization_config, 'quantization_config');
+    await refuseQuantizationChange(collection, unnamed.quantization_config, 'vectors[""].quantization_config');
+    const params = asObject(body.params, 'params');
+    const optimizers = asObject(body.optimizers_config, 'optimizers_config');
+    const metadata = body.metadata === undefined || body.metadata === null ? undefined : asObject(body.metadata, 'metadata');
+
+    if (change.hnsw !== undefined || change.parameters !== undefined) {
+      if (collection.reconfigure === undefined) throw notSupported('hnsw_config', 'changing the graph on a cluster node', true);
+      await collection.reconfigure(change);
+    }
+    const extras = extrasOf(collection);
+    const options = { ...extras.options };
+    const { m: _m, ef_construct: _ef, ...echoedHnsw } = hnswConfig;
+    if (Object.keys(echoedHnsw).length > 0) options.hnsw_config = merged(options.hnsw_config, echoedHnsw);
+    if (Object.keys(optimizers).length > 0) options.optimizers_config = merged(options.optimizers_config, optimizers);
+    for (const key of PARAMS) if (params[key] !== undefined && params[key] !== null) options[key] = params[key];
+    if (unnamed.on_disk !== undefined && unnamed.on_disk !== null) options.vectors = merged(options.vectors, { on_disk: unnamed.on_disk });
+    if (metadata !== undefined) options.metadata = merged(options.metadata, metadata);
+    await collection.saveExtras({ ...extras, options } satisfies QdrantExtras);
+    return ok(reply, true);
+  });
+}
