@@ -19,6 +19,7 @@ import { toKithId } from './ids.js';
 import { engineQuery, type Plan, recommendPlan, searchPlan } from './query-parse.js';
 import { queryPlan } from './query-plan.js';
 import { pointsFound, scoredPoint, stageSource } from './search.js';
+import { withLookups } from './lookups.js';
 import { type QdrantRecord, type QdrantScoredPoint, parseVectorSelector, toRecord } from './shape.js';
 import type { QdrantRead, QdrantStore } from './store.js';
 
@@ -94,7 +95,8 @@ export async function qdrantGroupRoutes(app: FastifyInstance, { store }: { store
     // A cluster's rounds would send every seen id to the other nodes, past a filter's list budget.
     if (facts.sharding !== undefined) throw notSupported('', 'grouped searches on a cluster node', true);
     // The groups' count is `limit`: the search itself is asked for groups × group_size hits per round.
-    const search = groupedSearch(plan(facts.vector_size, { ...body, limit: undefined, offset: undefined }));
+    const [planned] = await withLookups([plan(facts.vector_size, { ...body, limit: undefined, offset: undefined })], [''], store, read, facts.vector_size);
+    const search = groupedSearch(planned as Plan);
     const groups = await pointsFound(() =>
       searchGroups(
         stageSource(collection, facts),

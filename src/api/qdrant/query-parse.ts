@@ -30,8 +30,25 @@ export interface Common {
   withVector: boolean;
 }
 
-/** Where a search's query vector comes from: given, a stored point's (left out of the answer), or a recommendation's examples. */
-export type Query = { kind: 'vector'; vector: unknown } | { kind: 'point'; point: QdrantId } | { kind: 'recommend'; positive: Example[]; negative: Example[] };
+/**
+ * Where a search's query vector comes from: given, a stored point's (left out of the answer), or a
+ * recommendation's examples. `lookup`: the ids name points of that other collection (Qdrant's
+ * `lookup_from`), whose vectors lookups.ts reads; they are not left out of the answer then.
+ */
+export type Query =
+  | { kind: 'vector'; vector: unknown }
+  | { kind: 'point'; point: QdrantId; lookup?: string }
+  | { kind: 'recommend'; positive: Example[]; negative: Example[]; lookup?: string };
+
+/** Qdrant's `lookup_from {collection, vector}`: the collection whose points the ids name; its unnamed vector only. */
+export function parseLookupFrom(raw: unknown, path: string): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const body = asObject(raw, path);
+  if (typeof body.collection !== 'string' || body.collection === '')
+    throw formatError(childPath(path, 'collection'), `expected a collection name, got ${describeJson(body.collection)}`);
+  if (body.vector !== undefined && body.vector !== null && body.vector !== '') throw notSupported(childPath(path, 'vector'), 'named vectors');
+  return body.collection;
+}
 
 /** One search of a request: a query (a vector maybe re-ranked by MMR, a point, a recommendation), or a page in id order. */
 /** MMR re-ranking of a nearest query: how diverse, among how many candidates. */
@@ -89,11 +106,11 @@ export function searchPlan(raw: unknown, path: string): Plan {
   return { kind: 'search', ...commonPlan(body, path, false), query: { kind: 'vector', vector: denseVector(vector, childPath(path, 'vector')) } };
 }
 
-/** A nearest query: a vector, or a point id (the engine searches near its stored vector and leaves it out). */
-export function nearestQuery(query: unknown, path: string): Query {
+/** A nearest query: a vector, or a point id (the engine searches near its stored vector and leaves it out; of `lookup`'s collection when given). */
+export function nearestQuery(query: unknown, path: string, lookup?: string): Query {
   if (typeof query === 'number' || typeof query === 'string') {
     toKithId(query, path);
-    return { kind: 'point', point: query };
+    return { kind: 'point', point: query, ...(lookup === undefined ? {} : { lookup }) };
   }
   return { kind: 'vector', vector: denseVector(query, path) };
 }
@@ -118,15 +135,15 @@ function examples(raw: unknown, path: string, dim: number): Example[] {
 }
 
 /** Qdrant's average_vector recommendation, translated: the engine reads the examples and leaves those given by id out. */
-export function recommendQuery(dim: number, body: Record<string, unknown>, path: string): Query {
+export function recommendQuery(dim: number, body: Record<string, unknown>, path: string, outerLookup?: string): Query {
   const strategy = body.strategy ?? 'average_vector';
   if (strategy !== 'average_vector') throw notSupported(childPath(path, 'strategy'), `the ${JSON.stringify(strategy)} strategy (only average_vector is)`);
   if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported(childPath(path, 'using'), 'named vectors');
-  if (body.lookup_from !== undefined && body.lookup_from !== null) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from`');
+  const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from')) ?? outerLookup;
   const positive = examples(body.positive, childPath(path, 'positive'), dim);
   const negative = examples(body.negative, childPath(path, 'negative'), dim);
   if (positive.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
-  return { kind: 'recommend', positive, negative };
+  return { kind: 'recommend', positive, negative, ...(lookup === undefined ? {} : { lookup }) };
 }
 
 /** POST …/points/recommend: a recommendation's search. */

@@ -14,7 +14,7 @@ import { DEFAULT_RRF_K } from '../../search/fusion.js';
 import { checkOrderBy, type OrderByInput } from '../../search/order-by.js';
 import { type Fusion, MAX_DEPTH, MAX_STAGES, prefetchPath, type Stage } from '../../search/multi-stage.js';
 import { asObject, formatError, notSupported, optionalInteger, optionalNumber, QdrantHttpError, validationError } from './errors.js';
-import { type Common, commonPlan, engineQuery, type Mmr, nearestQuery, type Plan, type Query, recommendQuery } from './query-parse.js';
+import { type Common, commonPlan, engineQuery, type Mmr, nearestQuery, parseLookupFrom, type Plan, type Query, recommendQuery } from './query-parse.js';
 
 const UNSUPPORTED_QUERIES = ['discover', 'context', 'formula'];
 
@@ -29,10 +29,11 @@ type QueryPart =
 /** A query request body. */
 export function queryPlan(dim: number, raw: unknown, path: string): Plan {
   const body = asObject(raw, path);
-  refuseOtherVectors(body, path);
+  refuseOtherVectors(body, path, true);
   const common = commonPlan(body, path, false);
   const queryPath = childPath(path, 'query');
-  const part = queryPart(dim, body.query, queryPath, common.limit);
+  const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from'));
+  const part = queryPart(dim, body.query, queryPath, common.limit, lookup);
   const prefetches = prefetchList(body.prefetch, path);
   if (prefetches.length === 0) {
     if (part.kind === 'none') {
@@ -51,6 +52,7 @@ export function queryPlan(dim: number, raw: unknown, path: string): Plan {
     return { kind: 'search', ...common, query: part.query, ...(part.mmr === undefined ? {} : { mmr: part.mmr }) };
   }
   if (part.kind === 'none') throw badRequest("A query is needed to merge the prefetches. Can't have prefetches without defining a query.");
+  if (lookup !== undefined) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from` over prefetches', true);
   const counter = { stages: 1 };
   const sources = prefetches.map((p, i) => prefetchStage(dim, p, prefetchPath(path, i, Array.isArray(body.prefetch)), common.filter, 1, counter));
   return {
@@ -133,9 +135,10 @@ function joined(above: Filter | undefined, own: Filter | undefined): { filter?: 
   };
 }
 
-function refuseOtherVectors(body: Record<string, unknown>, path: string): void {
+function refuseOtherVectors(body: Record<string, unknown>, path: string, lookupAllowed = false): void {
   if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported(childPath(path, 'using'), 'named vectors');
-  if (body.lookup_from !== undefined && body.lookup_from !== null) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from`');
+  if (!lookupAllowed && body.lookup_from !== undefined && body.lookup_from !== null)
+    throw notSupported(childPath(path, 'lookup_from'), '`lookup_from` in a prefetch', true);
 }
 
 /** Qdrant's "Bad request" for a query that cannot be answered as asked, in its words. */
@@ -144,7 +147,7 @@ function badRequest(message: string): QdrantHttpError {
 }
 
 /** `query`: a vector, an id, `{nearest: vector | id, mmr?}`, `{recommend}`, a fusion, or absent. */
-function queryPart(dim: number, raw: unknown, queryPath: string, limit: number): QueryPart {
+function queryPart(dim: number, raw: unknown, queryPath: string, limit: number, lookup?: string): QueryPart {
   let query = raw;
   if (query === undefined || query === null) return { kind: 'none' };
   let mmr: Mmr | undefined;
@@ -165,7 +168,7 @@ function queryPart(dim: number, raw: unknown, queryPath: string, limit: number):
     if (Object.hasOwn(q, 'rrf')) return { kind: 'fuse', fusion: rrfFusion(q.rrf, childPath(queryPath, 'rrf')) };
     if (Object.hasOwn(q, 'recommend')) {
       const recommendPath = childPath(queryPath, 'recommend');
-      return { kind: 'search', query: recommendQuery(dim, asObject(q.recommend, recommendPath), recommendPath) };
+      return { kind: 'search', query: recommendQuery(dim, asObject(q.recommend, recommendPath), recommendPath, lookup) };
     }
     if (!Object.hasOwn(q, 'nearest')) {
       if (Object.hasOwn(q, 'indices')) throw notSupported(queryPath, 'sparse vectors');
@@ -190,7 +193,7 @@ function queryPart(dim: number, raw: unknown, queryPath: string, limit: number):
     }
   }
   if (query === undefined || query === null) throw formatError(queryPath, `expected a vector, a point id or {nearest}, got ${describeJson(query)}`);
-  return { kind: 'search', query: nearestQuery(query, queryPath), ...(mmr === undefined ? {} : { mmr }) };
+  return { kind: 'search', query: nearestQuery(query, queryPath, lookup), ...(mmr === undefined ? {} : { mmr }) };
 }
 
 /** `{fusion: "rrf" | "dbsf"}`. */

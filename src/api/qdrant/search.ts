@@ -9,7 +9,7 @@
  * (search/request-cost.ts) before any of it runs, examples included. This file checks only
  * what Qdrant's wire format requires (its ids, shapes and refusals).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PointNotFoundError } from '../../search/query-verbs.js';
 import { countStages, runStages, type StageSource } from '../../search/multi-stage.js';
 import { addScroll, REQUEST_BUDGET, RequestCost } from '../../search/request-cost.js';
@@ -17,7 +17,8 @@ import { childPath } from '../../core/field-path.js';
 import { describeJson, type PointId } from '../../core/point-id.js';
 import { selectorPatterns } from '../../payload/payload-selector.js';
 import { okSliced } from '../envelope.js';
-import { requestCollection } from './collections.js';
+import { readOf, requestCollection } from './collections.js';
+import { withLookups } from './lookups.js';
 import { asObject, formatError, notSupported, QdrantHttpError, validationError } from './errors.js';
 import { toQdrantId } from './ids.js';
 import { engineQuery, type Plan, recommendPlan, searchPlan } from './query-parse.js';
@@ -152,17 +153,28 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { stor
     return okSliced(reply, await runPlans(collection, plans, pathsOf(plans.length), new RequestCost()));
   });
 
+  /** The plans with the ids of another collection (lookup_from) read into vectors. */
+  const looked = async (request: FastifyRequest, collection: QdrantCollection, plans: Plan[], paths: readonly string[]): Promise<Plan[]> =>
+    withLookups(plans, paths, store, readOf(request), await dimOf(collection));
+
   app.post<NameParams>('/collections/:name/points/query', async (request, reply) => {
     const collection = await requestCollection(store, request);
-    const [answer] = await runPlans(collection, [queryPlan(await dimOf(collection), request.body, '')], [''], new RequestCost());
+    const plans = await looked(request, collection, [queryPlan(await dimOf(collection), request.body, '')], ['']);
+    const [answer] = await runPlans(collection, plans, [''], new RequestCost());
     return okSliced(reply, { points: answer });
   });
 
   app.post<NameParams>('/collections/:name/points/query/batch', async (request, reply) => {
     const collection = await requestCollection(store, request);
     const dim = await dimOf(collection);
-    const plans = searches(request.body).map((s, i) => queryPlan(dim, s, childPath('searches', i)));
-    const answers = await runPlans(collection, plans, pathsOf(plans.length), new RequestCost());
+    const paths = pathsOf(searches(request.body).length);
+    const plans = await looked(
+      request,
+      collection,
+      searches(request.body).map((s, i) => queryPlan(dim, s, childPath('searches', i))),
+      paths,
+    );
+    const answers = await runPlans(collection, plans, paths, new RequestCost());
     return okSliced(
       reply,
       answers.map((points) => ({ points })),
@@ -171,14 +183,21 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { stor
 
   app.post<NameParams>('/collections/:name/points/recommend', async (request, reply) => {
     const collection = await requestCollection(store, request);
-    const [answer] = await runPlans(collection, [recommendPlan(await dimOf(collection), request.body, '')], [''], new RequestCost());
+    const plans = await looked(request, collection, [recommendPlan(await dimOf(collection), request.body, '')], ['']);
+    const [answer] = await runPlans(collection, plans, [''], new RequestCost());
     return okSliced(reply, answer);
   });
 
   app.post<NameParams>('/collections/:name/points/recommend/batch', async (request, reply) => {
     const collection = await requestCollection(store, request);
     const dim = await dimOf(collection);
-    const plans = searches(request.body).map((s, i) => recommendPlan(dim, s, childPath('searches', i)));
-    return okSliced(reply, await runPlans(collection, plans, pathsOf(plans.length), new RequestCost()));
+    const paths = pathsOf(searches(request.body).length);
+    const plans = await looked(
+      request,
+      collection,
+      searches(request.body).map((s, i) => recommendPlan(dim, s, childPath('searches', i))),
+      paths,
+    );
+    return okSliced(reply, await runPlans(collection, plans, paths, new RequestCost()));
   });
 }
