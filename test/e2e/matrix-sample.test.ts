@@ -9,26 +9,16 @@ import { test } from 'node:test';
 import { KithClient } from '../../src/api/client/kith-client.js';
 import { compareIds } from '../../src/core/point-id.js';
 import { SeededRng } from '../../src/core/rng.js';
+import { QDRANT_BASIC_VECTORS } from '../helpers/qdrant-basic.js';
 import { http, startQdrant } from './qdrant-harness.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are inspected field by field
 type Body = any;
 
-const QDRANT_POINTS = [
-  [0.05, 0.61, 0.76, 0.74],
-  [0.19, 0.81, 0.75, 0.11],
-  [0.36, 0.55, 0.47, 0.94],
-  [0.18, 0.01, 0.85, 0.8],
-  [0.24, 0.18, 0.22, 0.44],
-  [0.35, 0.08, 0.11, 0.44],
-  [0.25, 0.98, 0.14, 0.43],
-  [0.79, 0.53, 0.72, 0.15],
-];
-
 test("Qdrant's distance matrix cases: pairs and offsets of its 8-point collection", async (t) => {
   const { url, kithUrl } = await startQdrant(t);
   assert.equal((await http(url, 'PUT', '/collections/m', { vectors: { size: 4, distance: 'Dot' } })).status, 200);
-  const put = await http(url, 'PUT', '/collections/m/points?wait=true', { points: QDRANT_POINTS.map((vector, i) => ({ id: i + 1, vector })) });
+  const put = await http(url, 'PUT', '/collections/m/points?wait=true', { points: QDRANT_BASIC_VECTORS.map((vector, i) => ({ id: i + 1, vector })) });
   assert.equal(put.status, 200, put.text);
   const pairs = await http(url, 'POST', '/collections/m/points/search/matrix/pairs', { sample: 10, limit: 2 });
   assert.equal(pairs.status, 200, pairs.text);

@@ -7,21 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { QDRANT_BASIC_VECTORS } from '../helpers/qdrant-basic.js';
 import { http, startQdrant } from './qdrant-harness.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are inspected field by field
 type Body = any;
 
-const BASIC = [
-  [0.05, 0.61, 0.76, 0.74],
-  [0.19, 0.81, 0.75, 0.11],
-  [0.36, 0.55, 0.47, 0.94],
-  [0.18, 0.01, 0.85, 0.8],
-  [0.24, 0.18, 0.22, 0.44],
-  [0.35, 0.08, 0.11, 0.44],
-  [0.25, 0.98, 0.14, 0.43],
-  [0.79, 0.53, 0.72, 0.15],
-];
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
 test("Qdrant's lookup_from cases: ids of another collection stand for their vectors", async (t) => {
@@ -32,7 +23,7 @@ test("Qdrant's lookup_from cases: ids of another collection stand for their vect
     return r.body;
   };
   await call('PUT', '/collections/a', { vectors: { size: 4, distance: 'Dot' } });
-  await call('PUT', '/collections/a/points?wait=true', { points: BASIC.map((vector, i) => ({ id: i + 1, vector, payload: { g: i % 2 } })) });
+  await call('PUT', '/collections/a/points?wait=true', { points: QDRANT_BASIC_VECTORS.map((vector, i) => ({ id: i + 1, vector, payload: { g: i % 2 } })) });
   await call('PUT', '/collections/b', { vectors: { size: 4, distance: 'Dot' } });
   await call('PUT', '/collections/b/points?wait=true', {
     points: [
