@@ -26,6 +26,7 @@ import { pointRoutes } from './routes/points.js';
 import { searchRoutes } from './routes/search.js';
 import { groupRoutes } from './routes/groups.js';
 import { matrixRoutes } from './routes/matrix.js';
+import { queryRoutes } from './routes/query.js';
 import { serviceRoutes } from './routes/service.js';
 import { ErrorEnvelope } from './schemas/common.js';
 import { ConditionSchema, FilterSchema } from './schemas/filter.js';
@@ -93,6 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.register(searchRoutes, { db: options.db, metrics });
     await app.register(groupRoutes, { db: options.db });
     await app.register(matrixRoutes, { db: options.db });
+    await app.register(queryRoutes, { db: options.db });
   } else {
     await app.register(clusterCollectionRoutes, { engine: options.cluster, db: options.db });
     await app.register(clusterPointRoutes, { engine: options.cluster });

@@ -65,6 +65,10 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'POST /collections/:name/points/payload/clear': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
     'POST /collections/:name/points/search/groups': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: GROUPED },
     'POST /collections/:name/points/search/matrix': { budgets: ['searches', 'hits', 'vectorComponents', 'filterTerms'], bounded: MATRIX },
+    'POST /collections/:name/points/query': {
+      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
+      bounded: 'at most 64 stages 8 deep, every stage counted before any runs',
+    },
     'POST /collections/:name/points/search': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: 'one search' },
     'POST /collections/:name/points/search/batch': {
       budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],

@@ -33,7 +33,9 @@ import { FacetCounter, type FacetHit, facetKey, MAX_FACET_LIMIT } from '../searc
 import { checkOrderBy, type OrderBy, type OrderByInput, OrderedEntries } from '../search/order-by.js';
 import { checkMatrix, type Matrix, type MatrixSource, searchMatrix } from '../search/matrix.js';
 import { Reservoir } from '../search/sample.js';
-import { checkGrouping, type GroupSource, type Grouping, type PointGroup, searchGroups } from '../search/groups.js';
+import { checkGrouping, type Grouping, type PointGroup, searchGroups } from '../search/groups.js';
+import { runStages, type StageSource } from '../search/multi-stage.js';
+import { parseStages, type StagesInput } from '../search/stage-input.js';
 import type { Payload } from '../segment/point-table.js';
 import { checkSelection, type PayloadOperation, payloadUpdate, type PointSelection } from './payload-operations.js';
 import {
@@ -77,6 +79,7 @@ export type { Example, PointQueryRequest, QueryRequest, RecommendRequest } from 
 export { PointNotFoundError } from '../search/query-verbs.js';
 export type { Grouping, GroupId, PointGroup } from '../search/groups.js';
 export type { OrderByInput } from '../search/order-by.js';
+export type { FusionInput, PrefetchInput, StagesInput } from '../search/stage-input.js';
 export type { Matrix } from '../search/matrix.js';
 
 export interface StoredPoint {
@@ -577,14 +580,28 @@ export class Collection {
     const { limit: _limit, offset: _offset, ...rest } = resolved as SearchRequest;
     const search = checkSearchInput(rest);
     if (search.mmr !== undefined && search.mmr !== null) throw badInput('mmr', 'a grouped search does not re-rank for diversity (MMR)');
-    const source: GroupSource = {
+    const selection = { with_payload: toPayloadSelector(search.with_payload, 'with_payload', true), with_vector: search.with_vector === true };
+    return searchGroups(this.stageSource(), { query: { kind: 'vector', search }, ...fields, selection }, '');
+  }
+
+  /**
+   * A multi-stage query (search/stage-input.ts): prefetches fused (RRF, DBSF) or re-scored by a
+   * vector, nested, every stage counted against the request limits before any runs.
+   */
+  async queryStages(input: StagesInput): Promise<ScoredPoint[]> {
+    const { stage, selection } = parseStages(input);
+    return runStages(this.stageSource(), stage, selection);
+  }
+
+  /** What the engine's multi-stage and grouped searches read of this collection. */
+  private stageSource(): StageSource {
+    return {
       vectorSize: this.config.vectorSize,
       smallerBetter: this.config.distance === 'Euclid',
       queryChecked: async (queries, options) => (await this.queryChecked(queries, options)).map((outcome) => outcome.points),
+      scroll: (request) => this.scroll(request),
       retrieve: (ids, options) => this.retrieve(ids, options),
     };
-    const selection = { with_payload: toPayloadSelector(search.with_payload, 'with_payload', true), with_vector: search.with_vector === true };
-    return searchGroups(source, { query: { kind: 'vector', search }, ...fields, selection }, '');
   }
 
   /**

@@ -138,6 +138,20 @@ export function filterTerms(filter: Filter): number {
   return terms;
 }
 
+/** Both filters (a point must match both); either alone when the other is absent: how a prefetch's filter joins the ones above it. */
+export function bothFilters(above: Filter | undefined, own: Filter | undefined): Filter | undefined {
+  if (above === undefined) return own;
+  if (own === undefined) return above;
+  return {
+    must: [
+      { kind: 'nested', filter: above },
+      { kind: 'nested', filter: own },
+    ],
+    mustNot: [],
+    should: [],
+  };
+}
+
 /** `filter` (every point without one) minus the points with these ids: how a query by id or a recommendation leaves its examples out. */
 export function excludingIds(filter: Filter | undefined, ids: ReadonlySet<string>): Filter | undefined {
   if (ids.size === 0) return filter;

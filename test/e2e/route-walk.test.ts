@@ -326,6 +326,24 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     },
     {
       port: 'kith',
+      route: 'POST /collections/:name/points/query',
+      what: '10 exact prefetches of 10,000 under the widest filter (the filter-term budget), fused, then re-scored over 2,000 candidates',
+      run: search('/collections/w/points/query', {
+        prefetch: [
+          {
+            prefetch: Array.from({ length: 10 }, (_, i) => ({ vector: i % 2 === 0 ? query : vector(rng), limit: 10_000, params: { exact: true } })),
+            fusion: 'rrf',
+            limit: 2000,
+          },
+        ],
+        vector: query,
+        filter: widest,
+        limit: 100,
+        with_payload: true,
+      }),
+    },
+    {
+      port: 'kith',
       route: 'POST /collections/:name/points/search/batch',
       what: "the issue's 4,096 × limit 10,000 (refused)",
       run: search('/collections/w/points/search/batch', { searches: Array.from({ length: 4096 }, () => ({ vector: query, limit: 10000 })) }, 400),

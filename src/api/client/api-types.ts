@@ -3,6 +3,7 @@
  * api/schemas/ (imported as types only): the typed client, the CLI and the dashboard read them from
  * here, so a schema change that breaks one of them fails its type check (`npm run lint`, the build).
  */
+import type { QueryStagesBody } from '../schemas/query.js';
 import type { MatrixBody, MatrixResult } from '../schemas/matrix.js';
 import type { Static } from 'typebox';
 import type { AliasInfoSchema, ChangeAliasesBody, ChangeAliasesResult } from '../schemas/aliases.js';
@@ -61,6 +62,8 @@ export type PointGroup = { id: string | number; hits: ScoredPoint[] };
 /** A distance matrix request: a filter, the sample size (10) and neighbours per sampled point (3). */
 export type MatrixRequest = Omit<Static<typeof MatrixBody>, 'filter'> & { filter?: Filter | null };
 export type MatrixPairs = Static<typeof MatrixResult>;
+/** A multi-stage query: prefetches fused or re-scored (docs/api.md, "POST /collections/{name}/points/query"). */
+export type QueryStagesRequest = Omit<Static<typeof QueryStagesBody>, 'filter'> & { filter?: Filter | null };
 export type SearchExplain = Static<typeof SearchExplainSchema>;
 export type PointRecord = Static<typeof RecordSchema>;
 export type ScrollRequest = Omit<Static<typeof ScrollBody>, 'filter'> & { filter?: Filter | null };

@@ -33,6 +33,7 @@ import type {
   ReplicaChangeRequest,
   RetrieveRequest,
   GroupSearchRequest,
+  QueryStagesRequest,
   UpdateCollectionRequest,
   MatrixPairs,
   MatrixRequest,
@@ -260,6 +261,13 @@ export class KithClient {
   /** PATCH /collections/{name} — change the index parameters (or hnsw); resolves once the collection is rebuilt with them. */
   async updateCollection(name: string, change: UpdateCollectionRequest): Promise<CollectionInfo> {
     return (await this.call('PATCH', `/collections/${encodeURIComponent(name)}`, change)).result as CollectionInfo;
+  }
+
+  /** POST /collections/{name}/points/query — prefetches fused (RRF, DBSF) or re-scored by a vector; hits best first, versions as bigint. */
+  async query(name: string, request: QueryStagesRequest): Promise<ScoredPoint[]> {
+    const points = (await this.call('POST', `${pointsPath(name)}/query`, request)).result as ScoredPoint[];
+    for (const point of points) toBigIntVersion(point);
+    return points;
   }
 
   /** POST /collections/{name}/points/search/groups — the best groups of hits sharing a payload value, each with its best hits. */

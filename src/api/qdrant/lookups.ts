@@ -6,7 +6,7 @@
  * dimension (400), exist (404) and hold every id (404, as a missing example is).
  */
 import { childPath } from '../../core/field-path.js';
-import { type PointId } from '../../core/point-id.js';
+import type { PointId } from '../../core/point-id.js';
 import { NO_PAYLOAD } from '../../payload/payload-selector.js';
 import type { Example } from '../../search/query-verbs.js';
 import { collectionOf } from './collections.js';

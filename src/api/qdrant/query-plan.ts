@@ -9,7 +9,7 @@
 import { LIMITS } from '../../segment/collection-config.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson } from '../../core/point-id.js';
-import type { Filter } from '../../payload/filter-types.js';
+import { bothFilters, type Filter } from '../../payload/filter-types.js';
 import { DEFAULT_RRF_K } from '../../search/fusion.js';
 import { checkOrderBy, type OrderByInput } from '../../search/order-by.js';
 import { type Fusion, MAX_DEPTH, MAX_STAGES, prefetchPath, type Stage } from '../../search/multi-stage.js';
@@ -119,20 +119,10 @@ function prefetchList(raw: unknown, path: string): unknown[] {
   throw formatError(childPath(path, 'prefetch'), `expected a prefetch or a list of them, got ${describeJson(raw)}`);
 }
 
-/** Both filters (a point must match both); either alone when the other is absent. */
+/** Both filters (a point must match both), as a plan's optional field. */
 function joined(above: Filter | undefined, own: Filter | undefined): { filter?: Filter } {
-  if (above === undefined) return own === undefined ? {} : { filter: own };
-  if (own === undefined) return { filter: above };
-  return {
-    filter: {
-      must: [
-        { kind: 'nested', filter: above },
-        { kind: 'nested', filter: own },
-      ],
-      mustNot: [],
-      should: [],
-    },
-  };
+  const filter = bothFilters(above, own);
+  return filter === undefined ? {} : { filter };
 }
 
 function refuseOtherVectors(body: Record<string, unknown>, path: string, lookupAllowed = false): void {

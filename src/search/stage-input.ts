@@ -1,0 +1,168 @@
+/**
+ * Multi-stage queries as kith's port and the library write them (Collection.queryStages): a
+ * search body with `prefetch`es and a `fusion`, parsed into the engine's stage tree
+ * (multi-stage.ts), which the Qdrant port's `prefetch` also runs on.
+ *
+ *   { "prefetch": [ { "vector": [...], "limit": 100 }, { "vector": [...], "filter": {...} } ],
+ *     "fusion": "rrf" | "dbsf" | { "method": "rrf", "k": 60, "weights": [2, 1] },
+ *     "limit": 10, "offset": 0, "filter": {...}, "score_threshold": 0.1,
+ *     "with_payload": true, "with_vector": false }
+ *
+ * A stage is a search (`vector`; with prefetches, the search re-scores their candidates exactly),
+ * a fusion of its prefetches (`fusion`), or, for a prefetch with neither, its first `limit`
+ * points in id order. A prefetch has a stage's fields but `offset`, `with_payload` and
+ * `with_vector`, which only the request has; its `limit` is 10 by default, and the filters above
+ * it apply to it too. Depth and stage counts are multi-stage.ts's bounds; every field error
+ * names its path (`prefetch[1].limit`).
+ */
+import { badInput } from '../core/errors.js';
+import { childPath } from '../core/field-path.js';
+import { describeJson } from '../core/point-id.js';
+import { bothFilters, type Filter } from '../payload/filter-types.js';
+import { isPlainObject } from '../payload/json-value.js';
+import { NO_PAYLOAD, type PayloadSelector, type PayloadSelectorJson, toPayloadSelector } from '../payload/payload-selector.js';
+import { LIMITS } from '../segment/collection-config.js';
+import type { SearchInput } from './collection-search.js';
+import { type FilterInput, toFilter } from './embedded-input.js';
+import { DEFAULT_RRF_K } from './fusion.js';
+import { type Fusion, MAX_DEPTH, MAX_STAGES, prefetchPath, type Selection, type Stage } from './multi-stage.js';
+
+/** A prefetch: a stage of the tree below the request. */
+export interface PrefetchInput {
+  readonly vector?: readonly number[] | null;
+  readonly fusion?: FusionInput | null;
+  readonly prefetch?: readonly PrefetchInput[] | null;
+  readonly filter?: FilterInput | null;
+  readonly limit?: number | null;
+  readonly score_threshold?: number | null;
+  readonly params?: { readonly ef?: number | null; readonly exact?: boolean | null } | null;
+}
+
+/** A multi-stage query: the top stage, with what the answer carries. */
+export interface StagesInput extends PrefetchInput {
+  readonly offset?: number | null;
+  readonly with_payload?: boolean | readonly string[] | PayloadSelectorJson | PayloadSelector | null;
+  readonly with_vector?: boolean | null;
+}
+
+export type FusionInput =
+  | 'rrf'
+  | 'dbsf'
+  | { readonly method: 'rrf'; readonly k?: number | null; readonly weights?: readonly number[] | null }
+  | { readonly method: 'dbsf' };
+
+const STAGE_KEYS = new Set(['vector', 'fusion', 'prefetch', 'filter', 'limit', 'score_threshold', 'params']);
+const TOP_KEYS = new Set([...STAGE_KEYS, 'offset', 'with_payload', 'with_vector']);
+
+/** The stage tree and the answer's selection, every field checked (400 naming its path). */
+export function parseStages(input: StagesInput): { stage: Stage; selection: Selection } {
+  if (!isPlainObject(input)) throw badInput('body', `expected an object, got ${describeJson(input)}`);
+  const counter = { stages: 0 };
+  const body = input as Record<string, unknown>;
+  if (!hasPrefetches(body) && (body.vector === undefined || body.vector === null))
+    throw badInput('vector', 'required without prefetches (a page in id order is a scroll: POST …/points/scroll)');
+  const stage = parseStage(body, '', undefined, 0, counter, true);
+  const selection = {
+    with_payload: toPayloadSelector(body.with_payload, 'with_payload', true),
+    with_vector: optionalBoolean(body.with_vector, 'with_vector') ?? false,
+  };
+  return { stage, selection };
+}
+
+function hasPrefetches(body: Record<string, unknown>): boolean {
+  return Array.isArray(body.prefetch) && body.prefetch.length > 0;
+}
+
+function parseStage(body: Record<string, unknown>, path: string, above: Filter | undefined, depth: number, counter: { stages: number }, top: boolean): Stage {
+  if (depth > MAX_DEPTH) throw badInput(path, `prefetches nest at most ${MAX_DEPTH} deep`);
+  counter.stages++;
+  if (counter.stages > MAX_STAGES) throw badInput(path, `a query has at most ${MAX_STAGES} stages (prefetches at every depth)`);
+  const allowed = top ? TOP_KEYS : STAGE_KEYS;
+  for (const key of Object.keys(body)) {
+    if (!allowed.has(key))
+      throw badInput(childPath(path, key), top ? 'unknown field' : 'not a field of a prefetch (offset, with_payload and with_vector are the request’s)');
+  }
+  const filter = bothFilters(above, toFilter(body.filter, childPath(path, 'filter')));
+  const limit = optionalInteger(body.limit, childPath(path, 'limit'), LIMITS.limit) ?? 10;
+  const offset = top ? (optionalInteger(body.offset, 'offset', LIMITS.offset) ?? 0) : 0;
+  const threshold = optionalNumber(body.score_threshold, childPath(path, 'score_threshold'));
+  const rawPrefetch = body.prefetch;
+  if (rawPrefetch !== undefined && rawPrefetch !== null && !Array.isArray(rawPrefetch))
+    throw badInput(childPath(path, 'prefetch'), `expected a list of prefetches, got ${describeJson(rawPrefetch)}`);
+  const sources = ((rawPrefetch as unknown[] | undefined | null) ?? []).map((raw, i) => {
+    const at = prefetchPath(path, i, true);
+    if (!isPlainObject(raw)) throw badInput(at, `expected a prefetch object, got ${describeJson(raw)}`);
+    return parseStage(raw, at, filter, depth + 1, counter, false);
+  });
+  const hasVector = body.vector !== undefined && body.vector !== null;
+  const hasFusion = body.fusion !== undefined && body.fusion !== null;
+  if (hasVector && hasFusion) throw badInput(childPath(path, 'fusion'), 'give either a vector (re-score the prefetches) or a fusion, not both');
+  if (hasFusion) {
+    if (sources.length === 0) throw badInput(childPath(path, 'fusion'), 'a fusion needs prefetches to fuse');
+    const fusion = parseFusion(body.fusion, childPath(path, 'fusion'), sources.length);
+    return { kind: 'fuse', path, fusion, sources, limit, offset, ...(threshold === undefined ? {} : { threshold }) };
+  }
+  if (!hasVector) {
+    if (sources.length > 0) throw badInput(path === '' ? 'vector' : childPath(path, 'vector'), 'prefetches need a vector to re-score them or a fusion');
+    if (threshold !== undefined) throw badInput(childPath(path, 'score_threshold'), 'a threshold needs a vector to score by');
+    return { kind: 'list', path, limit, ...(filter === undefined ? {} : { filter }) };
+  }
+  const params = parseParams(body.params, childPath(path, 'params'));
+  const search: SearchInput = {
+    vector: body.vector,
+    limit,
+    offset,
+    ...(filter === undefined ? {} : { filter }),
+    ...(threshold === undefined ? {} : { score_threshold: threshold }),
+    with_payload: NO_PAYLOAD,
+    with_vector: false,
+    params,
+  };
+  return { kind: 'search', path, query: { kind: 'vector', search }, sources };
+}
+
+function parseFusion(raw: unknown, path: string, sources: number): Fusion {
+  if (raw === 'rrf') return { kind: 'rrf', k: DEFAULT_RRF_K };
+  if (raw === 'dbsf') return { kind: 'dbsf' };
+  if (!isPlainObject(raw)) throw badInput(path, `expected "rrf", "dbsf" or {method, k, weights}, got ${describeJson(raw)}`);
+  for (const key of Object.keys(raw)) if (key !== 'method' && key !== 'k' && key !== 'weights') throw badInput(childPath(path, key), 'unknown field');
+  if (raw.method === 'dbsf') {
+    if (raw.k !== undefined || raw.weights !== undefined) throw badInput(path, 'k and weights are rrf’s');
+    return { kind: 'dbsf' };
+  }
+  if (raw.method !== 'rrf') throw badInput(childPath(path, 'method'), `expected "rrf" or "dbsf", got ${describeJson(raw.method)}`);
+  const k = optionalInteger(raw.k, childPath(path, 'k'), { min: 1, max: 1_000_000 }) ?? DEFAULT_RRF_K;
+  const weights = raw.weights;
+  if (weights === undefined || weights === null) return { kind: 'rrf', k };
+  if (!Array.isArray(weights) || weights.some((w) => typeof w !== 'number' || !Number.isFinite(w) || w < 0))
+    throw badInput(childPath(path, 'weights'), `expected a list of numbers ≥ 0, got ${describeJson(weights)}`);
+  if (weights.length !== sources) throw badInput(childPath(path, 'weights'), `${weights.length} weights for ${sources} prefetches: give one per prefetch`);
+  return { kind: 'rrf', k, weights: weights as number[] };
+}
+
+function parseParams(raw: unknown, path: string): { ef?: number; exact: boolean } {
+  if (raw === undefined || raw === null) return { exact: false };
+  if (!isPlainObject(raw)) throw badInput(path, `expected an object, got ${describeJson(raw)}`);
+  for (const key of Object.keys(raw)) if (key !== 'ef' && key !== 'exact') throw badInput(childPath(path, key), 'unknown field (ef, exact)');
+  const ef = optionalInteger(raw.ef, childPath(path, 'ef'), LIMITS.efSearch);
+  return { ...(ef === undefined ? {} : { ef }), exact: optionalBoolean(raw.exact, childPath(path, 'exact')) ?? false };
+}
+
+function optionalInteger(raw: unknown, path: string, bounds: { readonly min: number; readonly max: number }): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < bounds.min || raw > bounds.max)
+    throw badInput(path, `expected an integer from ${bounds.min} to ${bounds.max}, got ${describeJson(raw)}`);
+  return raw;
+}
+
+function optionalNumber(raw: unknown, path: string): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'number' || !Number.isFinite(raw)) throw badInput(path, `expected a number, got ${describeJson(raw)}`);
+  return raw;
+}
+
+function optionalBoolean(raw: unknown, path: string): boolean | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'boolean') throw badInput(path, `expected a boolean, got ${describeJson(raw)}`);
+  return raw;
+}
