@@ -40,9 +40,9 @@ test('smoke: the process serves every endpoint over HTTP and exits 0 on SIGTERM'
   const missing = await httpJson(url, 'GET', '/nowhere');
   assert.equal(missing.status, 404);
   assert.equal(typeof missing.body.status.error, 'string');
-  const wrong = await httpJson(url, 'PATCH', '/collections/s');
+  const wrong = await httpJson(url, 'PUT', '/collections/s');
   assert.equal(wrong.status, 405);
-  assert.equal(wrong.headers.get('allow'), 'DELETE, GET, HEAD');
+  assert.equal(wrong.headers.get('allow'), 'DELETE, GET, HEAD, PATCH');
   assert.equal((await httpJson(url, 'DELETE', '/collections/s')).status, 200);
   assert.equal(await server.stop('SIGTERM'), 0);
   assert.match(server.output(), /"msg":"stopped"/);
