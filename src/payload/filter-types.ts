@@ -5,6 +5,7 @@
 import type { RE2JS } from 're2js';
 import type { Instant } from './datetime.js';
 import type { JsonValue } from './json-value.js';
+import type { TextIndexParams, TextMatch } from './text-index.js';
 
 export interface Filter {
   /** All must hold. */
@@ -94,7 +95,14 @@ export type FieldCondition = FieldBase &
     | { readonly kind: 'prefix'; readonly prefix: string }
     | { readonly kind: 'contains'; readonly value: JsonValue }
     | { readonly kind: 'regex'; readonly pattern: string; readonly regex: RE2JS }
-    | { readonly kind: 'text'; readonly text: string }
+    | {
+        readonly kind: 'text';
+        /** Which of Qdrant's text matches: every token, any token, or the tokens as a phrase. */
+        readonly match: TextMatch;
+        readonly text: string;
+        /** The field's text index, bound by the engine (text-index.ts bindTextIndexes); absent: matched as an unindexed field. */
+        readonly index?: TextIndexParams;
+      }
     | { readonly kind: 'values_count'; readonly count: CountRange }
     | { readonly kind: 'is_empty' }
     | { readonly kind: 'is_null' }
