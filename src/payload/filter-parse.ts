@@ -13,7 +13,7 @@ import { describeJson, normalizePointId } from '../core/point-id.js';
 import { type Instant, parseDatetime } from './datetime.js';
 import type { Condition, CountRange, DatetimeRange, FieldCondition, Filter, GeoPoint, KeyPath, MinShould, NumberRange } from './filter-types.js';
 import { checkJsonValue, isPlainObject, type JsonValue } from './json-value.js';
-import type { TextMatch } from './text-index.js';
+import { queryWords, type TextMatch } from './text-index.js';
 
 /** The bounds of one request's filter. */
 export const FILTER_LIMITS = {
@@ -23,7 +23,7 @@ export const FILTER_LIMITS = {
   conditions: 256,
   /**
    * Values in the `match.any` / `match.except` lists of the filter, all lists together; the ids of
-   * `has_id` and the points of `geo_polygon` rings count here too.
+   * `has_id`, the points of `geo_polygon` rings and a text query's words after its first count here too.
    */
   values: 1024,
   /** Characters of a `match.text`, `match.text_any` or `match.phrase` query. */
@@ -144,7 +144,7 @@ function takeValues(count: number, path: string, budget: Budget, what: string): 
   if (budget.values + count > FILTER_LIMITS.values) {
     throw badInput(
       path,
-      `${count} ${what}${budget.values > 0 ? ` (${budget.values + count} list values in the filter together)` : ''}; the limit is ${FILTER_LIMITS.values} (match.any, match.except, has_id and geo_polygon points together)`,
+      `${count} ${what}${budget.values > 0 ? ` (${budget.values + count} list values in the filter together)` : ''}; the limit is ${FILTER_LIMITS.values} (match.any, match.except, has_id, geo_polygon points and text query words after each first together)`,
     );
   }
   budget.values += count;
@@ -271,6 +271,8 @@ function parseFieldCondition(raw: Record<string, unknown>, path: string, budget:
     const text = match[field];
     if (typeof text !== 'string') throw badInput(fieldPath, `expected a string, got ${describeJson(text)}`);
     if (text.length > FILTER_LIMITS.textLength) throw badInput(fieldPath, `${text.length} characters long; the limit is ${FILTER_LIMITS.textLength}`);
+    // Each word after the first is checked per point as a list value is, and counted with them.
+    takeValues(Math.max(0, queryWords(text) - 1), fieldPath, budget, 'more query words');
     return { ...base, kind: 'text', match: field, text };
   }
   if (field === 'any' || field === 'except') {

@@ -5,7 +5,7 @@
 import type { RE2JS } from 're2js';
 import type { Instant } from './datetime.js';
 import type { JsonValue } from './json-value.js';
-import type { TextIndexParams, TextMatch } from './text-index.js';
+import { queryWords, type TextIndexParams, type TextMatch } from './text-index.js';
 
 export interface Filter {
   /** All must hold. */
@@ -118,7 +118,7 @@ export function isEmptyFilter(filter: Filter): boolean {
 /**
  * A filter's size for a request's cost (search/request-cost.ts): one per condition at every
  * level, plus the values of its lists that are compared per point (`match.any`/`except`, polygon
- * points). `has_id` is one term whatever its length: a point's id is looked up in its set.
+ * points, a text query's words after the first). `has_id` is one term whatever its length: a point's id is looked up in its set.
  */
 export function filterTerms(filter: Filter): number {
   let terms = 0;
@@ -134,6 +134,10 @@ export function filterTerms(filter: Filter): number {
         case 'any':
         case 'except':
           terms += condition.values.length;
+          break;
+        case 'text':
+          // Each query word beyond the first is checked per point, as a list value is.
+          terms += Math.max(0, queryWords(condition.text) - 1);
           break;
         case 'geo_polygon':
           terms += condition.exterior.length + condition.interiors.reduce((sum, ring) => sum + ring.length, 0);

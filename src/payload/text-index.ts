@@ -15,6 +15,7 @@
  * threads too. Nothing here reads Node modules.
  */
 import { badInput } from '../core/errors.js';
+import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
 import type { Condition, Filter } from './filter-types.js';
 import { isPlainObject } from './json-value.js';
@@ -59,8 +60,8 @@ const TEXT_SCHEMA_KEYS = new Set([
   'enable_hnsw',
 ]);
 /** A custom stopword list's length and one word's length: declarations are small JSON kept with the collection. */
-const MAX_CUSTOM_STOPWORDS = 10_000;
-const MAX_STOPWORD_LENGTH = 256;
+const MAX_CUSTOM_STOPWORDS = 1_000;
+const MAX_STOPWORD_LENGTH = 64;
 const MAX_TOKEN_LEN_PARAM = 1_000_000;
 
 /**
@@ -72,9 +73,9 @@ const MAX_TOKEN_LEN_PARAM = 1_000_000;
 export function parseTextIndexParams(raw: unknown, path: string): TextIndexParams {
   if (raw === 'text') return resolved({});
   if (!isPlainObject(raw)) throw badInput(path, `expected "text" or a text index object, got ${describeJson(raw)}`);
-  if (raw.type !== 'text') throw badInput(`${path}.type`, `expected "text", got ${describeJson(raw.type)}`);
-  for (const key of Object.keys(raw)) if (!TEXT_SCHEMA_KEYS.has(key)) throw badInput(`${path}.${key}`, 'unknown field of a text index');
-  const at = (key: string): string => `${path}.${key}`;
+  if (raw.type !== 'text') throw badInput(childPath(path, 'type'), `expected "text", got ${describeJson(raw.type)}`);
+  for (const key of Object.keys(raw)) if (!TEXT_SCHEMA_KEYS.has(key)) throw badInput(childPath(path, key), 'unknown field of a text index');
+  const at = (key: string): string => childPath(path, key);
   const tokenizer = raw.tokenizer ?? 'word';
   if (tokenizer === 'multilingual') throw badInput(at('tokenizer'), 'the multilingual tokenizer is not supported by kith (word, whitespace and prefix are)');
   if (typeof tokenizer !== 'string' || !TOKENIZERS.has(tokenizer)) {
@@ -143,17 +144,17 @@ function stopwordsOf(raw: unknown, path: string, lowercase: boolean): string[] {
     return [...words];
   }
   if (!isPlainObject(raw)) throw badInput(path, `expected a language name or {languages, custom}, got ${describeJson(raw)}`);
-  for (const key of Object.keys(raw)) if (key !== 'languages' && key !== 'custom') throw badInput(`${path}.${key}`, 'unknown field of stopwords');
+  for (const key of Object.keys(raw)) if (key !== 'languages' && key !== 'custom') throw badInput(childPath(path, key), 'unknown field of stopwords');
   const lists = { languages: raw.languages ?? [], custom: raw.custom ?? [] };
   for (const [key, list] of Object.entries(lists)) {
-    if (!Array.isArray(list)) throw badInput(`${path}.${key}`, `expected an array of strings, got ${describeJson(list)}`);
+    if (!Array.isArray(list)) throw badInput(childPath(path, key), `expected an array of strings, got ${describeJson(list)}`);
   }
-  for (const [i, language] of (lists.languages as unknown[]).entries()) addLanguage(language, `${path}.languages[${i}]`);
+  for (const [i, language] of (lists.languages as unknown[]).entries()) addLanguage(language, childPath(childPath(path, 'languages'), i));
   const custom = lists.custom as unknown[];
-  if (custom.length > MAX_CUSTOM_STOPWORDS) throw badInput(`${path}.custom`, `${custom.length} words; the limit is ${MAX_CUSTOM_STOPWORDS}`);
+  if (custom.length > MAX_CUSTOM_STOPWORDS) throw badInput(childPath(path, 'custom'), `${custom.length} words; the limit is ${MAX_CUSTOM_STOPWORDS}`);
   for (const [i, word] of custom.entries()) {
     if (typeof word !== 'string' || word.length > MAX_STOPWORD_LENGTH) {
-      throw badInput(`${path}.custom[${i}]`, `expected a string of at most ${MAX_STOPWORD_LENGTH} characters, got ${describeJson(word)}`);
+      throw badInput(childPath(childPath(path, 'custom'), i), `expected a string of at most ${MAX_STOPWORD_LENGTH} characters, got ${describeJson(word)}`);
     }
     add(word);
   }
@@ -166,6 +167,18 @@ function stopwordsOf(raw: unknown, path: string, lowercase: boolean): string[] {
 /** Runs of characters that are neither letters nor numbers (Unicode's Alphabetic and N*): what the word and prefix tokenizers split on. */
 const NOT_ALPHANUMERIC = /[^\p{Alphabetic}\p{N}]+/u;
 const WHITESPACE = /\p{White_Space}+/u;
+
+/**
+ * The words of a text query, as many as any tokenizer can make of it (runs of letters and
+ * numbers, or of non-whitespace): each is checked against every point, like a `match.any` value.
+ */
+export function queryWords(text: string): number {
+  let runs = 0;
+  let parts = 0;
+  for (const _ of text.matchAll(/[\p{Alphabetic}\p{N}]+/gu)) runs++;
+  for (const _ of text.matchAll(/[^\p{White_Space}]+/gu)) parts++;
+  return Math.max(runs, parts);
+}
 
 /** Characters of a string, counted as code points. */
 function charCount(s: string): number {
@@ -192,6 +205,38 @@ export interface TextAnalyzer {
   document(text: string): string[];
   /** A query's tokens (prefix: each word once, cut to max_token_len, stopwords kept). */
   query(text: string): string[];
+}
+
+/** The analyzer of a bound index, and the token sets of the strings it read last. */
+interface SharedAnalyzer {
+  readonly analyzer: TextAnalyzer;
+  /** Token sets of the last point's strings, by string: the conditions of one filter on one field read the same strings in turn. */
+  readonly recent: Map<string, ReadonlySet<string>>;
+}
+
+/** Per bound index object (one per field in a bound filter, also after a structured clone): its analyzer, shared by the field's conditions. */
+const shared = new WeakMap<TextIndexParams, SharedAnalyzer>();
+/** Strings whose token sets are kept between conditions (a point's strings at one key). */
+const RECENT_STRINGS = 16;
+
+function sharedAnalyzer(params: TextIndexParams): SharedAnalyzer {
+  let entry = shared.get(params);
+  if (entry === undefined) {
+    entry = { analyzer: textAnalyzer(params), recent: new Map() };
+    shared.set(params, entry);
+  }
+  return entry;
+}
+
+/** The token set of a stored string, from the field's recent ones when the string was just read. */
+function documentTokens(entry: SharedAnalyzer, text: string): ReadonlySet<string> {
+  let tokens = entry.recent.get(text);
+  if (tokens === undefined) {
+    tokens = new Set(entry.analyzer.document(text));
+    if (entry.recent.size >= RECENT_STRINGS) entry.recent.clear();
+    entry.recent.set(text, tokens);
+  }
+  return tokens;
 }
 
 export function textAnalyzer(params: TextIndexParams): TextAnalyzer {
@@ -255,7 +300,8 @@ export function textAnalyzer(params: TextIndexParams): TextAnalyzer {
  */
 export function textMatcher(match: TextMatch, text: string, params: TextIndexParams | undefined): (strings: readonly string[]) => boolean {
   if (params === undefined) return unindexedMatcher(match, text);
-  const analyzer = textAnalyzer(params);
+  const entry = sharedAnalyzer(params);
+  const analyzer = entry.analyzer;
   if (match === 'phrase') {
     // Qdrant's index keeps token order only with phrase_matching; without it no phrase matches.
     const phrase = analyzer.document(text);
@@ -265,11 +311,11 @@ export function textMatcher(match: TextMatch, text: string, params: TextIndexPar
   const wanted = [...new Set(analyzer.query(text))];
   if (wanted.length === 0) return () => false;
   const all = match === 'text';
+  // A point's tokens are those of all its strings: a query token is found in one of them.
+  const has = (strings: readonly string[], token: string): boolean => strings.some((s) => documentTokens(entry, s).has(token));
   return (strings) => {
     if (strings.length === 0) return false;
-    const tokens = new Set<string>();
-    for (const s of strings) for (const token of analyzer.document(s)) tokens.add(token);
-    return all ? wanted.every((t) => tokens.has(t)) : wanted.some((t) => tokens.has(t));
+    return all ? wanted.every((t) => has(strings, t)) : wanted.some((t) => has(strings, t));
   };
 }
 
