@@ -1116,12 +1116,12 @@ export class Collection {
    * Declares (or, with undefined, removes) the text index of a payload field: from then on
    * `match.text`, `text_any` and `phrase` on that key tokenize as `schema` says, on every surface
    * (both ports read the same collection). `schema` is Qdrant's text field schema; what kith does
-   * not implement is refused (ERR_BAD_INPUT) before anything changes. Kept durably with the
+   * not implement is refused (ERR_BAD_INPUT, naming `path`) before anything changes. Kept durably with the
    * collection; nothing is built (text conditions are checked point by point).
    */
-  async declareTextIndex(field: string, schema: unknown): Promise<void> {
+  async declareTextIndex(field: string, schema: unknown, path = 'field_schema'): Promise<void> {
     if (typeof field !== 'string' || field === '') throw badInput('field_name', `expected a non-empty string, got ${describeJson(field)}`);
-    if (schema !== undefined) parseTextIndexParams(schema, 'field_schema');
+    if (schema !== undefined) parseTextIndexParams(schema, path);
     await this.writes.run(async () => {
       this.assertLive();
       const next: Record<string, unknown> = { ...this.textIndexSchemas() };

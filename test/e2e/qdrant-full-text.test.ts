@@ -107,3 +107,44 @@ test("Qdrant's phrase matching cases (test_phrase_matching.py)", async (t) => {
   assert.equal((await client.count('phrases', { filter: { must: [{ key: 'text', match: { phrase: 'quick brown' } }] } })).count, 0);
   assert.equal((await client.count('phrases', { filter: { must: [{ key: 'text', match: { text: 'quick brown' } }] } })).count, 4);
 });
+
+test("kith's port declares text indexes too, and the Qdrant port answers by them", async (t) => {
+  const { client, kithUrl } = await startQdrant(t);
+  const created = await http(kithUrl, 'POST', '/collections', { name: 'k', vector_size: 4, distance: 'dot' });
+  assert.equal(created.status, 200, created.text);
+  const points = TITLES.map((title, id) => ({ id, vector: vector(id), payload: { title, tags: title.split(' ') } }));
+  assert.equal((await http(kithUrl, 'PUT', '/collections/k/points', { points })).status, 200);
+  const count = async (filter: unknown): Promise<number> => (await http(kithUrl, 'POST', '/collections/k/points/count', { filter })).body.result.count;
+  const search = async (filter: unknown): Promise<number> =>
+    (await http(kithUrl, 'POST', '/collections/k/points/search', { vector: [1, 1, 1, 1], limit: 20, filter })).body.result.length;
+  const robo = { must: [{ key: 'title', match: { text: 'ROBO' } }] };
+  assert.equal(await count(robo), 0);
+
+  const put = await http(kithUrl, 'PUT', '/collections/k/text-indexes/title', { tokenizer: 'prefix', stopwords: { custom: ['little'] } });
+  assert.equal(put.status, 200, put.text);
+  assert.deepEqual((await http(kithUrl, 'GET', '/collections/k/text-indexes')).body.result, {
+    title: { tokenizer: 'prefix', stopwords: { custom: ['little'] }, type: 'text' },
+  });
+  assert.equal(await count(robo), 3);
+  assert.equal(await search(robo), 3);
+  assert.equal(await count({ must: [{ key: 'title', match: { text_any: 'litt portab' } }] }), 1, 'a stopword word is not indexed');
+  assert.equal((await client.count('k', { filter: robo })).count, 3);
+  assert.equal((await client.getCollection('k')).payload_schema.title?.data_type, 'text');
+  // An array of strings pools its elements' tokens (Qdrant's index does).
+  assert.equal((await http(kithUrl, 'PUT', '/collections/k/text-indexes/tags', {})).status, 200);
+  assert.equal(await count({ must: [{ key: 'tags', match: { text: 'robot dreams' } }] }), 1);
+
+  // The schema is checked: unknown fields, wrong types and what kith lacks are 400s.
+  for (const [body, pattern] of [
+    [{ tokenizer: 'ngram' }, /tokenizer/],
+    [{ stopwords: 'german' }, /"stopwords: stopwords of \\"german\\" are not supported by kith/],
+    [{ lowercase: true, typo: 1 }, /typo/],
+  ] as const) {
+    const r = await http(kithUrl, 'PUT', '/collections/k/text-indexes/title', body);
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.match(JSON.stringify(r.body), pattern);
+  }
+  assert.equal((await http(kithUrl, 'DELETE', '/collections/k/text-indexes/title')).status, 200);
+  assert.equal(await count(robo), 0);
+  assert.equal((await http(kithUrl, 'PUT', '/collections/missing/text-indexes/title', {})).status, 404);
+});

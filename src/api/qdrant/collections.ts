@@ -164,7 +164,9 @@ async function collectionInfo(collection: QdrantCollection): Promise<Record<stri
   const options = extras.options;
   const echoed = (key: string): Record<string, unknown> => asObject(options[key], key);
   const payloadSchema: Record<string, unknown> = {};
-  const declared = Object.entries(extras.payload_schema).slice(0, MAX_DECLARED_FIELDS);
+  // Text indexes declared through kith's port are the collection's too: listed as Qdrant would list them.
+  const fields = { ...extras.payload_schema, ...collection.textIndexSchemas?.() };
+  const declared = Object.entries(fields).slice(0, MAX_DECLARED_FIELDS);
   if (declared.length > 0) {
     const counts = await collection.pointsWithKeys(declared.map(([field]) => field.split('.')[0] as string));
     declared.forEach(([field, schema], f) => {
