@@ -140,7 +140,7 @@ export const UPDATE_MODES: ReadonlySet<unknown> = new Set<UpdateMode>(['upsert',
 export type WarningSink = (message: string, error?: unknown) => void;
 
 /** A graph snapshot is written once this many changes (or 10% of the graph) have accumulated. */
-/** The annotation holding the collection's declared text indexes (declareTextIndex): the one the engine itself reads. */
+/** The annotation holding the collection's declared text indexes (declareTextIndex). */
 const TEXT_INDEX_ANNOTATION = 'text_index';
 /** Text indexes one collection may declare (each is bound into the filters that name its field). */
 const MAX_TEXT_INDEXES = 64;
@@ -1089,7 +1089,8 @@ export class Collection {
   /**
    * JSON kept with this collection, by key: the API layers' (the Qdrant port keeps its echoed
    * create options and declared payload indexes under "qdrant"), which the engine never reads, and
-   * the engine's own declared text indexes under "text_index" (declareTextIndex).
+   * the engine's own records: "ef_calibration" (search/ef-calibration.ts) and the declared text
+   * indexes under "text_index" (declareTextIndex).
    */
   annotations(): Record<string, unknown> {
     const text = this.store.readAnnotations(this.uid);
