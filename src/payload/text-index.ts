@@ -311,11 +311,16 @@ export function textMatcher(match: TextMatch, text: string, params: TextIndexPar
   const wanted = [...new Set(analyzer.query(text))];
   if (wanted.length === 0) return () => false;
   const all = match === 'text';
-  // A point's tokens are those of all its strings: a query token is found in one of them.
-  const has = (strings: readonly string[], token: string): boolean => strings.some((s) => documentTokens(entry, s).has(token));
   return (strings) => {
     if (strings.length === 0) return false;
-    return all ? wanted.every((t) => has(strings, t)) : wanted.some((t) => has(strings, t));
+    // A point's tokens are those of all its strings together (one string: its own set, shared).
+    let tokens = documentTokens(entry, strings[0] as string);
+    if (strings.length > 1) {
+      const pooled = new Set(tokens);
+      for (let i = 1; i < strings.length; i++) for (const t of documentTokens(entry, strings[i] as string)) pooled.add(t);
+      tokens = pooled;
+    }
+    return all ? wanted.every((t) => tokens.has(t)) : wanted.some((t) => tokens.has(t));
   };
 }
 
