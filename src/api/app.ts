@@ -18,6 +18,7 @@ import { clusterCollectionRoutes } from './routes/cluster-collections.js';
 import { clusterPointRoutes } from './routes/cluster-points.js';
 import { clusterReplicaRoutes, REPLICA_PREFIX } from './routes/cluster-replicas.js';
 import { collectionRoutes } from './routes/collections.js';
+import { textIndexRoutes } from './routes/text-indexes.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { opsRoutes } from './routes/ops.js';
 import { localPayloadChange, payloadRoutes } from './routes/payload.js';
@@ -86,6 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(serviceRoutes, { version: SERVICE_VERSION });
   if (options.cluster === undefined) {
     await app.register(collectionRoutes, { db: options.db });
+    await app.register(textIndexRoutes, { db: options.db });
     await app.register(aliasRoutes, { db: options.db });
     await app.register(facetRoutes, { db: options.db });
     await app.register(pointRoutes, { db: options.db });

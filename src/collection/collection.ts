@@ -16,6 +16,7 @@ import { CLOCK_VERSIONS, MAX_VERSION, type VersionSource } from '../core/version
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types.js';
+import { bindTextIndexes, parseTextIndexParams, type TextIndexes, type TextIndexParams } from '../payload/text-index.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import { type PayloadSelector, selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
@@ -156,6 +157,10 @@ export const UPDATE_MODES: ReadonlySet<unknown> = new Set<UpdateMode>(['upsert',
 export type WarningSink = (message: string, error?: unknown) => void;
 
 /** A graph snapshot is written once this many changes (or 10% of the graph) have accumulated. */
+/** The annotation holding the collection's declared text indexes (declareTextIndex). */
+const TEXT_INDEX_ANNOTATION = 'text_index';
+/** Text indexes one collection may declare (each is bound into the filters that name its field). */
+const MAX_TEXT_INDEXES = 64;
 const SNAPSHOT_MIN_CHANGES = 20000;
 
 /** Searches of a batch sent to the threads at once: their answers are shaped here in one turn. */
@@ -318,6 +323,7 @@ export class Collection {
    */
   *loadSteps(progress: LoadProgress = newLoadProgress()): Steps<LoadReport> {
     const report = yield* loadCollectionSteps(this.store, this.uid, this.config, this.segment, this.inserters(), progress);
+    this.segment.setTextIndexes(this.readTextIndexes());
     if (report.lastVersion > this.lastVersion) this.lastVersion = report.lastVersion;
     if (report.snapshotRejected !== undefined) {
       this.warn(`collection "${this.name}": graph snapshot not used (${report.snapshotRejected}); the graph was rebuilt`);
@@ -998,15 +1004,16 @@ export class Collection {
    * Ids and payloads of the live points matching the filter (all points without one), in no
    * particular order. Payloads are the stored objects: callers must not change them.
    */
-  matchingPoints(filter?: Filter): { id: PointId; payload: Payload }[] {
+  matchingPoints(unbound?: Filter): { id: PointId; payload: Payload }[] {
     this.changes.settleNow();
     const segment = this.segment;
     const table = segment.table;
     const out: { id: PointId; payload: Payload }[] = [];
-    if (filter === undefined || isEmptyFilter(filter)) {
+    if (unbound === undefined || isEmptyFilter(unbound)) {
       for (const slot of table.liveSlots()) out.push({ id: table.idOf(slot), payload: table.payloadOf(slot) });
       return out;
     }
+    const filter = bindTextIndexes(unbound, segment.payloadIndex.textIndexes);
     const estimated = estimateFilter(filter, segment.payloadIndex, table.liveCount, (id) => table.slotOf(id));
     const predicate = compileFilter(filter, estimated.conditions);
     const accept = (slot: number): boolean => predicate(table.payloadOf(slot), table.idOf(slot));
@@ -1117,7 +1124,8 @@ export class Collection {
   /** The points of a conditional upsert that are written, as the collection is now (inside the write queue). */
   private async admitted(points: readonly PreparedPoint[], mode: UpdateMode, condition: Filter | undefined): Promise<PreparedPoint[]> {
     const table = this.segment.table;
-    const matches = condition === undefined || isEmptyFilter(condition) ? undefined : compileFilter(condition);
+    const matches =
+      condition === undefined || isEmptyFilter(condition) ? undefined : compileFilter(bindTextIndexes(condition, this.segment.payloadIndex.textIndexes));
     const slices = new TimeSlices();
     const out: PreparedPoint[] = [];
     for (let i = 0; i < points.length; i++) {
@@ -1204,8 +1212,10 @@ export class Collection {
   }
 
   /**
-   * JSON the API layers keep with this collection, by key (the Qdrant port keeps its echoed create
-   * options and declared payload indexes under "qdrant"); the engine never reads it.
+   * JSON kept with this collection, by key: the API layers' (the Qdrant port keeps its echoed
+   * create options and declared payload indexes under "qdrant"), which the engine never reads, and
+   * the engine's own records: "ef_calibration" (search/ef-calibration.ts) and the declared text
+   * indexes under "text_index" (declareTextIndex).
    */
   annotations(): Record<string, unknown> {
     const text = this.store.readAnnotations(this.uid);
@@ -1217,6 +1227,63 @@ export class Collection {
       // fall through: unreadable annotations are reported below, never guessed
     }
     throw new KithError('ERR_STORAGE_CORRUPTED', `collection "${this.name}": its annotations are not a JSON object`);
+  }
+
+  /**
+   * The text indexes declared on fields (payload/text-index.ts), as their schemas were given:
+   * Qdrant's TextIndexParams JSON, by field name.
+   */
+  textIndexSchemas(): Record<string, unknown> {
+    const stored = this.annotations()[TEXT_INDEX_ANNOTATION];
+    return isPlainObject(stored) ? stored : {};
+  }
+
+  /**
+   * Declares (or, with undefined, removes) the text index of a payload field: from then on
+   * `match.text`, `text_any` and `phrase` on that key tokenize as `schema` says, on every surface
+   * (both ports read the same collection). `schema` is Qdrant's text field schema; what kith does
+   * not implement is refused (ERR_BAD_INPUT, naming `path`) before anything changes. Kept durably with the
+   * collection; nothing is built (text conditions are checked point by point).
+   */
+  async declareTextIndex(field: string, schema: unknown, path = 'field_schema'): Promise<void> {
+    if (typeof field !== 'string' || field === '') throw badInput('field_name', `expected a non-empty string, got ${describeJson(field)}`);
+    if (schema !== undefined) parseTextIndexParams(schema, path);
+    await this.writes.run(async () => {
+      this.assertLive();
+      const next: Record<string, unknown> = { ...this.textIndexSchemas() };
+      if (schema === undefined) delete next[field];
+      else {
+        if (!Object.hasOwn(next, field) && Object.keys(next).length >= MAX_TEXT_INDEXES) {
+          throw badInput('field_name', `the collection already declares ${MAX_TEXT_INDEXES} text indexes, the limit; remove one first`);
+        }
+        next[field] = schema;
+      }
+      const annotations = { ...this.annotations() };
+      if (Object.keys(next).length === 0) delete annotations[TEXT_INDEX_ANNOTATION];
+      else annotations[TEXT_INDEX_ANNOTATION] = next;
+      await this.store.writeAnnotations(this.uid, JSON.stringify(annotations));
+      this.segment.setTextIndexes(this.readTextIndexes());
+    });
+  }
+
+  /** The declared text indexes, resolved; a declaration that no longer reads (it was checked when made) is reported and left out. */
+  private readTextIndexes(): TextIndexes {
+    const out = new Map<string, TextIndexParams>();
+    let schemas: Record<string, unknown>;
+    try {
+      schemas = this.textIndexSchemas();
+    } catch (error) {
+      this.warn(`collection "${this.name}": its text indexes could not be read`, error);
+      return out;
+    }
+    for (const [field, schema] of Object.entries(schemas)) {
+      try {
+        out.set(field, parseTextIndexParams(schema, field));
+      } catch (error) {
+        this.warn(`collection "${this.name}": the text index of ${JSON.stringify(field)} is not used`, error);
+      }
+    }
+    return out;
   }
 
   /** Sets (or, with undefined, removes) one annotation, durably, in write order. */

@@ -6,6 +6,7 @@ import { compareInstants, type Instant, parseDatetime } from './datetime.js';
 import { EARTH_RADIUS_M } from './filter-parse.js';
 import type { Condition, CountRange, DatetimeRange, ElementsCondition, FieldCondition, Filter, GeoPoint, NumberRange } from './filter-types.js';
 import { isPlainObject, type JsonValue, jsonEqual, someValueAt } from './json-value.js';
+import { textMatcher } from './text-index.js';
 
 /** Whether the point (its payload, and its id for `has_id`) passes the filter. */
 export type PayloadPredicate = (payload: Record<string, unknown>, id: string) => boolean;
@@ -85,6 +86,8 @@ function compileCondition(condition: Condition): PayloadPredicate {
     }
     case 'values_count':
       return compileValuesCount(condition);
+    case 'text':
+      return compileText(condition);
     default: {
       const test = compileValueTest(condition);
       const { key, parts, projections } = condition;
@@ -134,14 +137,29 @@ export function countTest(range: CountRange): (count: number) => boolean {
     (gt === undefined || count > gt) && (gte === undefined || count >= gte) && (lt === undefined || count < lt) && (lte === undefined || count <= lte);
 }
 
+/**
+ * A text condition reads all of the key's strings at once (an array's string elements included):
+ * an indexed field's tokens are pooled over them (text-index.ts).
+ */
+function compileText(condition: Extract<FieldCondition, { kind: 'text' }>): PayloadPredicate {
+  const matches = textMatcher(condition.match, condition.text, condition.index);
+  const { key, parts, projections } = condition;
+  const strings: string[] = [];
+  const collect = (value: unknown): boolean => {
+    if (typeof value === 'string') strings.push(value);
+    else if (Array.isArray(value)) for (const e of value) if (typeof e === 'string') strings.push(e);
+    return false;
+  };
+  return (payload) => {
+    strings.length = 0;
+    someValueAt(payload, key, parts, collect, projections);
+    return matches(strings);
+  };
+}
+
 /** The test one resolved payload value must pass; arrays are handled per condition type. */
 function compileValueTest(condition: FieldCondition): (value: unknown) => boolean {
   switch (condition.kind) {
-    case 'text': {
-      const text = condition.text;
-      const test = (v: unknown): boolean => typeof v === 'string' && v.includes(text);
-      return (value) => test(value) || (Array.isArray(value) && value.some(test));
-    }
     case 'is_null':
       return (value) => value === null || (Array.isArray(value) && value.includes(null));
     case 'geo_radius':
@@ -152,6 +170,7 @@ function compileValueTest(condition: FieldCondition): (value: unknown) => boolea
       return geoTest(polygonTest(condition.exterior, condition.interiors));
     case 'is_empty':
     case 'values_count':
+    case 'text':
       // Answered over all of a key's values at once (compileCondition).
       throw new Error(`unreachable: ${condition.kind} is not a per-value test`);
     case 'exact': {

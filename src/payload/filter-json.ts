@@ -122,7 +122,8 @@ function fieldJson(condition: FieldCondition): Json {
     case 'except':
       return { key, match: { except: condition.values } };
     case 'text':
-      return { key, match: { text: condition.text } };
+      // The bound text index is not written: the receiver binds its collection's own.
+      return { key, match: { [condition.match]: condition.text } };
     case 'prefix':
       return { key, type: 'prefix', match: { value: condition.prefix } };
     case 'contains':

@@ -13,6 +13,7 @@ import { describeJson, normalizePointId } from '../core/point-id.js';
 import { type Instant, parseDatetime } from './datetime.js';
 import type { Condition, CountRange, DatetimeRange, FieldCondition, Filter, GeoPoint, KeyPath, MinShould, NumberRange } from './filter-types.js';
 import { checkJsonValue, isPlainObject, type JsonValue } from './json-value.js';
+import { queryWords, type TextMatch } from './text-index.js';
 
 /** The bounds of one request's filter. */
 export const FILTER_LIMITS = {
@@ -22,10 +23,10 @@ export const FILTER_LIMITS = {
   conditions: 256,
   /**
    * Values in the `match.any` / `match.except` lists of the filter, all lists together; the ids of
-   * `has_id` and the points of `geo_polygon` rings count here too.
+   * `has_id`, the points of `geo_polygon` rings and a text query's words after its first count here too.
    */
   values: 1024,
-  /** Characters of a `match.text` substring. */
+  /** Characters of a `match.text`, `match.text_any` or `match.phrase` query. */
   textLength: 1024,
   /** Characters of a payload key. */
   keyLength: 1024,
@@ -66,7 +67,7 @@ const TESTS = ['match', 'range', 'values_count', 'geo_radius', 'geo_bounding_box
 const CONDITION_KEYS = new Set(['key', 'type', ...TESTS]);
 /** Conditions without a `key` of their own, by the one field that names them. */
 const KEYLESS = ['is_empty', 'is_null', 'has_id', 'nested'] as const;
-const MATCH_KEYS = new Set(['value', 'any', 'except', 'text']);
+const MATCH_KEYS = new Set(['value', 'any', 'except', 'text', 'text_any', 'phrase']);
 const GEO_POINT_KEYS = new Set(['lon', 'lat']);
 /** Mean Earth radius in meters (IUGG), for `geo_radius`; documented in docs/filters.md. */
 export const EARTH_RADIUS_M = 6_371_008.8;
@@ -143,7 +144,7 @@ function takeValues(count: number, path: string, budget: Budget, what: string): 
   if (budget.values + count > FILTER_LIMITS.values) {
     throw badInput(
       path,
-      `${count} ${what}${budget.values > 0 ? ` (${budget.values + count} list values in the filter together)` : ''}; the limit is ${FILTER_LIMITS.values} (match.any, match.except, has_id and geo_polygon points together)`,
+      `${count} ${what}${budget.values > 0 ? ` (${budget.values + count} list values in the filter together)` : ''}; the limit is ${FILTER_LIMITS.values} (match.any, match.except, has_id, geo_polygon points and text query words after each first together)`,
     );
   }
   budget.values += count;
@@ -257,20 +258,22 @@ function parseFieldCondition(raw: Record<string, unknown>, path: string, budget:
   const match = raw.match;
   if (match === undefined || match === null) throw badInput(matchPath, `required for ${type === 'exact' ? 'an' : 'a'} ${type} condition`);
   if (!isPlainObject(match)) throw badInput(matchPath, `expected an object, got ${describeJson(match)}`);
-  rejectUnknownKeys(match, MATCH_KEYS, matchPath, 'value, any, except, text');
+  rejectUnknownKeys(match, MATCH_KEYS, matchPath, 'value, any, except, text, text_any, phrase');
   const fields = [...MATCH_KEYS].filter((k) => Object.hasOwn(match, k));
   if (fields.length !== 1) {
-    throw badInput(matchPath, `give exactly one of value, any, except, text (got ${fields.length === 0 ? 'none' : fields.join(', ')})`);
+    throw badInput(matchPath, `give exactly one of value, any, except, text, text_any, phrase (got ${fields.length === 0 ? 'none' : fields.join(', ')})`);
   }
-  const field = fields[0] as 'value' | 'any' | 'except' | 'text';
+  const field = fields[0] as 'value' | 'any' | 'except' | TextMatch;
   const fieldPath = childPath(matchPath, field);
   if (field !== 'value' && type !== 'exact') throw badInput(fieldPath, `\`${field}\` is only for exact conditions`);
 
-  if (field === 'text') {
-    const text = match.text;
+  if (field === 'text' || field === 'text_any' || field === 'phrase') {
+    const text = match[field];
     if (typeof text !== 'string') throw badInput(fieldPath, `expected a string, got ${describeJson(text)}`);
     if (text.length > FILTER_LIMITS.textLength) throw badInput(fieldPath, `${text.length} characters long; the limit is ${FILTER_LIMITS.textLength}`);
-    return { ...base, kind: 'text', text };
+    // Each word after the first is checked per point as a list value is, and counted with them.
+    takeValues(Math.max(0, queryWords(text) - 1), fieldPath, budget, 'more query words');
+    return { ...base, kind: 'text', match: field, text };
   }
   if (field === 'any' || field === 'except') {
     const list = match[field];

@@ -5,6 +5,7 @@
 import type { RE2JS } from 're2js';
 import type { Instant } from './datetime.js';
 import type { JsonValue } from './json-value.js';
+import { queryWords, type TextIndexParams, type TextMatch } from './text-index.js';
 
 export interface Filter {
   /** All must hold. */
@@ -94,7 +95,14 @@ export type FieldCondition = FieldBase &
     | { readonly kind: 'prefix'; readonly prefix: string }
     | { readonly kind: 'contains'; readonly value: JsonValue }
     | { readonly kind: 'regex'; readonly pattern: string; readonly regex: RE2JS }
-    | { readonly kind: 'text'; readonly text: string }
+    | {
+        readonly kind: 'text';
+        /** Which of Qdrant's text matches: every token, any token, or the tokens as a phrase. */
+        readonly match: TextMatch;
+        readonly text: string;
+        /** The field's text index, bound by the engine (text-index.ts bindTextIndexes); absent: matched as an unindexed field. */
+        readonly index?: TextIndexParams;
+      }
     | { readonly kind: 'values_count'; readonly count: CountRange }
     | { readonly kind: 'is_empty' }
     | { readonly kind: 'is_null' }
@@ -110,7 +118,7 @@ export function isEmptyFilter(filter: Filter): boolean {
 /**
  * A filter's size for a request's cost (search/request-cost.ts): one per condition at every
  * level, plus the values of its lists that are compared per point (`match.any`/`except`, polygon
- * points). `has_id` is one term whatever its length: a point's id is looked up in its set.
+ * points, a text query's words after the first). `has_id` is one term whatever its length: a point's id is looked up in its set.
  */
 export function filterTerms(filter: Filter): number {
   let terms = 0;
@@ -126,6 +134,10 @@ export function filterTerms(filter: Filter): number {
         case 'any':
         case 'except':
           terms += condition.values.length;
+          break;
+        case 'text':
+          // Each query word beyond the first is checked per point, as a list value is.
+          terms += Math.max(0, queryWords(condition.text) - 1);
           break;
         case 'geo_polygon':
           terms += condition.exterior.length + condition.interiors.reduce((sum, ring) => sum + ring.length, 0);

@@ -10,6 +10,7 @@
  */
 import { FieldIndex } from './field-index.js';
 import { isPlainObject, valuesAt } from './json-value.js';
+import { NO_TEXT_INDEXES, type TextIndexes } from './text-index.js';
 
 const MAX_FIELDS = 64;
 const MAX_PATH_DEPTH = 4;
@@ -20,6 +21,12 @@ export class PayloadIndex {
   private bulkLoading = false;
   /** No path has been turned away by MAX_FIELDS: every path a payload offered has its index. */
   private complete = true;
+
+  /**
+   * The text indexes declared on fields (text-index.ts): how `match.text`, `text_any` and `phrase`
+   * tokenize each field. Declared, not built: a text condition is still checked point by point.
+   */
+  textIndexes: TextIndexes = NO_TEXT_INDEXES;
 
   constructor(readonly enabled: boolean) {}
 
@@ -89,7 +96,7 @@ export class PayloadIndex {
 }
 
 /** What filter estimates read of the payload indexes. */
-export type PayloadIndexReader = Pick<PayloadIndex, 'field' | 'holdsNoValue'>;
+export type PayloadIndexReader = Pick<PayloadIndex, 'field' | 'holdsNoValue'> & { readonly textIndexes: TextIndexes };
 
 /**
  * The paths a payload offers: every top-level key, and `a.b…` through nested objects (also inside

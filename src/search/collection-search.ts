@@ -16,6 +16,7 @@ import { choosePlan, exactStrategy, type Strategy } from '../index/planner.js';
 import type { SearchHits, SearchOptions, SearchStats } from '../index/vector-index.js';
 import { type ConditionCounts, compileFilter, orderFilter } from '../payload/filter-compile.js';
 import { type Candidates, type Estimate, estimateFilter } from '../payload/filter-estimate.js';
+import { bindTextIndexes } from '../payload/text-index.js';
 import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types.js';
 import { type PayloadSelector, selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
@@ -205,7 +206,7 @@ export function* searchSteps(
   const exact = params.exact === true;
   const efChoice = searchEf(params.ef, config, calibratedEf, k);
   const ef = efChoice.ef;
-  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : input.filter;
+  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindTextIndexes(input.filter, memory.payloadIndex.textIndexes);
   const n = memory.table.liveCount;
   const m = memory.graphM;
   const explain: SearchExplain = {

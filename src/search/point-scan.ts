@@ -13,6 +13,7 @@ import type { PointId } from '../core/point-id.js';
 import { TimeSlices } from '../core/time-slices.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
+import { bindTextIndexes } from '../payload/text-index.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import { collectMatches } from './collection-search.js';
 import type { SegmentReader } from '../segment/segment.js';
@@ -29,8 +30,9 @@ export async function scanMatches(segment: SegmentReader, filter: Filter | undef
     }
     return;
   }
-  const estimated = estimateFilter(filter, segment.payloadIndex, table.liveCount, (id) => table.slotOf(id));
-  const predicate = compileFilter(filter, estimated.conditions);
+  const bound = bindTextIndexes(filter, segment.payloadIndex.textIndexes);
+  const estimated = estimateFilter(bound, segment.payloadIndex, table.liveCount, (id) => table.slotOf(id));
+  const predicate = compileFilter(bound, estimated.conditions);
   const candidates = estimated.candidates;
   if (candidates === undefined) {
     for (let slot = 0; slot < slotCount; slot++) {

@@ -14,6 +14,7 @@ import { compareIds, type PointId } from '../core/point-id.js';
 import { TimeSlices } from '../core/time-slices.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
+import { bindTextIndexes } from '../payload/text-index.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import { collectMatches } from './collection-search.js';
 import { LowestIds } from './lowest-ids.js';
@@ -38,9 +39,10 @@ export interface Page {
 
 export async function pageSlots(segment: SegmentReader, query: PageQuery): Promise<Page> {
   const table = segment.table;
-  const { filter, from, skip, take } = query;
+  const { from, skip, take } = query;
   const wanted = skip + take;
-  if (filter === undefined || isEmptyFilter(filter)) return walk(segment, from, skip, take, () => true);
+  if (query.filter === undefined || isEmptyFilter(query.filter)) return walk(segment, from, skip, take, () => true);
+  const filter = bindTextIndexes(query.filter, segment.payloadIndex.textIndexes);
   const estimated = estimateFilter(filter, segment.payloadIndex, table.liveCount, (id) => table.slotOf(id));
   const predicate = compileFilter(filter, estimated.conditions);
   const accept = (slot: number): boolean => predicate(table.payloadOf(slot), table.idOf(slot));

@@ -21,6 +21,7 @@ import type { SlotArena } from '../kernels/slot-arena.js';
 import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { VectorArena } from '../kernels/vector-arena.js';
 import { PayloadIndex, type PayloadIndexReader } from '../payload/payload-index.js';
+import type { TextIndexes } from '../payload/text-index.js';
 import type { SharedPayloadArrays } from '../payload/shared-payloads.js';
 import type { Steps } from '../core/steps.js';
 import type { StoredVector } from '../storage/point-record.js';
@@ -204,6 +205,11 @@ export class Segment implements SegmentReader {
 
   get payloadIndex(): PayloadIndexReader {
     return this.payloads;
+  }
+
+  /** The collection's declared text indexes, which filters are bound to before they run. */
+  setTextIndexes(indexes: TextIndexes): void {
+    this.payloads.textIndexes = indexes;
   }
 
   /** Whether this segment has a graph: its writes are applied in steps ("writes in steps"). */

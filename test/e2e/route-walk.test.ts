@@ -216,6 +216,33 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     { port: 'kith', route: 'GET /collections/:name/aliases', what: '10,000 aliases of one collection', run: kSend('GET', '/collections/w/aliases') },
     {
       port: 'kith',
+      route: 'PUT /collections/:name/text-indexes/:field',
+      what: '64 text indexes, each with 1,000 custom stopwords of 64 characters',
+      run: async () => {
+        const custom = Array.from({ length: 1000 }, (_, i) => `${i}`.padStart(64, 'w'));
+        for (let f = 0; f < 64; f++)
+          await kSend('PUT', `/collections/w/text-indexes/t${f}`, { tokenizer: 'prefix', stopwords: { languages: ['english'], custom } })();
+      },
+    },
+    { port: 'kith', route: 'GET /collections/:name/text-indexes', what: '64 text indexes', run: kSend('GET', '/collections/w/text-indexes') },
+    { port: 'kith', route: 'DELETE /collections/:name/text-indexes/:field', what: 'one of 64', run: kSend('DELETE', '/collections/w/text-indexes/t63') },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/count',
+      what: "256 text_any conditions on a prefix-indexed field, four of 257 distinct words (the filter's 1,024 values)",
+      run: async () => {
+        await kSend('PUT', '/collections/w/text-indexes/s', { tokenizer: 'prefix', min_token_len: 1 })();
+        const letters = 'abcdefghijklmnopqrstuvwxyz';
+        const words = Array.from({ length: 257 }, (_, i) => `${letters[Math.floor(i / 26)]}${letters[i % 26]}`).join(' ');
+        const should = Array.from({ length: 256 }, (_, i) => ({ key: 's', match: { text_any: i < 4 ? words : 'zz' } }));
+        await kSend('POST', '/collections/w/points/count', { filter: { should } })();
+        // One word more is over the filter's values: refused before any work.
+        should[4] = { key: 's', match: { text_any: 'zz zy' } };
+        await kSend('POST', '/collections/w/points/count', { filter: { should } }, 400)();
+      },
+    },
+    {
+      port: 'kith',
       route: 'PUT /collections/:name/points',
       what: `${BODY_LIMIT >> 20} MiB into Flat`,
       run: kSend('PUT', '/collections/u/points', fullFlatBody),

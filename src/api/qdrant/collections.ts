@@ -12,6 +12,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LIMITS, validateCollectionName } from '../../segment/collection-config.js';
 import { isKithError } from '../../core/errors.js';
 import { MAX_KEY_LENGTH } from '../../payload/filter-parse.js';
+import { isPlainObject } from '../../payload/json-value.js';
+import { parseTextIndexParams } from '../../payload/text-index.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson } from '../../core/point-id.js';
 import { ok } from '../envelope.js';
@@ -167,7 +169,9 @@ async function collectionInfo(collection: QdrantCollection): Promise<Record<stri
   const options = extras.options;
   const echoed = (key: string): Record<string, unknown> => asObject(options[key], key);
   const payloadSchema: Record<string, unknown> = {};
-  const declared = Object.entries(extras.payload_schema).slice(0, MAX_DECLARED_FIELDS);
+  // Text indexes declared through kith's port are the collection's too: listed as Qdrant would list them.
+  const fields = { ...extras.payload_schema, ...collection.textIndexSchemas?.() };
+  const declared = Object.entries(fields).slice(0, MAX_DECLARED_FIELDS);
   if (declared.length > 0) {
     const counts = await collection.pointsWithKeys(declared.map(([field]) => field.split('.')[0] as string));
     declared.forEach(([field, schema], f) => {
@@ -225,7 +229,13 @@ function parseFieldSchema(raw: unknown): unknown {
   if (typeof type !== 'string' || !FIELD_TYPES.has(type)) {
     throw formatError('field_schema', `expected one of ${[...FIELD_TYPES].join(', ')} (or an object with that type), got ${describeJson(type ?? raw)}`);
   }
+  // Checked here too, so a cluster node (which keeps it only as the port's annotation) refuses the same schemas.
+  if (type === 'text') parseTextIndexParams(raw, 'field_schema');
   return raw;
+}
+
+function isTextSchema(schema: unknown): boolean {
+  return schema === 'text' || (isPlainObject(schema) && schema.type === 'text');
 }
 
 export async function qdrantCollectionRoutes(app: FastifyInstance, { store }: { store: QdrantStore }): Promise<void> {
@@ -274,6 +284,11 @@ export async function qdrantCollectionRoutes(app: FastifyInstance, { store }: { 
     if (!Object.hasOwn(extras.payload_schema, field) && Object.keys(extras.payload_schema).length >= MAX_DECLARED_FIELDS) {
       throw validationError('field_name', `the collection already declares ${MAX_DECLARED_FIELDS} payload fields, the limit; delete one first`);
     }
+    // A text schema is the engine's to apply (both ports match text by it); another schema replacing one takes it away.
+    // A cluster node's replicas would go on matching text as an unindexed field: refused, not recorded.
+    if (isTextSchema(schema) && collection.declareTextIndex === undefined) throw notSupported('field_schema', 'text indexes on a cluster node', true);
+    if (isTextSchema(schema)) await collection.declareTextIndex?.(field, schema);
+    else if (isTextSchema(extras.payload_schema[field])) await collection.declareTextIndex?.(field, undefined);
     await collection.saveExtras({ ...extras, payload_schema: { ...extras.payload_schema, [field]: schema } } satisfies QdrantExtras);
     return ok(reply, updateResult());
   });
@@ -281,7 +296,8 @@ export async function qdrantCollectionRoutes(app: FastifyInstance, { store }: { 
   app.delete<{ Params: { name: string; field: string } }>('/collections/:name/index/:field', async (request, reply) => {
     const collection = await collectionOf(store, request.params.name);
     const extras = extrasOf(collection);
-    const { [request.params.field]: _removed, ...rest } = extras.payload_schema;
+    const { [request.params.field]: removed, ...rest } = extras.payload_schema;
+    if (isTextSchema(removed)) await collection.declareTextIndex?.(request.params.field, undefined);
     await collection.saveExtras({ ...extras, payload_schema: rest } satisfies QdrantExtras);
     return ok(reply, updateResult());
   });

@@ -4,8 +4,8 @@
  * (no point matches). What this module adds is the id mapping: `has_id` lists Qdrant ids, which
  * are checked and turned into kith ids as request bodies' ids are (ids.ts); the field forms
  * `{"key": k, "is_empty": true}` and `"is_null": …` become kith's conditions; `has_vector` of the
- * unnamed vector (`""`) matches every point (each has it). Conditions Qdrant has and kith does not
- * (`has_vector` of a named vector, `match.text_any`, `match.phrase`) get a 400 saying so.
+ * unnamed vector (`""`) matches every point (each has it). `has_vector` of a named vector, which
+ * kith points cannot have, gets a 400 saying so.
  */
 import { childPath } from '../../core/field-path.js';
 import { parseFilter } from '../../payload/filter-parse.js';
@@ -16,7 +16,6 @@ import { toKithId } from './ids.js';
 
 /** Beyond this depth the walk stops rewriting; parseFilter refuses filters nested that deep anyway. */
 const MAX_WALK_DEPTH = 40;
-const UNSUPPORTED_MATCH_KEYS = ['text_any', 'phrase'];
 
 /** Parses a Qdrant filter; null/undefined mean "no filter". */
 export function parseQdrantFilter(raw: unknown, path = 'filter'): Filter | undefined {
@@ -80,12 +79,6 @@ function rewriteCondition(raw: unknown, path: string, depth: number): unknown {
   if (isObject(raw.nested)) {
     const nested = raw.nested;
     return { ...raw, nested: { ...nested, filter: rewriteFilter(nested.filter, childPath(childPath(path, 'nested'), 'filter'), depth + 1) } };
-  }
-  if (isObject(raw.match)) {
-    for (const name of UNSUPPORTED_MATCH_KEYS) {
-      if (Object.hasOwn(raw.match, name))
-        throw notSupported(childPath(childPath(path, 'match'), name), `\`match.${name}\` (full-text matching; \`match.text\` is a substring match)`, true);
-    }
   }
   if (Object.hasOwn(raw, 'key')) {
     // Qdrant's clients may send absent range bounds as null.

@@ -51,6 +51,14 @@ export interface QdrantCollection {
   /** What the Qdrant port keeps with the collection (its options and declared payload fields). */
   extras(): unknown;
   saveExtras(extras: unknown): Promise<void>;
+  /**
+   * Declares (schema) or removes (undefined) a field's text index with the engine, which then
+   * answers `match.text`/`text_any`/`phrase` on it by tokens (Collection.declareTextIndex); absent
+   * on a cluster node, whose replicas keep the unindexed behaviour (docs/qdrant.md).
+   */
+  declareTextIndex?(field: string, schema: unknown): Promise<void>;
+  /** The text indexes the engine has declared, by field (some through kith's port); absent on a cluster node. */
+  textIndexSchemas?(): Record<string, unknown>;
   /** Per top-level key, the points whose payload has it (GET …/collections/{name}'s payload_schema). */
   pointsWithKeys(keys: readonly string[]): Promise<number[]>;
   /** `options`: Qdrant's update_mode and update_filter (Collection.upsert). */
@@ -138,6 +146,8 @@ export function localStore(db: Database): QdrantStore {
         facts: async () => collection.describe(),
         extras: () => collection.annotations()[QDRANT_EXTRAS],
         saveExtras: (extras) => collection.annotate(QDRANT_EXTRAS, extras),
+        declareTextIndex: (field, schema) => collection.declareTextIndex(field, schema),
+        textIndexSchemas: () => collection.textIndexSchemas(),
         pointsWithKeys: async (keys) => {
           const counts = new Array<number>(keys.length).fill(0);
           await collection.scanMatches(undefined, (slot, table) => {

@@ -59,9 +59,29 @@ const FieldCondition = Type.Object(
           value: Type.Optional(Type.Unknown({ description: 'exact: JSON value; prefix/regex: string; contains: element or substring.' })),
           any: Type.Optional(Type.Array(Type.Unknown(), { description: 'exact only: the value is one of these.' })),
           except: Type.Optional(Type.Array(Type.Unknown(), { description: 'exact only: the value is none of these.' })),
-          text: Type.Optional(Type.String({ maxLength: 1024, description: 'exact only: a string value contains this substring (case-sensitive).' })),
+          text: Type.Optional(
+            Type.String({
+              maxLength: 1024,
+              description:
+                "exact only: with the field's text index, every query token is among the field's tokens; without one, a string value contains this substring (case-sensitive).",
+            }),
+          ),
+          text_any: Type.Optional(
+            Type.String({
+              maxLength: 1024,
+              description:
+                "exact only: with the field's text index, some query token is among the field's tokens; without one, some whitespace-separated part is a substring.",
+            }),
+          ),
+          phrase: Type.Optional(
+            Type.String({
+              maxLength: 1024,
+              description:
+                "exact only: with the field's text index (phrase_matching), the query tokens appear consecutively in one string; without one, a substring (case-sensitive).",
+            }),
+          ),
         },
-        { additionalProperties: false, minProperties: 1, maxProperties: 1, description: 'Exactly one of value, any, except, text.' },
+        { additionalProperties: false, minProperties: 1, maxProperties: 1, description: 'Exactly one of value, any, except, text, text_any, phrase.' },
       ),
     ),
     range: Nullable(Range),
@@ -99,7 +119,7 @@ const FieldCondition = Type.Object(
       implies(given('type'), { anyOf: [given('match'), given('range')] }),
       implies(given('range'), { anyOf: [{ not: { required: ['type'] } }, { properties: { type: { enum: ['range', null] } } }] }),
       implies(given('match'), { anyOf: [{ not: { required: ['type'] } }, { properties: { type: { enum: ['exact', 'prefix', 'contains', 'regex', null] } } }] }),
-      // any, except and text only for exact conditions; a prefix or a regex is a string.
+      // any, except and the text matches only for exact conditions; a prefix or a regex is a string.
       implies(
         { required: ['type'], properties: { type: { const: 'contains' } } },
         { properties: { match: { anyOf: [{ type: 'null' }, { required: ['value'] }] } } },

@@ -158,7 +158,11 @@ test('match and range of the wrong kind, or on the wrong type', () => {
 
 test('unknown keys inside match and range', () => {
   rejects(must({ key: 'a', match: { value: 1, txt: 'x' } }), 'filter.must[0].match.txt', /unknown field/);
-  rejects(must({ key: 'a', match: { value: 1, text: 'x' } }), 'filter.must[0].match', /exactly one of value, any, except, text \(got value, text\)/);
+  rejects(
+    must({ key: 'a', match: { value: 1, text: 'x' } }),
+    'filter.must[0].match',
+    /exactly one of value, any, except, text, text_any, phrase \(got value, text\)/,
+  );
   rejects(must({ key: 'a', match: { values: [1] } }), 'filter.must[0].match.values');
   rejects(must({ key: 'a', range: { gt: 1, from: 2 } }), 'filter.must[0].range.from', /unknown field/);
   rejects(must({ key: 'a', range: { ge: 1 } }), 'filter.must[0].range.ge');
@@ -488,8 +492,18 @@ test('nested: {key, filter}; its conditions count toward the limits and its dept
   assert.throws(() => parseFilter(deep), /nest at most 32 levels/);
 });
 
-test('match.text: a string of bounded length, for exact-type conditions', () => {
-  assert.deepEqual(firstField(must({ key: 'a', match: { text: 'car' } })), { key: 'a', parts: ['a'], kind: 'text', text: 'car' });
+test('match.text, text_any, phrase: a string of bounded length, for exact-type conditions', () => {
+  assert.deepEqual(firstField(must({ key: 'a', match: { text: 'car' } })), { key: 'a', parts: ['a'], kind: 'text', match: 'text', text: 'car' });
+  assert.deepEqual(firstField(must({ key: 'a', match: { text_any: 'car bus' } })), {
+    key: 'a',
+    parts: ['a'],
+    kind: 'text',
+    match: 'text_any',
+    text: 'car bus',
+  });
+  assert.deepEqual(firstField(must({ key: 'a', match: { phrase: 'red car' } })), { key: 'a', parts: ['a'], kind: 'text', match: 'phrase', text: 'red car' });
+  rejects(must({ key: 'a', match: { text: 'x', phrase: 'x' } }), 'filter.must[0].match', /exactly one of .* \(got text, phrase\)/);
+  rejects(must({ key: 'a', match: { phrase: 2 } }), 'filter.must[0].match.phrase', /expected a string, got a number/);
   rejects(must({ key: 'a', match: { text: 1 } }), 'filter.must[0].match.text', /expected a string, got a number/);
   rejects(must({ key: 'a', type: 'prefix', match: { text: 'x' } }), 'filter.must[0].match.text', /only for exact conditions/);
   rejects(
