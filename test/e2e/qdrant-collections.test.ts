@@ -102,6 +102,9 @@ test('payload indexes are accepted, listed in payload_schema with their point co
       { id: 1, vector: [1, 0], payload: { city: 'Oslo', n: 1 } },
       { id: 2, vector: [0, 1], payload: { city: 'Rome' } },
       { id: 3, vector: [1, 1], payload: {} },
+      { id: 4, vector: [1, 2], payload: { city: null, shop: { tags: [] } } },
+      { id: 5, vector: [2, 1], payload: { shop: { tags: ['a'] }, list: [{ name: 'x' }, { other: 1 }] } },
+      { id: 6, vector: [2, 2], payload: { shop: { tags: 'b' }, list: [{ name: null }] } },
     ],
   });
   assert.equal((await client.createPayloadIndex('ix', { field_name: 'city', field_schema: 'keyword', wait: true })).status, 'completed');
@@ -109,6 +112,17 @@ test('payload indexes are accepted, listed in payload_schema with their point co
   const schema = (await client.getCollection('ix')).payload_schema;
   assert.deepEqual(schema.city, { data_type: 'keyword', points: 2 });
   assert.deepEqual(schema.n, { data_type: 'integer', params: { type: 'integer', range: true, lookup: false }, points: 1 });
+  // Nested paths count the points holding a value there (not null, not []), as Qdrant's index holds them.
+  await client.createPayloadIndex('ix', { field_name: 'shop.tags', field_schema: 'keyword' });
+  await client.createPayloadIndex('ix', { field_name: 'list[].name', field_schema: 'keyword' });
+  const nested = (await client.getCollection('ix')).payload_schema;
+  assert.equal(nested['shop.tags']?.points, 2);
+  assert.equal(nested['list[].name']?.points, 1);
+  await client.deletePayloadIndex('ix', 'shop.tags');
+  await client.deletePayloadIndex('ix', 'list[].name');
+  await assert.rejects(client.createPayloadIndex('ix', { field_name: 'm', field_schema: { type: 'integer', lookup: false, range: false } }), {
+    status: 422,
+  });
   await client.deletePayloadIndex('ix', 'city');
   assert.deepEqual(Object.keys((await client.getCollection('ix')).payload_schema), ['n']);
   await assert.rejects(client.createPayloadIndex('ix', { field_name: 'x', field_schema: 'colour' as never }), { status: 400 });

@@ -70,8 +70,7 @@ export function clusterStore(engine: ClusterEngine): QdrantStore {
         }),
         extras: () => entry.annotations?.[QDRANT_EXTRAS],
         saveExtras: (extras) => engine.node.annotate(name, QDRANT_EXTRAS, extras),
-        pointsWithKeys: (keys) =>
-          Promise.all(keys.map((key) => engine.count(name, { should: [{ must_not: [{ is_empty: { key } }] }, { is_null: { key } }] }, consistency))),
+        pointsWithValues: (fields) => Promise.all(fields.map((key) => engine.count(name, { must_not: [{ is_empty: { key } }] }, consistency))),
         upsert: async (points, options = {}) => {
           await engine.upsert(name, points as Parameters<ClusterEngine['upsert']>[1], {
             ...(options.mode === undefined ? {} : { mode: options.mode }),

@@ -173,7 +173,7 @@ async function collectionInfo(collection: QdrantCollection): Promise<Record<stri
   const fields = { ...extras.payload_schema, ...collection.textIndexSchemas?.() };
   const declared = Object.entries(fields).slice(0, MAX_DECLARED_FIELDS);
   if (declared.length > 0) {
-    const counts = await collection.pointsWithKeys(declared.map(([field]) => field.split('.')[0] as string));
+    const counts = await collection.pointsWithValues(declared.map(([field]) => field));
     declared.forEach(([field, schema], f) => {
       const dataType = typeof schema === 'string' ? schema : (schema as { type?: unknown }).type;
       payloadSchema[field] = { data_type: dataType, ...(typeof schema === 'object' ? { params: schema } : {}), points: counts[f] };
@@ -231,6 +231,10 @@ function parseFieldSchema(raw: unknown): unknown {
   }
   // Checked here too, so a cluster node (which keeps it only as the port's annotation) refuses the same schemas.
   if (type === 'text') parseTextIndexParams(raw, 'field_schema');
+  // Qdrant's own check (a 422): an integer index must keep one of its capabilities.
+  const params = raw as { lookup?: unknown; range?: unknown };
+  if (type === 'integer' && typeof raw === 'object' && params.lookup === false && params.range === false)
+    throw validationError('field_schema', "the 'lookup' and 'range' capabilities can't be both disabled");
   return raw;
 }
 

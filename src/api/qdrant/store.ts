@@ -4,6 +4,9 @@
  * inputs (parsed filters, payload selectors, queries) and hand them here; each store runs them its
  * own way, so the Qdrant dialect is written once for both.
  */
+import { parseKeyPath } from '../../payload/filter-parse.js';
+import type { KeyPath } from '../../payload/filter-types.js';
+import { someValueAt } from '../../payload/json-value.js';
 import type { OrderByInput } from '../../search/order-by.js';
 import type { PayloadOperation, PointInput, PointRecord, ScrollPage, StoredPoint, UpdateMode } from '../../collection/collection.js';
 import type { VectorInput } from '../../collection/prepare-points.js';
@@ -59,8 +62,12 @@ export interface QdrantCollection {
   declareTextIndex?(field: string, schema: unknown): Promise<void>;
   /** The text indexes the engine has declared, by field (some through kith's port); absent on a cluster node. */
   textIndexSchemas?(): Record<string, unknown>;
-  /** Per top-level key, the points whose payload has it (GET …/collections/{name}'s payload_schema). */
-  pointsWithKeys(keys: readonly string[]): Promise<number[]>;
+  /**
+   * Per declared field (a payload path: `a.b`, `tags[]`), the points holding a value there other
+   * than null or an empty list: what Qdrant's index on it holds (GET …/collections/{name}'s
+   * payload_schema[f].points).
+   */
+  pointsWithValues(fields: readonly string[]): Promise<number[]>;
   /** `options`: Qdrant's update_mode and update_filter (Collection.upsert). */
   upsert(points: readonly PointInput[], options?: { readonly mode?: UpdateMode; readonly condition?: Filter }): Promise<void>;
   /** New vectors for existing points, which keep their payloads; ERR_POINT_NOT_FOUND (nothing written) for a missing one. */
@@ -148,11 +155,16 @@ export function localStore(db: Database): QdrantStore {
         saveExtras: (extras) => collection.annotate(QDRANT_EXTRAS, extras),
         declareTextIndex: (field, schema) => collection.declareTextIndex(field, schema),
         textIndexSchemas: () => collection.textIndexSchemas(),
-        pointsWithKeys: async (keys) => {
-          const counts = new Array<number>(keys.length).fill(0);
+        pointsWithValues: async (fields) => {
+          const paths = fields.map((field) => parseKeyPath(field, 'field_name'));
+          const counts = new Array<number>(paths.length).fill(0);
+          // One pass for every field: a point counts for a field when a value other than null or [] is at its path.
           await collection.scanMatches(undefined, (slot, table) => {
             const payload = table.payloadOf(slot);
-            for (let k = 0; k < keys.length; k++) if (Object.hasOwn(payload, keys[k] as string)) counts[k] = (counts[k] as number) + 1;
+            for (let f = 0; f < paths.length; f++) {
+              const path = paths[f] as KeyPath;
+              if (someValueAt(payload, path.key, path.parts, hasValue, path.projections)) counts[f] = (counts[f] as number) + 1;
+            }
           });
           return counts;
         },
@@ -192,4 +204,9 @@ export function localStore(db: Database): QdrantStore {
       };
     },
   };
+}
+
+/** A value an index would hold: not null, not an empty list. */
+function hasValue(value: unknown): boolean {
+  return value !== null && !(Array.isArray(value) && value.length === 0);
 }
