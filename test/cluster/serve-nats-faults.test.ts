@@ -75,22 +75,27 @@ describe('NATS faults under a kith cluster', { timeout: 300_000 }, () => {
       }
     };
     const running = [writer(0), writer(1), writer(2)];
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-
-    const killed = nats.cluster.indexOf(await streamLeader(jsm, stream));
-    await nats.cluster.kill(killed);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    await nats.cluster.restart(killed);
-    const afterKill = acknowledged.size;
-
-    const stoppedName = await streamLeader(jsm, stream);
-    const stopped = nats.cluster.servers[nats.cluster.indexOf(stoppedName)]?.process;
-    stopped?.kill('SIGSTOP');
-    await new Promise((resolve) => setTimeout(resolve, 6000));
-    stopped?.kill('SIGCONT');
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    writing = false;
-    await Promise.all(running);
+    let killed = -1;
+    let afterKill = 0;
+    let stoppedName = '';
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      killed = nats.cluster.indexOf(await streamLeader(jsm, stream));
+      await nats.cluster.kill(killed);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await nats.cluster.restart(killed);
+      afterKill = acknowledged.size;
+      stoppedName = await streamLeader(jsm, stream);
+      const stopped = nats.cluster.servers[nats.cluster.indexOf(stoppedName)]?.process;
+      stopped?.kill('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      stopped?.kill('SIGCONT');
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    } finally {
+      // Whatever failed above, the writers stop: left running they would keep the file's process alive.
+      writing = false;
+      await Promise.all(running);
+    }
     t.diagnostic(
       `killed ${nats.cluster.servers[killed]?.name}, then stopped ${stoppedName} for 6 s: ${acknowledged.size} writes acknowledged (${acknowledged.size - afterKill} after the kill), longest ${Math.round(longestMs)} ms, ${failures.length} failed`,
     );
