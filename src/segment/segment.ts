@@ -143,6 +143,8 @@ const LOAD_LINKS_MIN = 16;
  * service 637 ms.
  */
 const LOAD_STEP_CAP_MS = 25;
+/** Vector bytes a load writes into memory per step (the links come after, in their own steps). */
+const LOAD_VECTOR_BYTES = 4 * 1048576;
 /** Snapshot slots a load maps per step. */
 const SLOTS_PER_STEP = 8192;
 
@@ -629,13 +631,18 @@ export class Segment implements SegmentReader {
     const inserters = this.loadInserters;
     for (let start = 0; start < pending.length; start += LOAD_CHUNK) {
       const chunk = pending.slice(start, start + LOAD_CHUNK);
+      // About LOAD_VECTOR_BYTES of vectors written per step: 2,048 points of 65,536 dimensions are 512 MiB.
+      const perStep = Math.max(1, Math.floor(LOAD_VECTOR_BYTES / (4 * this.config.vectorSize)));
       if (this.hnsw === undefined) {
-        this.upsertFlat(chunk, 0, chunk.length);
-        yield chunk.length;
+        for (let from = 0; from < chunk.length; from += perStep) {
+          const to = Math.min(chunk.length, from + perStep);
+          this.upsertFlat(chunk, from, to);
+          yield to - from;
+        }
         continue;
       }
       const staged = this.startUpserts(chunk);
-      this.stageUpserts(staged, chunk.length, inserters !== undefined);
+      while (this.stageUpserts(staged, perStep, inserters !== undefined)) yield 0;
       while (staged.toLink.length > 0) {
         const fewest = this.loadMsPerLink * LOAD_LINKS_MIN > LOAD_STEP_CAP_MS ? 1 : LOAD_LINKS_MIN;
         const count = Math.min(LOAD_CHUNK, Math.max(fewest, Math.floor(LOAD_STEP_MS / this.loadMsPerLink)));

@@ -438,6 +438,12 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     {
       port: 'kith',
       route: 'PATCH /collections/:name',
+      what: 'the 65536-d collection rebuilt without its graph (every record read back)',
+      run: kSend('PATCH', '/collections/big', { hnsw: false }),
+    },
+    {
+      port: 'kith',
+      route: 'PATCH /collections/:name',
       what: 'm beyond its bound (refused)',
       run: kSend('PATCH', '/collections/big', { parameters: { m: 101 } }, 400),
     },
