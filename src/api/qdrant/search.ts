@@ -156,6 +156,26 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { stor
   /** The plans with the ids of another collection (lookup_from) read into vectors. */
   const looked = async (request: FastifyRequest, collection: QdrantCollection, plans: Plan[], paths: readonly string[]): Promise<Plan[]> =>
     withLookups(plans, paths, store, readOf(request), await dimOf(collection));
+  /** A batch's plans (its bodies read once, each planned at `searches[i]`), lookups read. */
+  const batchPlans = async (
+    request: FastifyRequest,
+    collection: QdrantCollection,
+    plan: (dim: number, raw: unknown, path: string) => Plan,
+  ): Promise<{ plans: Plan[]; paths: string[] }> => {
+    const dim = await dimOf(collection);
+    const bodies = searches(request.body);
+    const paths = pathsOf(bodies.length);
+    return {
+      plans: await withLookups(
+        bodies.map((s, i) => plan(dim, s, paths[i] as string)),
+        paths,
+        store,
+        readOf(request),
+        dim,
+      ),
+      paths,
+    };
+  };
 
   app.post<NameParams>('/collections/:name/points/query', async (request, reply) => {
     const collection = await requestCollection(store, request);
@@ -166,14 +186,7 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { stor
 
   app.post<NameParams>('/collections/:name/points/query/batch', async (request, reply) => {
     const collection = await requestCollection(store, request);
-    const dim = await dimOf(collection);
-    const paths = pathsOf(searches(request.body).length);
-    const plans = await looked(
-      request,
-      collection,
-      searches(request.body).map((s, i) => queryPlan(dim, s, childPath('searches', i))),
-      paths,
-    );
+    const { plans, paths } = await batchPlans(request, collection, queryPlan);
     const answers = await runPlans(collection, plans, paths, new RequestCost());
     return okSliced(
       reply,
@@ -190,14 +203,7 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { stor
 
   app.post<NameParams>('/collections/:name/points/recommend/batch', async (request, reply) => {
     const collection = await requestCollection(store, request);
-    const dim = await dimOf(collection);
-    const paths = pathsOf(searches(request.body).length);
-    const plans = await looked(
-      request,
-      collection,
-      searches(request.body).map((s, i) => recommendPlan(dim, s, childPath('searches', i))),
-      paths,
-    );
+    const { plans, paths } = await batchPlans(request, collection, recommendPlan);
     return okSliced(reply, await runPlans(collection, plans, paths, new RequestCost()));
   });
 }
