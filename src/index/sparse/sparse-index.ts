@@ -29,12 +29,14 @@
  *   particular order. Here equal scores are ordered by `idOf(slot)` ascending when the caller
  *   passes `idOf` (kith's rule: external id ascending), else by slot ascending.
  *
- * Search walks the query's posting lists term at a time into a dense float64 accumulator indexed by
- * slot (kept between searches, cleared through the list of slots touched), then selects the best
- * `k` of the touched slots with a heap; `accept` is asked only about slots that could still enter
- * it. One search at a time per index: the scratch is shared (an `accept` must not search the same
- * index).
+ * Search, two ways with the same answer: term at a time (every posting of the query's lists added
+ * into a dense float64 accumulator indexed by slot, kept between searches and cleared through the
+ * list of slots touched, then the best `k` of the touched slots picked with a heap), or document
+ * at a time with MaxScore pruning (max-score.ts), which skips postings that cannot reach the k-th
+ * score. `accept` is asked only about slots that could still enter the heap. One search at a time
+ * per index: the scratch is shared (an `accept` must not search the same index).
  */
+import { MaxScoreScratch, maxScoreSearch } from './max-score.js';
 import { PostingList } from './posting-list.js';
 import type { SparseVector } from './sparse-vector.js';
 import { SparseTopK } from './sparse-top-k.js';
@@ -42,6 +44,12 @@ import { SparseTopK } from './sparse-top-k.js';
 export interface SparseIndexOptions {
   /** Qdrant's `modifier: "idf"`: query weights are multiplied by their index's idf. */
   readonly idf: boolean;
+  /**
+   * How search walks the postings; all give the same hits. 'auto' (the default): MaxScore for
+   * queries of two or more indexed terms unless all their lists are long (ALL_LONG_SHARE), term at
+   * a time otherwise. The others are for tests and benchmarks.
+   */
+  readonly search?: 'auto' | 'term-at-a-time' | 'max-score';
 }
 
 export interface SparseHits {
@@ -53,6 +61,13 @@ export interface SparseHits {
 const ABSENT = 0;
 const EMPTY = 1;
 const INDEXED = 2;
+
+/**
+ * 'auto' searches term at a time when even the query's shortest list holds more than this share
+ * of the documents: MaxScore then skips little and its per-candidate work costs more than the
+ * accumulator's tight loop (measured on the bench corpus: the crossover lies between 0.3 and 0.5).
+ */
+const ALL_LONG_SHARE = 0.4;
 
 /** Rough per-posting-list overhead beyond its arrays: the object, two typed array views and buffers, a Map entry. */
 const LIST_OVERHEAD_BYTES = 240;
@@ -79,9 +94,10 @@ export class SparseIndex {
   private acc = new Float64Array(0);
   private touchedMark = new Uint8Array(0);
   private touched = new Int32Array(0);
+  private readonly maxScore = new MaxScoreScratch();
 
   constructor(options: SparseIndexOptions) {
-    this.options = { idf: options.idf };
+    this.options = { idf: options.idf, search: options.search ?? 'auto' };
   }
 
   /** Slots holding a non-empty vector: idf's N. Empty vectors are not counted (as in Qdrant). */
@@ -178,18 +194,41 @@ export class SparseIndex {
 
   /** `search` with the query weights taken as they are (no idf applied): for callers that weight across indexes. */
   searchWeighted(query: SparseVector, k: number, accept?: (slot: number) => boolean, idOf?: (slot: number) => string): SparseHits {
-    if (k <= 0 || this.indexed === 0) return { slots: new Int32Array(0), scores: new Float64Array(0) };
+    const lists: PostingList[] = [];
+    const weights: number[] = [];
+    let cost = 0;
+    let shortest = Number.POSITIVE_INFINITY;
+    for (let t = 0; t < query.indices.length; t++) {
+      const list = this.lists.get(query.indices[t] as number);
+      if (list === undefined) continue;
+      lists.push(list);
+      weights.push(query.values[t] as number);
+      cost += list.length;
+      if (list.length < shortest) shortest = list.length;
+    }
+    if (k <= 0 || cost === 0) return { slots: new Int32Array(0), scores: new Float64Array(0) };
+    const top = new SparseTopK(Math.min(k, cost), idOf);
+    const strategy = this.options.search ?? 'auto';
+    const pruningPays = lists.length > 1 && shortest <= ALL_LONG_SHARE * this.indexed;
+    if (strategy === 'max-score' || (strategy === 'auto' && pruningPays)) {
+      maxScoreSearch(lists, weights, top, accept, this.maxScore);
+    } else {
+      this.termAtATime(lists, weights, top, accept);
+    }
+    return top.drain();
+  }
+
+  /** Adds every posting into the accumulator, then offers the touched slots to `top`. */
+  private termAtATime(lists: readonly PostingList[], weights: readonly number[], top: SparseTopK, accept: ((slot: number) => boolean) | undefined): void {
     const acc = this.acc;
     const mark = this.touchedMark;
     const touched = this.touched;
     let count = 0;
-    const { indices, values } = query;
-    for (let t = 0; t < indices.length; t++) {
-      const list = this.lists.get(indices[t] as number);
-      if (list === undefined) continue;
-      const w = values[t] as number;
+    for (let t = 0; t < lists.length; t++) {
+      const list = lists[t] as PostingList;
+      const w = weights[t] as number;
       const slots = list.slots;
-      const weights = list.weights;
+      const values = list.weights;
       const n = list.length;
       for (let i = 0; i < n; i++) {
         const slot = slots[i] as number;
@@ -197,10 +236,9 @@ export class SparseIndex {
           mark[slot] = 1;
           touched[count++] = slot;
         }
-        acc[slot] = (acc[slot] as number) + w * (weights[i] as number);
+        acc[slot] = (acc[slot] as number) + w * (values[i] as number);
       }
     }
-    const top = new SparseTopK(Math.min(k, count), idOf);
     try {
       for (let i = 0; i < count; i++) {
         const slot = touched[i] as number;
@@ -216,7 +254,6 @@ export class SparseIndex {
         mark[slot] = 0;
       }
     }
-    return top.drain();
   }
 
   /** Bytes held: posting arrays (capacity), an estimate of each list's object overhead, per-slot state and search scratch. */

@@ -110,7 +110,7 @@ function checkSearch(
   accept: ((slot: number) => boolean) | undefined,
   idOf: ((slot: number) => string) | undefined,
 ): void {
-  const where = `seed ${seed} step ${step} k ${k}${accept === undefined ? '' : ' filtered'}${idOf === undefined ? '' : ' idOf'}`;
+  const where = `seed ${seed} (${index.options.search}) step ${step} k ${k}${accept === undefined ? '' : ' filtered'}${idOf === undefined ? '' : ' idOf'}`;
   const expected = bruteForce(model, index.options.idf, query, k, accept, idOf);
   const got = asHits(index.search(query, k, accept, idOf));
   assert.deepEqual(got, expected, `${where}: query ${JSON.stringify({ i: Array.from(query.indices), v: Array.from(query.values) })}`);
@@ -123,9 +123,11 @@ function checkSearch(
   assert.equal(cost, modelCost, `${where}: cost`);
 }
 
-function runModel(seed: number, useIdf: boolean, shape: Shape, steps: number): void {
+type Strategy = 'auto' | 'term-at-a-time' | 'max-score';
+
+function runModel(seed: number, useIdf: boolean, search: Strategy, shape: Shape, steps: number): void {
   const rng = new SeededRng(seed);
-  const index = new SparseIndex({ idf: useIdf });
+  const index = new SparseIndex({ idf: useIdf, search });
   const model = new Map<number, SparseVector>();
   /** Slots ever used, to re-add removed slots. */
   const maxSlot = 40;
@@ -164,11 +166,13 @@ function runModel(seed: number, useIdf: boolean, shape: Shape, steps: number): v
   }
 }
 
-for (const shape of SHAPES) {
-  for (const useIdf of [false, true]) {
-    test(`model: ${shape.name}, idf ${useIdf ? 'on' : 'off'}: add/remove/re-add/search equal brute force after every step`, () => {
-      for (let seed = 1; seed <= 12; seed++) runModel(seed * 7919 + (useIdf ? 1 : 0), useIdf, shape, 400);
-    });
+for (const search of ['term-at-a-time', 'max-score', 'auto'] as const) {
+  for (const shape of SHAPES) {
+    for (const useIdf of [false, true]) {
+      test(`model (${search}): ${shape.name}, idf ${useIdf ? 'on' : 'off'}: add/remove/re-add/search equal brute force after every step`, () => {
+        for (let seed = 1; seed <= 12; seed++) runModel(seed * 7919 + (useIdf ? 1 : 0), useIdf, search, shape, 400);
+      });
+    }
   }
 }
 
