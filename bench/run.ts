@@ -53,6 +53,10 @@ const SCENARIOS: Record<string, { summary: string; load: () => Promise<Scenario>
     summary: 'scroll pages of a large collection in process: ms per page, with and without a filter',
     load: async () => (await import('./scenarios/scroll.js')).scrollScenario,
   },
+  sparse: {
+    summary: 'sparse inverted index in process: build, bytes/doc, search QPS/latency/recall vs an exact scan, 10% filter',
+    load: async () => (await import('./scenarios/sparse.js')).sparseScenario,
+  },
   serve: {
     summary: 'kith vs a Fastify + hnswlib-node service over HTTP: CPU/query, 16 clients, batch, under writes, RSS, restart, recall',
     load: async () => (await import('./scenarios/serve.js')).serveScenario,
