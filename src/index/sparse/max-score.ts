@@ -13,12 +13,26 @@
  * (and win the tie-break) is always scored, and float rounding of partial sums cannot prune a slot
  * that belongs in the answer. The score of a slot that is scored is summed in query-term order
  * from 0, exactly as the term-at-a-time search and sparseDot sum it.
+ *
+ * Every CHECK_EVERY candidates it checks whether pruning pays; when it does not, the rest is handed
+ * to the term-at-a-time search from the current cursors (slots below them are all dealt with).
  */
 import type { PostingList } from './posting-list.js';
 import type { SparseTopK } from './sparse-top-k.js';
+import { type TermAtATimeScratch, termAtATime } from './term-at-a-time.js';
 
 /** Relative slack on pruning comparisons: far above float64 rounding of sums of a few thousand terms. */
 const MARGIN = 1e-9;
+
+/**
+ * Candidates between checks of whether pruning pays. When at a check the essential lists still
+ * hold more than 1/DAAT_COST of the postings left (nothing pruned yet because the heap is not
+ * full or its floor is low, as under a selective accept; or only short lists pruned), the rest is
+ * scored term at a time, which costs less per posting than the candidate loop.
+ */
+const CHECK_EVERY = 1024;
+/** What a posting costs walked by the candidate loop, in postings added term at a time (measured ≈ 2–3). */
+const DAAT_COST = 2.5;
 
 /** Reusable per-index scratch, grown to the longest query seen. */
 export class MaxScoreScratch {
@@ -49,6 +63,7 @@ export function maxScoreSearch(
   top: SparseTopK,
   accept: ((slot: number) => boolean) | undefined,
   scratch: MaxScoreScratch,
+  fallback: TermAtATimeScratch,
 ): void {
   const m = lists.length;
   scratch.ensure(m);
@@ -78,7 +93,32 @@ export function maxScoreSearch(
   /** order[0 … firstEssential) are the non-essential terms. */
   let firstEssential = 0;
   let floor = top.floor;
+  let untilCheck = CHECK_EVERY;
+  /** The last candidate taken. */
+  let last = -1;
   for (;;) {
+    if (--untilCheck === 0) {
+      untilCheck = CHECK_EVERY;
+      let essential = 0;
+      let remaining = 0;
+      for (let e = 0; e < m; e++) {
+        const t = order[e] as number;
+        const left = (lists[t] as PostingList).length - (pos[t] as number);
+        remaining += left;
+        if (e >= firstEssential) essential += left;
+      }
+      if (essential * DAAT_COST >= remaining) {
+        // Every slot up to `last` is dealt with and the essential cursors stand past it. The others
+        // may lag: move them up too (what they would add to a slot behind could not reach the floor
+        // anyway, it is work saved).
+        for (let e = 0; e < firstEssential; e++) {
+          const t = order[e] as number;
+          pos[t] = advance(lists[t] as PostingList, pos[t] as number, last + 1);
+        }
+        termAtATime(lists, weights, pos, top, accept, fallback);
+        return;
+      }
+    }
     // The next candidate: the lowest slot at the heads of the essential lists.
     let slot = 0x7fffffff;
     for (let e = firstEssential; e < m; e++) {
@@ -91,6 +131,7 @@ export function maxScoreSearch(
       }
     }
     if (slot === 0x7fffffff) return;
+    last = slot;
     contribution.fill(0, 0, m);
     let partial = 0;
     let magnitude = 0;

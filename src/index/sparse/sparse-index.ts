@@ -40,14 +40,16 @@ import { MaxScoreScratch, maxScoreSearch } from './max-score.js';
 import { PostingList } from './posting-list.js';
 import type { SparseVector } from './sparse-vector.js';
 import { SparseTopK } from './sparse-top-k.js';
+import { TermAtATimeScratch, termAtATime } from './term-at-a-time.js';
 
 export interface SparseIndexOptions {
   /** Qdrant's `modifier: "idf"`: query weights are multiplied by their index's idf. */
   readonly idf: boolean;
   /**
    * How search walks the postings; all give the same hits. 'auto' (the default): MaxScore for
-   * queries of two or more indexed terms unless all their lists are long (ALL_LONG_SHARE), term at
-   * a time otherwise. The others are for tests and benchmarks.
+   * queries of two or more indexed terms (it goes over to term at a time by itself when pruning
+   * does not pay), term at a time for one. 'term-at-a-time' never prunes; 'max-score' uses MaxScore
+   * even for one list. For tests and benchmarks.
    */
   readonly search?: 'auto' | 'term-at-a-time' | 'max-score';
 }
@@ -61,13 +63,6 @@ export interface SparseHits {
 const ABSENT = 0;
 const EMPTY = 1;
 const INDEXED = 2;
-
-/**
- * 'auto' searches term at a time when even the query's shortest list holds more than this share
- * of the documents: MaxScore then skips little and its per-candidate work costs more than the
- * accumulator's tight loop (measured on the bench corpus: the crossover lies between 0.3 and 0.5).
- */
-const ALL_LONG_SHARE = 0.4;
 
 /** Rough per-posting-list overhead beyond its arrays: the object, two typed array views and buffers, a Map entry. */
 const LIST_OVERHEAD_BYTES = 240;
@@ -90,10 +85,8 @@ export class SparseIndex {
   private indexed = 0;
   private postingCount = 0;
 
-  // Search scratch, sized to `held`'s capacity, reused across searches.
-  private acc = new Float64Array(0);
-  private touchedMark = new Uint8Array(0);
-  private touched = new Int32Array(0);
+  // Search scratch, reused across searches; the accumulator's sized to `held`'s capacity.
+  private readonly scratch = new TermAtATimeScratch();
   private readonly maxScore = new MaxScoreScratch();
 
   constructor(options: SparseIndexOptions) {
@@ -197,68 +190,27 @@ export class SparseIndex {
     const lists: PostingList[] = [];
     const weights: number[] = [];
     let cost = 0;
-    let shortest = Number.POSITIVE_INFINITY;
     for (let t = 0; t < query.indices.length; t++) {
       const list = this.lists.get(query.indices[t] as number);
       if (list === undefined) continue;
       lists.push(list);
       weights.push(query.values[t] as number);
       cost += list.length;
-      if (list.length < shortest) shortest = list.length;
     }
     if (k <= 0 || cost === 0) return { slots: new Int32Array(0), scores: new Float64Array(0) };
     const top = new SparseTopK(Math.min(k, cost), idOf);
     const strategy = this.options.search ?? 'auto';
-    const pruningPays = lists.length > 1 && shortest <= ALL_LONG_SHARE * this.indexed;
-    if (strategy === 'max-score' || (strategy === 'auto' && pruningPays)) {
-      maxScoreSearch(lists, weights, top, accept, this.maxScore);
+    if (strategy === 'max-score' || (strategy === 'auto' && lists.length > 1)) {
+      maxScoreSearch(lists, weights, top, accept, this.maxScore, this.scratch);
     } else {
-      this.termAtATime(lists, weights, top, accept);
+      termAtATime(lists, weights, undefined, top, accept, this.scratch);
     }
     return top.drain();
   }
 
-  /** Adds every posting into the accumulator, then offers the touched slots to `top`. */
-  private termAtATime(lists: readonly PostingList[], weights: readonly number[], top: SparseTopK, accept: ((slot: number) => boolean) | undefined): void {
-    const acc = this.acc;
-    const mark = this.touchedMark;
-    const touched = this.touched;
-    let count = 0;
-    for (let t = 0; t < lists.length; t++) {
-      const list = lists[t] as PostingList;
-      const w = weights[t] as number;
-      const slots = list.slots;
-      const values = list.weights;
-      const n = list.length;
-      for (let i = 0; i < n; i++) {
-        const slot = slots[i] as number;
-        if (mark[slot] === 0) {
-          mark[slot] = 1;
-          touched[count++] = slot;
-        }
-        acc[slot] = (acc[slot] as number) + w * (values[i] as number);
-      }
-    }
-    try {
-      for (let i = 0; i < count; i++) {
-        const slot = touched[i] as number;
-        const score = acc[slot] as number;
-        if (score < top.floor) continue;
-        if (accept !== undefined && !accept(slot)) continue;
-        top.offer(slot, score);
-      }
-    } finally {
-      for (let i = 0; i < count; i++) {
-        const slot = touched[i] as number;
-        acc[slot] = 0;
-        mark[slot] = 0;
-      }
-    }
-  }
-
   /** Bytes held: posting arrays (capacity), an estimate of each list's object overhead, per-slot state and search scratch. */
   memoryBytes(): number {
-    let bytes = this.held.byteLength + this.acc.byteLength + this.touchedMark.byteLength + this.touched.byteLength;
+    let bytes = this.held.byteLength + this.scratch.byteLength;
     for (const list of this.lists.values()) bytes += list.byteLength + LIST_OVERHEAD_BYTES;
     return bytes;
   }
@@ -271,12 +223,7 @@ export class SparseIndex {
       held.set(this.held);
       this.held = held;
     }
-    if (needed > this.acc.length) {
-      const capacity = this.held.length;
-      this.acc = new Float64Array(capacity);
-      this.touchedMark = new Uint8Array(capacity);
-      this.touched = new Int32Array(capacity);
-    }
+    this.scratch.ensure(this.held.length);
   }
 }
 

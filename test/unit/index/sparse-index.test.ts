@@ -318,3 +318,41 @@ test('memory stays bounded under churn: postings shrink back after mass removal'
   const scratch = 5000 * (8 + 1 + 4 + 1) * 2;
   assert.ok(index.memoryBytes() - scratch < postings * 8 * 4 + 53 * 240 + 4096, `after removal ${index.memoryBytes()} for ${postings} postings`);
 });
+
+test('large lists: MaxScore with its switch to term at a time equals brute force, filtered or not', () => {
+  // Long, overlapping lists (a skewed vocabulary of 40 terms over 3000 slots), so that searches
+  // run past the candidate checks, prune, and go over to term at a time mid-way.
+  for (const seed of [101, 202, 303]) {
+    const rng = new SeededRng(seed);
+    const model = new Map<number, SparseVector>();
+    const indexes = [new SparseIndex({ idf: true, search: 'max-score' }), new SparseIndex({ idf: true, search: 'auto' })];
+    const skewed = (): number => Math.floor(40 * rng.next() ** 3);
+    const draw = (): SparseVector => {
+      const set = new Set<number>();
+      const length = 1 + rng.int(10);
+      while (set.size < length) set.add(skewed());
+      const indices = [...set];
+      return vec(
+        indices,
+        indices.map(() => (rng.next() < 0.1 ? -rng.next() : rng.next() * 3)),
+      );
+    };
+    for (let slot = 0; slot < 3000; slot++) {
+      const v = draw();
+      model.set(slot, v);
+      for (const index of indexes) index.add(slot, v);
+    }
+    for (let slot = 0; slot < 3000; slot += 7) {
+      for (const index of indexes) index.remove(slot, model.get(slot) as SparseVector);
+      model.delete(slot);
+    }
+    for (let q = 0; q < 40; q++) {
+      const query = draw();
+      const k = [1, 10, 50][q % 3] as number;
+      const share = [1, 0.3, 0.05][Math.floor(q / 3) % 3] as number;
+      const passes = new Uint8Array(3000).map(() => (rng.next() < share ? 1 : 0));
+      const accept = share === 1 ? undefined : (slot: number) => passes[slot] === 1;
+      for (const index of indexes) checkSearch(seed, q, index, model, query, k, accept, undefined);
+    }
+  }
+});
