@@ -5,20 +5,27 @@
  * | offset | size      | field                                         |
  * |--------|-----------|-----------------------------------------------|
  * | 0      | 1         | magic 0x4B ("K")                              |
- * | 1      | 1         | record format version (1)                     |
+ * | 1      | 1         | record format version (1, or 2 with sparse)   |
  * | 2      | 1         | vector encoding: 0 = f32, 1 = sq8             |
  * | 3      | 1         | reserved, 0                                   |
  * | 4      | 4         | dimension (u32)                               |
  * | 8      | 8         | point version (u64, nanoseconds)              |
  * | 16     | 4·dim     | f32: the components                           |
  * | 16     | 8 + dim   | sq8: min (f32), max (f32), one code per dim   |
+ * | …      | 4         | format 2 only: sparse block length (u32)      |
+ * | …      | that      | format 2 only: the sparse block (below)       |
  * | …      | rest      | payload, UTF-8 JSON object                    |
+ *
+ * The sparse block: u16 count, then per named sparse vector u16 name length, the name (UTF-8),
+ * u32 nnz, nnz u32 indices (strictly ascending), nnz f32 values. A point without sparse vectors
+ * is written in format 1, so collections without them keep their bytes.
  */
 import { KithError } from '../core/errors.js';
 import type { Sq8Codes } from '../core/sq8-codes.js';
 
 const MAGIC = 0x4b;
 const FORMAT = 1;
+const FORMAT_SPARSE = 2;
 const HEADER_BYTES = 16;
 
 /** How a record holds its vector; the byte at offset 2. */
@@ -26,24 +33,48 @@ export type StoredVector = { readonly encoding: 'f32'; readonly values: Float32A
 
 const ENCODING_BYTE = { f32: 0, sq8: 1 } as const;
 
+/** A sparse vector as stored: indices strictly ascending, one value each (index/sparse/sparse-vector.ts checks them). */
+export interface StoredSparseVector {
+  readonly indices: Uint32Array;
+  readonly values: Float32Array;
+}
+
+/** A point's sparse vectors by name; absent names are vectors the point does not have. */
+export type StoredSparseVectors = ReadonlyMap<string, StoredSparseVector>;
+
 export interface PointRecord {
   readonly version: bigint;
   readonly vector: StoredVector;
   /** The payload as JSON text (already validated). */
   readonly payloadJson: string;
+  /** Named sparse vectors; absent or empty in collections without them. */
+  readonly sparse?: StoredSparseVectors | undefined;
 }
 
 function vectorBytes(vector: StoredVector): number {
   return vector.encoding === 'f32' ? vector.values.length * 4 : 8 + vector.codes.length;
 }
 
+function sparseEntries(sparse: StoredSparseVectors | undefined): Array<[Buffer, StoredSparseVector]> {
+  if (sparse === undefined) return [];
+  return [...sparse].map(([name, v]) => [Buffer.from(name, 'utf8'), v]);
+}
+
+function sparseBlockBytes(entries: ReadonlyArray<readonly [Buffer, StoredSparseVector]>): number {
+  let bytes = 2;
+  for (const [name, v] of entries) bytes += 2 + name.length + 4 + 8 * v.indices.length;
+  return bytes;
+}
+
 export function encodePointRecord(record: PointRecord): Buffer {
   const vector = record.vector;
   const dim = vector.encoding === 'f32' ? vector.values.length : vector.codes.length;
   const payloadBytes = Buffer.byteLength(record.payloadJson, 'utf8');
-  const out = Buffer.allocUnsafe(HEADER_BYTES + vectorBytes(vector) + payloadBytes);
+  const sparse = sparseEntries(record.sparse);
+  const sparseBytes = sparse.length === 0 ? 0 : 4 + sparseBlockBytes(sparse);
+  const out = Buffer.allocUnsafe(HEADER_BYTES + vectorBytes(vector) + sparseBytes + payloadBytes);
   out[0] = MAGIC;
-  out[1] = FORMAT;
+  out[1] = sparse.length === 0 ? FORMAT : FORMAT_SPARSE;
   out[2] = ENCODING_BYTE[vector.encoding];
   out[3] = 0;
   out.writeUInt32LE(dim, 4);
@@ -59,8 +90,61 @@ export function encodePointRecord(record: PointRecord): Buffer {
     out.set(vector.codes, at + 8);
     at += 8 + dim;
   }
+  if (sparse.length > 0) at = writeSparseBlock(out, at, sparse, sparseBytes - 4);
   out.write(record.payloadJson, at, 'utf8');
   return out;
+}
+
+function writeSparseBlock(out: Buffer, start: number, entries: ReadonlyArray<readonly [Buffer, StoredSparseVector]>, blockBytes: number): number {
+  let at = start;
+  out.writeUInt32LE(blockBytes, at);
+  out.writeUInt16LE(entries.length, at + 4);
+  at += 6;
+  for (const [name, v] of entries) {
+    const nnz = v.indices.length;
+    out.writeUInt16LE(name.length, at);
+    name.copy(out, at + 2);
+    at += 2 + name.length;
+    out.writeUInt32LE(nnz, at);
+    at += 4;
+    for (let i = 0; i < nnz; i++) out.writeUInt32LE(v.indices[i] as number, at + 4 * i);
+    at += 4 * nnz;
+    for (let i = 0; i < nnz; i++) out.writeFloatLE(v.values[i] as number, at + 4 * i);
+    at += 4 * nnz;
+  }
+  return at;
+}
+
+/** Reads the sparse block at `start` (its length word included); returns the vectors and the offset after it. */
+function readSparseBlock(buf: Buffer, start: number, where: string): { sparse: StoredSparseVectors; end: number } {
+  if (buf.length < start + 6) throw corrupted(where, 'truncated sparse block');
+  const end = start + 4 + buf.readUInt32LE(start);
+  if (end > buf.length) throw corrupted(where, 'truncated sparse block');
+  const count = buf.readUInt16LE(start + 4);
+  const sparse = new Map<string, StoredSparseVector>();
+  let at = start + 6;
+  for (let n = 0; n < count; n++) {
+    if (at + 2 > end) throw corrupted(where, 'truncated sparse vector name');
+    const nameBytes = buf.readUInt16LE(at);
+    if (at + 2 + nameBytes + 4 > end) throw corrupted(where, 'truncated sparse vector name');
+    const name = buf.toString('utf8', at + 2, at + 2 + nameBytes);
+    at += 2 + nameBytes;
+    const nnz = buf.readUInt32LE(at);
+    at += 4;
+    if (at + 8 * nnz > end) throw corrupted(where, `truncated sparse vector "${name}"`);
+    const indices = new Uint32Array(nnz);
+    const values = new Float32Array(nnz);
+    for (let i = 0; i < nnz; i++) indices[i] = buf.readUInt32LE(at + 4 * i);
+    at += 4 * nnz;
+    for (let i = 0; i < nnz; i++) values[i] = buf.readFloatLE(at + 4 * i);
+    at += 4 * nnz;
+    for (let i = 1; i < nnz; i++)
+      if ((indices[i] as number) <= (indices[i - 1] as number)) throw corrupted(where, `sparse vector "${name}": indices not ascending`);
+    if (sparse.has(name)) throw corrupted(where, `sparse vector "${name}" twice`);
+    sparse.set(name, { indices, values });
+  }
+  if (at !== end) throw corrupted(where, 'sparse block length does not match its vectors');
+  return { sparse, end };
 }
 
 /**
@@ -70,7 +154,7 @@ export function encodePointRecord(record: PointRecord): Buffer {
 export function decodePointRecord(bytes: Uint8Array, dim: number, where: string): PointRecord {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buf.length < HEADER_BYTES || buf[0] !== MAGIC) throw corrupted(where, 'bad magic or truncated header');
-  if (buf[1] !== FORMAT) throw corrupted(where, `unknown record format ${buf[1]}`);
+  if (buf[1] !== FORMAT && buf[1] !== FORMAT_SPARSE) throw corrupted(where, `unknown record format ${buf[1]}`);
   const storedDim = buf.readUInt32LE(4);
   if (storedDim !== dim) throw corrupted(where, `dimension ${storedDim}, collection has ${dim}`);
   const version = buf.readBigUInt64LE(8);
@@ -90,6 +174,10 @@ export function decodePointRecord(bytes: Uint8Array, dim: number, where: string)
     at += 8 + dim;
   } else {
     throw corrupted(where, `unknown vector encoding ${buf[2]}`);
+  }
+  if (buf[1] === FORMAT_SPARSE) {
+    const block = readSparseBlock(buf, at, where);
+    return { version, vector, payloadJson: buf.toString('utf8', block.end), sparse: block.sparse };
   }
   return { version, vector, payloadJson: buf.toString('utf8', at) };
 }

@@ -52,3 +52,43 @@ test('sq8 error is bounded by half a step per component; constant vectors are ex
   const constant = dequantizeSq8(quantizeSq8(new Float32Array([2, 2, 2])));
   assert.deepEqual([...constant], [2, 2, 2]);
 });
+
+test('records with sparse vectors round-trip; without them the bytes stay format 1', () => {
+  const values = new Float32Array([0.5, -1]);
+  const plain = encodePointRecord({ version: 3n, vector: { encoding: 'f32', values }, payloadJson: '{}', sparse: new Map() });
+  assert.equal(plain[1], 1);
+  const sparse = new Map([
+    ['text', { indices: Uint32Array.from([0, 7, 4294967295]), values: Float32Array.from([1.5, -0.25, 3]) }],
+    ['é', { indices: new Uint32Array(0), values: new Float32Array(0) }],
+  ]);
+  const bytes = encodePointRecord({ version: 3n, vector: { encoding: 'f32', values }, payloadJson: '{"a":[1]}', sparse });
+  assert.equal(bytes[1], 2);
+  const back = decodePointRecord(bytes, 2, 'k');
+  assert.deepEqual(back.vector, { encoding: 'f32', values });
+  assert.equal(back.payloadJson, '{"a":[1]}');
+  assert.deepEqual(back.sparse, sparse);
+});
+
+test('a damaged sparse block is ERR_STORAGE_CORRUPTED, never a wrong vector', () => {
+  const sparse = new Map([['s', { indices: Uint32Array.from([2, 9]), values: Float32Array.from([1, 2]) }]]);
+  const good = encodePointRecord({ version: 1n, vector: { encoding: 'f32', values: new Float32Array(1) }, payloadJson: '{}', sparse });
+  const blockAt = 16 + 4;
+  const damaged: Buffer[] = [];
+  const longer = Buffer.from(good);
+  longer.writeUInt32LE(10_000, blockAt);
+  damaged.push(longer);
+  const unordered = Buffer.from(good);
+  // The indices start after the length (4), count (2), name length (2), name (1) and nnz (4).
+  unordered.writeUInt32LE(9, blockAt + 13);
+  damaged.push(unordered);
+  const moreNnz = Buffer.from(good);
+  moreNnz.writeUInt32LE(3, blockAt + 9);
+  damaged.push(moreNnz);
+  damaged.push(good.subarray(0, blockAt + 8));
+  for (const bytes of damaged) {
+    assert.throws(
+      () => decodePointRecord(bytes, 1, 'c/"p"'),
+      (e: Error & { code?: string }) => e.code === 'ERR_STORAGE_CORRUPTED' && /c\/"p"/.test(e.message),
+    );
+  }
+});
