@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { checkSelection, type PayloadOperation, type PointSelection, payloadUpdate } from '../collection/payload-operations.js';
 import { preparePoints, prepareVectors } from '../collection/prepare-points.js';
-import { KithError } from '../core/errors.js';
+import { badInput, KithError } from '../core/errors.js';
 import { normalizePointId } from '../core/point-id.js';
 import { Database } from '../db/database.js';
 import type { UpdateMode } from '../collection/collection.js';
@@ -265,6 +265,10 @@ export class ClusterNode {
 
   /** Creates a collection for the whole cluster, placed on the live nodes. */
   async createCollection(input: CreateClusterCollection): Promise<ClusterCollection> {
+    // Not yet replicated: a shard operation carries one dense vector per point (docs/cluster.md, "Not yet").
+    const sparse = (input.config as { sparse_vectors?: unknown }).sparse_vectors;
+    if (sparse !== undefined && sparse !== null && Object.keys(sparse).length > 0)
+      throw badInput('sparse_vectors', 'sparse vectors are not replicated over a cluster yet; create the collection on a single node');
     const live = (await this.membership.liveNodes()).map((n) => n.id);
     const created = await this.catalog.create(input, live);
     await this.refresh();

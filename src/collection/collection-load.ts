@@ -118,6 +118,6 @@ function* readPoints(store: LmdbStore, uid: number, config: CollectionConfig): I
       throw new KithError('ERR_STORAGE_CORRUPTED', `point record ${where}: payload is not JSON`, { cause: error });
     }
     if (!isPlainObject(payload)) throw new KithError('ERR_STORAGE_CORRUPTED', `point record ${where}: payload is not an object`);
-    yield { id, version: decoded.version, payload, vector: decoded.vector };
+    yield { id, version: decoded.version, payload, vector: decoded.vector, sparse: decoded.sparse };
   }
 }

@@ -61,6 +61,7 @@ import {
   type RepairQueue,
   Segment,
   type SegmentInserters,
+  type SegmentReader,
   type SegmentPoint,
   type SharedSegmentState,
   type StagedWrite,
@@ -71,6 +72,8 @@ import { spreadLiveSlots } from '../search/warm-up.js';
 import { WriteQueue } from './write-queue.js';
 import { parseJson } from '../core/json-text.js';
 import { vectorArray } from '../core/vector-math.js';
+import { boundSparseSearch, searchSparse } from '../search/sparse-search.js';
+import { type SparseVectors, type SparseVectorsJson, sparseVectorsJson } from '../segment/sparse-spaces.js';
 
 export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from '../search/collection-search.js';
 export type { FilterInput, FilterJson, SearchRequest } from '../search/embedded-input.js';
@@ -88,6 +91,8 @@ export interface StoredPoint {
   version: bigint;
   payload: Payload;
   vector: number[];
+  /** Its sparse vectors by name, when it has any. */
+  sparse_vectors?: SparseVectorsJson;
 }
 
 /** A point as a page or a lookup returns it: payload and vector as asked for. */
@@ -96,6 +101,8 @@ export interface PointRecord {
   version: bigint;
   payload?: Payload;
   vector?: number[];
+  /** With the vector: the point's sparse vectors by name, when it has any. */
+  sparse_vectors?: SparseVectorsJson;
   /** In a page ordered by a payload value: the value that placed it (search/order-by.ts). */
   order_value?: number;
 }
@@ -680,12 +687,15 @@ export class Collection {
   /** Adds one checked search to the request's cost (search/request-cost.ts), which refuses it when over the budget. */
   private boundSearch(cost: RequestCost, input: SearchInput, path: string): void {
     addSearch(cost, searchShape(input, this.config.parameters.k, this.config.vectorSize), path);
+    if (input.sparse_vector !== undefined && input.sparse_vector !== null) boundSparseSearch(this.segment, this.config, input, cost, path);
   }
 
   /** One checked search: here, or with its scoring on the search threads (see searchParallel). */
   private async runSearch(checked: SearchInput, spread: boolean, planned?: () => void): Promise<SearchOutcome> {
     // A write being made visible in slices is finished first: a search sees it wholly or not at all.
     await this.changes.settled();
+    // Sparse searches run here: their index is this thread's (search/sparse-search.ts).
+    if (checked.sparse_vector !== undefined && checked.sparse_vector !== null) return searchSparse(this.segment, this.config, checked);
     const threads = this.threads;
     const backlogged = threads?.backlogged() === true;
     const toThread = spread || !threads?.idle || (backlogged && this.isHeavy(checked)) || this.isLong(checked);
@@ -931,7 +941,7 @@ export class Collection {
         const record: PointRecord = { id: table.idOf(slot), version: table.versionOf(slot) };
         const payload = selectPayload(table.payloadOf(slot), selector);
         if (payload !== undefined) record.payload = payload;
-        if (options.with_vector === true) record.vector = vectorArray(segment.readVector(slot));
+        if (options.with_vector === true) withVectors(record, segment, slot);
         return record;
       });
     });
@@ -993,7 +1003,7 @@ export class Collection {
         const record: PointRecord = { id, version: table.versionOf(slot) };
         const payload = selectPayload(table.payloadOf(slot), selector);
         if (payload !== undefined) record.payload = payload;
-        if (options.with_vector === true) record.vector = vectorArray(segment.readVector(slot));
+        if (options.with_vector === true) withVectors(record, segment, slot);
         out.push(record);
       }
       return out;
@@ -1077,7 +1087,7 @@ export class Collection {
         const payload = update(table.payloadOf(slot));
         if (!isPlainObject(payload)) throw badInput(payloadPath, 'expected an object');
         checkJsonValue(payload, payloadPath);
-        prepared[i] = { id, stored: this.storedVectorOf(slot), ...storedPayload(payload) };
+        prepared[i] = { id, stored: this.storedVectorOf(slot), ...storedPayload(payload), sparse: this.segment.sparse.vectorsOf(slot) };
       }
       await this.writePrepared(prepared, applied);
       return { updated: prepared.length };
@@ -1108,10 +1118,15 @@ export class Collection {
       const prepared: PreparedPoint[] = new Array(vectors.length);
       for (let i = 0; i < vectors.length; i++) {
         if (slices.due(i)) await slices.pause();
-        const { id, stored } = vectors[i] as (typeof vectors)[number];
+        const { id, stored, sparse } = vectors[i] as (typeof vectors)[number];
         const slot = table.slotOf(id);
         if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
-        prepared[i] = { id, stored, ...storedPayload(table.payloadOf(slot)) };
+        prepared[i] = {
+          id,
+          stored: stored ?? this.storedVectorOf(slot),
+          ...storedPayload(table.payloadOf(slot)),
+          sparse: withSparse(this.segment.sparse.vectorsOf(slot), sparse),
+        };
       }
       await this.writePrepared(prepared, applied);
       return { updated: prepared.length };
@@ -1186,7 +1201,14 @@ export class Collection {
     const table = this.segment.table;
     const slot = table.slotOf(id);
     if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
-    return { id, version: table.versionOf(slot), payload: table.payloadOf(slot), vector: vectorArray(this.segment.readVector(slot)) };
+    const sparse = this.segment.sparse.vectorsOf(slot);
+    return {
+      id,
+      version: table.versionOf(slot),
+      payload: table.payloadOf(slot),
+      vector: vectorArray(this.segment.readVector(slot)),
+      ...(sparse === undefined ? {} : { sparse_vectors: sparseVectorsJson(sparse) }),
+    };
   }
 
   /** Memory taken by vectors and graph. */
@@ -1372,8 +1394,8 @@ export class Collection {
     for (let i = 0; i < prepared.length; i++) {
       if (slices.due(i)) await slices.pause();
       const p = prepared[i] as PreparedPoint;
-      writes[i] = { id: p.id, record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson }) };
-      points[i] = { id: p.id, version, payload: p.payload, vector: p.stored };
+      writes[i] = { id: p.id, record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson, sparse: p.sparse }) };
+      points[i] = { id: p.id, version, payload: p.payload, vector: p.stored, sparse: p.sparse };
     }
     const segment = this.segment;
     let newSlots = 0;
@@ -1545,6 +1567,20 @@ export class Collection {
   private assertLive(): void {
     if (this.dropped) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${this.name}" does not exist`);
   }
+}
+
+/** The record with the slot's vectors: the dense one, and the sparse ones it has. */
+function withVectors(record: { vector?: number[]; sparse_vectors?: SparseVectorsJson }, segment: SegmentReader, slot: number): void {
+  record.vector = vectorArray(segment.readVector(slot));
+  const sparse = segment.sparse.vectorsOf(slot);
+  if (sparse !== undefined) record.sparse_vectors = sparseVectorsJson(sparse);
+}
+
+/** A point's sparse vectors with `given` put in place of those of the same names. */
+function withSparse(held: SparseVectors | undefined, given: SparseVectors | undefined): SparseVectors | undefined {
+  if (given === undefined) return held;
+  if (held === undefined) return given;
+  return new Map([...held, ...given]);
 }
 
 /** A write's applied position, checked (ERR_BAD_INPUT naming `applied`); undefined when it carries none. */

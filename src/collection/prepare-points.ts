@@ -16,6 +16,8 @@ import { checkPointShape } from '../search/embedded-input.js';
 import type { Payload, PointTable } from '../segment/point-table.js';
 import { parseVector, toStoredVector } from '../search/vector-input.js';
 import { parseJson } from '../core/json-text.js';
+import { parseSparseVector } from '../index/sparse/sparse-vector.js';
+import type { SparseVectors } from '../segment/sparse-spaces.js';
 
 /** A point validated and converted, ready to be written. */
 export interface PreparedPoint {
@@ -23,6 +25,8 @@ export interface PreparedPoint {
   readonly stored: StoredVector;
   readonly payload: Payload;
   readonly payloadJson: string;
+  /** Its sparse vectors by name; undefined when it has none. */
+  readonly sparse?: SparseVectors | undefined;
 }
 
 /** What an upsert names: the REST API's JSON, checked here. */
@@ -30,18 +34,44 @@ export interface PointInput {
   readonly id: unknown;
   readonly vector: unknown;
   readonly payload?: unknown;
+  /** Sparse vectors by name: `{name: {indices, values}}`, names the collection has. */
+  readonly sparse_vectors?: unknown;
 }
 
-/** What a vector update names: an existing point's id and its new vector. */
+/**
+ * What a vector update names: an existing point's id and its new dense vector, its new sparse
+ * vectors, or both; the vectors it does not name stay as they are.
+ */
 export interface VectorInput {
   readonly id: unknown;
-  readonly vector: unknown;
+  readonly vector?: unknown;
+  readonly sparse_vectors?: unknown;
 }
 
-/** A vector update validated and converted; the payload is the point's own, read when the write runs. */
+/** A vector update validated and converted; the payload (and what is not named) is the point's own, read when the write runs. */
 export interface PreparedVector {
   readonly id: PointId;
-  readonly stored: StoredVector;
+  readonly stored?: StoredVector | undefined;
+  readonly sparse?: SparseVectors | undefined;
+}
+
+/**
+ * A point's sparse vectors, checked: an object of names the collection has, each Qdrant's
+ * `{indices, values}` (index/sparse/sparse-vector.ts). Undefined when absent, null or empty.
+ */
+export function parseSparseVectors(raw: unknown, config: CollectionConfig, path: string): SparseVectors | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isPlainObject(raw)) throw badInput(path, 'expected an object of sparse vectors by name');
+  const out = new Map<string, ReturnType<typeof parseSparseVector>>();
+  for (const name of Object.keys(raw)) {
+    const at = childPath(path, name);
+    if (!config.sparseVectors.has(name)) {
+      const known = [...config.sparseVectors.keys()].map((n) => JSON.stringify(n)).join(', ');
+      throw badInput(at, `the collection has no sparse vector named ${JSON.stringify(name)}${known === '' ? '' : ` (it has ${known})`}`);
+    }
+    out.set(name, parseSparseVector(raw[name], at));
+  }
+  return out.size === 0 ? undefined : out;
 }
 
 /**
@@ -59,13 +89,19 @@ export async function prepareVectors(points: readonly VectorInput[], config: Col
     const point = points[i] as VectorInput;
     const path = childPath('points', i);
     if (!isPlainObject(point)) throw badInput(path, 'expected an object of id and vector');
-    for (const key of Object.keys(point)) if (key !== 'id' && key !== 'vector') throw badInput(childPath(path, key), 'unknown field');
+    for (const key of Object.keys(point))
+      if (key !== 'id' && key !== 'vector' && key !== 'sparse_vectors') throw badInput(childPath(path, key), 'unknown field');
     const id = normalizePointId(point.id, childPath(path, 'id'));
-    const stored = toStoredVector(parseVector(point.vector, config.vectorSize, childPath(path, 'vector')), config.distance, config.quantization);
+    const hasDense = point.vector !== undefined && point.vector !== null;
+    const stored = hasDense
+      ? toStoredVector(parseVector(point.vector, config.vectorSize, childPath(path, 'vector')), config.distance, config.quantization)
+      : undefined;
+    const sparse = parseSparseVectors(point.sparse_vectors, config, childPath(path, 'sparse_vectors'));
+    if (stored === undefined && sparse === undefined) throw badInput(childPath(path, 'vector'), 'expected a vector (or sparse_vectors) to update');
     const earlier = at.get(id);
     if (earlier !== undefined) prepared[earlier] = undefined;
     at.set(id, prepared.length);
-    prepared.push({ id, stored });
+    prepared.push({ id, stored, sparse });
   }
   return prepared.filter((p): p is PreparedVector => p !== undefined);
 }
@@ -94,6 +130,7 @@ export async function preparePoints(points: readonly PointInput[], config: Colle
     if (!isPlainObject(payload)) throw badInput(payloadPath, 'expected an object');
     checkJsonValue(payload, payloadPath);
     const stored = toStoredVector(vector, config.distance, config.quantization);
+    const sparse = parseSparseVectors(point.sparse_vectors, config, childPath(path, 'sparse_vectors'));
     const earlier = at.get(id);
     if (earlier !== undefined) {
       prepared[earlier] = undefined;
@@ -102,7 +139,7 @@ export async function preparePoints(points: readonly PointInput[], config: Colle
     at.set(id, prepared.length);
     // Memory holds what the record holds, parsed back (storedPayload says why).
     const payloadJson = JSON.stringify(payload);
-    prepared.push({ id, stored, payload: parseJson(payloadJson) as Payload, payloadJson });
+    prepared.push({ id, stored, payload: parseJson(payloadJson) as Payload, payloadJson, sparse });
   }
   if (repeated === 0) return prepared as PreparedPoint[];
   const kept: PreparedPoint[] = [];

@@ -21,7 +21,7 @@
  * W = 0.2 puts the threshold near 4,500 matches there and near 1,300 on MNIST 9k × 784.
  */
 
-export type Strategy = 'graph' | 'flat-scan' | 'candidates-exact' | 'graph-filtered' | 'sample';
+export type Strategy = 'graph' | 'flat-scan' | 'candidates-exact' | 'graph-filtered' | 'sample' | 'sparse-index';
 
 export interface Cardinality {
   readonly min: number;

@@ -23,12 +23,17 @@ import type { CollectionConfig } from '../segment/collection-config.js';
 import type { Payload } from '../segment/point-table.js';
 import { ALL_SLOTS, runWork, type SearchWork, type SlotFilter, type WorkView } from '../segment/search-work.js';
 import type { SegmentReader } from '../segment/segment.js';
+import { type SparseVectorsJson, sparseVectorsJson } from '../segment/sparse-spaces.js';
 import type { SearchShape } from './request-cost.js';
+import { type SparseQueryInput, searchSparse } from './sparse-search.js';
 import { type CalibratedEfReader, type EfSource, searchEf } from './search-ef.js';
 import { prepareQuery } from './vector-input.js';
 
 export interface SearchInput {
-  readonly vector: unknown;
+  /** The dense query vector; ignored when `sparse_vector` is given (then it may be absent). */
+  readonly vector?: unknown;
+  /** A sparse query instead (search/sparse-search.ts): the sparse vector's name, indices and values. */
+  readonly sparse_vector?: SparseQueryInput | null;
   readonly limit?: number | null;
   readonly offset?: number | null;
   /** Parsed with `parseFilter`; absent or empty means every point. */
@@ -81,6 +86,8 @@ export interface ScoredPoint {
   score: number;
   payload?: Payload;
   vector?: number[];
+  /** With the vector: the point's sparse vectors by name, when it has any. */
+  sparse_vectors?: SparseVectorsJson;
 }
 
 /** How a search was answered (`params.explain`). */
@@ -177,6 +184,7 @@ export function scoreHere(memory: SegmentReader, config: Pick<CollectionConfig, 
 
 /** A search, all on this thread. */
 export function searchSegment(memory: SegmentReader, config: CollectionConfig, calibratedEf: CalibratedEfReader, input: SearchInput): SearchOutcome {
+  if (input.sparse_vector !== undefined && input.sparse_vector !== null) return searchSparse(memory, config, input);
   const stats: SearchStats = { scored: 0 };
   const steps = searchSteps(memory, config, calibratedEf, input, stats);
   let step = steps.next();
@@ -209,18 +217,7 @@ export function* searchSteps(
   const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindTextIndexes(input.filter, memory.payloadIndex.textIndexes);
   const n = memory.table.liveCount;
   const m = memory.graphM;
-  const explain: SearchExplain = {
-    strategy: 'flat-scan',
-    fallback: false,
-    estimate: null,
-    candidates: null,
-    sample: null,
-    scored: 0,
-    exact: true,
-    indexed_keys: [],
-    ef: m === undefined ? null : ef,
-    ef_source: m === undefined ? null : efChoice.source,
-  };
+  const explain = freshExplain('flat-scan', m === undefined ? null : { ef, source: efChoice.source });
   if (n === 0) return { points: [], explain };
 
   let hits: SearchHits;
@@ -288,11 +285,27 @@ export function* searchSteps(
   return { points: shapeHits(memory, config, hits, input, offset, limit, mmr !== undefined), explain };
 }
 
+/** The explain of a search before it runs: exact, nothing estimated or scored yet; `ef` for a graph collection. */
+export function freshExplain(strategy: SearchExplain['strategy'], ef: { readonly ef: number; readonly source: EfSource } | null): SearchExplain {
+  return {
+    strategy,
+    fallback: false,
+    estimate: null,
+    candidates: null,
+    sample: null,
+    scored: 0,
+    exact: true,
+    indexed_keys: [],
+    ef: ef?.ef ?? null,
+    ef_source: ef?.source ?? null,
+  };
+}
+
 /**
  * A slot's test against the filter; `bits` holds the same answer as a bitset when there is one,
  * else `filter` is what the test runs (its checks in the order they run here).
  */
-interface FilterTest {
+export interface FilterTest {
   readonly accept: (slot: number) => boolean;
   readonly bits?: Uint32Array;
   readonly filter?: Filter;
@@ -303,7 +316,7 @@ interface FilterTest {
  * (their bitset, or one set once from their slots), else the compiled predicate on the payload,
  * remembered per slot for this search (a filtered walk meets the same rejected nodes again and again).
  */
-function acceptor(memory: SegmentReader, filter: Filter, counts: ConditionCounts, candidates: Candidates | undefined): FilterTest {
+export function acceptor(memory: SegmentReader, filter: Filter, counts: ConditionCounts, candidates: Candidates | undefined): FilterTest {
   if (candidates?.exact === true) {
     let bits = candidates.bits?.();
     // O(matches) to set once; the walk then tests membership with one array read.
@@ -409,11 +422,26 @@ function shapeHits(
       if (ordered) continue;
       break;
     }
-    const point: ScoredPoint = { id: hit.id, version: table.versionOf(hit.slot), score: hit.score };
-    const payload = selectPayload(table.payloadOf(hit.slot), selector);
-    if (payload !== undefined) point.payload = payload;
-    if (input.with_vector === true) point.vector = vectorArray(memory.readVector(hit.slot));
-    out.push(point);
+    out.push(scoredPointOf(memory, hit, selector, input.with_vector === true));
   }
   return out;
+}
+
+/** A hit as a search answers it: id, version, score, and the payload and vectors asked for. */
+export function scoredPointOf(
+  memory: SegmentReader,
+  hit: { readonly slot: number; readonly id: PointId; readonly score: number },
+  selector: PayloadSelector,
+  withVector: boolean,
+): ScoredPoint {
+  const table = memory.table;
+  const point: ScoredPoint = { id: hit.id, version: table.versionOf(hit.slot), score: hit.score };
+  const payload = selectPayload(table.payloadOf(hit.slot), selector);
+  if (payload !== undefined) point.payload = payload;
+  if (withVector) {
+    point.vector = vectorArray(memory.readVector(hit.slot));
+    const sparse = memory.sparse.vectorsOf(hit.slot);
+    if (sparse !== undefined) point.sparse_vectors = sparseVectorsJson(sparse);
+  }
+  return point;
 }

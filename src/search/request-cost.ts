@@ -40,6 +40,10 @@ export const REQUEST_BUDGET = {
   mmrComponents: 268_435_456,
   /** Point ids named in one request whose points are answered or rewritten (retrieve, payload updates by id). */
   ids: 100_000,
+  /** Σ indices of a request's sparse queries. */
+  sparseTerms: 65_536,
+  /** Σ postings a request's sparse searches walk (each query index's points in the collection). */
+  sparsePostings: 16_777_216,
 } as const;
 
 export type BudgetName = keyof typeof REQUEST_BUDGET;
@@ -54,6 +58,8 @@ const WHAT: Record<BudgetName, string> = {
   exampleComponents: 'example vector components (examples × vector_size)',
   mmrComponents: 'MMR work (picks × candidates × vector_size)',
   ids: 'point ids',
+  sparseTerms: 'sparse query indices',
+  sparsePostings: 'sparse postings walked (points holding each query index, over all its sparse searches)',
 };
 
 const number = new Intl.NumberFormat('en-US');
@@ -72,6 +78,8 @@ export class RequestCost {
     exampleComponents: 0,
     mmrComponents: 0,
     ids: 0,
+    sparseTerms: 0,
+    sparsePostings: 0,
   };
 
   /** Adds `amount` to a total; ERR_OVER_LIMIT naming `path` when the total passes its bound. */

@@ -25,11 +25,14 @@ import { LIMITS } from '../segment/collection-config.js';
 import type { SearchInput } from './collection-search.js';
 import { type FilterInput, toFilter } from './embedded-input.js';
 import { DEFAULT_RRF_K } from './fusion.js';
+import type { SparseQueryInput } from './sparse-search.js';
 import { type Fusion, MAX_DEPTH, MAX_STAGES, prefetchPath, type Selection, type Stage } from './multi-stage.js';
 
 /** A prefetch: a stage of the tree below the request. */
 export interface PrefetchInput {
   readonly vector?: readonly number[] | null;
+  /** A search by a sparse vector instead of `vector`: `{name, indices, values}` (search/sparse-search.ts). */
+  readonly sparse_vector?: SparseQueryInput | null;
   readonly fusion?: FusionInput | null;
   readonly prefetch?: readonly PrefetchInput[] | null;
   readonly filter?: FilterInput | null;
@@ -51,7 +54,7 @@ export type FusionInput =
   | { readonly method: 'rrf'; readonly k?: number | null; readonly weights?: readonly number[] | null }
   | { readonly method: 'dbsf' };
 
-const STAGE_KEYS = new Set(['vector', 'fusion', 'prefetch', 'filter', 'limit', 'score_threshold', 'params']);
+const STAGE_KEYS = new Set(['vector', 'sparse_vector', 'fusion', 'prefetch', 'filter', 'limit', 'score_threshold', 'params']);
 const TOP_KEYS = new Set([...STAGE_KEYS, 'offset', 'with_payload', 'with_vector']);
 
 /** The stage tree and the answer's selection, every field checked (400 naming its path). */
@@ -59,14 +62,18 @@ export function parseStages(input: StagesInput): { stage: Stage; selection: Sele
   if (!isPlainObject(input)) throw badInput('body', `expected an object, got ${describeJson(input)}`);
   const counter = { stages: 0 };
   const body = input as Record<string, unknown>;
-  if (!hasPrefetches(body) && (body.vector === undefined || body.vector === null))
-    throw badInput('vector', 'required without prefetches (a page in id order is a scroll: POST …/points/scroll)');
+  if (!hasPrefetches(body) && !hasQuery(body)) throw badInput('vector', 'required without prefetches (a page in id order is a scroll: POST …/points/scroll)');
   const stage = parseStage(body, '', undefined, 0, counter, true);
   const selection = {
     with_payload: toPayloadSelector(body.with_payload, 'with_payload', true),
     with_vector: optionalBoolean(body.with_vector, 'with_vector') ?? false,
   };
   return { stage, selection };
+}
+
+/** Whether a stage searches: by a dense vector or a sparse one. */
+function hasQuery(body: Record<string, unknown>): boolean {
+  return (body.vector !== undefined && body.vector !== null) || (body.sparse_vector !== undefined && body.sparse_vector !== null);
 }
 
 function hasPrefetches(body: Record<string, unknown>): boolean {
@@ -94,7 +101,9 @@ function parseStage(body: Record<string, unknown>, path: string, above: Filter |
     if (!isPlainObject(raw)) throw badInput(at, `expected a prefetch object, got ${describeJson(raw)}`);
     return parseStage(raw, at, filter, depth + 1, counter, false);
   });
-  const hasVector = body.vector !== undefined && body.vector !== null;
+  if (body.vector !== undefined && body.vector !== null && body.sparse_vector !== undefined && body.sparse_vector !== null)
+    throw badInput(childPath(path, 'sparse_vector'), 'give either a vector or a sparse_vector, not both');
+  const hasVector = hasQuery(body);
   const hasFusion = body.fusion !== undefined && body.fusion !== null;
   if (hasVector && hasFusion) throw badInput(childPath(path, 'fusion'), 'give either a vector (re-score the prefetches) or a fusion, not both');
   if (hasFusion) {
@@ -108,8 +117,9 @@ function parseStage(body: Record<string, unknown>, path: string, above: Filter |
     return { kind: 'list', path, limit, ...(filter === undefined ? {} : { filter }) };
   }
   const params = parseParams(body.params, childPath(path, 'params'));
+  const sparse = body.sparse_vector as SparseQueryInput | null | undefined;
   const search: SearchInput = {
-    vector: body.vector,
+    ...(sparse === undefined || sparse === null ? { vector: body.vector } : { sparse_vector: sparse }),
     limit,
     offset,
     ...(filter === undefined ? {} : { filter }),

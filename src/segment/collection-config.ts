@@ -33,6 +33,15 @@ export interface CollectionConfig {
   readonly quantization: Quantization;
   /** Payload indexes built automatically (payload/payload-index.ts); false opts out. */
   readonly payloadIndex: boolean;
+  /** The dense vector's name: "" (the unnamed vector) unless the collection names it (Qdrant's named vectors). */
+  readonly vectorName: string;
+  /** Sparse vectors by name (index/sparse/), each its own inverted index; empty for most collections. */
+  readonly sparseVectors: ReadonlyMap<string, SparseVectorConfig>;
+}
+
+/** A sparse vector's configuration: Qdrant's `modifier` (`idf` weighs query terms by inverse document frequency). */
+export interface SparseVectorConfig {
+  readonly modifier: 'none' | 'idf';
 }
 
 /** Inclusive bounds of every numeric setting; the TypeBox schemas and docs/params.md use these. */
@@ -55,6 +64,10 @@ export const LIMITS = {
    */
   insertWork: { min: 1, max: 2 ** 28 },
   nameLength: { min: 1, max: 255 },
+  /** Characters of a vector's name. */
+  vectorNameLength: { min: 1, max: 255 },
+  /** Sparse vectors of one collection. */
+  sparseVectors: { min: 0, max: 16 },
 } as const;
 
 /**
@@ -78,6 +91,8 @@ export interface CollectionConfigInput {
   parameters?: { m?: number; ef_construction?: number; ef_search?: number; k?: number; target_recall?: number } | null;
   quantization?: unknown;
   payload_index?: boolean | null;
+  vector_name?: string | null;
+  sparse_vectors?: Record<string, { modifier?: string | null } | null> | null;
 }
 
 export function validateCollectionName(name: string, path = 'name'): void {
@@ -117,6 +132,33 @@ function parseQuantization(raw: unknown, path: string): Quantization {
   throw badInput(at, `expected "none" or "sq8", got ${JSON.stringify(type)}`);
 }
 
+function parseVectorName(raw: unknown, path: string): string {
+  if (typeof raw !== 'string') throw badInput(path, `expected a string, got ${describeJson(raw)}`);
+  const { min, max } = LIMITS.vectorNameLength;
+  if (raw.length < min || raw.length > max) throw badInput(path, `expected ${min} to ${max} characters, got ${raw.length}`);
+  return raw;
+}
+
+function parseSparseVectors(raw: unknown, denseName: string, path: string): ReadonlyMap<string, SparseVectorConfig> {
+  const out = new Map<string, SparseVectorConfig>();
+  if (raw === undefined || raw === null) return out;
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw badInput(path, `expected an object of sparse vector names, got ${describeJson(raw)}`);
+  const names = Object.keys(raw);
+  if (names.length > LIMITS.sparseVectors.max) throw badInput(path, `at most ${LIMITS.sparseVectors.max} sparse vectors, got ${names.length}`);
+  for (const name of names) {
+    const at = childPath(path, name);
+    parseVectorName(name, at);
+    if (name === denseName) throw badInput(at, `the dense vector is named ${JSON.stringify(name)} already`);
+    const spec = (raw as Record<string, unknown>)[name] ?? {};
+    if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw badInput(at, `expected an object, got ${describeJson(spec)}`);
+    for (const key of Object.keys(spec)) if (key !== 'modifier') throw badInput(childPath(at, key), 'unknown field');
+    const modifier = (spec as { modifier?: unknown }).modifier ?? 'none';
+    if (modifier !== 'none' && modifier !== 'idf') throw badInput(childPath(at, 'modifier'), `expected "none" or "idf", got ${describeJson(modifier)}`);
+    out.set(name, { modifier });
+  }
+  return out;
+}
+
 /** Interprets a create request; every problem is a 400 naming its field. */
 export function parseCollectionConfig(input: CollectionConfigInput, limits: typeof LIMITS | typeof STORED_LIMITS = LIMITS): CollectionConfig {
   validateCollectionName(input.name);
@@ -137,6 +179,8 @@ export function parseCollectionConfig(input: CollectionConfigInput, limits: type
     targetRecall: p.target_recall === undefined ? DEFAULT_PARAMETERS.targetRecall : numberIn(p.target_recall, LIMITS.targetRecall, 'parameters.target_recall'),
   };
   const hnsw = optionalBoolean(input.hnsw, false, 'hnsw');
+  const vectorName =
+    input.vector_name === undefined || input.vector_name === null || input.vector_name === '' ? '' : parseVectorName(input.vector_name, 'vector_name');
   const insertWork = parameters.m * parameters.efConstruction * vectorSize;
   // Collections stored under the earlier bounds keep loading; new ones are refused here.
   if (hnsw && limits === LIMITS && insertWork > LIMITS.insertWork.max) {
@@ -153,6 +197,8 @@ export function parseCollectionConfig(input: CollectionConfigInput, limits: type
     parameters,
     quantization: parseQuantization(input.quantization, 'quantization'),
     payloadIndex: optionalBoolean(input.payload_index, true, 'payload_index'),
+    vectorName,
+    sparseVectors: parseSparseVectors(input.sparse_vectors, vectorName, 'sparse_vectors'),
   };
 }
 
@@ -165,6 +211,10 @@ export interface CollectionConfigJson {
   parameters: { m: number; ef_construction: number; ef_search: number; k: number; target_recall: number };
   quantization: Quantization;
   payload_index: boolean;
+  /** Only when the dense vector is named. */
+  vector_name?: string;
+  /** Only when the collection has sparse vectors. */
+  sparse_vectors?: Record<string, { modifier: 'none' | 'idf' }>;
 }
 
 /** The JSON kept in the database file: what clients see, plus whether ef_search was given. */
@@ -193,7 +243,16 @@ export function configToInfo(config: CollectionConfig): CollectionConfigJson {
     },
     quantization: config.quantization,
     payload_index: config.payloadIndex,
+    ...(config.vectorName === '' ? {} : { vector_name: config.vectorName }),
+    ...(config.sparseVectors.size === 0 ? {} : { sparse_vectors: sparseVectorsJson(config.sparseVectors) }),
   };
+}
+
+function sparseVectorsJson(sparse: ReadonlyMap<string, SparseVectorConfig>): Record<string, { modifier: 'none' | 'idf' }> {
+  // A name such as "__proto__" must be an own key, not the object's prototype.
+  const out: Record<string, { modifier: 'none' | 'idf' }> = Object.create(null);
+  for (const [name, spec] of sparse) out[name] = { modifier: spec.modifier };
+  return { ...out };
 }
 
 /** Reads a stored configuration back; a stored entry that fails validation is corruption, not bad input. */

@@ -29,6 +29,7 @@ import { type CollectionConfig, guessedMsPerInsert } from './collection-config.j
 import { ShardedMap } from '../core/sharded-map.js';
 import { type Payload, PointTable, type PointTableReader } from './point-table.js';
 import { SlotMemo } from './slot-memo.js';
+import { SparseSpaces, type SparseSpacesReader, type SparseVectors } from './sparse-spaces.js';
 import { decodeSnapshotSteps, encodeSnapshot } from './snapshot.js';
 
 export interface MemoryStats {
@@ -41,6 +42,8 @@ export interface MemoryStats {
   readonly graphNodes: number;
   /** The payload records search threads read (0 until a filter predicate first needs them on a thread). */
   readonly sharedPayloadBytesAllocated: number;
+  /** Sparse vectors and their inverted indexes (an estimate: the arrays' bytes plus a fixed cost per vector). */
+  readonly sparseBytes: number;
 }
 
 /** A validated point, its vector as the record stores it (float32, normalised under Cosine, or sq8 codes). */
@@ -49,12 +52,16 @@ export interface SegmentPoint {
   readonly version: bigint;
   readonly payload: Payload;
   readonly vector: StoredVector;
+  /** Its sparse vectors by name, when the collection has sparse vectors and the point some. */
+  readonly sparse?: SparseVectors | undefined;
 }
 
 /** What searches read of a segment, without the means to change it. */
 export interface SegmentReader {
   readonly table: PointTableReader;
   readonly payloadIndex: PayloadIndexReader;
+  /** The sparse vectors and their inverted indexes. */
+  readonly sparse: SparseSpacesReader;
   /** HNSW m, or undefined when the collection has no graph. */
   readonly graphM: number | undefined;
   /** Dedupes candidate slots during one search or delete-by-filter (scratch). */
@@ -154,6 +161,7 @@ const HNSW_SEED = 100;
 export class Segment implements SegmentReader {
   private readonly points = new PointTable();
   private readonly payloads: PayloadIndex;
+  private readonly sparseSpaces: SparseSpaces;
   readonly candidateMarks = new VisitedSet();
   readonly filterMemo = new SlotMemo();
   /** float32 vectors, or sq8 codes for sq8 collections (searched as codes: 4× less memory). */
@@ -183,6 +191,7 @@ export class Segment implements SegmentReader {
   ) {
     this.loadMsPerLink = Math.max(0.3, guessedMsPerInsert(config));
     this.payloads = new PayloadIndex(config.payloadIndex);
+    this.sparseSpaces = new SparseSpaces(config.sparseVectors);
     const layout = { scratchAreas, scratchIndex: 0 };
     let kernel: DistanceKernel;
     if (config.quantization === 'sq8') {
@@ -207,6 +216,10 @@ export class Segment implements SegmentReader {
 
   get payloadIndex(): PayloadIndexReader {
     return this.payloads;
+  }
+
+  get sparse(): SparseSpacesReader {
+    return this.sparseSpaces;
   }
 
   /** The collection's declared text indexes, which filters are bound to before they run. */
@@ -302,6 +315,7 @@ export class Segment implements SegmentReader {
       graphBytesAllocated: graph?.allocatedBytes ?? 0,
       graphNodes: graph?.nodeCount ?? 0,
       sharedPayloadBytesAllocated: this.points.sharedPayloadBytes,
+      sparseBytes: this.sparseSpaces.memoryBytes(),
     };
   }
 
@@ -362,11 +376,12 @@ export class Segment implements SegmentReader {
    */
   upsertFlat(points: readonly SegmentPoint[], from: number, to: number): void {
     for (let i = from; i < to; i++) {
-      const { id, version, payload, vector } = points[i] as SegmentPoint;
+      const { id, version, payload, vector, sparse } = points[i] as SegmentPoint;
       const old = this.points.slotOf(id);
-      if (old !== undefined) this.payloads.remove(old, this.points.payloadOf(old));
+      if (old !== undefined) this.removeAttributes(old);
       const slot = this.points.upsert(id, version, payload);
       this.payloads.add(slot, payload);
+      this.sparseSpaces.add(slot, sparse);
       this.writeVector(slot, vector);
     }
   }
@@ -430,14 +445,15 @@ export class Segment implements SegmentReader {
     if (staged.published === 0) hnsw.publish(staged.fresh);
     const end = Math.min(staged.points.length, staged.published + count);
     for (let i = staged.published; i < end; i++) {
-      const { id, version, payload } = staged.points[i] as SegmentPoint;
+      const { id, version, payload, sparse } = staged.points[i] as SegmentPoint;
       const slot = staged.slots[i];
       const old = this.points.slotOf(id);
-      if (old !== undefined) this.payloads.remove(old, this.points.payloadOf(old));
+      if (old !== undefined) this.removeAttributes(old);
       if (slot === undefined) {
         // Same vector: the node stays; a new version is a change for the snapshot.
         this.points.upsert(id, version, payload);
         this.payloads.add(old as number, payload);
+        this.sparseSpaces.add(old as number, sparse);
         this.changesSinceSnapshot++;
         continue;
       }
@@ -448,6 +464,7 @@ export class Segment implements SegmentReader {
       }
       this.points.bind(slot, id, version, payload);
       this.payloads.add(slot, payload);
+      this.sparseSpaces.add(slot, sparse);
       this.changesSinceSnapshot++;
     }
     staged.published = end;
@@ -466,7 +483,7 @@ export class Segment implements SegmentReader {
       const id = ids[i] as string;
       const slot = this.points.slotOf(id);
       if (slot === undefined) continue;
-      this.payloads.remove(slot, this.points.payloadOf(slot));
+      this.removeAttributes(slot);
       if (hnsw === undefined) {
         this.points.delete(id, true);
         continue;
@@ -588,6 +605,7 @@ export class Segment implements SegmentReader {
     this.arena.reserve(placed.slot + 1);
     this.points.insertAt(placed.slot, point.id, point.version, point.payload);
     this.payloads.add(placed.slot, point.payload);
+    this.sparseSpaces.add(placed.slot, point.sparse);
     this.writeVector(placed.slot, point.vector);
     this.restoredCount++;
     return true;
@@ -672,6 +690,12 @@ export class Segment implements SegmentReader {
   }
 
   // ---- internals -----------------------------------------------------------------------------
+
+  /** A slot's payload and sparse vectors leave the indexes (the point leaves the slot or is rewritten). */
+  private removeAttributes(slot: number): void {
+    this.payloads.remove(slot, this.points.payloadOf(slot));
+    this.sparseSpaces.remove(slot);
+  }
 
   private newHnsw(kernel: DistanceKernel): HnswIndex {
     const p = this.config.parameters;

@@ -197,6 +197,12 @@ test('the OpenAPI document describes params.explain and the explain object', asy
   const e = response.properties.explain;
   assert.deepEqual(Object.keys(e.properties).sort(), FIELDS);
   assert.deepEqual([...e.required].sort(), FIELDS);
-  assert.deepEqual(e.properties.strategy.anyOf.map((s: { enum: string[] }) => s.enum[0]).sort(), ['candidates-exact', 'flat-scan', 'graph', 'graph-filtered']);
+  assert.deepEqual(e.properties.strategy.anyOf.map((s: { enum: string[] }) => s.enum[0]).sort(), [
+    'candidates-exact',
+    'flat-scan',
+    'graph',
+    'graph-filtered',
+    'sparse-index',
+  ]);
   for (const name of FIELDS) assert.equal(typeof e.properties[name].description, 'string', `${name} is described`);
 });

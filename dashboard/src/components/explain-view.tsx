@@ -11,6 +11,7 @@ const STRATEGIES: Record<Explain['strategy'], string> = {
   'graph-filtered': 'HNSW walk returning only matches',
   'candidates-exact': 'exact scoring of the candidates the payload indexes named',
   'flat-scan': 'exact scan of every point',
+  'sparse-index': 'exact walk of a sparse vector’s inverted index',
 };
 
 const EF_SOURCES: Record<NonNullable<Explain['ef_source']>, string> = {

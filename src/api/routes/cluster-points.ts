@@ -118,7 +118,7 @@ export const clusterPointRoutes: FastifyPluginAsyncTypebox<{ engine: ClusterEngi
     },
     async (request, reply) => {
       validateCollectionName(request.params.name);
-      const { updated, token } = await engine.updateVectors(request.params.name, request.body.points);
+      const { updated, token } = await engine.updateVectors(request.params.name, denseVectors(request.body.points));
       return ok(reply, { operation: 'completed' as const, updated, write_token: written(reply, token) });
     },
   );
@@ -309,3 +309,12 @@ export const clusterPointRoutes: FastifyPluginAsyncTypebox<{ engine: ClusterEngi
     },
   });
 };
+
+/** A cluster's collections have one dense vector per point and no sparse vectors (docs/cluster.md, "Not yet"). */
+function denseVectors(points: readonly { readonly id: string | number; readonly vector?: number[]; readonly sparse_vectors?: unknown }[]) {
+  return points.map((p, i) => {
+    if (p.sparse_vectors !== undefined) throw badInput(childPath(childPath('points', i), 'sparse_vectors'), 'a cluster collection has no sparse vectors');
+    if (p.vector === undefined) throw badInput(childPath(childPath('points', i), 'vector'), 'expected the new vector');
+    return { id: p.id, vector: p.vector };
+  });
+}

@@ -38,6 +38,24 @@ const Parameters = Type.Object(
   { additionalProperties: false, description: 'HNSW parameters; echoed even when hnsw is false.' },
 );
 
+const SparseVectorsConfig = Type.Record(
+  Type.String({ minLength: LIMITS.vectorNameLength.min, maxLength: LIMITS.vectorNameLength.max }),
+  Type.Object(
+    {
+      modifier: Nullable(
+        Type.Union([Type.Literal('none'), Type.Literal('idf')], {
+          description: "idf: query weights are multiplied by each index's inverse document frequency in the collection (BM25-style scoring).",
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    maxProperties: LIMITS.sparseVectors.max,
+    description: `Sparse vectors by name (at most ${LIMITS.sparseVectors.max}), each searched exactly through its own inverted index (docs/api.md, "Sparse vectors").`,
+  },
+);
+
 const Quantization = Type.Union(
   [Type.Literal('none'), Type.Literal('sq8'), Type.Object({ type: Type.Union([Type.Literal('none'), Type.Literal('sq8')]) }, { additionalProperties: false })],
   { description: '"sq8" stores 8-bit codes plus per-vector min/max instead of float32 components.' },
@@ -57,6 +75,13 @@ export const CreateCollectionBody = Type.Object(
         description: 'Index payload fields automatically (keywords, numbers, booleans, datetimes) for filtered search; false opts out.',
       }),
     ),
+    vector_name: Nullable(
+      Type.String({
+        maxLength: LIMITS.vectorNameLength.max,
+        description: 'A name for the dense vector (Qdrant\'s named vectors; the Qdrant port shows and takes it by this name); default "", the unnamed vector.',
+      }),
+    ),
+    sparse_vectors: Nullable(SparseVectorsConfig),
   },
   { additionalProperties: false },
 );
@@ -90,6 +115,12 @@ export const CollectionInfoSchema = Type.Object(
     parameters: Type.Object({ m: Type.Integer(), ef_construction: Type.Integer(), ef_search: Type.Integer(), k: Type.Integer(), target_recall: Type.Number() }),
     quantization: Type.Union([Type.Literal('none'), Type.Literal('sq8')]),
     payload_index: Type.Boolean(),
+    vector_name: Type.Optional(Type.String({ description: 'Only when the dense vector is named.' })),
+    sparse_vectors: Type.Optional(
+      Type.Record(Type.String(), Type.Object({ modifier: Type.Union([Type.Literal('none'), Type.Literal('idf')]) }), {
+        description: 'Only when the collection has sparse vectors.',
+      }),
+    ),
     points_count: Type.Integer(),
     calibration: CalibrationSchema,
   },

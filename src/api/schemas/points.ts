@@ -29,10 +29,24 @@ export const WithPayloadSchema = Nullable(
   ),
 );
 
+/** Qdrant's sparse vector: indices with one value each. */
+export const SparseVectorSchema = Type.Object(
+  {
+    indices: Type.Array(Type.Integer({ minimum: 0, maximum: 4294967295 }), { description: 'Distinct indices (any order), 0 to 2^32 − 1.' }),
+    values: Type.Array(Type.Number(), { description: 'One finite value per index.' }),
+  },
+  { additionalProperties: false },
+);
+
+const SparseVectors = Type.Record(Type.String(), SparseVectorSchema, {
+  description: "Sparse vectors by name (names the collection's `sparse_vectors` declares); a point may have any of them.",
+});
+
 const PointStruct = Type.Object(
   {
     id: PointIdSchema,
     vector: Type.Array(Type.Number(), { description: 'Exactly vector_size finite numbers (magnitude at most 1e16).' }),
+    sparse_vectors: Nullable(SparseVectors),
     payload: Nullable(PayloadSchema),
     version: Type.Optional(Type.Unknown({ description: 'Ignored: the service sets versions.' })),
   },
@@ -68,9 +82,10 @@ export const UpdateVectorsBody = Type.Object(
       Type.Object(
         {
           id: PointIdSchema,
-          vector: Type.Array(Type.Number(), { description: 'The new vector: exactly vector_size finite numbers (magnitude at most 1e16).' }),
+          vector: Type.Optional(Type.Array(Type.Number(), { description: 'The new vector: exactly vector_size finite numbers (magnitude at most 1e16).' })),
+          sparse_vectors: Type.Optional(SparseVectors),
         },
-        { additionalProperties: false },
+        { additionalProperties: false, description: 'A vector, sparse vectors or both; what is not named stays as it is.' },
       ),
       { description: 'Existing points (a missing one fails the whole request, 404); each keeps its payload. A repeated id: the last vector wins.' },
     ),
@@ -105,11 +120,18 @@ export const RecordSchema = Type.Object({
   version: VersionSchema,
   payload: PayloadSchema,
   vector: Type.Array(Type.Number()),
+  sparse_vectors: Type.Optional(Type.Record(Type.String(), SparseVectorSchema)),
 });
 
 export const SearchBody = Type.Object(
   {
-    vector: Type.Array(Type.Number(), { description: 'The query; exactly vector_size numbers.' }),
+    vector: Type.Optional(Type.Array(Type.Number(), { description: 'The query; exactly vector_size numbers. Required unless sparse_vector is given.' })),
+    sparse_vector: Nullable(
+      Type.Object(
+        { name: Type.String({ description: 'A sparse vector name of the collection.' }), ...SparseVectorSchema.properties },
+        { additionalProperties: false, description: 'Search by this sparse vector instead (exact; scores are dot products, larger is better).' },
+      ),
+    ),
     limit: Nullable(
       Type.Integer({ minimum: LIMITS.limit.min, maximum: LIMITS.limit.max, description: "Results to return; default: the collection's k (10)." }),
     ),
@@ -145,10 +167,13 @@ const EstimateSchema = Type.Object({
 
 export const SearchExplainSchema = Type.Object(
   {
-    strategy: Type.Union([Type.Literal('graph'), Type.Literal('flat-scan'), Type.Literal('candidates-exact'), Type.Literal('graph-filtered')], {
-      description:
-        'graph: HNSW; flat-scan: every point; candidates-exact: the points the payload indexes name; graph-filtered: HNSW walk returning only matches.',
-    }),
+    strategy: Type.Union(
+      [Type.Literal('graph'), Type.Literal('flat-scan'), Type.Literal('candidates-exact'), Type.Literal('graph-filtered'), Type.Literal('sparse-index')],
+      {
+        description:
+          'graph: HNSW; flat-scan: every point; candidates-exact: the points the payload indexes name; graph-filtered: HNSW walk returning only matches; sparse-index: a sparse vector inverted index.',
+      },
+    ),
     fallback: Type.Boolean({ description: 'The filtered walk came back short and the matches were scored exactly instead.' }),
     estimate: Type.Union([EstimateSchema, Type.Null()], { description: 'Matching points estimated from the payload indexes (null without a filter).' }),
     candidates: Type.Union([Type.Integer(), Type.Null()], { description: 'Slots the payload indexes named (a superset of the matches).' }),
@@ -174,6 +199,7 @@ export const ScoredPointSchema = Type.Object(
     score: Type.Number({ description: 'Cosine similarity, dot product, or L2 distance.' }),
     payload: Type.Optional(PayloadSchema),
     vector: Type.Optional(Type.Array(Type.Number())),
+    sparse_vectors: Type.Optional(Type.Record(Type.String(), SparseVectorSchema)),
   },
   { description: 'One search hit, best first.' },
 );
@@ -181,7 +207,7 @@ export const ScoredPointSchema = Type.Object(
 /** A grouped search (search/groups.ts): a search's fields, but `limit` counts groups and there is no offset. */
 export const GroupSearchBody = Type.Object(
   {
-    vector: SearchBody.properties.vector,
+    vector: Type.Array(Type.Number(), { description: 'The query; exactly vector_size numbers.' }),
     filter: SearchBody.properties.filter,
     score_threshold: SearchBody.properties.score_threshold,
     with_payload: SearchBody.properties.with_payload,

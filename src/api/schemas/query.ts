@@ -28,13 +28,14 @@ const PrefetchSchema = Type.Object(
   {
     additionalProperties: true,
     description:
-      'A stage below the request: `vector` (a search; with its own prefetches, re-scoring their candidates), `fusion` (of its prefetches), or neither (its first `limit` points in id order); `prefetch`, `filter`, `limit` (10), `score_threshold`, `params`.',
+      'A stage below the request: `vector` or `sparse_vector` (a search; with its own prefetches, re-scoring their candidates), `fusion` (of its prefetches), or neither (its first `limit` points in id order); `prefetch`, `filter`, `limit` (10), `score_threshold`, `params`.',
   },
 );
 
 export const QueryStagesBody = Type.Object(
   {
     vector: Nullable(SearchBody.properties.vector),
+    sparse_vector: SearchBody.properties.sparse_vector,
     fusion: Nullable(FusionSchema),
     prefetch: Nullable(Type.Array(PrefetchSchema, { maxItems: 64 })),
     filter: Type.Optional(Type.Union([FilterRef, Type.Null()])),

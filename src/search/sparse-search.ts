@@ -1,0 +1,138 @@
+/**
+ * A search by a sparse vector (Qdrant's `using` a sparse vector name): exact, through the name's
+ * inverted index (index/sparse/sparse-index.ts), on the service thread. A point is a hit when it
+ * shares at least one index with the query; its score is the dot product (the query's weights
+ * times idf under `modifier: idf`), larger is better.
+ *
+ * A filter is answered as dense searches answer it: when the payload indexes name few enough
+ * matches exactly, those points are scored one by one; otherwise the postings walk tests each
+ * point it meets. Its cost (postings walked) is bounded before it runs (`sparsePostings`).
+ */
+import { badInput } from '../core/errors.js';
+import { childPath } from '../core/field-path.js';
+import { describeJson, type PointId } from '../core/point-id.js';
+import { compareHits } from '../core/top-k.js';
+import type { SparseIndex } from '../index/sparse/sparse-index.js';
+import { parseSparseVector, type SparseVector, sparseDot } from '../index/sparse/sparse-vector.js';
+import { estimateFilter } from '../payload/filter-estimate.js';
+import { isEmptyFilter } from '../payload/filter-types.js';
+import { toPayloadSelector } from '../payload/payload-selector.js';
+import { bindTextIndexes } from '../payload/text-index.js';
+import type { CollectionConfig } from '../segment/collection-config.js';
+import type { SegmentReader } from '../segment/segment.js';
+import { acceptor, collectMatches, freshExplain, type ScoredPoint, type SearchInput, type SearchOutcome, scoredPointOf } from './collection-search.js';
+import type { RequestCost } from './request-cost.js';
+
+/** A sparse query as a search carries it: the sparse vector's name and Qdrant's `{indices, values}`. */
+export interface SparseQueryInput {
+  readonly name: string;
+  readonly indices: unknown;
+  readonly values: unknown;
+}
+
+/** The sparse query of a search, checked against the collection; `path` names the search's `sparse_vector`. */
+export function parseSparseQuery(raw: unknown, config: Pick<CollectionConfig, 'sparseVectors'>, path: string): { name: string; vector: SparseVector } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badInput(path, `expected {name, indices, values}, got ${describeJson(raw)}`);
+  const { name, ...rest } = raw as { name?: unknown };
+  if (typeof name !== 'string') throw badInput(childPath(path, 'name'), `expected a sparse vector name, got ${describeJson(name)}`);
+  if (!config.sparseVectors.has(name)) {
+    const known = [...config.sparseVectors.keys()].map((n) => JSON.stringify(n)).join(', ');
+    throw badInput(childPath(path, 'name'), `the collection has no sparse vector named ${JSON.stringify(name)}${known === '' ? '' : ` (it has ${known})`}`);
+  }
+  return { name, vector: parseSparseVector(rest, path) };
+}
+
+/** Adds what a sparse search walks (postings of its terms) to the request's cost, before it runs. */
+export function boundSparseSearch(memory: SegmentReader, config: CollectionConfig, input: SearchInput, cost: RequestCost, path: string): void {
+  const at = path === '' ? 'sparse_vector' : childPath(path, 'sparse_vector');
+  const query = parseSparseQuery(input.sparse_vector, config, at);
+  cost.add('sparseTerms', query.vector.indices.length, childPath(at, 'indices'));
+  const index = memory.sparse.index(query.name) as SparseIndex;
+  cost.add('sparsePostings', index.cost(query.vector), at);
+}
+
+/** One sparse search, all on this thread. */
+export function searchSparse(memory: SegmentReader, config: CollectionConfig, input: SearchInput): SearchOutcome {
+  const { name, vector } = parseSparseQuery(input.sparse_vector, config, 'sparse_vector');
+  const index = memory.sparse.index(name) as SparseIndex;
+  const limit = input.limit ?? config.parameters.k;
+  const offset = input.offset ?? 0;
+  const k = offset + limit;
+  const table = memory.table;
+  // Ties at the k-th place are broken by id inside the index, so the k kept are the answer's.
+  const idOf = (slot: number): string => table.idOf(slot);
+  const explain = freshExplain('sparse-index', null);
+  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindTextIndexes(input.filter, memory.payloadIndex.textIndexes);
+  let ranked: Array<{ slot: number; score: number; id: PointId }>;
+  if (filter === undefined) {
+    ranked = hitsOf(index.search(vector, k, undefined, idOf), table);
+  } else {
+    const n = table.liveCount;
+    const estimated = estimateFilter(filter, memory.payloadIndex, n, (id) => table.slotOf(id));
+    const candidates = estimated.candidates;
+    explain.estimate = { ...estimated.estimate, counted: estimated.counted };
+    explain.candidates = candidates?.count ?? null;
+    explain.indexed_keys = [...estimated.indexedKeys];
+    if (candidates?.exact === true && candidates.count < index.cost(vector)) {
+      // Fewer matches than postings: score each match against the query directly.
+      explain.strategy = 'candidates-exact';
+      ranked = scoreCandidates(memory, name, index.weighted(vector), collectMatches(memory, candidates));
+    } else {
+      const test = acceptor(memory, filter, estimated.conditions, candidates);
+      ranked = hitsOf(index.search(vector, k, test.accept, idOf), table);
+    }
+  }
+  // Candidates scored one by one come in slot order: ranked by score, ties by id, as every search's.
+  ranked.sort((a, b) => compareHits(a, b, false));
+  const threshold = input.score_threshold;
+  const selector = toPayloadSelector(input.with_payload, 'with_payload', true);
+  const out: ScoredPoint[] = [];
+  for (const hit of ranked.slice(offset, offset + limit)) {
+    if (threshold !== undefined && threshold !== null && hit.score < threshold) break;
+    out.push(scoredPointOf(memory, hit, selector, input.with_vector === true));
+  }
+  explain.scored = ranked.length;
+  return { points: out, explain };
+}
+
+function hitsOf(
+  hits: { readonly slots: Int32Array; readonly scores: Float64Array },
+  table: SegmentReader['table'],
+): Array<{ slot: number; score: number; id: PointId }> {
+  const out: Array<{ slot: number; score: number; id: PointId }> = [];
+  for (let i = 0; i < hits.slots.length; i++) {
+    const slot = hits.slots[i] as number;
+    out.push({ slot, score: hits.scores[i] as number, id: table.idOf(slot) });
+  }
+  return out;
+}
+
+/** The matches that share an index with the (weighted) query, scored exactly. */
+function scoreCandidates(memory: SegmentReader, name: string, weighted: SparseVector, slots: Int32Array): Array<{ slot: number; score: number; id: PointId }> {
+  const out: Array<{ slot: number; score: number; id: PointId }> = [];
+  for (const slot of slots) {
+    const stored = memory.sparse.vectorOf(name, slot);
+    if (stored === undefined || !overlaps(stored, weighted)) continue;
+    out.push({ slot, score: sparseDot(weighted, stored), id: memory.table.idOf(slot) });
+  }
+  return out;
+}
+
+/** Whether two sparse vectors share an index (both ascending). */
+function overlaps(a: SparseVector, b: SparseVector): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < a.indices.length && j < b.indices.length) {
+    const x = a.indices[i] as number;
+    const y = b.indices[j] as number;
+    if (x === y) return true;
+    if (x < y) i++;
+    else j++;
+  }
+  return false;
+}
+
+/** Checks a sparse vector as the engine will (Qdrant's rules), so a port can name the field as its client wrote it. */
+export function checkSparseVector(raw: unknown, path: string): void {
+  parseSparseVector(raw, path);
+}

@@ -1,0 +1,181 @@
+/**
+ * Sparse vectors in the engine against a plain model, after every step of random operations:
+ * upserts with and without sparse vectors, re-upserts (same dense vector, changed one: a graph
+ * point moves to a new slot and must take its sparse vectors along), deletes, sparse-only and
+ * dense-only vector updates, payload updates, restarts (records decoded again, graph snapshots
+ * reused), on Flat and HNSW collections, idf on and off. Nasty data: empty sparse vectors,
+ * duplicate vectors, zero and negative values, indices near 2^32, points without any sparse
+ * vector, zero dense vectors; filters selective (the exact candidates path) and broad (the
+ * postings walk testing each point).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SeededRng } from '../../src/core/rng.js';
+import { Database } from '../../src/db/database.js';
+import { nastySparse, type SparseJson, sameSparseHits, sparseModelSearch } from '../helpers/sparse-model.js';
+import { tempDbPath } from '../helpers/temp-dir.js';
+
+interface ModelPoint {
+  dense: number[];
+  payload: { g: number; rare: boolean };
+  sparse: Map<string, SparseJson>;
+}
+
+const NAMES = ['a', 'b'] as const;
+
+for (const { hnsw, seed } of [
+  { hnsw: false, seed: 501 },
+  { hnsw: true, seed: 502 },
+  { hnsw: true, seed: 503 },
+]) {
+  test(`sparse vectors against a model (${hnsw ? 'HNSW' : 'Flat'}, seed ${seed})`, async (t) => {
+    const rng = new SeededRng(seed);
+    const path = tempDbPath(t);
+    let db = Database.open(path);
+    t.after(() => db.close());
+    await db.createCollection({
+      name: 'c',
+      vector_size: 3,
+      distance: 'Cosine',
+      hnsw,
+      parameters: { m: 4, ef_construction: 16 },
+      sparse_vectors: { a: { modifier: 'idf' }, b: {} },
+    });
+    const model = new Map<string, ModelPoint>();
+    const ids = Array.from({ length: 24 }, (_, i) => (i % 5 === 0 ? `doc-${i}` : String(i)));
+    const dense = (): number[] => (rng.int(8) === 0 ? [0, 0, 0] : [rng.int(3), rng.int(3), 1]);
+    const sparseOf = (): Map<string, SparseJson> => {
+      const out = new Map<string, SparseJson>();
+      for (const name of NAMES) if (rng.int(4) !== 0) out.set(name, nastySparse(rng, 10));
+      return out;
+    };
+    const asInput = (sparse: Map<string, SparseJson>): Record<string, SparseJson> => Object.fromEntries(sparse);
+
+    const check = async (step: number, op: string): Promise<void> => {
+      const c = db.collection('c');
+      const context = `seed ${seed}, step ${step} (${op})`;
+      assert.equal(c.pointsCount, model.size, context);
+      for (const name of NAMES) {
+        const stored = new Map<string, SparseJson>();
+        for (const [id, p] of model) {
+          const v = p.sparse.get(name);
+          if (v !== undefined) stored.set(id, v);
+        }
+        const query = nastySparse(rng, 10);
+        if (query.indices.length === 0) continue;
+        const limit = 1 + rng.int(12);
+        const filterKind = rng.int(3);
+        const filter =
+          filterKind === 0 ? undefined : filterKind === 1 ? { must: [{ key: 'g', match: { value: 1 } }] } : { must: [{ key: 'rare', match: { value: true } }] };
+        const accept =
+          filter === undefined ? undefined : (id: string) => (filterKind === 1 ? model.get(id)?.payload.g === 1 : model.get(id)?.payload.rare === true);
+        const answer = await c.searchParallel({
+          sparse_vector: { name, ...query },
+          limit,
+          ...(filter === undefined ? {} : { filter }),
+          with_payload: false,
+        });
+        sameSparseHits(
+          answer.points.map((h) => ({ id: h.id, score: h.score })),
+          sparseModelSearch(stored, query, { idf: name === 'a', limit, ...(accept === undefined ? {} : { accept }) }),
+          `${context}, ${name} ${JSON.stringify(query)} ${JSON.stringify(filter)}`,
+        );
+      }
+      // Every point's vectors as stored: the dense one, and exactly the sparse ones it has (indices ascending).
+      const some = [...model.keys()].slice(0, 6);
+      for (const record of await c.retrieve(some, { with_vector: true, with_payload: false })) {
+        const expected = model.get(record.id) as ModelPoint;
+        const shown = record.sparse_vectors ?? {};
+        assert.deepEqual(Object.keys(shown).sort(), [...expected.sparse.keys()].sort(), `${context}: ${record.id}'s sparse names`);
+        for (const [name, v] of expected.sparse) {
+          const order = v.indices.map((_, i) => i).sort((x, y) => (v.indices[x] as number) - (v.indices[y] as number));
+          assert.deepEqual(shown[name], { indices: order.map((i) => v.indices[i]), values: order.map((i) => Math.fround(v.values[i] as number)) }, context);
+        }
+      }
+    };
+
+    for (let step = 0; step < 70; step++) {
+      const roll = rng.int(20);
+      const c = db.collection('c');
+      let op: string;
+      if (roll < 8) {
+        const batch = Array.from({ length: 1 + rng.int(5) }, () => ids[rng.int(ids.length)] as string);
+        const points = batch.map((id) => {
+          // Sometimes the same dense vector again (the point keeps its graph node), sometimes a new one.
+          const old = model.get(id);
+          const vector = old !== undefined && rng.int(2) === 0 ? old.dense : dense();
+          return { id, dense: vector, payload: { g: rng.int(3), rare: rng.int(6) === 0 }, sparse: sparseOf() };
+        });
+        await c.upsert(points.map((p) => ({ id: p.id, vector: p.dense, payload: p.payload, sparse_vectors: asInput(p.sparse) })));
+        for (const p of points) model.set(p.id, { dense: p.dense, payload: p.payload, sparse: p.sparse });
+        op = `upsert ${batch.join(',')}`;
+      } else if (roll < 11) {
+        const gone = Array.from({ length: 1 + rng.int(3) }, () => ids[rng.int(ids.length)] as string);
+        await c.deleteIds(gone);
+        for (const id of gone) model.delete(id);
+        op = `delete ${gone.join(',')}`;
+      } else if (roll < 14 && model.size > 0) {
+        const id = [...model.keys()][rng.int(model.size)] as string;
+        const p = model.get(id) as ModelPoint;
+        const name = NAMES[rng.int(2)] as string;
+        const v = nastySparse(rng, 10);
+        if (rng.int(2) === 0) {
+          await c.updateVectors([{ id, sparse_vectors: { [name]: v } }]);
+          p.sparse.set(name, v);
+          op = `update ${id}'s ${name}`;
+        } else {
+          const d = dense();
+          await c.updateVectors([{ id, vector: d }]);
+          p.dense = d;
+          op = `update ${id}'s dense vector`;
+        }
+      } else if (roll < 16 && model.size > 0) {
+        const id = [...model.keys()][rng.int(model.size)] as string;
+        const p = model.get(id) as ModelPoint;
+        await c.updatePayloads([id], (payload) => ({ ...payload, g: (p.payload.g + 1) % 3 }));
+        p.payload = { ...p.payload, g: (p.payload.g + 1) % 3 };
+        op = `payload of ${id}`;
+      } else if (roll < 18) {
+        await db.close();
+        db = Database.open(path);
+        op = 'restart';
+      } else {
+        op = 'search only';
+      }
+      await check(step, op);
+    }
+  });
+}
+
+test('sparse searches: the postings walked are bounded before the search runs; unknown names and bad vectors are 400s that change nothing', async (t) => {
+  const db = Database.open(tempDbPath(t));
+  t.after(() => db.close());
+  await db.createCollection({ name: 'c', vector_size: 2, distance: 'Dot', sparse_vectors: { s: {} } });
+  const c = db.collection('c');
+  await c.upsert([{ id: 1, vector: [1, 0], sparse_vectors: { s: { indices: [1, 2], values: [1, 1] } } }]);
+  const refusals: Array<[() => Promise<unknown>, RegExp]> = [
+    [
+      () => c.searchChecked({ sparse_vector: { name: 't', indices: [1], values: [1] } }),
+      /sparse_vector\.name: the collection has no sparse vector named "t" \(it has "s"\)/,
+    ],
+    [() => c.searchChecked({ sparse_vector: { name: 's', indices: [1, 1], values: [1, 1] } }), /sparse_vector\.indices\[1\]: duplicate index 1/],
+    [
+      () => c.upsert([{ id: 2, vector: [1, 0], sparse_vectors: { t: { indices: [1], values: [1] } } }]),
+      /points\[0\]\.sparse_vectors\.t: the collection has no sparse vector/,
+    ],
+    [() => c.upsert([{ id: 2, vector: [1, 0], sparse_vectors: { s: { indices: [1], values: [Number.NaN] } } }]), /points\[0\]\.sparse_vectors\.s\.values/],
+    [() => c.updateVectors([{ id: 1 }]), /points\[0\]\.vector: expected a vector \(or sparse_vectors\)/],
+    [
+      () => c.searchChecked({ sparse_vector: { name: 's', indices: Array.from({ length: 70_000 }, (_, i) => i), values: new Array(70_000).fill(1) } }),
+      /sparse_vector\.indices: the request asks for 70,000 sparse query indices; the limit is 65,536/,
+    ],
+  ];
+  for (const [run, pattern] of refusals) await assert.rejects(run, (e: Error & { code?: string }) => e.code !== undefined && pattern.test(e.message));
+  assert.equal(c.pointsCount, 1);
+  const hits = await c.searchChecked({ sparse_vector: { name: 's', indices: [2], values: [3] }, params: { explain: true } });
+  assert.deepEqual(
+    hits.points.map((h) => [h.id, h.score]),
+    [['1', 3]],
+  );
+  assert.equal(hits.explain.strategy, 'sparse-index');
+});
