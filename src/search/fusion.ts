@@ -37,10 +37,12 @@ export function reciprocalRankFusion(lists: readonly (readonly RankedHit[])[], k
  * scores 0.5 — then summed per id. `smallerBetter` lists (Euclid distances) are negated first, so
  * that a better hit always normalises higher.
  */
-export function distributionFusion(lists: readonly (readonly RankedHit[])[], smallerBetter = false): RankedHit[] {
+export function distributionFusion(lists: readonly (readonly RankedHit[])[], smallerBetter: boolean | readonly boolean[] = false): RankedHit[] {
   const fused = new Map<string, number>();
-  for (const list of lists) {
-    const scores = list.map((hit) => (smallerBetter ? -hit.score : hit.score));
+  for (const [l, list] of lists.entries()) {
+    // Per list: a sparse prefetch's dot products rank larger first even in a Euclid collection.
+    const turned = typeof smallerBetter === 'boolean' ? smallerBetter : smallerBetter[l] === true;
+    const scores = list.map((hit) => (turned ? -hit.score : hit.score));
     const normalised = normalise(scores);
     list.forEach((hit, i) => {
       fused.set(hit.id, (fused.get(hit.id) ?? 0) + (normalised[i] as number));

@@ -173,7 +173,12 @@ async function run(source: StageSource, stage: Stage, selection: Selection): Pro
   if (stage.kind === 'fuse') {
     const ranked: readonly (readonly RankedHit[])[] = lists;
     const fused =
-      stage.fusion.kind === 'rrf' ? reciprocalRankFusion(ranked, stage.fusion.k, stage.fusion.weights) : distributionFusion(ranked, source.smallerBetter);
+      stage.fusion.kind === 'rrf'
+        ? reciprocalRankFusion(ranked, stage.fusion.k, stage.fusion.weights)
+        : distributionFusion(
+            ranked,
+            stage.sources.map((s) => smallerBetterOf(s, source)),
+          );
     const kept = stage.threshold === undefined ? fused : fused.filter((h) => h.score >= (stage.threshold as number));
     return kept.slice(stage.offset, stage.offset + stage.limit).map((h) => ({ id: h.id, version: 0n, score: h.score }));
   }
@@ -204,8 +209,15 @@ async function run(source: StageSource, stage: Stage, selection: Selection): Pro
   if (answers.length === 1) return answers[0] ?? [];
   return answers
     .flat()
-    .sort((a, b) => compareHits(a, b, source.smallerBetter))
+    .sort((a, b) => compareHits(a, b, smallerBetterOf(stage, source)))
     .slice(offset, offset + limit);
+}
+
+/** Whether a stage's lower scores are better: a dense search's in a Euclid collection; sparse dot products and fused scores rank larger first. */
+function smallerBetterOf(stage: Stage, source: StageSource): boolean {
+  if (stage.kind !== 'search') return false;
+  const sparse = (stage.query.search as { readonly sparse_vector?: unknown }).sparse_vector;
+  return source.smallerBetter && (sparse === undefined || sparse === null);
 }
 
 /** The query asking for its first `count` hits. */

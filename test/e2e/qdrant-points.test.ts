@@ -88,11 +88,11 @@ test('client errors: wrong dimension, missing collection, bad id, conflicting cr
   assert.match(missing.body.status.error, /^Not found: Collection `nope` doesn't exist!$/);
   const named = await http(url, 'PUT', '/collections/e/points', { points: [{ id: 1, vector: { text: [1, 2, 3] } }] });
   assert.equal(named.status, 400);
-  assert.match(named.body.status.error, /named vectors is not supported/);
+  assert.match(named.body.status.error, /Not existing vector name error: /);
   const multi = await http(url, 'PUT', '/collections/e/points', { points: [{ id: 1, vector: [[1, 2, 3]] }] });
   assert.match(multi.body.status.error, /multi-vectors is not supported/);
   const sparse = await http(url, 'PUT', '/collections/e/points', { points: [{ id: 1, vector: { indices: [1], values: [2] } }] });
-  assert.match(sparse.body.status.error, /sparse vectors is not supported/);
+  assert.match(sparse.body.status.error, /points\[0\]\.vector: a sparse vector must be named/);
   assert.equal((await client.count('e')).count, 0, 'nothing was written by the refused requests');
 });
 

@@ -44,10 +44,15 @@ function rrf(lists: Hit[][], k = 2, weights?: number[]): Hit[] {
   return [...fused].map(([id, score]) => ({ id, score })).sort(byScoreThenId);
 }
 
-function dbsf(lists: Hit[][], smallerBetter: boolean): Hit[] {
+/** `smallerBetter[i]`: list i holds Euclid distances (a search's), not scores that rank larger first (a fusion's). */
+function isFusion(query: unknown): boolean {
+  return typeof query === 'object' && query !== null && !Array.isArray(query) && ('fusion' in query || 'rrf' in query);
+}
+
+function dbsf(lists: Hit[][], smallerBetter: readonly boolean[]): Hit[] {
   const fused = new Map<number | string, number>();
-  for (const list of lists) {
-    const scores = list.map((h) => (smallerBetter ? -h.score : h.score));
+  for (const [l, list] of lists.entries()) {
+    const scores = list.map((h) => (smallerBetter[l] === true ? -h.score : h.score));
     const n = scores.length;
     const mean = scores.reduce((s, x) => s + x, 0) / n;
     const sd = Math.sqrt(scores.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));
@@ -113,7 +118,7 @@ test("Qdrant's cases: RRF, weighted RRF and DBSF of two prefetches equal the fus
   const k60 = await client.query('q', { prefetch, query: { rrf: { k: 60, weights: [80, 20] } } as never, limit: 5 });
   assertSameHits(k60.points as Hit[], rrf([s1, s2], 60, [80, 20]).slice(0, 5), 'rrf k 60');
   const distribution = await client.query('q', { prefetch, query: { fusion: 'dbsf' }, with_payload: true });
-  assertSameHits(distribution.points as Hit[], dbsf([s1, s2], false).slice(0, 10), 'dbsf');
+  assertSameHits(distribution.points as Hit[], dbsf([s1, s2], [false, false]).slice(0, 10), 'dbsf');
   assert.ok(
     distribution.points.every((p) => typeof (p.payload as { g?: number }).g === 'number'),
     'with_payload on the request gives the payloads',
@@ -239,7 +244,9 @@ for (const distance of ['Cosine', 'Euclid', 'Dot'] as const) {
         body: { prefetch, query, limit, filter },
         model: async () => {
           const lists = await Promise.all(children.map((c) => c.model()));
-          return (useDbsf ? dbsf(lists, distance === 'Euclid') : rrf(lists, k, weights)).slice(0, limit);
+          // A fused prefetch's scores rank larger first whatever the distance; a search's are distances under Euclid.
+          const distances = children.map((c) => distance === 'Euclid' && c.body.query !== undefined && !isFusion(c.body.query));
+          return (useDbsf ? dbsf(lists, distances) : rrf(lists, k, weights)).slice(0, limit);
         },
       };
     };

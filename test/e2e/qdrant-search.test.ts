@@ -192,14 +192,14 @@ test('filters: Qdrant conditions and spellings, should: [] matches nothing, has_
     }
     const named = await http(url, 'POST', '/collections/v/points/query', { query: rows[0]?.vector, using: 'image' });
     assert.equal(named.status, 400);
-    assert.match(named.body.status.error, /named vectors/);
-    // Prefetches and fusion are served (qdrant-query-stages.test.ts); a prefetch using a named vector is not.
+    assert.match(named.body.status.error, /Not existing vector name error: /);
+    // Prefetches and fusion are served (qdrant-query-stages.test.ts); a prefetch using a name the collection lacks is not.
     const prefetch = await http(url, 'POST', '/collections/v/points/query', {
       prefetch: [{ query: rows[0]?.vector, using: 'image' }],
       query: { fusion: 'rrf' },
     });
     assert.equal(prefetch.status, 400);
-    assert.match(prefetch.body.status.error, /prefetch\[0\]\.using: named vectors/);
+    assert.match(prefetch.body.status.error, /Not existing vector name error: image/);
     const limit = await http(url, 'POST', '/collections/v/points/search', { vector: rows[0]?.vector, limit: 0 });
     assert.equal(limit.status, 422);
     // As on the kith port, the vectors one request returns are bounded (524,288 components over its searches).

@@ -56,13 +56,13 @@ test('Qdrant port: updateVectors replaces vectors and keeps payloads; a missing 
     (await client.retrieve('v', { ids: [1], with_vector: true })).map((p) => p.vector),
     [[0, 0, 1]],
   );
-  // A wrong dimension or shape names the field; named vectors are refused plainly.
+  // A wrong dimension or shape names the field; a vector name the collection lacks is Qdrant's 400.
   const wrongDim = await http(url, 'PUT', '/collections/v/points/vectors', { points: [{ id: 1, vector: [1, 2] }] });
   assert.equal(wrongDim.status, 400, wrongDim.text);
   assert.match(wrongDim.body.status.error, /points\[0\]\.vector/);
   const named = await http(url, 'PUT', '/collections/v/points/vectors', { points: [{ id: 1, vector: { image: [1, 2, 3] } }] });
   assert.equal(named.status, 400, named.text);
-  assert.match(named.body.status.error, /named vectors is not supported/);
+  assert.match(named.body.status.error, /Not existing vector name error: /);
   const deleting = await http(url, 'POST', '/collections/v/points/vectors/delete', { points: [1], vector: [''] });
   assert.equal(deleting.status, 400, deleting.text);
   assert.match(deleting.body.status.error, /kith points carry exactly one/);
@@ -99,10 +99,10 @@ test('Qdrant port: the unnamed vector as {"": […]} in upsert points, upsert ba
   assert.equal(query.points[0]?.id, 2);
   const empty = await http(url, 'PUT', '/collections/u/points', { points: [{ id: 4, vector: {} }] });
   assert.equal(empty.status, 400, empty.text);
-  assert.match(empty.body.status.error, /points\[0\]\.vector: no vector/);
+  assert.match(empty.body.status.error, /points\[0\]\.vector: every point needs its dense vector/);
   const badBatch = await http(url, 'PUT', '/collections/u/points', { batch: { ids: [5, 6], vectors: { '': [[1, 0]] } } });
   assert.equal(badBatch.status, 400, badBatch.text);
-  assert.match(badBatch.body.status.error, /batch\.vectors\.""/);
+  assert.match(badBatch.body.status.error, /batch\.vectors\[""\]: 1 vectors for 2 ids/);
 });
 
 test("kith's port: PUT …/points/vectors through kith's client; 404 naming the missing point, nothing changed", async (t) => {

@@ -47,7 +47,7 @@ test('Qdrant port: PATCH changes m and ef_construct (rebuilt), m 0 drops the gra
   for (const [body, pattern] of [
     [{ quantization_config: { scalar: { type: 'int8' } } }, /quantization/],
     [{ sparse_vectors: { text: {} } }, /sparse/],
-    [{ vectors: { image: { on_disk: true } } }, /named vectors/],
+    [{ vectors: { image: { on_disk: true } } }, /Not existing vector name error: image/],
     [{ strict_mode_config: { enabled: true, max_query_limit: 10 } }, /strict mode/],
   ] as const) {
     const refused = await http(url, 'PATCH', '/collections/p', body);

@@ -14,7 +14,8 @@ import { ok } from '../envelope.js';
 import { requestCollection } from './collections.js';
 import { asObject, formatError, notSupported, QdrantHttpError, validationError } from './errors.js';
 import { deleteOperation, newPayload, setOperation } from './payload.js';
-import { pointsSelector, upsertOptions, upsertPoints, vectorUpdates } from './points.js';
+import { layoutOfCollection, pointsSelector, upsertOptions, upsertPoints, vectorUpdates } from './points.js';
+import type { VectorLayout } from './vector-layout.js';
 import { updateResult } from './shape.js';
 import type { QdrantCollection, QdrantStore } from './store.js';
 
@@ -24,10 +25,10 @@ export const MAX_BATCH_OPERATIONS = 1000;
 type Run = (collection: QdrantCollection) => Promise<void>;
 
 /** One operation's body, checked, as what runs it. */
-async function parseOperation(kind: string, body: Record<string, unknown>): Promise<Run> {
+async function parseOperation(kind: string, body: Record<string, unknown>, layout: VectorLayout): Promise<Run> {
   switch (kind) {
     case 'upsert': {
-      const points = await upsertPoints(body);
+      const points = await upsertPoints(body, layout);
       const options = upsertOptions(body);
       return (c) => c.upsert(points, options);
     }
@@ -51,7 +52,7 @@ async function parseOperation(kind: string, body: Record<string, unknown>): Prom
       return (c) => c.changePayloads(Array.isArray(selector) ? { points: selector } : { filter: selector }, operation);
     }
     case 'update_vectors': {
-      const points = await vectorUpdates(body);
+      const points = await vectorUpdates(body, layout);
       return (c) => c.updateVectors(points);
     }
     case 'delete_vectors':
@@ -78,6 +79,7 @@ export async function qdrantBatchRoutes(app: FastifyInstance, { store }: { store
     if (!Array.isArray(operations)) throw formatError('operations', 'expected an array of update operations');
     if (operations.length > MAX_BATCH_OPERATIONS) throw validationError('operations', `${operations.length} operations; the limit is ${MAX_BATCH_OPERATIONS}`);
     const runs: Array<{ at: string; run: Run }> = [];
+    const layout = await layoutOfCollection(collection);
     for (const [i, raw] of operations.entries()) {
       const path = childPath('operations', i);
       const entries = Object.entries(asObject(raw, path));
@@ -85,7 +87,7 @@ export async function qdrantBatchRoutes(app: FastifyInstance, { store }: { store
       if (entries.length !== 1 || kind === undefined) throw formatError(path, 'expected exactly one operation (upsert, delete, set_payload, …)');
       const at = childPath(path, kind);
       try {
-        runs.push({ at, run: await parseOperation(kind, asObject(body, at)) });
+        runs.push({ at, run: await parseOperation(kind, asObject(body, at), layout) });
       } catch (error) {
         throw located(error, at);
       }

@@ -65,6 +65,7 @@ export function clusterStore(engine: ClusterEngine): QdrantStore {
           hnsw: config.hnsw,
           parameters: { m: config.parameters.m, ef_construction: config.parameters.efConstruction },
           quantization: config.quantization,
+          ...(config.vectorName === '' ? {} : { vector_name: config.vectorName }),
           points_count: await engine.count(name, undefined, consistency),
           sharding: { shard_number: entry.shardNumber, replication_factor: entry.replicationFactor },
         }),

@@ -18,6 +18,7 @@ import { ok } from '../envelope.js';
 import { extrasOf, parseQuantization, type QdrantExtras, requestCollection } from './collections.js';
 import { asObject, notSupported, optionalInteger, validationError } from './errors.js';
 import type { QdrantCollection, QdrantStore } from './store.js';
+import { layoutOf, unknownVectorName } from './vector-layout.js';
 
 /** Qdrant's `params` fields, kept at the top level of the stored options as create keeps them. */
 const PARAMS = ['replication_factor', 'write_consistency_factor', 'read_fan_out_factor', 'on_disk_payload'];
@@ -63,13 +64,14 @@ export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store
     const body = asObject(request.body, 'body');
     const sparse = body.sparse_vectors;
     if (sparse !== undefined && sparse !== null && Object.keys(asObject(sparse, 'sparse_vectors')).length > 0)
-      throw notSupported('sparse_vectors', 'sparse vectors');
+      throw notSupported('sparse_vectors', 'changing sparse vectors', true);
     const strict = body.strict_mode_config;
     if (strict !== undefined && strict !== null && asObject(strict, 'strict_mode_config').enabled === true)
       throw notSupported('strict_mode_config', 'strict mode (kith bounds every request by its own limits, docs/params.md)');
     const vectors = asObject(body.vectors, 'vectors');
-    for (const name of Object.keys(vectors)) if (name !== '') throw notSupported(childPath('vectors', name), 'named vectors');
-    const unnamed = asObject(vectors[''], 'vectors[""]');
+    const denseName = layoutOf(await collection.facts()).dense;
+    for (const name of Object.keys(vectors)) if (name !== denseName) throw unknownVectorName(name);
+    const unnamed = asObject(vectors[denseName], childPath('vectors', denseName));
     const hnswConfig = { ...asObject(unnamed.hnsw_config, 'vectors[""].hnsw_config'), ...asObject(body.hnsw_config, 'hnsw_config') };
     const change = graphChange(hnswConfig, 'hnsw_config');
     await refuseQuantizationChange(collection, body.quantization_config, 'quantization_config');

@@ -19,7 +19,7 @@ import { describeJson } from '../../core/point-id.js';
 import { ok } from '../envelope.js';
 import { asObject, collectionNotFound, formatError, nameTooLong, notSupported, optionalInteger, QdrantHttpError, validationError } from './errors.js';
 import { updateResult } from './shape.js';
-import type { QdrantCollection, QdrantRead, QdrantStore } from './store.js';
+import type { QdrantCollection, QdrantCollectionFacts, QdrantRead, QdrantStore } from './store.js';
 
 const DISTANCES: Record<string, 'Cosine' | 'Euclid' | 'Dot'> = { Cosine: 'Cosine', Euclid: 'Euclid', Dot: 'Dot' };
 const FIELD_TYPES = new Set(['keyword', 'integer', 'float', 'bool', 'geo', 'datetime', 'text', 'uuid']);
@@ -72,22 +72,54 @@ export function requestCollection(store: QdrantStore, request: FastifyRequest<{ 
   return collectionOf(store, request.params.name, readOf(request));
 }
 
-function parseVectors(raw: unknown): { size: number; distance: 'Cosine' | 'Euclid' | 'Dot' } {
+/**
+ * `vectors`: one dense vector's params (the unnamed vector), or a map naming it. kith holds one
+ * dense vector per point: a map of more than one name is refused, as is a collection without one.
+ */
+function parseVectors(raw: unknown): { name: string; size: number; distance: 'Cosine' | 'Euclid' | 'Dot'; params: Record<string, unknown>; path: string } {
   if (raw === undefined || raw === null) throw formatError('vectors', 'required: {size, distance}');
   const v = asObject(raw, 'vectors');
-  if (!Object.hasOwn(v, 'size') && !Object.hasOwn(v, 'distance')) throw notSupported('vectors', 'named vectors (a map of vector names)');
-  if (v.multivector_config !== undefined && v.multivector_config !== null) throw notSupported('vectors.multivector_config', 'multi-vectors');
+  if (Object.hasOwn(v, 'size') || Object.hasOwn(v, 'distance')) return { name: '', ...denseParams(v, 'vectors'), params: v, path: 'vectors' };
+  const names = Object.keys(v);
+  if (names.length === 0) throw notSupported('vectors', 'a collection without a dense vector (sparse vectors only)', true);
+  if (names.length > 1) throw notSupported('vectors', 'more than one dense vector per point (named vectors beyond one)', true);
+  const name = names[0] as string;
+  const path = childPath('vectors', name);
+  if (name.length > LIMITS.vectorNameLength.max) throw validationError(path, `a vector name is at most ${LIMITS.vectorNameLength.max} characters`);
+  const params = asObject(v[name], path);
+  return { name, ...denseParams(params, path), params, path };
+}
+
+function denseParams(v: Record<string, unknown>, path: string): { size: number; distance: 'Cosine' | 'Euclid' | 'Dot' } {
+  if (v.multivector_config !== undefined && v.multivector_config !== null) throw notSupported(childPath(path, 'multivector_config'), 'multi-vectors', true);
   const size = v.size;
-  if (typeof size !== 'number' || !Number.isInteger(size)) throw formatError('vectors.size', `expected an integer, got ${describeJson(size)}`);
+  if (typeof size !== 'number' || !Number.isInteger(size)) throw formatError(childPath(path, 'size'), `expected an integer, got ${describeJson(size)}`);
   if (size < LIMITS.vectorSize.min || size > LIMITS.vectorSize.max) {
-    throw validationError('vectors.size', `must be between ${LIMITS.vectorSize.min} and ${LIMITS.vectorSize.max}, got ${size}`);
+    throw validationError(childPath(path, 'size'), `must be between ${LIMITS.vectorSize.min} and ${LIMITS.vectorSize.max}, got ${size}`);
   }
-  if (typeof v.distance !== 'string') throw formatError('vectors.distance', `expected Cosine, Euclid, Dot or Manhattan, got ${describeJson(v.distance)}`);
-  if (v.distance === 'Manhattan') throw notSupported('vectors.distance', 'the Manhattan distance');
+  const distancePath = childPath(path, 'distance');
+  if (typeof v.distance !== 'string') throw formatError(distancePath, `expected Cosine, Euclid, Dot or Manhattan, got ${describeJson(v.distance)}`);
+  if (v.distance === 'Manhattan') throw notSupported(distancePath, 'the Manhattan distance');
   const distance = DISTANCES[v.distance];
-  if (distance === undefined)
-    throw formatError('vectors.distance', `unknown variant ${JSON.stringify(v.distance)}, expected one of Cosine, Euclid, Dot, Manhattan`);
+  if (distance === undefined) throw formatError(distancePath, `unknown variant ${JSON.stringify(v.distance)}, expected one of Cosine, Euclid, Dot, Manhattan`);
   return { size, distance };
+}
+
+/** `sparse_vectors`: names → `{index?, modifier?}`; the index's options are accepted and echoed (kith's index is exact and in memory). */
+function parseSparseVectors(raw: unknown, denseName: string): Record<string, { modifier: 'none' | 'idf' }> {
+  const out: Record<string, { modifier: 'none' | 'idf' }> = Object.create(null);
+  if (raw === undefined || raw === null) return { ...out };
+  for (const [name, spec] of Object.entries(asObject(raw, 'sparse_vectors'))) {
+    const path = childPath('sparse_vectors', name);
+    if (name === denseName) throw formatError(path, `the dense vector is named ${JSON.stringify(name)} already`);
+    const params = asObject(spec, path);
+    const modifier = params.modifier ?? 'none';
+    if (modifier !== 'none' && modifier !== 'idf')
+      throw formatError(childPath(path, 'modifier'), `unknown variant ${describeJson(modifier)}, expected one of none, idf`);
+    if (params.index !== undefined && params.index !== null) asObject(params.index, childPath(path, 'index'));
+    out[name] = { modifier };
+  }
+  return { ...out };
 }
 
 export function parseQuantization(raw: unknown): 'none' | 'sq8' {
@@ -105,16 +137,15 @@ export function parseQuantization(raw: unknown): 'none' | 'sq8' {
 async function createCollection(store: QdrantStore, name: string, body: Record<string, unknown>): Promise<void> {
   if (name.length > 255) throw nameTooLong(name);
   const vectors = parseVectors(body.vectors);
-  const sparse = body.sparse_vectors;
-  if (sparse !== undefined && sparse !== null && Object.keys(asObject(sparse, 'sparse_vectors')).length > 0)
-    throw notSupported('sparse_vectors', 'sparse vectors');
+  const sparseVectors = parseSparseVectors(body.sparse_vectors, vectors.name);
   if (body.init_from !== undefined && body.init_from !== null) throw notSupported('init_from', '`init_from`');
   // Qdrant's strict mode limits requests by its own rules; kith bounds every request by its own
   // (docs/params.md): accepting the config would promise checks that are not made.
   const strict = body.strict_mode_config;
   if (strict !== undefined && strict !== null && asObject(strict, 'strict_mode_config').enabled === true)
     throw notSupported('strict_mode_config', 'strict mode (kith bounds every request by its own limits, docs/params.md)');
-  const hnswConfig = asObject(body.hnsw_config, 'hnsw_config');
+  // A named vector's own hnsw_config and quantization_config override the collection's.
+  const hnswConfig = { ...asObject(body.hnsw_config, 'hnsw_config'), ...asObject(vectors.params.hnsw_config, childPath(vectors.path, 'hnsw_config')) };
   const m = optionalInteger(hnswConfig.m, 'hnsw_config.m', 16, 0, LIMITS.m.max);
   if (m === 1) throw validationError('hnsw_config.m', `must be 0 (no graph) or between ${LIMITS.m.min} and ${LIMITS.m.max}, got 1`);
   const efConstruct = optionalInteger(
@@ -124,7 +155,7 @@ async function createCollection(store: QdrantStore, name: string, body: Record<s
     LIMITS.efConstruction.min,
     LIMITS.efConstruction.max,
   );
-  const quantization = parseQuantization(body.quantization_config);
+  const quantization = parseQuantization(vectors.params.quantization_config ?? body.quantization_config);
   const shardNumber =
     body.shard_number === undefined || body.shard_number === null ? undefined : optionalInteger(body.shard_number, 'shard_number', 1, 1, 1024);
   const replicationFactor =
@@ -143,6 +174,8 @@ async function createCollection(store: QdrantStore, name: string, body: Record<s
         hnsw: m !== 0,
         parameters: m === 0 ? { ef_construction: efConstruct } : { m, ef_construction: efConstruct },
         quantization,
+        ...(vectors.name === '' ? {} : { vector_name: vectors.name }),
+        ...(Object.keys(sparseVectors).length === 0 ? {} : { sparse_vectors: sparseVectors }),
       },
       { options, payload_schema: {} } satisfies QdrantExtras,
       {
@@ -188,7 +221,8 @@ async function collectionInfo(collection: QdrantCollection): Promise<Record<stri
     config: {
       params: {
         ...echoed('params'),
-        vectors: { ...echoed('vectors'), size: info.vector_size, distance: info.distance },
+        vectors: vectorsEcho(echoed('vectors'), info),
+        ...(info.sparse_vectors === undefined ? {} : { sparse_vectors: sparseEcho(echoed('sparse_vectors'), info.sparse_vectors) }),
         shard_number: info.sharding?.shard_number ?? options.shard_number ?? 1,
         replication_factor: info.sharding?.replication_factor ?? options.replication_factor ?? 1,
         write_consistency_factor: options.write_consistency_factor ?? 1,
@@ -221,6 +255,27 @@ async function collectionInfo(collection: QdrantCollection): Promise<Record<stri
     },
     payload_schema: payloadSchema,
   };
+}
+
+/** GET's `vectors`: the params as given, with kith's size and distance; under the name when the dense vector has one. */
+function vectorsEcho(given: Record<string, unknown>, info: QdrantCollectionFacts): Record<string, unknown> {
+  const name = info.vector_name ?? '';
+  if (name === '') return { ...given, size: info.vector_size, distance: info.distance };
+  const own = asObject(Object.hasOwn(given, name) ? given[name] : undefined, 'vectors');
+  const out: Record<string, unknown> = Object.create(null);
+  out[name] = { ...own, size: info.vector_size, distance: info.distance };
+  return { ...out };
+}
+
+/** GET's `sparse_vectors`: each as given (its index options), with kith's modifier when it is idf. */
+function sparseEcho(given: Record<string, unknown>, sparse: Readonly<Record<string, { readonly modifier: 'none' | 'idf' }>>): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [name, spec] of Object.entries(sparse)) {
+    const own = asObject(Object.hasOwn(given, name) ? given[name] : undefined, 'sparse_vectors');
+    const { modifier: _given, ...rest } = own;
+    out[name] = { ...rest, ...(spec.modifier === 'idf' ? { modifier: 'idf' } : {}) };
+  }
+  return { ...out };
 }
 
 function parseFieldSchema(raw: unknown): unknown {

@@ -16,11 +16,12 @@ import { okSliced } from '../envelope.js';
 import { collectionOf, readOf } from './collections.js';
 import { asObject, formatError, notSupported, optionalInteger } from './errors.js';
 import { toKithId } from './ids.js';
-import { engineQuery, type Plan, recommendPlan, searchPlan } from './query-parse.js';
+import { engineQuery, type Plan, type PlanTarget, recommendPlan, searchPlan } from './query-parse.js';
 import { queryPlan } from './query-plan.js';
-import { pointsFound, scoredPoint, stageSource } from './search.js';
+import { pointsFound, stageSource } from './search.js';
 import { withLookups } from './lookups.js';
-import { type QdrantRecord, type QdrantScoredPoint, parseVectorSelector, toRecord } from './shape.js';
+import { type QdrantRecord, type QdrantScoredPoint, scoredPoint, toRecord, type VectorView } from './shape.js';
+import { layoutOf, parseVectorSelection, readsVectors, type VectorSelection } from './vector-layout.js';
 import type { QdrantRead, QdrantStore } from './store.js';
 
 type NameParams = { Params: { name: string } };
@@ -29,7 +30,7 @@ type NameParams = { Params: { name: string } };
 interface Lookup {
   readonly collection: string;
   readonly withPayload: PayloadSelector;
-  readonly withVector: boolean;
+  readonly vectors: VectorSelection;
 }
 
 interface GroupFields {
@@ -62,14 +63,14 @@ function groupFields(body: Record<string, unknown>, defaults?: { readonly size: 
 
 function parseLookup(raw: unknown): Lookup | undefined {
   if (raw === undefined || raw === null) return undefined;
-  if (typeof raw === 'string') return { collection: raw, withPayload: { kind: 'all' }, withVector: false };
+  if (typeof raw === 'string') return { collection: raw, withPayload: { kind: 'all' }, vectors: false };
   const body = asObject(raw, 'with_lookup');
   if (typeof body.collection !== 'string') throw formatError('with_lookup.collection', `expected a collection name, got ${describeJson(body.collection)}`);
   const vectors = body.with_vectors ?? body.with_vector;
   return {
     collection: body.collection,
     withPayload: parsePayloadSelector(body.with_payload, 'with_lookup.with_payload', true),
-    withVector: parseVectorSelector(vectors, 'with_lookup.with_vectors', false),
+    vectors: parseVectorSelection(vectors, 'with_lookup.with_vectors', false),
   };
 }
 
@@ -85,7 +86,7 @@ export async function qdrantGroupRoutes(app: FastifyInstance, { store }: { store
   const answer = async (
     request: { params: { name: string }; body: unknown },
     read: QdrantRead,
-    plan: (dim: number, body: Record<string, unknown>) => Plan,
+    plan: (target: PlanTarget, body: Record<string, unknown>) => Plan,
     defaults?: { readonly size: number; readonly limit: number },
   ): Promise<{ groups: QdrantGroup[] }> => {
     const collection = await collectionOf(store, request.params.name, read);
@@ -95,7 +96,14 @@ export async function qdrantGroupRoutes(app: FastifyInstance, { store }: { store
     // A cluster's rounds would send every seen id to the other nodes, past a filter's list budget.
     if (facts.sharding !== undefined) throw notSupported('', 'grouped searches on a cluster node', true);
     // The groups' count is `limit`: the search itself is asked for groups × group_size hits per round.
-    const [planned] = await withLookups([plan(facts.vector_size, { ...body, limit: undefined, offset: undefined })], [''], store, read, facts.vector_size);
+    const layout = layoutOf(facts);
+    const [planned] = await withLookups(
+      [plan({ dim: facts.vector_size, layout }, { ...body, limit: undefined, offset: undefined })],
+      [''],
+      store,
+      read,
+      facts.vector_size,
+    );
     const search = groupedSearch(planned as Plan);
     const groups = await pointsFound(() =>
       searchGroups(
@@ -110,28 +118,33 @@ export async function qdrantGroupRoutes(app: FastifyInstance, { store }: { store
         '',
       ),
     );
-    return { groups: await withLookup(store, read, groups, fields.lookup) };
+    return { groups: await withLookup(store, read, groups, { layout, selection: search.vectors }, fields.lookup) };
   };
 
   app.post<NameParams>('/collections/:name/points/search/groups', async (request, reply) =>
-    okSliced(reply, await answer(request, readOf(request), (_dim, body) => searchPlan(body, ''))),
+    okSliced(reply, await answer(request, readOf(request), (target, body) => searchPlan(target.layout, body, ''))),
   );
   app.post<NameParams>('/collections/:name/points/recommend/groups', async (request, reply) =>
-    okSliced(reply, await answer(request, readOf(request), (dim, body) => recommendPlan(dim, body, ''))),
+    okSliced(reply, await answer(request, readOf(request), (target, body) => recommendPlan(target, body, ''))),
   );
   app.post<NameParams>('/collections/:name/points/query/groups', async (request, reply) =>
-    okSliced(reply, await answer(request, readOf(request), (dim, body) => queryPlan(dim, body, ''), { size: 3, limit: 10 })),
+    okSliced(reply, await answer(request, readOf(request), (target, body) => queryPlan(target, body, ''), { size: 3, limit: 10 })),
   );
 }
 
 /** The groups as Qdrant shows them, each with its lookup point when asked and found. */
-async function withLookup(store: QdrantStore, read: QdrantRead, groups: readonly PointGroup[], lookup: Lookup | undefined): Promise<QdrantGroup[]> {
-  const shaped = await mapInSlices(
-    groups,
-    (g) => ({ id: g.id, hits: g.hits.map((h) => scoredPoint(h.id, h.version, h.score, h.payload, h.vector)) }) as QdrantGroup,
-  );
+async function withLookup(
+  store: QdrantStore,
+  read: QdrantRead,
+  groups: readonly PointGroup[],
+  view: VectorView,
+  lookup: Lookup | undefined,
+): Promise<QdrantGroup[]> {
+  const shaped = await mapInSlices(groups, (g) => ({ id: g.id, hits: g.hits.map((h) => scoredPoint(h, view)) }) as QdrantGroup);
   if (lookup === undefined) return shaped;
   const target = await collectionOf(store, lookup.collection, read);
+  const lookupView: VectorView = { layout: layoutOf(await target.facts()), selection: lookup.vectors };
+  const withVector = readsVectors(lookup.vectors, lookupView.layout);
   const idOf = new Map<number, PointId>();
   groups.forEach((g, i) => {
     try {
@@ -140,12 +153,12 @@ async function withLookup(store: QdrantStore, read: QdrantRead, groups: readonly
       // A group value that is no point id (a negative number) has no point to look up.
     }
   });
-  const found = await target.retrieve([...new Set(idOf.values())], { with_payload: lookup.withPayload, with_vector: lookup.withVector });
+  const found = await target.retrieve([...new Set(idOf.values())], { with_payload: lookup.withPayload, with_vector: withVector });
   const byId = new Map(found.map((r) => [r.id, r]));
   shaped.forEach((group, i) => {
     const id = idOf.get(i);
     const record = id === undefined ? undefined : byId.get(id);
-    if (record !== undefined) group.lookup = toRecord(record.id, record.payload, record.vector);
+    if (record !== undefined) group.lookup = toRecord(record, lookupView);
   });
   return shaped;
 }

@@ -17,14 +17,15 @@ import { requestCollection } from './collections.js';
 import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, QdrantHttpError } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
 import { pathIdToKithId, toKithId, toQdrantId } from './ids.js';
-import { parseVectorSelector, type QdrantRecord, toRecord, updateResult } from './shape.js';
-import type { QdrantStore } from './store.js';
+import { type QdrantRecord, toRecord, updateResult, type VectorView } from './shape.js';
+import type { QdrantCollection, QdrantStore } from './store.js';
+import { layoutOf, parseVectorSelection, pointVectors, readsVectors, unknownVectorName, type VectorLayout } from './vector-layout.js';
 
 type NameParams = { Params: { name: string } };
 
 /**
- * A dense vector as Qdrant sends it: an array, or a map naming only the unnamed vector, `{"": […]}`
- * (Python LangChain's upsert sends that); named, sparse and multi-vectors are refused.
+ * A dense query vector as Qdrant sends it: an array, or a map naming only the unnamed vector,
+ * `{"": […]}`; multi-vectors are refused (points' vectors: vector-layout.ts, `pointVectors`).
  */
 export function denseVector(raw: unknown, path: string): unknown {
   if (Array.isArray(raw)) {
@@ -46,7 +47,19 @@ function refuseShardKey(body: Record<string, unknown>): void {
   if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported('shard_key', 'custom sharding');
 }
 
-export async function upsertPoints(body: Record<string, unknown>): Promise<PointInput[]> {
+/** A point to write: its dense vector is required (kith points have one), its sparse ones optional. */
+function withDense(
+  vectors: { vector?: unknown; sparse_vectors?: Record<string, unknown> },
+  layout: VectorLayout,
+  path: string,
+): { vector: unknown; sparse_vectors?: Record<string, unknown> } {
+  if (vectors.vector === undefined) {
+    throw formatError(path, `every point needs its dense vector${layout.dense === '' ? '' : ` \`${layout.dense}\``} in kith (sparse vectors are optional)`);
+  }
+  return { vector: vectors.vector, ...(vectors.sparse_vectors === undefined ? {} : { sparse_vectors: vectors.sparse_vectors }) };
+}
+
+export async function upsertPoints(body: Record<string, unknown>, layout: VectorLayout): Promise<PointInput[]> {
   refuseShardKey(body);
   if (Object.hasOwn(body, 'points')) {
     const points = body.points;
@@ -54,38 +67,53 @@ export async function upsertPoints(body: Record<string, unknown>): Promise<Point
     return mapInSlices(points, (raw, i) => {
       const at = childPath('points', i);
       const p = asObject(raw, at);
-      if (p.vector === undefined) throw formatError(childPath(at, 'vector'), 'required');
-      return { id: toKithId(p.id, childPath(at, 'id')), vector: denseVector(p.vector, childPath(at, 'vector')), payload: p.payload ?? {} };
+      const vectorPath = childPath(at, 'vector');
+      if (p.vector === undefined) throw formatError(vectorPath, 'required');
+      return {
+        id: toKithId(p.id, childPath(at, 'id')),
+        ...withDense(pointVectors(p.vector, layout, vectorPath), layout, vectorPath),
+        payload: p.payload ?? {},
+      };
     });
   }
   if (Object.hasOwn(body, 'batch')) {
     const batch = asObject(body.batch, 'batch');
     const { ids, vectors, payloads } = batch;
     if (!Array.isArray(ids)) throw formatError('batch.ids', `expected an array of ids, got ${describeJson(ids)}`);
-    // `{"": [vectors]}` names the unnamed vector's list.
-    const named = typeof vectors === 'object' && vectors !== null && !Array.isArray(vectors) ? (vectors as Record<string, unknown>) : undefined;
-    if (named !== undefined && Object.keys(named).length === 1 && Array.isArray(named['']))
-      return batchPoints(ids, named[''] as unknown[], payloads, 'batch.vectors.""');
-    if (!Array.isArray(vectors)) {
-      if (named !== undefined) throw notSupported('batch.vectors', 'named vectors');
-      throw formatError('batch.vectors', `expected an array of vectors, got ${describeJson(vectors)}`);
+    if (payloads !== undefined && payloads !== null && (!Array.isArray(payloads) || payloads.length !== ids.length)) {
+      throw formatError('batch.payloads', `expected an array of ${ids.length} payloads`);
     }
-    return batchPoints(ids, vectors, payloads, 'batch.vectors');
+    const columns = batchColumns(vectors, ids.length, layout);
+    return mapInSlices(ids, (id, i) => {
+      const vectorOf: Record<string, unknown> = Object.create(null);
+      for (const [name, column] of columns) if (column[i] !== undefined && column[i] !== null) vectorOf[name] = column[i];
+      const at = childPath('batch.vectors', i);
+      return {
+        id: toKithId(id, childPath('batch.ids', i)),
+        ...withDense(pointVectors({ ...vectorOf }, layout, at), layout, at),
+        payload: (Array.isArray(payloads) ? payloads[i] : undefined) ?? {},
+      };
+    });
   }
   throw formatError('', 'expected `points` or `batch`');
 }
 
-/** A batch's columns as points; `vectorsPath` names the vectors' list in errors. */
-async function batchPoints(ids: unknown[], vectors: unknown[], payloads: unknown, vectorsPath: string): Promise<PointInput[]> {
-  if (vectors.length !== ids.length) throw formatError(vectorsPath, `${vectors.length} vectors for ${ids.length} ids`);
-  if (payloads !== undefined && payloads !== null && (!Array.isArray(payloads) || payloads.length !== ids.length)) {
-    throw formatError('batch.payloads', `expected an array of ${ids.length} payloads`);
+/** A batch's vectors as columns by name: a list (the unnamed vector's), or `{name: list}` (`""` names the unnamed one). */
+function batchColumns(vectors: unknown, count: number, layout: VectorLayout): Array<[string, unknown[]]> {
+  if (Array.isArray(vectors)) {
+    if (layout.dense !== '') throw unknownVectorName('');
+    if (vectors.length !== count) throw formatError('batch.vectors', `${vectors.length} vectors for ${count} ids`);
+    return [['', vectors]];
   }
-  return mapInSlices(ids, (id, i) => ({
-    id: toKithId(id, childPath('batch.ids', i)),
-    vector: denseVector(vectors[i], childPath(vectorsPath, i)),
-    payload: (Array.isArray(payloads) ? payloads[i] : undefined) ?? {},
-  }));
+  if (typeof vectors !== 'object' || vectors === null)
+    throw formatError('batch.vectors', `expected an array of vectors or a map of named lists, got ${describeJson(vectors)}`);
+  return Object.entries(vectors).map(([name, list]) => {
+    const at = childPath('batch.vectors', name);
+    if (name !== layout.dense && !layout.sparse.has(name)) throw unknownVectorName(name);
+    if (!Array.isArray(list)) throw formatError(at, `expected a list of vectors, got ${describeJson(list)}`);
+    if (list.length !== count) throw formatError(at, `${list.length} vectors for ${count} ids`);
+    return [name, list];
+  });
 }
 
 /** An upsert's `update_mode` and `update_filter` (Collection.upsert). */
@@ -98,8 +126,11 @@ export function upsertOptions(body: Record<string, unknown>): { mode?: UpdateMod
   return { ...(mode === undefined || mode === null ? {} : { mode }), ...(condition === undefined ? {} : { condition }) };
 }
 
-/** PUT …/points/vectors' body: `points` of `{id, vector}`, each vector as `denseVector` takes it. */
-export async function vectorUpdates(body: Record<string, unknown>): Promise<{ id: PointId; vector: unknown }[]> {
+/** PUT …/points/vectors' body: `points` of `{id, vector}`, each vector (or named vectors) as `pointVectors` takes it. */
+export async function vectorUpdates(
+  body: Record<string, unknown>,
+  layout: VectorLayout,
+): Promise<{ id: PointId; vector?: unknown; sparse_vectors?: Record<string, unknown> }[]> {
   refuseShardKey(body);
   if (body.update_filter !== undefined && body.update_filter !== null) throw notSupported('update_filter', '`update_filter` (conditional updates)', true);
   const points = body.points;
@@ -109,8 +140,13 @@ export async function vectorUpdates(body: Record<string, unknown>): Promise<{ id
     const p = asObject(raw, at);
     for (const key of Object.keys(p)) if (key !== 'id' && key !== 'vector') throw formatError(childPath(at, key), 'unknown field');
     if (p.vector === undefined) throw formatError(childPath(at, 'vector'), 'required');
-    return { id: toKithId(p.id, childPath(at, 'id')), vector: denseVector(p.vector, childPath(at, 'vector')) };
+    return { id: toKithId(p.id, childPath(at, 'id')), ...pointVectors(p.vector, layout, childPath(at, 'vector')) };
   });
+}
+
+/** The collection's vector names, for reading a write's or a read's vectors. */
+export async function layoutOfCollection(collection: QdrantCollection): Promise<VectorLayout> {
+  return layoutOf(await collection.facts());
 }
 
 /** Qdrant's PointsSelector: `{points: [ids]}` or `{filter}` (exactly one). */
@@ -126,23 +162,29 @@ export async function pointsSelector(body: Record<string, unknown>): Promise<Poi
   return parseQdrantFilter(body.filter) as Filter;
 }
 
-function asRecord(point: PointRecord): QdrantRecord {
-  const record = toRecord(point.id, point.payload, point.vector);
+function asRecord(point: PointRecord, view: VectorView): QdrantRecord {
+  const record = toRecord(point, view);
   if (point.order_value !== undefined) record.order_value = point.order_value;
   return record;
+}
+
+/** How a read's answer shows vectors: the collection's names and the request's `with_vector`. */
+async function viewOf(collection: QdrantCollection, withVector: unknown): Promise<VectorView> {
+  const selection = parseVectorSelection(withVector, 'with_vector', false);
+  return { layout: await layoutOfCollection(collection), selection };
 }
 
 export async function qdrantPointRoutes(app: FastifyInstance, { store }: { store: QdrantStore }): Promise<void> {
   app.put<NameParams>('/collections/:name/points', async (request, reply) => {
     const collection = await requestCollection(store, request);
     const body = asObject(request.body, 'body');
-    await collection.upsert(await upsertPoints(body), upsertOptions(body));
+    await collection.upsert(await upsertPoints(body, await layoutOfCollection(collection)), upsertOptions(body));
     return ok(reply, updateResult());
   });
 
   app.put<NameParams>('/collections/:name/points/vectors', async (request, reply) => {
     const collection = await requestCollection(store, request);
-    await collection.updateVectors(await vectorUpdates(asObject(request.body, 'body')));
+    await collection.updateVectors(await vectorUpdates(asObject(request.body, 'body'), await layoutOfCollection(collection)));
     return ok(reply, updateResult());
   });
 
@@ -157,11 +199,12 @@ export async function qdrantPointRoutes(app: FastifyInstance, { store }: { store
     refuseShardKey(body);
     if (!Array.isArray(body.ids)) throw formatError('ids', `expected an array of ids, got ${describeJson(body.ids)}`);
     const ids = body.ids.map((id, i) => toKithId(id, childPath('ids', i)));
+    const view = await viewOf(collection, body.with_vector);
     const found = await collection.retrieve(ids, {
       with_payload: parsePayloadSelector(body.with_payload, 'with_payload', true),
-      with_vector: parseVectorSelector(body.with_vector, 'with_vector', false),
+      with_vector: readsVectors(view.selection, view.layout),
     });
-    return okSliced(reply, await mapInSlices(found, asRecord));
+    return okSliced(reply, await mapInSlices(found, (p) => asRecord(p, view)));
   });
 
   app.get<{ Params: { name: string; id: string } }>('/collections/:name/points/:id', async (request, reply) => {
@@ -169,7 +212,7 @@ export async function qdrantPointRoutes(app: FastifyInstance, { store }: { store
     const id = pathIdToKithId(request.params.id);
     const point = await collection.findPoint(id);
     if (point === undefined) throw new QdrantHttpError(404, `Not found: No point with id ${request.params.id} found`);
-    return ok(reply, toRecord(point.id, point.payload, point.vector));
+    return ok(reply, toRecord(point, { layout: await layoutOfCollection(collection), selection: true }));
   });
 
   app.post<NameParams>('/collections/:name/points/delete', async (request, reply) => {
@@ -191,15 +234,19 @@ export async function qdrantPointRoutes(app: FastifyInstance, { store }: { store
     if (orderBy !== undefined && from !== undefined)
       throw formatError('offset', 'cannot be used with order_by: go on from the last value with order_by.start_from');
     const filter = parseQdrantFilter(body.filter);
+    const view = await viewOf(collection, body.with_vector);
     const page = await collection.scroll({
       limit,
       ...(orderBy === undefined ? {} : { order_by: orderBy }),
       ...(from === undefined ? {} : { from }),
       ...(filter === undefined ? {} : { filter }),
       with_payload: parsePayloadSelector(body.with_payload, 'with_payload', true),
-      with_vector: parseVectorSelector(body.with_vector, 'with_vector', false),
+      with_vector: readsVectors(view.selection, view.layout),
     });
-    return okSliced(reply, { points: await mapInSlices(page.points, asRecord), next_page_offset: page.next === undefined ? null : toQdrantId(page.next) });
+    return okSliced(reply, {
+      points: await mapInSlices(page.points, (p) => asRecord(p, view)),
+      next_page_offset: page.next === undefined ? null : toQdrantId(page.next),
+    });
   });
 
   app.post<NameParams>('/collections/:name/points/count', async (request, reply) => {

@@ -6,6 +6,7 @@
 import { LIMITS } from '../../segment/collection-config.js';
 import type { Example, QueryRequest } from '../../search/query-verbs.js';
 import type { SearchInput } from '../../search/collection-search.js';
+import { checkSparseVector } from '../../search/sparse-search.js';
 import type { OrderByInput } from '../../search/order-by.js';
 import type { Selection, Stage } from '../../search/multi-stage.js';
 import { childPath } from '../../core/field-path.js';
@@ -16,7 +17,16 @@ import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, 
 import { parseQdrantFilter } from './filter.js';
 import { type QdrantId, toKithId } from './ids.js';
 import { denseVector } from './points.js';
-import { parseVectorSelector } from './shape.js';
+import {
+  denseUsed,
+  isSparseShape,
+  parseVectorSelection,
+  readsVectors,
+  type UsedVector,
+  usedVector,
+  type VectorLayout,
+  type VectorSelection,
+} from './vector-layout.js';
 
 /** A request's common fields, as the engine takes them. */
 export interface Common {
@@ -27,7 +37,10 @@ export interface Common {
   ef?: number;
   exact: boolean;
   withPayload: PayloadSelector;
+  /** Whether the engine reads vectors: some are shown. */
   withVector: boolean;
+  /** Which of a point's vectors answers show (vector-layout.ts). */
+  vectors: VectorSelection;
 }
 
 /**
@@ -37,6 +50,7 @@ export interface Common {
  */
 export type Query =
   | { kind: 'vector'; vector: unknown }
+  | { kind: 'sparse'; name: string; vector: { indices: unknown; values: unknown } }
   | { kind: 'point'; point: QdrantId; lookup?: string }
   | { kind: 'recommend'; positive: Example[]; negative: Example[]; lookup?: string };
 
@@ -78,10 +92,11 @@ export function parseParams(raw: unknown, path: string): { ef?: number; exact: b
   return { ...(ef === undefined ? {} : { ef }), exact };
 }
 
-export function commonPlan(body: Record<string, unknown>, path: string, payloadDefault: boolean): Common {
+export function commonPlan(body: Record<string, unknown>, path: string, payloadDefault: boolean, layout: VectorLayout): Common {
   if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported(childPath(path, 'shard_key'), 'custom sharding');
   const threshold = optionalNumber(body.score_threshold, childPath(path, 'score_threshold'));
   const filter = parseQdrantFilter(body.filter, childPath(path, 'filter'));
+  const vectors = parseVectorSelection(body.with_vector, childPath(path, 'with_vector'), false);
   return {
     ...(filter === undefined ? {} : { filter }),
     limit: optionalInteger(body.limit, childPath(path, 'limit'), 10, LIMITS.limit.min, LIMITS.limit.max),
@@ -89,29 +104,52 @@ export function commonPlan(body: Record<string, unknown>, path: string, payloadD
     ...(threshold === undefined ? {} : { scoreThreshold: threshold }),
     ...parseParams(body.params, childPath(path, 'params')),
     withPayload: parsePayloadSelector(body.with_payload, childPath(path, 'with_payload'), payloadDefault),
-    withVector: parseVectorSelector(body.with_vector, childPath(path, 'with_vector'), false),
+    withVector: readsVectors(vectors, layout),
+    vectors,
   };
 }
 
-/** A search request body (the JS client sends with_payload true; Qdrant's own default is false). */
-export function searchPlan(raw: unknown, path: string): Plan {
+/**
+ * A search request body (the JS client sends with_payload true; Qdrant's own default is false):
+ * `vector` is a dense vector, or `{name, vector}` naming the dense vector or a sparse one
+ * (`{indices, values}`).
+ */
+export function searchPlan(layout: VectorLayout, raw: unknown, path: string): Plan {
   const body = asObject(raw, path);
   let vector = body.vector;
+  let used: UsedVector = { kind: 'dense' };
+  const vectorPath = childPath(path, 'vector');
   if (typeof vector === 'object' && vector !== null && !Array.isArray(vector) && Object.hasOwn(vector, 'vector')) {
     const named = vector as { name?: unknown; vector?: unknown };
-    if (named.name !== '' && named.name !== undefined) throw notSupported(childPath(path, 'vector.name'), 'named vectors');
+    used = usedVector(named.name, layout, childPath(vectorPath, 'name'));
     vector = named.vector;
+  } else {
+    // A bare vector names the unnamed one, which a collection with a named dense vector lacks.
+    used = usedVector('', layout, vectorPath);
   }
-  if (vector === undefined || vector === null) throw formatError(childPath(path, 'vector'), 'required');
-  return { kind: 'search', ...commonPlan(body, path, false), query: { kind: 'vector', vector: denseVector(vector, childPath(path, 'vector')) } };
+  if (vector === undefined || vector === null) throw formatError(vectorPath, 'required');
+  const common = commonPlan(body, path, false, layout);
+  return { kind: 'search', ...common, query: nearestQuery(vector, vectorPath, undefined, used, false) };
 }
 
-/** A nearest query: a vector, or a point id (the engine searches near its stored vector and leaves it out; of `lookup`'s collection when given). */
-export function nearestQuery(query: unknown, path: string, lookup?: string): Query {
-  if (typeof query === 'number' || typeof query === 'string') {
+/**
+ * A nearest query of the vector `used` names: a vector, or a point id (the engine searches near
+ * its stored vector and leaves it out; of `lookup`'s collection when given). A sparse vector's
+ * query is `{indices, values}`; `idAllowed`: a point id may stand for the vector.
+ */
+export function nearestQuery(query: unknown, path: string, lookup: string | undefined, used: UsedVector, idAllowed = true): Query {
+  if (used.kind === 'sparse') {
+    if (typeof query === 'number' || typeof query === 'string') throw notSupported(path, 'a point id as a sparse query', true);
+    if (!isSparseShape(query)) throw formatError(path, `expected a sparse vector {indices, values} for \`${used.name}\`, got ${describeJson(query)}`);
+    checkSparseVector(query, path);
+    return { kind: 'sparse', name: used.name, vector: query };
+  }
+  denseUsed(used);
+  if (idAllowed && (typeof query === 'number' || typeof query === 'string')) {
     toKithId(query, path);
     return { kind: 'point', point: query, ...(lookup === undefined ? {} : { lookup }) };
   }
+  if (isSparseShape(query)) throw formatError(path, 'a sparse vector {indices, values} needs `using` naming a sparse vector of the collection');
   return { kind: 'vector', vector: denseVector(query, path) };
 }
 
@@ -135,10 +173,11 @@ function examples(raw: unknown, path: string, dim: number): Example[] {
 }
 
 /** Qdrant's average_vector recommendation, translated: the engine reads the examples and leaves those given by id out. */
-export function recommendQuery(dim: number, body: Record<string, unknown>, path: string, outerLookup?: string): Query {
+export function recommendQuery(dim: number, body: Record<string, unknown>, path: string, outerLookup: string | undefined, used: UsedVector): Query {
   const strategy = body.strategy ?? 'average_vector';
   if (strategy !== 'average_vector') throw notSupported(childPath(path, 'strategy'), `the ${JSON.stringify(strategy)} strategy (only average_vector is)`);
-  if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported(childPath(path, 'using'), 'named vectors');
+  if (used.kind === 'sparse') throw notSupported(path, 'a recommendation by sparse vectors', true);
+  denseUsed(used);
   const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from')) ?? outerLookup;
   const positive = examples(body.positive, childPath(path, 'positive'), dim);
   const negative = examples(body.negative, childPath(path, 'negative'), dim);
@@ -147,10 +186,20 @@ export function recommendQuery(dim: number, body: Record<string, unknown>, path:
 }
 
 /** POST …/points/recommend: a recommendation's search. */
-export function recommendPlan(dim: number, raw: unknown, path: string): Plan {
+export function recommendPlan(target: PlanTarget, raw: unknown, path: string): Plan {
   const body = asObject(raw, path);
-  const common = commonPlan(body, path, false);
-  return { kind: 'search', ...common, query: recommendQuery(dim, body, path) };
+  const common = commonPlan(body, path, false, target.layout);
+  return {
+    kind: 'search',
+    ...common,
+    query: recommendQuery(target.dim, body, path, undefined, usedVector(body.using, target.layout, childPath(path, 'using'))),
+  };
+}
+
+/** What a request is planned against: the collection's dimension and vector names. */
+export interface PlanTarget {
+  readonly dim: number;
+  readonly layout: VectorLayout;
 }
 
 /** The engine's query for a plan. */
@@ -169,5 +218,9 @@ export function engineQuery(plan: Extract<Plan, { kind: 'search' }>): QueryReque
   const query = plan.query;
   if (query.kind === 'point') return { kind: 'point', search: { ...search, point: query.point } };
   if (query.kind === 'recommend') return { kind: 'recommend', search: { ...search, positive: query.positive, negative: query.negative } };
+  if (query.kind === 'sparse') {
+    if (plan.mmr !== undefined) throw notSupported('query.mmr', 'MMR over a sparse vector', true);
+    return { kind: 'vector', search: { ...search, sparse_vector: { name: query.name, ...query.vector } } };
+  }
   return { kind: 'vector', search: { ...search, vector: query.vector } };
 }

@@ -14,7 +14,19 @@ import { DEFAULT_RRF_K } from '../../search/fusion.js';
 import { checkOrderBy, type OrderByInput } from '../../search/order-by.js';
 import { type Fusion, MAX_DEPTH, MAX_STAGES, prefetchPath, type Stage } from '../../search/multi-stage.js';
 import { asObject, formatError, notSupported, optionalInteger, optionalNumber, QdrantHttpError, validationError } from './errors.js';
-import { type Common, commonPlan, engineQuery, type Mmr, nearestQuery, parseLookupFrom, type Plan, type Query, recommendQuery } from './query-parse.js';
+import {
+  type Common,
+  commonPlan,
+  engineQuery,
+  type Mmr,
+  nearestQuery,
+  parseLookupFrom,
+  type Plan,
+  type PlanTarget,
+  type Query,
+  recommendQuery,
+} from './query-parse.js';
+import { type UsedVector, usedVector } from './vector-layout.js';
 
 const UNSUPPORTED_QUERIES = ['discover', 'context', 'formula'];
 
@@ -27,13 +39,14 @@ type QueryPart =
   | { kind: 'sample' };
 
 /** A query request body. */
-export function queryPlan(dim: number, raw: unknown, path: string): Plan {
+export function queryPlan(target: PlanTarget, raw: unknown, path: string): Plan {
   const body = asObject(raw, path);
-  refuseOtherVectors(body, path, true);
-  const common = commonPlan(body, path, false);
+  const used = usedOf(body, target, path, true);
+  const common = commonPlan(body, path, false, target.layout);
   const queryPath = childPath(path, 'query');
   const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from'));
-  const part = queryPart(dim, body.query, queryPath, common.limit, lookup);
+  if (lookup !== undefined && used.kind === 'sparse') throw notSupported(childPath(path, 'lookup_from'), '`lookup_from` with a sparse vector', true);
+  const part = queryPart(target.dim, body.query, queryPath, common.limit, used, lookup);
   const prefetches = prefetchList(body.prefetch, path);
   if (prefetches.length === 0) {
     if (part.kind === 'none') {
@@ -54,7 +67,7 @@ export function queryPlan(dim: number, raw: unknown, path: string): Plan {
   if (part.kind === 'none') throw badRequest("A query is needed to merge the prefetches. Can't have prefetches without defining a query.");
   if (lookup !== undefined) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from` over prefetches', true);
   const counter = { stages: 1 };
-  const sources = prefetches.map((p, i) => prefetchStage(dim, p, prefetchPath(path, i, Array.isArray(body.prefetch)), common.filter, 1, counter));
+  const sources = prefetches.map((p, i) => prefetchStage(target, p, prefetchPath(path, i, Array.isArray(body.prefetch)), common.filter, 1, counter));
   return {
     kind: 'stages',
     ...common,
@@ -64,20 +77,20 @@ export function queryPlan(dim: number, raw: unknown, path: string): Plan {
 }
 
 /** A prefetch (at `depth`), its filter joined with the ones above it. */
-function prefetchStage(dim: number, raw: unknown, path: string, above: Filter | undefined, depth: number, counter: { stages: number }): Stage {
+function prefetchStage(target: PlanTarget, raw: unknown, path: string, above: Filter | undefined, depth: number, counter: { stages: number }): Stage {
   if (depth > MAX_DEPTH) throw validationError(path, `prefetches nest at most ${MAX_DEPTH} deep`);
   counter.stages++;
   if (counter.stages > MAX_STAGES) throw validationError(path, `a query has at most ${MAX_STAGES} stages (prefetches at every depth)`);
   const body = asObject(raw, path);
-  refuseOtherVectors(body, path);
+  const used = usedOf(body, target, path);
   for (const key of ['offset', 'with_payload', 'with_vector']) {
     if (body[key] !== undefined && body[key] !== null) throw formatError(childPath(path, key), 'not a field of a prefetch (give it on the request)');
   }
-  const own = commonPlan(body, path, false);
+  const own = commonPlan(body, path, false, target.layout);
   const common: Common = { ...own, ...joined(above, own.filter) };
-  const part = queryPart(dim, body.query, childPath(path, 'query'), common.limit);
+  const part = queryPart(target.dim, body.query, childPath(path, 'query'), common.limit, used);
   const prefetches = prefetchList(body.prefetch, path);
-  const sources = prefetches.map((p, i) => prefetchStage(dim, p, prefetchPath(path, i, Array.isArray(body.prefetch)), common.filter, depth + 1, counter));
+  const sources = prefetches.map((p, i) => prefetchStage(target, p, prefetchPath(path, i, Array.isArray(body.prefetch)), common.filter, depth + 1, counter));
   if (part.kind !== 'none') return stageOf(part, common, sources, path);
   if (sources.length > 0) throw badRequest("A query is needed to merge the prefetches. Can't have prefetches without defining a query.");
   if (common.scoreThreshold !== undefined)
@@ -125,10 +138,11 @@ function joined(above: Filter | undefined, own: Filter | undefined): { filter?: 
   return filter === undefined ? {} : { filter };
 }
 
-function refuseOtherVectors(body: Record<string, unknown>, path: string, lookupAllowed = false): void {
-  if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported(childPath(path, 'using'), 'named vectors');
+/** The vector a request or prefetch searches by (`using`); `lookup_from` only on the request. */
+function usedOf(body: Record<string, unknown>, target: PlanTarget, path: string, lookupAllowed = false): UsedVector {
   if (!lookupAllowed && body.lookup_from !== undefined && body.lookup_from !== null)
     throw notSupported(childPath(path, 'lookup_from'), '`lookup_from` in a prefetch', true);
+  return usedVector(body.using, target.layout, childPath(path, 'using'));
 }
 
 /** Qdrant's "Bad request" for a query that cannot be answered as asked, in its words. */
@@ -137,7 +151,7 @@ function badRequest(message: string): QdrantHttpError {
 }
 
 /** `query`: a vector, an id, `{nearest: vector | id, mmr?}`, `{recommend}`, a fusion, or absent. */
-function queryPart(dim: number, raw: unknown, queryPath: string, limit: number, lookup?: string): QueryPart {
+function queryPart(dim: number, raw: unknown, queryPath: string, limit: number, used: UsedVector, lookup?: string): QueryPart {
   let query = raw;
   if (query === undefined || query === null) return { kind: 'none' };
   let mmr: Mmr | undefined;
@@ -158,12 +172,10 @@ function queryPart(dim: number, raw: unknown, queryPath: string, limit: number, 
     if (Object.hasOwn(q, 'rrf')) return { kind: 'fuse', fusion: rrfFusion(q.rrf, childPath(queryPath, 'rrf')) };
     if (Object.hasOwn(q, 'recommend')) {
       const recommendPath = childPath(queryPath, 'recommend');
-      return { kind: 'search', query: recommendQuery(dim, asObject(q.recommend, recommendPath), recommendPath, lookup) };
+      return { kind: 'search', query: recommendQuery(dim, asObject(q.recommend, recommendPath), recommendPath, lookup, used) };
     }
-    if (!Object.hasOwn(q, 'nearest')) {
-      if (Object.hasOwn(q, 'indices')) throw notSupported(queryPath, 'sparse vectors');
-      throw formatError(queryPath, 'expected a vector, a point id, {nearest}, {recommend}, {fusion} or {rrf}');
-    }
+    if (Object.hasOwn(q, 'indices')) return { kind: 'search', query: nearestQuery(q, queryPath, lookup, used) };
+    if (!Object.hasOwn(q, 'nearest')) throw formatError(queryPath, 'expected a vector, a point id, {nearest}, {recommend}, {fusion} or {rrf}');
     query = q.nearest;
     if (q.mmr !== undefined && q.mmr !== null) {
       const mmrPath = childPath(queryPath, 'mmr');
@@ -183,7 +195,8 @@ function queryPart(dim: number, raw: unknown, queryPath: string, limit: number, 
     }
   }
   if (query === undefined || query === null) throw formatError(queryPath, `expected a vector, a point id or {nearest}, got ${describeJson(query)}`);
-  return { kind: 'search', query: nearestQuery(query, queryPath, lookup), ...(mmr === undefined ? {} : { mmr }) };
+  if (mmr !== undefined && used.kind === 'sparse') throw notSupported(childPath(queryPath, 'mmr'), 'MMR over a sparse vector', true);
+  return { kind: 'search', query: nearestQuery(query, queryPath, lookup, used), ...(mmr === undefined ? {} : { mmr }) };
 }
 
 /** `{fusion: "rrf" | "dbsf"}`. */

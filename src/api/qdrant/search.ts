@@ -21,12 +21,12 @@ import { readOf, requestCollection } from './collections.js';
 import { withLookups } from './lookups.js';
 import { asObject, formatError, notSupported, QdrantHttpError, validationError } from './errors.js';
 import { toQdrantId } from './ids.js';
-import { engineQuery, type Plan, recommendPlan, searchPlan } from './query-parse.js';
+import { engineQuery, type Plan, type PlanTarget, recommendPlan, searchPlan } from './query-parse.js';
 import { queryPlan } from './query-plan.js';
-import type { QdrantScoredPoint } from './shape.js';
+import { type QdrantScoredPoint, scoredPoint } from './shape.js';
+import { layoutOf } from './vector-layout.js';
 import type { QdrantCollection, QdrantCollectionFacts, QdrantStore } from './store.js';
 import { mapInSlices } from '../../core/time-slices.js';
-import { shortestFloat32, shortestFloat32s } from '../../core/float32-text.js';
 
 type NameParams = { Params: { name: string } };
 
@@ -58,6 +58,8 @@ export function stageSource(collection: QdrantCollection, facts: QdrantCollectio
 async function runPlans(collection: QdrantCollection, plans: readonly Plan[], paths: readonly string[], cost: RequestCost): Promise<QdrantScoredPoint[][]> {
   const facts = await collection.facts();
   const vectorSize = facts.vector_size;
+  const layout = layoutOf(facts);
+  const viewOf = (plan: Plan) => ({ layout, selection: plan.vectors });
   const searchAt: number[] = [];
   plans.forEach((plan, i) => {
     if (plan.kind === 'search') searchAt.push(i);
@@ -75,13 +77,14 @@ async function runPlans(collection: QdrantCollection, plans: readonly Plan[], pa
   const answers: QdrantScoredPoint[][] = new Array(plans.length);
   // In slices: a batch may answer 131,072 hits.
   for (const [i, planIndex] of searchAt.entries()) {
-    answers[planIndex] = await mapInSlices(outcomes[i] ?? [], (h) => scoredPoint(h.id, h.version, h.score, h.payload, h.vector));
+    const view = viewOf(plans[planIndex] as Plan);
+    answers[planIndex] = await mapInSlices(outcomes[i] ?? [], (h) => scoredPoint(h, view));
   }
   const source = stageSource(collection, facts);
   for (const [i, plan] of plans.entries()) {
     if (plan.kind !== 'stages') continue;
     const hits = await pointsFound(() => runStages(source, plan.stage, plan.selection));
-    answers[i] = await mapInSlices(hits, (h) => scoredPoint(h.id, h.version, h.score, h.payload, h.vector));
+    answers[i] = await mapInSlices(hits, (h) => scoredPoint(h, viewOf(plan)));
   }
   for (const [i, plan] of plans.entries()) {
     if (plan.kind !== 'list') continue;
@@ -94,7 +97,7 @@ async function runPlans(collection: QdrantCollection, plans: readonly Plan[], pa
         with_payload: plan.withPayload,
         with_vector: plan.withVector,
       });
-      answers[i] = await mapInSlices(drawn.slice(plan.offset), (p) => scoredPoint(p.id, p.version, 0, p.payload, p.vector));
+      answers[i] = await mapInSlices(drawn.slice(plan.offset), (p) => scoredPoint({ ...p, score: 0 }, viewOf(plan)));
       continue;
     }
     const page = await collection.scroll({
@@ -106,26 +109,12 @@ async function runPlans(collection: QdrantCollection, plans: readonly Plan[], pa
       with_vector: plan.withVector,
     });
     answers[i] = await mapInSlices(page.points, (p) => {
-      const hit = scoredPoint(p.id, p.version, 0, p.payload, p.vector);
+      const hit = scoredPoint({ ...p, score: 0 }, viewOf(plan));
       if (p.order_value !== undefined) hit.order_value = p.order_value;
       return hit;
     });
   }
   return answers;
-}
-
-export function scoredPoint(
-  id: PointId,
-  version: bigint,
-  score: number,
-  payload: Record<string, unknown> | undefined,
-  vector: number[] | undefined,
-): QdrantScoredPoint {
-  // Scores and components as Qdrant writes its f32s: the shortest decimal of each.
-  const out: QdrantScoredPoint = { id: toQdrantId(id), version: Number(version), score: shortestFloat32(score) };
-  if (payload !== undefined) out.payload = payload;
-  if (vector !== undefined) out.vector = shortestFloat32s(vector);
-  return out;
 }
 
 /** A batch's request bodies, at most REQUEST_BUDGET.searches of them (checked before any is parsed). */
@@ -139,39 +128,43 @@ function searches(body: unknown): unknown[] {
 const pathsOf = (count: number): string[] => Array.from({ length: count }, (_, i) => childPath('searches', i));
 
 export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { store: QdrantStore }): Promise<void> {
-  /** The collection's dimension, which recommendations' example vectors are checked against. */
-  const dimOf = async (collection: QdrantCollection): Promise<number> => (await collection.facts()).vector_size;
+  /** What requests are planned against: the collection's dimension (recommendations' examples are checked against it) and vector names. */
+  const targetOf = async (collection: QdrantCollection): Promise<PlanTarget> => {
+    const facts = await collection.facts();
+    return { dim: facts.vector_size, layout: layoutOf(facts) };
+  };
   app.post<NameParams>('/collections/:name/points/search', async (request, reply) => {
     const collection = await requestCollection(store, request);
-    const [answer] = await runPlans(collection, [searchPlan(request.body, '')], [''], new RequestCost());
+    const [answer] = await runPlans(collection, [searchPlan((await targetOf(collection)).layout, request.body, '')], [''], new RequestCost());
     return okSliced(reply, answer);
   });
 
   app.post<NameParams>('/collections/:name/points/search/batch', async (request, reply) => {
     const collection = await requestCollection(store, request);
-    const plans = searches(request.body).map((s, i) => searchPlan(s, childPath('searches', i)));
+    const { layout } = await targetOf(collection);
+    const plans = searches(request.body).map((s, i) => searchPlan(layout, s, childPath('searches', i)));
     return okSliced(reply, await runPlans(collection, plans, pathsOf(plans.length), new RequestCost()));
   });
 
   /** The plans with the ids of another collection (lookup_from) read into vectors. */
   const looked = async (request: FastifyRequest, collection: QdrantCollection, plans: Plan[], paths: readonly string[]): Promise<Plan[]> =>
-    withLookups(plans, paths, store, readOf(request), await dimOf(collection));
+    withLookups(plans, paths, store, readOf(request), (await targetOf(collection)).dim);
   /** A batch's plans (its bodies read once, each planned at `searches[i]`), lookups read. */
   const batchPlans = async (
     request: FastifyRequest,
     collection: QdrantCollection,
-    plan: (dim: number, raw: unknown, path: string) => Plan,
+    plan: (target: PlanTarget, raw: unknown, path: string) => Plan,
   ): Promise<{ plans: Plan[]; paths: string[] }> => {
-    const dim = await dimOf(collection);
+    const target = await targetOf(collection);
     const bodies = searches(request.body);
     const paths = pathsOf(bodies.length);
     return {
       plans: await withLookups(
-        bodies.map((s, i) => plan(dim, s, paths[i] as string)),
+        bodies.map((s, i) => plan(target, s, paths[i] as string)),
         paths,
         store,
         readOf(request),
-        dim,
+        target.dim,
       ),
       paths,
     };
@@ -179,7 +172,7 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { stor
 
   app.post<NameParams>('/collections/:name/points/query', async (request, reply) => {
     const collection = await requestCollection(store, request);
-    const plans = await looked(request, collection, [queryPlan(await dimOf(collection), request.body, '')], ['']);
+    const plans = await looked(request, collection, [queryPlan(await targetOf(collection), request.body, '')], ['']);
     const [answer] = await runPlans(collection, plans, [''], new RequestCost());
     return okSliced(reply, { points: answer });
   });
@@ -196,7 +189,7 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { stor
 
   app.post<NameParams>('/collections/:name/points/recommend', async (request, reply) => {
     const collection = await requestCollection(store, request);
-    const plans = await looked(request, collection, [recommendPlan(await dimOf(collection), request.body, '')], ['']);
+    const plans = await looked(request, collection, [recommendPlan(await targetOf(collection), request.body, '')], ['']);
     const [answer] = await runPlans(collection, plans, [''], new RequestCost());
     return okSliced(reply, answer);
   });

@@ -32,6 +32,10 @@ export interface QdrantCollectionFacts {
   readonly parameters: { readonly m: number; readonly ef_construction: number };
   readonly quantization: 'none' | 'sq8';
   readonly points_count: number;
+  /** The dense vector's name, when it has one (vector-layout.ts). */
+  readonly vector_name?: string | undefined;
+  /** The sparse vectors' names and modifiers, when the collection has some. */
+  readonly sparse_vectors?: Readonly<Record<string, { readonly modifier: 'none' | 'idf' }>> | undefined;
   /** A cluster's collection: its shards and replicas (one node: absent, Qdrant's 1 and 1). */
   readonly sharding?: { readonly shard_number: number; readonly replication_factor: number };
 }

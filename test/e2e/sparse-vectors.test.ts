@@ -1,0 +1,119 @@
+/**
+ * Sparse vectors on kith's own port and through its client: a collection declares them
+ * (`sparse_vectors`, `vector_name`), points carry them (`sparse_vectors`), reads show them, a
+ * search by `sparse_vector` answers as the Qdrant port's query `using` the same name over the same
+ * database, a hybrid `/points/query` fuses a dense and a sparse prefetch as the Qdrant port does,
+ * vector updates keep what they do not name, and the answers outlive a restart.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { KithClient, type KithClientError } from '../../src/api/client/kith-client.js';
+import { SeededRng } from '../../src/core/rng.js';
+import { nastySparse } from '../helpers/sparse-model.js';
+import { openTestApp } from '../helpers/app.js';
+import { http, startQdrant } from './qdrant-harness.js';
+
+test("kith's port: sparse vectors declared, written, shown and searched as the Qdrant port searches them", async (t) => {
+  const { kithUrl, url } = await startQdrant(t);
+  const client = new KithClient(kithUrl);
+  const created = await client.createCollection({
+    name: 'k',
+    vector_size: 2,
+    distance: 'cosine',
+    hnsw: true,
+    vector_name: 'dense',
+    sparse_vectors: { words: { modifier: 'idf' }, tags: {} },
+  });
+  assert.equal(created.vector_name, 'dense');
+  assert.deepEqual(created.sparse_vectors, { words: { modifier: 'idf' }, tags: { modifier: 'none' } });
+  const rng = new SeededRng(91);
+  await client.upsert(
+    'k',
+    Array.from({ length: 50 }, (_, i) => ({
+      id: `p${i}`,
+      vector: [1, i % 4],
+      payload: { i },
+      ...(i % 6 === 5 ? {} : { sparse_vectors: { words: nastySparse(rng, 15) } }),
+    })),
+  );
+  const [p0] = await client.retrieve('k', { ids: ['p0'], with_vector: true });
+  assert.deepEqual(Object.keys(p0?.sparse_vectors ?? {}), ['words']);
+  const [p5] = await client.retrieve('k', { ids: ['p5'], with_vector: true });
+  assert.equal(p5?.sparse_vectors, undefined, 'a point without sparse vectors shows none');
+  for (let round = 0; round < 12; round++) {
+    const query = nastySparse(rng, 15);
+    if (query.indices.length === 0) continue;
+    const kith = await client.search('k', { sparse_vector: { name: 'words', ...query }, limit: 7, with_payload: false });
+    const qdrant = await http(url, 'POST', '/collections/k/points/query', { query, using: 'words', limit: 7 });
+    assert.equal(qdrant.status, 200, qdrant.text);
+    assert.deepEqual(
+      kith.map((h) => h.id),
+      qdrant.body.result.points.map((h: { id: string }) => h.id),
+      `round ${round}: ${JSON.stringify(query)}`,
+    );
+    // A hybrid query: a dense and a sparse prefetch fused by RRF, in both dialects.
+    const kithHybrid = await client.query('k', {
+      prefetch: [
+        { vector: [1, round % 4], limit: 10, params: { exact: true } },
+        { sparse_vector: { name: 'words', ...query }, limit: 10 },
+      ],
+      fusion: 'rrf',
+      limit: 5,
+    });
+    const qdrantHybrid = await http(url, 'POST', '/collections/k/points/query', {
+      prefetch: [
+        { query: [1, round % 4], using: 'dense', limit: 10, params: { exact: true } },
+        { query, using: 'words', limit: 10 },
+      ],
+      query: { fusion: 'rrf' },
+      limit: 5,
+    });
+    assert.equal(qdrantHybrid.status, 200, qdrantHybrid.text);
+    assert.deepEqual(
+      kithHybrid.map((h) => [h.id, Math.fround(h.score)]),
+      qdrantHybrid.body.result.points.map((h: { id: string; score: number }) => [h.id, Math.fround(h.score)]),
+      `hybrid round ${round}`,
+    );
+  }
+  await client.updateVectors('k', [{ id: 'p1', sparse_vectors: { tags: { indices: [7], values: [2] } } }]);
+  const [p1] = await client.retrieve('k', { ids: ['p1'], with_vector: true });
+  assert.deepEqual(Object.keys(p1?.sparse_vectors ?? {}).sort(), ['tags', 'words'], 'the update added tags and kept words');
+  assert.deepEqual(p1?.vector, [Math.SQRT1_2, Math.SQRT1_2].map(Math.fround), 'and kept the dense vector');
+  await assert.rejects(
+    () => client.search('k', { sparse_vector: { name: 'nope', indices: [1], values: [1] } }),
+    (e: KithClientError) => e.status === 400 && /sparse_vector\.name: the collection has no sparse vector named "nope"/.test(e.message),
+  );
+  await assert.rejects(
+    () => client.createCollection({ name: 'bad', vector_size: 2, distance: 'dot', vector_name: 's', sparse_vectors: { s: {} } }),
+    (e: KithClientError) => e.status === 400 && /sparse_vectors\.s: the dense vector is named "s" already/.test(e.message),
+  );
+});
+
+test('sparse vectors outlive a restart: records, config and answers', async (t) => {
+  let app = await openTestApp(t);
+  const create = await app.call('POST', '/collections', { name: 'r', vector_size: 2, distance: 'dot', sparse_vectors: { s: { modifier: 'idf' } } });
+  assert.equal(create.status, 200, create.raw);
+  const write = await app.call('PUT', '/collections/r/points', {
+    points: [
+      { id: 'a', vector: [1, 0], sparse_vectors: { s: { indices: [1, 2], values: [1, 1] } } },
+      { id: 'b', vector: [0, 1], sparse_vectors: { s: { indices: [2], values: [3] } } },
+      { id: 'c', vector: [1, 1] },
+    ],
+  });
+  assert.equal(write.status, 200, write.raw);
+  const search = { sparse_vector: { name: 's', indices: [1, 2], values: [1, 1] }, with_vector: true };
+  const before = await app.call('POST', '/collections/r/points/search', search);
+  assert.equal(before.status, 200, before.raw);
+  assert.deepEqual(
+    before.body.result.map((h: { id: string }) => h.id),
+    ['a', 'b'],
+  );
+  app = await app.reopen();
+  const after = await app.call('POST', '/collections/r/points/search', search);
+  assert.deepEqual(after.body.result, before.body.result);
+  const info = await app.call('GET', '/collections/r');
+  assert.deepEqual(info.body.result.sparse_vectors, { s: { modifier: 'idf' } });
+  const missing = await app.call('POST', '/collections/r/points/search', { limit: 1 });
+  assert.equal(missing.status, 400);
+  assert.match(missing.body.status.error, /vector/);
+});
