@@ -5,7 +5,7 @@
  * against the schema; a search's result is a short list of flat objects whose only non-JSON
  * value is the bigint version, so writing it here costs less (docs/architecture.md, "The serving
  * path"). The text parses to exactly what the schema would have written: the same fields in the
- * same order (`id`, `version`, `score`, then `payload`, `vector` and `sparse_vectors` when present), the version as
+ * same order (`id`, `version`, `score`, then `payload`, `vector`, `sparse_vectors` and `named_vectors` when present), the version as
  * an integer, every other value as JSON.stringify writes it.
  */
 import type { PointGroup, PointRecord, ScoredPoint } from '../collection/collection.js';
@@ -17,11 +17,12 @@ function numberJson(x: number): string {
 }
 
 /** `,"payload":{…},"vector":[…],"sparse_vectors":{…}`, each when present. */
-function payloadAndVectorJson(p: Pick<PointRecord, 'payload' | 'vector' | 'sparse_vectors'>): string {
+function payloadAndVectorJson(p: Pick<PointRecord, 'payload' | 'vector' | 'sparse_vectors' | 'named_vectors'>): string {
   let out = '';
   if (p.payload !== undefined) out += `,"payload":${JSON.stringify(p.payload)}`;
   if (p.vector !== undefined) out += `,"vector":${JSON.stringify(p.vector)}`;
   if (p.sparse_vectors !== undefined) out += `,"sparse_vectors":${JSON.stringify(p.sparse_vectors)}`;
+  if (p.named_vectors !== undefined) out += `,"named_vectors":${JSON.stringify(p.named_vectors)}`;
   return out;
 }
 

@@ -266,9 +266,11 @@ export class ClusterNode {
   /** Creates a collection for the whole cluster, placed on the live nodes. */
   async createCollection(input: CreateClusterCollection): Promise<ClusterCollection> {
     // Not yet replicated: a shard operation carries one dense vector per point (docs/cluster.md, "Not yet").
-    const sparse = (input.config as { sparse_vectors?: unknown }).sparse_vectors;
-    if (sparse !== undefined && sparse !== null && Object.keys(sparse).length > 0)
-      throw badInput('sparse_vectors', 'sparse vectors are not replicated over a cluster yet; create the collection on a single node');
+    for (const field of ['sparse_vectors', 'named_vectors'] as const) {
+      const declared = (input.config as unknown as Record<string, unknown>)[field];
+      if (declared !== undefined && declared !== null && Object.keys(declared).length > 0)
+        throw badInput(field, `${field.replace('_', ' ')} are not replicated over a cluster yet; create the collection on a single node`);
+    }
     const live = (await this.membership.liveNodes()).map((n) => n.id);
     const created = await this.catalog.create(input, live);
     await this.refresh();

@@ -102,6 +102,20 @@ export function* loadCollectionSteps(
   };
 }
 
+/** A record's named vectors must have the sizes the collection declares: else the record is corrupt, not a vector to search. */
+function checkNamedSizes(named: ReadonlyMap<string, { readonly rows: number; readonly data: Float32Array }>, config: CollectionConfig, where: string): void {
+  for (const [name, v] of named) {
+    const spec = config.namedVectors.get(name);
+    if (spec === undefined) continue;
+    if (v.rows < 1 || v.data.length !== v.rows * spec.size || (!spec.multivector && v.rows !== 1)) {
+      throw new KithError(
+        'ERR_STORAGE_CORRUPTED',
+        `point record ${where}: named vector "${name}" holds ${v.rows} rows of ${v.data.length} floats, the collection declares ${spec.multivector ? 'rows' : 'one row'} of ${spec.size}`,
+      );
+    }
+  }
+}
+
 /** The whole load at once (restart-phases in bench/ times it). */
 export function loadCollection(store: LmdbStore, uid: number, config: CollectionConfig, segment: Segment, inserters?: SegmentInserters): LoadReport {
   return runSteps(loadCollectionSteps(store, uid, config, segment, inserters));
@@ -118,6 +132,7 @@ function* readPoints(store: LmdbStore, uid: number, config: CollectionConfig): I
       throw new KithError('ERR_STORAGE_CORRUPTED', `point record ${where}: payload is not JSON`, { cause: error });
     }
     if (!isPlainObject(payload)) throw new KithError('ERR_STORAGE_CORRUPTED', `point record ${where}: payload is not an object`);
-    yield { id, version: decoded.version, payload, vector: decoded.vector, sparse: decoded.sparse };
+    if (decoded.named !== undefined) checkNamedSizes(decoded.named, config, where);
+    yield { id, version: decoded.version, payload, vector: decoded.vector, sparse: decoded.sparse, named: decoded.named };
   }
 }

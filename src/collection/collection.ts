@@ -73,6 +73,8 @@ import { WriteQueue } from './write-queue.js';
 import { parseJson } from '../core/json-text.js';
 import { vectorArray } from '../core/vector-math.js';
 import { boundSparseSearch, searchSparse } from '../search/sparse-search.js';
+import { boundNamedSearch, namedScoresAscend, searchNamed } from '../search/named-search.js';
+import { type NamedVectors, type NamedVectorsJson, namedVectorsJson } from '../segment/named-vectors.js';
 import { type SparseVectors, type SparseVectorsJson, sparseVectorsJson } from '../segment/sparse-spaces.js';
 
 export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from '../search/collection-search.js';
@@ -93,6 +95,8 @@ export interface StoredPoint {
   vector: number[];
   /** Its sparse vectors by name, when it has any. */
   sparse_vectors?: SparseVectorsJson;
+  /** Its named dense vectors beside the main one, when it has any. */
+  named_vectors?: NamedVectorsJson;
 }
 
 /** A point as a page or a lookup returns it: payload and vector as asked for. */
@@ -103,6 +107,8 @@ export interface PointRecord {
   vector?: number[];
   /** With the vector: the point's sparse vectors by name, when it has any. */
   sparse_vectors?: SparseVectorsJson;
+  /** With the vector: the point's named dense vectors beside the main one, when it has any. */
+  named_vectors?: NamedVectorsJson;
   /** In a page ordered by a payload value: the value that placed it (search/order-by.ts). */
   order_value?: number;
 }
@@ -611,6 +617,10 @@ export class Collection {
     return {
       vectorSize: this.config.vectorSize,
       smallerBetter: this.config.distance === 'Euclid',
+      namedAscending: (name) => {
+        const spec = this.config.namedVectors.get(name);
+        return spec !== undefined && namedScoresAscend(spec);
+      },
       queryChecked: async (queries, options) => (await this.queryChecked(queries, options)).map((outcome) => outcome.points),
       scroll: (request) => this.scroll(request),
       retrieve: (ids, options) => this.retrieve(ids, options),
@@ -688,6 +698,7 @@ export class Collection {
   private boundSearch(cost: RequestCost, input: SearchInput, path: string): void {
     addSearch(cost, searchShape(input, this.config.parameters.k, this.config.vectorSize), path);
     if (input.sparse_vector !== undefined && input.sparse_vector !== null) boundSparseSearch(this.segment, this.config, input, cost, path);
+    if (input.named_vector !== undefined && input.named_vector !== null) boundNamedSearch(this.segment, this.config, input, cost, path);
   }
 
   /** One checked search: here, or with its scoring on the search threads (see searchParallel). */
@@ -696,6 +707,7 @@ export class Collection {
     await this.changes.settled();
     // Sparse searches run here: their index is this thread's (search/sparse-search.ts).
     if (checked.sparse_vector !== undefined && checked.sparse_vector !== null) return searchSparse(this.segment, this.config, checked);
+    if (checked.named_vector !== undefined && checked.named_vector !== null) return searchNamed(this.segment, this.config, checked);
     const threads = this.threads;
     const backlogged = threads?.backlogged() === true;
     const toThread = spread || !threads?.idle || (backlogged && this.isHeavy(checked)) || this.isLong(checked);
@@ -1087,7 +1099,13 @@ export class Collection {
         const payload = update(table.payloadOf(slot));
         if (!isPlainObject(payload)) throw badInput(payloadPath, 'expected an object');
         checkJsonValue(payload, payloadPath);
-        prepared[i] = { id, stored: this.storedVectorOf(slot), ...storedPayload(payload), sparse: this.segment.sparse.vectorsOf(slot) };
+        prepared[i] = {
+          id,
+          stored: this.storedVectorOf(slot),
+          ...storedPayload(payload),
+          sparse: this.segment.sparse.vectorsOf(slot),
+          named: this.segment.named.vectorsOf(slot),
+        };
       }
       await this.writePrepared(prepared, applied);
       return { updated: prepared.length };
@@ -1118,7 +1136,7 @@ export class Collection {
       const prepared: PreparedPoint[] = new Array(vectors.length);
       for (let i = 0; i < vectors.length; i++) {
         if (slices.due(i)) await slices.pause();
-        const { id, stored, sparse } = vectors[i] as (typeof vectors)[number];
+        const { id, stored, sparse, named } = vectors[i] as (typeof vectors)[number];
         const slot = table.slotOf(id);
         if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
         prepared[i] = {
@@ -1126,6 +1144,7 @@ export class Collection {
           stored: stored ?? this.storedVectorOf(slot),
           ...storedPayload(table.payloadOf(slot)),
           sparse: withSparse(this.segment.sparse.vectorsOf(slot), sparse),
+          named: withSparse(this.segment.named.vectorsOf(slot), named),
         };
       }
       await this.writePrepared(prepared, applied);
@@ -1201,14 +1220,9 @@ export class Collection {
     const table = this.segment.table;
     const slot = table.slotOf(id);
     if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
-    const sparse = this.segment.sparse.vectorsOf(slot);
-    return {
-      id,
-      version: table.versionOf(slot),
-      payload: table.payloadOf(slot),
-      vector: vectorArray(this.segment.readVector(slot)),
-      ...(sparse === undefined ? {} : { sparse_vectors: sparseVectorsJson(sparse) }),
-    };
+    const point: StoredPoint = { id, version: table.versionOf(slot), payload: table.payloadOf(slot), vector: [] };
+    withVectors(point, this.segment, slot);
+    return point;
   }
 
   /** Memory taken by vectors and graph. */
@@ -1394,8 +1408,8 @@ export class Collection {
     for (let i = 0; i < prepared.length; i++) {
       if (slices.due(i)) await slices.pause();
       const p = prepared[i] as PreparedPoint;
-      writes[i] = { id: p.id, record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson, sparse: p.sparse }) };
-      points[i] = { id: p.id, version, payload: p.payload, vector: p.stored, sparse: p.sparse };
+      writes[i] = { id: p.id, record: encodePointRecord({ version, vector: p.stored, payloadJson: p.payloadJson, sparse: p.sparse, named: p.named }) };
+      points[i] = { id: p.id, version, payload: p.payload, vector: p.stored, sparse: p.sparse, named: p.named };
     }
     const segment = this.segment;
     let newSlots = 0;
@@ -1570,14 +1584,20 @@ export class Collection {
 }
 
 /** The record with the slot's vectors: the dense one, and the sparse ones it has. */
-function withVectors(record: { vector?: number[]; sparse_vectors?: SparseVectorsJson }, segment: SegmentReader, slot: number): void {
+function withVectors(
+  record: { vector?: number[]; sparse_vectors?: SparseVectorsJson; named_vectors?: NamedVectorsJson },
+  segment: SegmentReader,
+  slot: number,
+): void {
   record.vector = vectorArray(segment.readVector(slot));
   const sparse = segment.sparse.vectorsOf(slot);
   if (sparse !== undefined) record.sparse_vectors = sparseVectorsJson(sparse);
+  const named = segment.named.vectorsOf(slot);
+  if (named !== undefined) record.named_vectors = namedVectorsJson(named, (name) => segment.named.configOf(name));
 }
 
-/** A point's sparse vectors with `given` put in place of those of the same names. */
-function withSparse(held: SparseVectors | undefined, given: SparseVectors | undefined): SparseVectors | undefined {
+/** A point's sparse (or named) vectors with `given` put in place of those of the same names. */
+function withSparse<V>(held: ReadonlyMap<string, V> | undefined, given: ReadonlyMap<string, V> | undefined): ReadonlyMap<string, V> | undefined {
   if (given === undefined) return held;
   if (held === undefined) return given;
   return new Map([...held, ...given]);

@@ -18,6 +18,8 @@ import { parseVector, toStoredVector } from '../search/vector-input.js';
 import { parseJson } from '../core/json-text.js';
 import { parseSparseVector } from '../index/sparse/sparse-vector.js';
 import type { SparseVectors } from '../segment/sparse-spaces.js';
+import { parseNamedVector } from '../search/named-input.js';
+import type { NamedVectors } from '../segment/named-vectors.js';
 
 /** A point validated and converted, ready to be written. */
 export interface PreparedPoint {
@@ -27,6 +29,8 @@ export interface PreparedPoint {
   readonly payloadJson: string;
   /** Its sparse vectors by name; undefined when it has none. */
   readonly sparse?: SparseVectors | undefined;
+  /** Its named dense vectors beside the main one; undefined when it has none. */
+  readonly named?: NamedVectors | undefined;
 }
 
 /** What an upsert names: the REST API's JSON, checked here. */
@@ -36,6 +40,8 @@ export interface PointInput {
   readonly payload?: unknown;
   /** Sparse vectors by name: `{name: {indices, values}}`, names the collection has. */
   readonly sparse_vectors?: unknown;
+  /** Named dense vectors beside the main one: `{name: [..] | [[..], ..]}`, names the collection has. */
+  readonly named_vectors?: unknown;
 }
 
 /**
@@ -46,6 +52,7 @@ export interface VectorInput {
   readonly id: unknown;
   readonly vector?: unknown;
   readonly sparse_vectors?: unknown;
+  readonly named_vectors?: unknown;
 }
 
 /** A vector update validated and converted; the payload (and what is not named) is the point's own, read when the write runs. */
@@ -53,6 +60,24 @@ export interface PreparedVector {
   readonly id: PointId;
   readonly stored?: StoredVector | undefined;
   readonly sparse?: SparseVectors | undefined;
+  readonly named?: NamedVectors | undefined;
+}
+
+/** A point's named dense vectors, checked against the collection's names, sizes and kinds; undefined when absent or empty. */
+export function parseNamedVectors(raw: unknown, config: CollectionConfig, path: string): NamedVectors | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isPlainObject(raw)) throw badInput(path, 'expected an object of named vectors');
+  const out = new Map<string, ReturnType<typeof parseNamedVector>>();
+  for (const name of Object.keys(raw)) {
+    const at = childPath(path, name);
+    const spec = config.namedVectors.get(name);
+    if (spec === undefined) {
+      const known = [...config.namedVectors.keys()].map((n) => JSON.stringify(n)).join(', ');
+      throw badInput(at, `the collection has no named vector ${JSON.stringify(name)}${known === '' ? '' : ` (it has ${known})`}`);
+    }
+    out.set(name, parseNamedVector(raw[name], spec, at));
+  }
+  return out.size === 0 ? undefined : out;
 }
 
 /**
@@ -90,18 +115,20 @@ export async function prepareVectors(points: readonly VectorInput[], config: Col
     const path = childPath('points', i);
     if (!isPlainObject(point)) throw badInput(path, 'expected an object of id and vector');
     for (const key of Object.keys(point))
-      if (key !== 'id' && key !== 'vector' && key !== 'sparse_vectors') throw badInput(childPath(path, key), 'unknown field');
+      if (key !== 'id' && key !== 'vector' && key !== 'sparse_vectors' && key !== 'named_vectors') throw badInput(childPath(path, key), 'unknown field');
     const id = normalizePointId(point.id, childPath(path, 'id'));
     const hasDense = point.vector !== undefined && point.vector !== null;
     const stored = hasDense
       ? toStoredVector(parseVector(point.vector, config.vectorSize, childPath(path, 'vector')), config.distance, config.quantization)
       : undefined;
     const sparse = parseSparseVectors(point.sparse_vectors, config, childPath(path, 'sparse_vectors'));
-    if (stored === undefined && sparse === undefined) throw badInput(childPath(path, 'vector'), 'expected a vector (or sparse_vectors) to update');
+    const named = parseNamedVectors(point.named_vectors, config, childPath(path, 'named_vectors'));
+    if (stored === undefined && sparse === undefined && named === undefined)
+      throw badInput(childPath(path, 'vector'), 'expected a vector (or sparse_vectors, named_vectors) to update');
     const earlier = at.get(id);
     if (earlier !== undefined) prepared[earlier] = undefined;
     at.set(id, prepared.length);
-    prepared.push({ id, stored, sparse });
+    prepared.push({ id, stored, sparse, named });
   }
   return prepared.filter((p): p is PreparedVector => p !== undefined);
 }
@@ -131,6 +158,7 @@ export async function preparePoints(points: readonly PointInput[], config: Colle
     checkJsonValue(payload, payloadPath);
     const stored = toStoredVector(vector, config.distance, config.quantization);
     const sparse = parseSparseVectors(point.sparse_vectors, config, childPath(path, 'sparse_vectors'));
+    const named = parseNamedVectors(point.named_vectors, config, childPath(path, 'named_vectors'));
     const earlier = at.get(id);
     if (earlier !== undefined) {
       prepared[earlier] = undefined;
@@ -139,7 +167,7 @@ export async function preparePoints(points: readonly PointInput[], config: Colle
     at.set(id, prepared.length);
     // Memory holds what the record holds, parsed back (storedPayload says why).
     const payloadJson = JSON.stringify(payload);
-    prepared.push({ id, stored, payload: parseJson(payloadJson) as Payload, payloadJson, sparse });
+    prepared.push({ id, stored, payload: parseJson(payloadJson) as Payload, payloadJson, sparse, named });
   }
   if (repeated === 0) return prepared as PreparedPoint[];
   const kept: PreparedPoint[] = [];

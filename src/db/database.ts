@@ -528,7 +528,18 @@ function checkName(name: unknown, path = 'name'): void {
   validateCollectionName(name, path);
 }
 
-const CREATE_KEYS = new Set(['name', 'vector_size', 'distance', 'hnsw', 'parameters', 'quantization', 'payload_index', 'vector_name', 'sparse_vectors']);
+const CREATE_KEYS = new Set([
+  'name',
+  'vector_size',
+  'distance',
+  'hnsw',
+  'parameters',
+  'quantization',
+  'payload_index',
+  'vector_name',
+  'sparse_vectors',
+  'named_vectors',
+]);
 const PARAMETER_KEYS = new Set(['m', 'ef_construction', 'ef_search', 'k', 'target_recall']);
 
 /**

@@ -26,6 +26,8 @@ import type { SegmentReader } from '../segment/segment.js';
 import { type SparseVectorsJson, sparseVectorsJson } from '../segment/sparse-spaces.js';
 import type { SearchShape } from './request-cost.js';
 import { type SparseQueryInput, searchSparse } from './sparse-search.js';
+import { type NamedQueryInput, searchNamed } from './named-search.js';
+import { type NamedVectorsJson, namedVectorsJson } from '../segment/named-vectors.js';
 import { type CalibratedEfReader, type EfSource, searchEf } from './search-ef.js';
 import { prepareQuery } from './vector-input.js';
 
@@ -34,6 +36,8 @@ export interface SearchInput {
   readonly vector?: unknown;
   /** A sparse query instead (search/sparse-search.ts): the sparse vector's name, indices and values. */
   readonly sparse_vector?: SparseQueryInput | null;
+  /** A query of a named dense vector instead (search/named-search.ts): its name and the vector (a multi-vector's rows). */
+  readonly named_vector?: NamedQueryInput | null;
   readonly limit?: number | null;
   readonly offset?: number | null;
   /** Parsed with `parseFilter`; absent or empty means every point. */
@@ -88,6 +92,8 @@ export interface ScoredPoint {
   vector?: number[];
   /** With the vector: the point's sparse vectors by name, when it has any. */
   sparse_vectors?: SparseVectorsJson;
+  /** With the vector: the point's named dense vectors beside the main one, when it has any. */
+  named_vectors?: NamedVectorsJson;
 }
 
 /** How a search was answered (`params.explain`). */
@@ -185,6 +191,7 @@ export function scoreHere(memory: SegmentReader, config: Pick<CollectionConfig, 
 /** A search, all on this thread. */
 export function searchSegment(memory: SegmentReader, config: CollectionConfig, calibratedEf: CalibratedEfReader, input: SearchInput): SearchOutcome {
   if (input.sparse_vector !== undefined && input.sparse_vector !== null) return searchSparse(memory, config, input);
+  if (input.named_vector !== undefined && input.named_vector !== null) return searchNamed(memory, config, input);
   const stats: SearchStats = { scored: 0 };
   const steps = searchSteps(memory, config, calibratedEf, input, stats);
   let step = steps.next();
@@ -442,6 +449,8 @@ export function scoredPointOf(
     point.vector = vectorArray(memory.readVector(hit.slot));
     const sparse = memory.sparse.vectorsOf(hit.slot);
     if (sparse !== undefined) point.sparse_vectors = sparseVectorsJson(sparse);
+    const named = memory.named.vectorsOf(hit.slot);
+    if (named !== undefined) point.named_vectors = namedVectorsJson(named, (name) => memory.named.configOf(name));
   }
   return point;
 }

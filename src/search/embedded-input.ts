@@ -26,8 +26,20 @@ export type FilterInput = Filter | FilterJson;
 /** What `Collection.search` takes: a `SearchInput` whose filter may also be raw JSON. */
 export type SearchRequest = Omit<SearchInput, 'filter'> & { readonly filter?: FilterInput | null };
 
-const POINT_KEYS = new Set(['id', 'vector', 'payload', 'version', 'sparse_vectors']);
-const SEARCH_KEYS = new Set(['vector', 'sparse_vector', 'limit', 'offset', 'filter', 'score_threshold', 'with_payload', 'with_vector', 'params', 'mmr']);
+const POINT_KEYS = new Set(['id', 'vector', 'payload', 'version', 'sparse_vectors', 'named_vectors']);
+const SEARCH_KEYS = new Set([
+  'vector',
+  'sparse_vector',
+  'named_vector',
+  'limit',
+  'offset',
+  'filter',
+  'score_threshold',
+  'with_payload',
+  'with_vector',
+  'params',
+  'mmr',
+]);
 const MMR_KEYS = new Set(['diversity', 'candidates']);
 const PARAMS_KEYS = new Set(['ef', 'exact', 'explain', 'filter_walk', 'strategy']);
 const FILTER_WALKS = ['two-hop', 'plain'];

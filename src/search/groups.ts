@@ -29,7 +29,7 @@ import { type Condition, type Filter, filterTerms, type KeyPath } from '../paylo
 import { someElementAt } from '../payload/json-value.js';
 import { ALL_PAYLOAD, type PayloadSelector, parsePayloadPath, selectorPatterns } from '../payload/payload-selector.js';
 import type { ScoredPoint, SearchInput } from './collection-search.js';
-import type { Selection, StageSource } from './multi-stage.js';
+import { type Selection, type StageSource, searchScoresAscend } from './multi-stage.js';
 import type { QueryRequest } from './query-verbs.js';
 import { addSearch, RequestCost } from './request-cost.js';
 
@@ -57,7 +57,7 @@ export interface GroupRequest {
 }
 
 /** What the rounds read: the searches and, for the answer, the hits' payloads and vectors. */
-export type GroupSource = Pick<StageSource, 'queryChecked' | 'retrieve' | 'smallerBetter' | 'vectorSize'>;
+export type GroupSource = Pick<StageSource, 'queryChecked' | 'retrieve' | 'smallerBetter' | 'namedAscending' | 'vectorSize'>;
 
 /** How the library and kith's port ask for groups: the key, hits per group, and `limit` groups. */
 export interface Grouping {
@@ -121,7 +121,8 @@ export function countGroups(request: GroupRequest, vectorSize: number, cost: Req
 export async function searchGroups(source: GroupSource, request: GroupRequest, path: string): Promise<PointGroup[]> {
   countGroups(request, source.vectorSize, new RequestCost(), path);
   const key = parseKeyPath(request.groupBy, childPath(path, 'group_by'));
-  const aggregator = new GroupAggregator(key, request.groupSize, source.smallerBetter);
+  const ascending = searchScoresAscend(request.query.search, source);
+  const aggregator = new GroupAggregator(key, request.groupSize, ascending);
   const keyOnly = keySelector(request.groupBy);
   const wanted = request.groups * request.groupSize;
   let choosing = true;
@@ -151,7 +152,8 @@ export async function searchGroups(source: GroupSource, request: GroupRequest, p
 
 /** The hits' payloads and vectors as asked (a point deleted since its round is left out). */
 async function withRecords(source: GroupSource, groups: readonly Group[], request: GroupRequest): Promise<PointGroup[]> {
-  const ordered = groups.map((g) => ({ id: g.id, hits: [...g.hits].sort((a, b) => compareHits(a, b, source.smallerBetter)).slice(0, request.groupSize) }));
+  const ascending = searchScoresAscend(request.query.search, source);
+  const ordered = groups.map((g) => ({ id: g.id, hits: [...g.hits].sort((a, b) => compareHits(a, b, ascending)).slice(0, request.groupSize) }));
   const { with_payload, with_vector } = request.selection;
   if (with_payload.kind === 'none' && !with_vector) return ordered.map((g) => ({ id: g.id, hits: g.hits.map(({ payload: _p, ...hit }) => hit) }));
   const ids = [...new Set(ordered.flatMap((g) => g.hits.map((h) => h.id)))];

@@ -52,8 +52,10 @@ export interface StageRecord {
 /** What the stages read: one node's collection or a cluster's, as the Qdrant port's store gives it. */
 export interface StageSource {
   readonly vectorSize: number;
-  /** Whether lower scores are better (Euclid distances): fusion by scores turns them around. */
+  /** Whether the main vector's lower scores are better (Euclid distances): fusion by scores turns them around. */
   readonly smallerBetter: boolean;
+  /** Whether a named vector's lower scores are better (a plain Euclid one's distances); false when absent. */
+  readonly namedAscending?: (name: string) => boolean;
   queryChecked(
     queries: readonly QueryRequest<SearchInput>[],
     options: { readonly cost: RequestCost; readonly paths: readonly string[] },
@@ -213,11 +215,23 @@ async function run(source: StageSource, stage: Stage, selection: Selection): Pro
     .slice(offset, offset + limit);
 }
 
-/** Whether a stage's lower scores are better: a dense search's in a Euclid collection; sparse dot products and fused scores rank larger first. */
+/** Whether a stage's lower scores are better: a search's, by `searchScoresAscend`; fused scores rank larger first. */
 function smallerBetterOf(stage: Stage, source: StageSource): boolean {
-  if (stage.kind !== 'search') return false;
-  const sparse = (stage.query.search as { readonly sparse_vector?: unknown }).sparse_vector;
-  return source.smallerBetter && (sparse === undefined || sparse === null);
+  return stage.kind === 'search' && searchScoresAscend(stage.query.search, source);
+}
+
+/**
+ * Whether a search's lower scores are better: the main vector's Euclid distances, or a named
+ * Euclid vector's; sparse dot products rank larger first whatever the main vector's distance.
+ */
+export function searchScoresAscend(search: object, source: Pick<StageSource, 'smallerBetter' | 'namedAscending'>): boolean {
+  const { sparse_vector: sparse, named_vector: named } = search as {
+    readonly sparse_vector?: unknown;
+    readonly named_vector?: { readonly name?: unknown } | null;
+  };
+  if (sparse !== undefined && sparse !== null) return false;
+  if (named !== undefined && named !== null) return typeof named.name === 'string' && source.namedAscending?.(named.name) === true;
+  return source.smallerBetter;
 }
 
 /** The query asking for its first `count` hits. */

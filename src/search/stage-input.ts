@@ -26,6 +26,7 @@ import type { SearchInput } from './collection-search.js';
 import { type FilterInput, toFilter } from './embedded-input.js';
 import { DEFAULT_RRF_K } from './fusion.js';
 import type { SparseQueryInput } from './sparse-search.js';
+import type { NamedQueryInput } from './named-search.js';
 import { type Fusion, MAX_DEPTH, MAX_STAGES, prefetchPath, type Selection, type Stage } from './multi-stage.js';
 
 /** A prefetch: a stage of the tree below the request. */
@@ -33,6 +34,8 @@ export interface PrefetchInput {
   readonly vector?: readonly number[] | null;
   /** A search by a sparse vector instead of `vector`: `{name, indices, values}` (search/sparse-search.ts). */
   readonly sparse_vector?: SparseQueryInput | null;
+  /** A search by a named dense vector instead: `{name, vector}` (search/named-search.ts). */
+  readonly named_vector?: NamedQueryInput | null;
   readonly fusion?: FusionInput | null;
   readonly prefetch?: readonly PrefetchInput[] | null;
   readonly filter?: FilterInput | null;
@@ -54,7 +57,7 @@ export type FusionInput =
   | { readonly method: 'rrf'; readonly k?: number | null; readonly weights?: readonly number[] | null }
   | { readonly method: 'dbsf' };
 
-const STAGE_KEYS = new Set(['vector', 'sparse_vector', 'fusion', 'prefetch', 'filter', 'limit', 'score_threshold', 'params']);
+const STAGE_KEYS = new Set(['vector', 'sparse_vector', 'named_vector', 'fusion', 'prefetch', 'filter', 'limit', 'score_threshold', 'params']);
 const TOP_KEYS = new Set([...STAGE_KEYS, 'offset', 'with_payload', 'with_vector']);
 
 /** The stage tree and the answer's selection, every field checked (400 naming its path). */
@@ -71,9 +74,16 @@ export function parseStages(input: StagesInput): { stage: Stage; selection: Sele
   return { stage, selection };
 }
 
-/** Whether a stage searches: by a dense vector or a sparse one. */
+const QUERY_KEYS = ['vector', 'sparse_vector', 'named_vector'] as const;
+
+/** The query fields a stage gives (a search takes exactly one). */
+function queriesOf(body: Record<string, unknown>): Array<(typeof QUERY_KEYS)[number]> {
+  return QUERY_KEYS.filter((key) => body[key] !== undefined && body[key] !== null);
+}
+
+/** Whether a stage searches: by the main vector, a sparse one or a named one. */
 function hasQuery(body: Record<string, unknown>): boolean {
-  return (body.vector !== undefined && body.vector !== null) || (body.sparse_vector !== undefined && body.sparse_vector !== null);
+  return queriesOf(body).length > 0;
 }
 
 function hasPrefetches(body: Record<string, unknown>): boolean {
@@ -101,8 +111,9 @@ function parseStage(body: Record<string, unknown>, path: string, above: Filter |
     if (!isPlainObject(raw)) throw badInput(at, `expected a prefetch object, got ${describeJson(raw)}`);
     return parseStage(raw, at, filter, depth + 1, counter, false);
   });
-  if (body.vector !== undefined && body.vector !== null && body.sparse_vector !== undefined && body.sparse_vector !== null)
-    throw badInput(childPath(path, 'sparse_vector'), 'give either a vector or a sparse_vector, not both');
+  const queries = queriesOf(body);
+  if (queries.length > 1)
+    throw badInput(childPath(path, queries[1] as string), `give one of vector, sparse_vector and named_vector, not ${queries.join(' and ')}`);
   const hasVector = hasQuery(body);
   const hasFusion = body.fusion !== undefined && body.fusion !== null;
   if (hasVector && hasFusion) throw badInput(childPath(path, 'fusion'), 'give either a vector (re-score the prefetches) or a fusion, not both');
@@ -117,9 +128,14 @@ function parseStage(body: Record<string, unknown>, path: string, above: Filter |
     return { kind: 'list', path, limit, ...(filter === undefined ? {} : { filter }) };
   }
   const params = parseParams(body.params, childPath(path, 'params'));
-  const sparse = body.sparse_vector as SparseQueryInput | null | undefined;
+  const query =
+    queries[0] === 'sparse_vector'
+      ? { sparse_vector: body.sparse_vector as SparseQueryInput }
+      : queries[0] === 'named_vector'
+        ? { named_vector: body.named_vector as NamedQueryInput }
+        : { vector: body.vector };
   const search: SearchInput = {
-    ...(sparse === undefined || sparse === null ? { vector: body.vector } : { sparse_vector: sparse }),
+    ...query,
     limit,
     offset,
     ...(filter === undefined ? {} : { filter }),

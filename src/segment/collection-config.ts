@@ -6,6 +6,7 @@ import { type Distance, parseDistance } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
+import type { NamedVectorConfig } from './named-vectors.js';
 
 export type Quantization = 'none' | 'sq8';
 
@@ -37,6 +38,8 @@ export interface CollectionConfig {
   readonly vectorName: string;
   /** Sparse vectors by name (index/sparse/), each its own inverted index; empty for most collections. */
   readonly sparseVectors: ReadonlyMap<string, SparseVectorConfig>;
+  /** Dense vectors by name beyond the main one (multi-vectors among them), scored exactly (segment/named-vectors.ts). */
+  readonly namedVectors: ReadonlyMap<string, NamedVectorConfig>;
 }
 
 /** A sparse vector's configuration: Qdrant's `modifier` (`idf` weighs query terms by inverse document frequency). */
@@ -68,6 +71,10 @@ export const LIMITS = {
   vectorNameLength: { min: 1, max: 255 },
   /** Sparse vectors of one collection. */
   sparseVectors: { min: 0, max: 16 },
+  /** Named dense vectors of one collection beyond the main one. */
+  namedVectors: { min: 0, max: 8 },
+  /** Rows of one multi-vector. */
+  multivectorRows: { min: 1, max: 1024 },
 } as const;
 
 /**
@@ -93,6 +100,7 @@ export interface CollectionConfigInput {
   payload_index?: boolean | null;
   vector_name?: string | null;
   sparse_vectors?: Record<string, { modifier?: string | null } | null> | null;
+  named_vectors?: Record<string, { size?: unknown; distance?: unknown; multivector?: boolean | null } | null> | null;
 }
 
 export function validateCollectionName(name: string, path = 'name'): void {
@@ -159,6 +167,32 @@ function parseSparseVectors(raw: unknown, denseName: string, path: string): Read
   return out;
 }
 
+function parseNamedVectors(raw: unknown, taken: ReadonlySet<string>, path: string): ReadonlyMap<string, NamedVectorConfig> {
+  const out = new Map<string, NamedVectorConfig>();
+  if (raw === undefined || raw === null) return out;
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw badInput(path, `expected an object of vector names, got ${describeJson(raw)}`);
+  const names = Object.keys(raw);
+  if (names.length > LIMITS.namedVectors.max) throw badInput(path, `at most ${LIMITS.namedVectors.max} named vectors beside the main one, got ${names.length}`);
+  for (const name of names) {
+    const at = childPath(path, name);
+    parseVectorName(name, at);
+    if (taken.has(name)) throw badInput(at, `the name ${JSON.stringify(name)} is taken by another vector of the collection`);
+    const spec = (raw as Record<string, unknown>)[name];
+    if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
+      throw badInput(at, `expected {size, distance, multivector?}, got ${describeJson(spec)}`);
+    for (const key of Object.keys(spec)) if (key !== 'size' && key !== 'distance' && key !== 'multivector') throw badInput(childPath(at, key), 'unknown field');
+    const s = spec as { size?: unknown; distance?: unknown; multivector?: unknown };
+    const size = integerIn(s.size, LIMITS.vectorSize, childPath(at, 'size'));
+    const distance = typeof s.distance === 'string' ? parseDistance(s.distance) : undefined;
+    if (distance === undefined) throw badInput(childPath(at, 'distance'), `expected cosine, euclidean (euclid, l2) or dot, got ${describeJson(s.distance)}`);
+    const multivector = optionalBoolean(s.multivector, false, childPath(at, 'multivector'));
+    if (multivector && distance === 'Euclid')
+      throw badInput(childPath(at, 'distance'), 'a multi-vector is scored by max_sim over cosine or dot products; Euclid is not supported for it');
+    out.set(name, { size, distance, multivector });
+  }
+  return out;
+}
+
 /** Interprets a create request; every problem is a 400 naming its field. */
 export function parseCollectionConfig(input: CollectionConfigInput, limits: typeof LIMITS | typeof STORED_LIMITS = LIMITS): CollectionConfig {
   validateCollectionName(input.name);
@@ -181,6 +215,7 @@ export function parseCollectionConfig(input: CollectionConfigInput, limits: type
   const hnsw = optionalBoolean(input.hnsw, false, 'hnsw');
   const vectorName =
     input.vector_name === undefined || input.vector_name === null || input.vector_name === '' ? '' : parseVectorName(input.vector_name, 'vector_name');
+  const sparseVectors = parseSparseVectors(input.sparse_vectors, vectorName, 'sparse_vectors');
   const insertWork = parameters.m * parameters.efConstruction * vectorSize;
   // Collections stored under the earlier bounds keep loading; new ones are refused here.
   if (hnsw && limits === LIMITS && insertWork > LIMITS.insertWork.max) {
@@ -198,7 +233,8 @@ export function parseCollectionConfig(input: CollectionConfigInput, limits: type
     quantization: parseQuantization(input.quantization, 'quantization'),
     payloadIndex: optionalBoolean(input.payload_index, true, 'payload_index'),
     vectorName,
-    sparseVectors: parseSparseVectors(input.sparse_vectors, vectorName, 'sparse_vectors'),
+    sparseVectors,
+    namedVectors: parseNamedVectors(input.named_vectors, new Set([vectorName, ...sparseVectors.keys()]), 'named_vectors'),
   };
 }
 
@@ -215,6 +251,8 @@ export interface CollectionConfigJson {
   vector_name?: string;
   /** Only when the collection has sparse vectors. */
   sparse_vectors?: Record<string, { modifier: 'none' | 'idf' }>;
+  /** Only when the collection has named dense vectors beside the main one. */
+  named_vectors?: Record<string, { size: number; distance: Distance; multivector: boolean }>;
 }
 
 /** The JSON kept in the database file: what clients see, plus whether ef_search was given. */
@@ -245,7 +283,14 @@ export function configToInfo(config: CollectionConfig): CollectionConfigJson {
     payload_index: config.payloadIndex,
     ...(config.vectorName === '' ? {} : { vector_name: config.vectorName }),
     ...(config.sparseVectors.size === 0 ? {} : { sparse_vectors: sparseVectorsJson(config.sparseVectors) }),
+    ...(config.namedVectors.size === 0 ? {} : { named_vectors: namedVectorsConfigJson(config.namedVectors) }),
   };
+}
+
+function namedVectorsConfigJson(named: ReadonlyMap<string, NamedVectorConfig>): Record<string, { size: number; distance: Distance; multivector: boolean }> {
+  const out: Record<string, { size: number; distance: Distance; multivector: boolean }> = Object.create(null);
+  for (const [name, spec] of named) out[name] = { size: spec.size, distance: spec.distance, multivector: spec.multivector };
+  return { ...out };
 }
 
 function sparseVectorsJson(sparse: ReadonlyMap<string, SparseVectorConfig>): Record<string, { modifier: 'none' | 'idf' }> {

@@ -30,6 +30,7 @@ import { ShardedMap } from '../core/sharded-map.js';
 import { type Payload, PointTable, type PointTableReader } from './point-table.js';
 import { SlotMemo } from './slot-memo.js';
 import { SparseSpaces, type SparseSpacesReader, type SparseVectors } from './sparse-spaces.js';
+import { NamedVectorSpaces, type NamedVectors, type NamedVectorsReader } from './named-vectors.js';
 import { decodeSnapshotSteps, encodeSnapshot } from './snapshot.js';
 
 export interface MemoryStats {
@@ -44,6 +45,8 @@ export interface MemoryStats {
   readonly sharedPayloadBytesAllocated: number;
   /** Sparse vectors and their inverted indexes (an estimate: the arrays' bytes plus a fixed cost per vector). */
   readonly sparseBytes: number;
+  /** Named dense vectors beside the main one (an estimate: their floats plus a fixed cost per vector). */
+  readonly namedVectorBytes: number;
 }
 
 /** A validated point, its vector as the record stores it (float32, normalised under Cosine, or sq8 codes). */
@@ -54,6 +57,8 @@ export interface SegmentPoint {
   readonly vector: StoredVector;
   /** Its sparse vectors by name, when the collection has sparse vectors and the point some. */
   readonly sparse?: SparseVectors | undefined;
+  /** Its named dense vectors beside the main one, as searched, when it has some. */
+  readonly named?: NamedVectors | undefined;
 }
 
 /** What searches read of a segment, without the means to change it. */
@@ -62,6 +67,8 @@ export interface SegmentReader {
   readonly payloadIndex: PayloadIndexReader;
   /** The sparse vectors and their inverted indexes. */
   readonly sparse: SparseSpacesReader;
+  /** The named dense vectors beside the main one. */
+  readonly named: NamedVectorsReader;
   /** HNSW m, or undefined when the collection has no graph. */
   readonly graphM: number | undefined;
   /** Dedupes candidate slots during one search or delete-by-filter (scratch). */
@@ -162,6 +169,7 @@ export class Segment implements SegmentReader {
   private readonly points = new PointTable();
   private readonly payloads: PayloadIndex;
   private readonly sparseSpaces: SparseSpaces;
+  private readonly namedSpaces: NamedVectorSpaces;
   readonly candidateMarks = new VisitedSet();
   readonly filterMemo = new SlotMemo();
   /** float32 vectors, or sq8 codes for sq8 collections (searched as codes: 4× less memory). */
@@ -192,6 +200,7 @@ export class Segment implements SegmentReader {
     this.loadMsPerLink = Math.max(0.3, guessedMsPerInsert(config));
     this.payloads = new PayloadIndex(config.payloadIndex);
     this.sparseSpaces = new SparseSpaces(config.sparseVectors);
+    this.namedSpaces = new NamedVectorSpaces(config.namedVectors);
     const layout = { scratchAreas, scratchIndex: 0 };
     let kernel: DistanceKernel;
     if (config.quantization === 'sq8') {
@@ -220,6 +229,10 @@ export class Segment implements SegmentReader {
 
   get sparse(): SparseSpacesReader {
     return this.sparseSpaces;
+  }
+
+  get named(): NamedVectorsReader {
+    return this.namedSpaces;
   }
 
   /** The collection's declared text indexes, which filters are bound to before they run. */
@@ -316,6 +329,7 @@ export class Segment implements SegmentReader {
       graphNodes: graph?.nodeCount ?? 0,
       sharedPayloadBytesAllocated: this.points.sharedPayloadBytes,
       sparseBytes: this.sparseSpaces.memoryBytes(),
+      namedVectorBytes: this.namedSpaces.memoryBytes(),
     };
   }
 
@@ -376,12 +390,12 @@ export class Segment implements SegmentReader {
    */
   upsertFlat(points: readonly SegmentPoint[], from: number, to: number): void {
     for (let i = from; i < to; i++) {
-      const { id, version, payload, vector, sparse } = points[i] as SegmentPoint;
-      const old = this.points.slotOf(id);
+      const point = points[i] as SegmentPoint;
+      const old = this.points.slotOf(point.id);
       if (old !== undefined) this.removeAttributes(old);
-      const slot = this.points.upsert(id, version, payload);
-      this.payloads.add(slot, payload);
-      this.sparseSpaces.add(slot, sparse);
+      const slot = this.points.upsert(point.id, point.version, point.payload);
+      this.addAttributes(slot, point);
+      const vector = point.vector;
       this.writeVector(slot, vector);
     }
   }
@@ -445,15 +459,15 @@ export class Segment implements SegmentReader {
     if (staged.published === 0) hnsw.publish(staged.fresh);
     const end = Math.min(staged.points.length, staged.published + count);
     for (let i = staged.published; i < end; i++) {
-      const { id, version, payload, sparse } = staged.points[i] as SegmentPoint;
+      const point = staged.points[i] as SegmentPoint;
+      const { id, version, payload } = point;
       const slot = staged.slots[i];
       const old = this.points.slotOf(id);
       if (old !== undefined) this.removeAttributes(old);
       if (slot === undefined) {
         // Same vector: the node stays; a new version is a change for the snapshot.
         this.points.upsert(id, version, payload);
-        this.payloads.add(old as number, payload);
-        this.sparseSpaces.add(old as number, sparse);
+        this.addAttributes(old as number, point);
         this.changesSinceSnapshot++;
         continue;
       }
@@ -463,8 +477,7 @@ export class Segment implements SegmentReader {
         staged.toRepair.push(old);
       }
       this.points.bind(slot, id, version, payload);
-      this.payloads.add(slot, payload);
-      this.sparseSpaces.add(slot, sparse);
+      this.addAttributes(slot, point);
       this.changesSinceSnapshot++;
     }
     staged.published = end;
@@ -604,8 +617,7 @@ export class Segment implements SegmentReader {
     }
     this.arena.reserve(placed.slot + 1);
     this.points.insertAt(placed.slot, point.id, point.version, point.payload);
-    this.payloads.add(placed.slot, point.payload);
-    this.sparseSpaces.add(placed.slot, point.sparse);
+    this.addAttributes(placed.slot, point);
     this.writeVector(placed.slot, point.vector);
     this.restoredCount++;
     return true;
@@ -691,10 +703,18 @@ export class Segment implements SegmentReader {
 
   // ---- internals -----------------------------------------------------------------------------
 
-  /** A slot's payload and sparse vectors leave the indexes (the point leaves the slot or is rewritten). */
+  /** A slot's payload, sparse and named vectors leave the indexes (the point leaves the slot or is rewritten). */
   private removeAttributes(slot: number): void {
     this.payloads.remove(slot, this.points.payloadOf(slot));
     this.sparseSpaces.remove(slot);
+    this.namedSpaces.remove(slot);
+  }
+
+  /** The point's payload, sparse and named vectors enter the indexes at its slot. */
+  private addAttributes(slot: number, point: SegmentPoint): void {
+    this.payloads.add(slot, point.payload);
+    this.sparseSpaces.add(slot, point.sparse);
+    this.namedSpaces.add(slot, point.named);
   }
 
   private newHnsw(kernel: DistanceKernel): HnswIndex {

@@ -7,16 +7,10 @@
 import { SparseIndex } from '../index/sparse/sparse-index.js';
 import type { SparseVector } from '../index/sparse/sparse-vector.js';
 import type { SparseVectorConfig } from './collection-config.js';
+import { SlotValues } from './slot-values.js';
 
 /** A point's sparse vectors by name (names the collection does not have are refused before this). */
 export type SparseVectors = ReadonlyMap<string, SparseVector>;
-
-/** One sparse vector name's slots and index. */
-interface SparseSpace {
-  readonly index: SparseIndex;
-  /** Each slot's vector, undefined where the point has none under this name. */
-  readonly bySlot: Array<SparseVector | undefined>;
-}
 
 /** What searches read of a segment's sparse vectors. */
 export interface SparseSpacesReader {
@@ -28,66 +22,46 @@ export interface SparseSpacesReader {
 }
 
 export class SparseSpaces implements SparseSpacesReader {
-  private readonly spaces = new Map<string, SparseSpace>();
+  private readonly indexes = new Map<string, SparseIndex>();
+  private readonly vectors: SlotValues<SparseVector>;
 
   constructor(configs: ReadonlyMap<string, SparseVectorConfig>) {
-    for (const [name, config] of configs) this.spaces.set(name, { index: new SparseIndex({ idf: config.modifier === 'idf' }), bySlot: [] });
-  }
-
-  get empty(): boolean {
-    return this.spaces.size === 0;
+    for (const [name, config] of configs) this.indexes.set(name, new SparseIndex({ idf: config.modifier === 'idf' }));
+    this.vectors = new SlotValues(configs.keys());
   }
 
   has(name: string): boolean {
-    return this.spaces.has(name);
+    return this.indexes.has(name);
   }
 
   index(name: string): SparseIndex | undefined {
-    return this.spaces.get(name)?.index;
+    return this.indexes.get(name);
   }
 
   vectorOf(name: string, slot: number): SparseVector | undefined {
-    return this.spaces.get(name)?.bySlot[slot];
+    return this.vectors.get(name, slot);
   }
 
   vectorsOf(slot: number): SparseVectors | undefined {
-    let out: Map<string, SparseVector> | undefined;
-    for (const [name, space] of this.spaces) {
-      const vector = space.bySlot[slot];
-      if (vector === undefined) continue;
-      out ??= new Map();
-      out.set(name, vector);
-    }
-    return out;
+    return this.vectors.all(slot);
   }
 
   /** The slot now holds these vectors (it held none: `remove` came first). */
   add(slot: number, vectors: SparseVectors | undefined): void {
-    if (vectors === undefined) return;
-    for (const [name, vector] of vectors) {
-      const space = this.spaces.get(name);
-      if (space === undefined) continue;
-      space.bySlot[slot] = vector;
-      space.index.add(slot, vector);
-    }
+    this.vectors.set(slot, vectors, (name, vector) => this.indexes.get(name)?.add(slot, vector));
   }
 
   /** The slot's vectors leave the indexes. */
   remove(slot: number): void {
-    for (const space of this.spaces.values()) {
-      const vector = space.bySlot[slot];
-      if (vector === undefined) continue;
-      space.index.remove(slot, vector);
-      space.bySlot[slot] = undefined;
-    }
+    this.vectors.clear(slot, (name, vector) => this.indexes.get(name)?.remove(slot, vector));
   }
 
   /** Bytes of the indexes and the vectors they point at (the vectors' arrays counted once). */
   memoryBytes(): number {
-    let bytes = 0;
-    for (const space of this.spaces.values()) {
-      bytes += space.index.memoryBytes() + space.bySlot.length * 8;
-      for (const vector of space.bySlot) if (vector !== undefined) bytes += 8 * vector.indices.length + 64;
+    let bytes = this.vectors.allotted * 8;
+    for (const [name, index] of this.indexes) {
+      bytes += index.memoryBytes();
+      for (const vector of this.vectors.slotsOf(name)) if (vector !== undefined) bytes += 8 * vector.indices.length + 64;
     }
     return bytes;
   }

@@ -99,3 +99,38 @@ export function nastySparse(rng: SeededRng, vocabulary = 40): SparseJson {
   });
   return { indices: list, values };
 }
+
+/** A named dense vector as the model keeps it: its rows as given. */
+export type ModelRows = number[][];
+
+/**
+ * Brute-force named-vector search: Euclid distance of one row (ascending), or the dot product /
+ * cosine summed over query rows of the best stored row (max_sim; descending); ties by id.
+ */
+export function namedModelSearch(
+  stored: ReadonlyMap<string, ModelRows>,
+  query: ModelRows,
+  options: { distance: 'Euclid' | 'Dot' | 'Cosine'; limit: number; accept?: (id: string) => boolean },
+): SparseHit[] {
+  const unit = (v: number[]): number[] => {
+    const n = Math.hypot(...v);
+    return n === 0 ? v : v.map((x) => x / n);
+  };
+  const prep = (rows: ModelRows): ModelRows => (options.distance === 'Cosine' ? rows.map(unit) : rows).map((r) => r.map(Math.fround));
+  const q = prep(query);
+  const hits: SparseHit[] = [];
+  for (const [id, rows] of stored) {
+    if (options.accept !== undefined && !options.accept(id)) continue;
+    const d = prep(rows);
+    if (options.distance === 'Euclid') {
+      hits.push({ id, score: Math.sqrt((q[0] as number[]).reduce((s, x, i) => s + (x - ((d[0] as number[])[i] as number)) ** 2, 0)) });
+      continue;
+    }
+    let score = 0;
+    for (const qr of q) score += Math.max(...d.map((dr) => qr.reduce((s, x, i) => s + x * (dr[i] as number), 0)));
+    hits.push({ id, score });
+  }
+  const sign = options.distance === 'Euclid' ? 1 : -1;
+  hits.sort((a, b) => sign * (a.score - b.score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return hits.slice(0, options.limit);
+}

@@ -311,9 +311,12 @@ export const clusterPointRoutes: FastifyPluginAsyncTypebox<{ engine: ClusterEngi
 };
 
 /** A cluster's collections have one dense vector per point and no sparse vectors (docs/cluster.md, "Not yet"). */
-function denseVectors(points: readonly { readonly id: string | number; readonly vector?: number[]; readonly sparse_vectors?: unknown }[]) {
+function denseVectors(
+  points: readonly { readonly id: string | number; readonly vector?: number[]; readonly sparse_vectors?: unknown; readonly named_vectors?: unknown }[],
+) {
   return points.map((p, i) => {
     if (p.sparse_vectors !== undefined) throw badInput(childPath(childPath('points', i), 'sparse_vectors'), 'a cluster collection has no sparse vectors');
+    if (p.named_vectors !== undefined) throw badInput(childPath(childPath('points', i), 'named_vectors'), 'a cluster collection has no named vectors');
     if (p.vector === undefined) throw badInput(childPath(childPath('points', i), 'vector'), 'expected the new vector');
     return { id: p.id, vector: p.vector };
   });

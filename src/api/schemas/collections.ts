@@ -56,6 +56,24 @@ const SparseVectorsConfig = Type.Record(
   },
 );
 
+const NamedVectorsConfig = Type.Record(
+  Type.String({ minLength: LIMITS.vectorNameLength.min, maxLength: LIMITS.vectorNameLength.max }),
+  Type.Object(
+    {
+      size: Type.Integer({ description: `Dimension, ${LIMITS.vectorSize.min}–${LIMITS.vectorSize.max}.` }),
+      distance: Type.String({ description: 'cosine, euclidean (or euclid, l2) or dot; any case (a multi-vector: cosine or dot).' }),
+      multivector: Nullable(
+        Type.Boolean({ default: false, description: "Each point holds 1–1,024 vectors under this name, scored by max_sim (late interaction, ColBERT's)." }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    maxProperties: LIMITS.namedVectors.max,
+    description: `Named dense vectors beside the main one (at most ${LIMITS.namedVectors.max}), each searched exactly over the points holding it (docs/api.md, "Named vectors").`,
+  },
+);
+
 const Quantization = Type.Union(
   [Type.Literal('none'), Type.Literal('sq8'), Type.Object({ type: Type.Union([Type.Literal('none'), Type.Literal('sq8')]) }, { additionalProperties: false })],
   { description: '"sq8" stores 8-bit codes plus per-vector min/max instead of float32 components.' },
@@ -82,6 +100,7 @@ export const CreateCollectionBody = Type.Object(
       }),
     ),
     sparse_vectors: Nullable(SparseVectorsConfig),
+    named_vectors: Nullable(NamedVectorsConfig),
   },
   { additionalProperties: false },
 );
@@ -120,6 +139,17 @@ export const CollectionInfoSchema = Type.Object(
       Type.Record(Type.String(), Type.Object({ modifier: Type.Union([Type.Literal('none'), Type.Literal('idf')]) }), {
         description: 'Only when the collection has sparse vectors.',
       }),
+    ),
+    named_vectors: Type.Optional(
+      Type.Record(
+        Type.String(),
+        Type.Object({
+          size: Type.Integer(),
+          distance: Type.Union([Type.Literal('Cosine'), Type.Literal('Euclid'), Type.Literal('Dot')]),
+          multivector: Type.Boolean(),
+        }),
+        { description: 'Only when the collection has named dense vectors beside the main one.' },
+      ),
     ),
     points_count: Type.Integer(),
     calibration: CalibrationSchema,

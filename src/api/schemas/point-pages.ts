@@ -8,7 +8,7 @@ import { PAYLOAD_SELECTOR_LIMITS } from '../../payload/payload-selector.js';
 import { LIMITS } from '../../segment/collection-config.js';
 import { Nullable, PayloadSchema, PointIdSchema, VersionSchema, WriteToken } from './common.js';
 import { FilterRef } from './filter.js';
-import { SparseVectorSchema, WithPayloadSchema } from './points.js';
+import { NamedVectorsSchema, SparseVectorSchema, WithPayloadSchema } from './points.js';
 
 const OptionalFilter = Type.Optional(Type.Union([FilterRef, Type.Null()]));
 const WithVector = Nullable(Type.Boolean({ default: false, description: 'Return the stored vector (normalised for Cosine, dequantized for sq8).' }));
@@ -20,6 +20,7 @@ export const PointRecordSchema = Type.Object({
   payload: Type.Optional(PayloadSchema),
   vector: Type.Optional(Type.Array(Type.Number())),
   sparse_vectors: Type.Optional(Type.Record(Type.String(), SparseVectorSchema, { description: 'With the vector: the sparse vectors the point has, by name.' })),
+  named_vectors: Type.Optional(NamedVectorsSchema),
   order_value: Type.Optional(
     Type.Number({ description: 'In a page ordered by order_by: the value that placed the point (a date-time as microseconds since the epoch).' }),
   ),

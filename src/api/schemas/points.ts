@@ -42,11 +42,21 @@ const SparseVectors = Type.Record(Type.String(), SparseVectorSchema, {
   description: "Sparse vectors by name (names the collection's `sparse_vectors` declares); a point may have any of them.",
 });
 
+/** A named dense vector's value: a vector, or a multi-vector's rows. */
+const NamedVectorValue = Type.Union([Type.Array(Type.Number()), Type.Array(Type.Array(Type.Number()))], {
+  description: "A vector of the name's size, or a multi-vector's rows (1–1,024 vectors of that size).",
+});
+
+export const NamedVectorsSchema = Type.Record(Type.String(), NamedVectorValue, {
+  description: "Named dense vectors beside the main one, by name (names the collection's `named_vectors` declares); a point may have any of them.",
+});
+
 const PointStruct = Type.Object(
   {
     id: PointIdSchema,
     vector: Type.Array(Type.Number(), { description: 'Exactly vector_size finite numbers (magnitude at most 1e16).' }),
     sparse_vectors: Nullable(SparseVectors),
+    named_vectors: Nullable(NamedVectorsSchema),
     payload: Nullable(PayloadSchema),
     version: Type.Optional(Type.Unknown({ description: 'Ignored: the service sets versions.' })),
   },
@@ -84,8 +94,9 @@ export const UpdateVectorsBody = Type.Object(
           id: PointIdSchema,
           vector: Type.Optional(Type.Array(Type.Number(), { description: 'The new vector: exactly vector_size finite numbers (magnitude at most 1e16).' })),
           sparse_vectors: Type.Optional(SparseVectors),
+          named_vectors: Type.Optional(NamedVectorsSchema),
         },
-        { additionalProperties: false, description: 'A vector, sparse vectors or both; what is not named stays as it is.' },
+        { additionalProperties: false, description: 'A vector, sparse vectors, named vectors or any of them; what is not named stays as it is.' },
       ),
       { description: 'Existing points (a missing one fails the whole request, 404); each keeps its payload. A repeated id: the last vector wins.' },
     ),
@@ -121,15 +132,28 @@ export const RecordSchema = Type.Object({
   payload: PayloadSchema,
   vector: Type.Array(Type.Number()),
   sparse_vectors: Type.Optional(Type.Record(Type.String(), SparseVectorSchema)),
+  named_vectors: Type.Optional(NamedVectorsSchema),
 });
 
 export const SearchBody = Type.Object(
   {
-    vector: Type.Optional(Type.Array(Type.Number(), { description: 'The query; exactly vector_size numbers. Required unless sparse_vector is given.' })),
+    vector: Type.Optional(
+      Type.Array(Type.Number(), { description: 'The query; exactly vector_size numbers. Required unless sparse_vector or named_vector is given.' }),
+    ),
     sparse_vector: Nullable(
       Type.Object(
         { name: Type.String({ description: 'A sparse vector name of the collection.' }), ...SparseVectorSchema.properties },
         { additionalProperties: false, description: 'Search by this sparse vector instead (exact; scores are dot products, larger is better).' },
+      ),
+    ),
+    named_vector: Nullable(
+      Type.Object(
+        { name: Type.String({ description: 'A named vector of the collection.' }), vector: NamedVectorValue },
+        {
+          additionalProperties: false,
+          description:
+            "Search by this named vector instead (exact; a multi-vector's rows are scored by max_sim, the sum over them of the best score against any stored row).",
+        },
       ),
     ),
     limit: Nullable(
@@ -200,6 +224,7 @@ export const ScoredPointSchema = Type.Object(
     payload: Type.Optional(PayloadSchema),
     vector: Type.Optional(Type.Array(Type.Number())),
     sparse_vectors: Type.Optional(Type.Record(Type.String(), SparseVectorSchema)),
+    named_vectors: Type.Optional(NamedVectorsSchema),
   },
   { description: 'One search hit, best first.' },
 );

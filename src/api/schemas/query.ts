@@ -28,7 +28,7 @@ const PrefetchSchema = Type.Object(
   {
     additionalProperties: true,
     description:
-      'A stage below the request: `vector` or `sparse_vector` (a search; with its own prefetches, re-scoring their candidates), `fusion` (of its prefetches), or neither (its first `limit` points in id order); `prefetch`, `filter`, `limit` (10), `score_threshold`, `params`.',
+      'A stage below the request: `vector`, `sparse_vector` or `named_vector` (a search; with its own prefetches, re-scoring their candidates), `fusion` (of its prefetches), or neither (its first `limit` points in id order); `prefetch`, `filter`, `limit` (10), `score_threshold`, `params`.',
   },
 );
 
@@ -36,6 +36,7 @@ export const QueryStagesBody = Type.Object(
   {
     vector: Nullable(SearchBody.properties.vector),
     sparse_vector: SearchBody.properties.sparse_vector,
+    named_vector: SearchBody.properties.named_vector,
     fusion: Nullable(FusionSchema),
     prefetch: Nullable(Type.Array(PrefetchSchema, { maxItems: 64 })),
     filter: Type.Optional(Type.Union([FilterRef, Type.Null()])),

@@ -92,3 +92,24 @@ test('a damaged sparse block is ERR_STORAGE_CORRUPTED, never a wrong vector', ()
     );
   }
 });
+
+test('records with named dense vectors round-trip in format 3, sparse vectors or not', () => {
+  const vector = { encoding: 'f32' as const, values: new Float32Array([1, 2]) };
+  const named = new Map([
+    ['img', { rows: 1, data: Float32Array.from([0.5, -1, 3]) }],
+    ['colbert', { rows: 2, data: Float32Array.from([1, 0, 0, 1]) }],
+  ]);
+  for (const sparse of [undefined, new Map([['s', { indices: Uint32Array.from([4]), values: Float32Array.from([2]) }]])]) {
+    const bytes = encodePointRecord({ version: 9n, vector, payloadJson: '{"k":1}', sparse, named });
+    assert.equal(bytes[1], 3);
+    const back = decodePointRecord(bytes, 2, 'k');
+    assert.deepEqual(back.named, named);
+    assert.deepEqual(back.sparse, sparse ?? new Map());
+    assert.equal(back.payloadJson, '{"k":1}');
+    // A named block cut short or over-long is corruption, never a shorter vector.
+    assert.throws(
+      () => decodePointRecord(bytes.subarray(0, bytes.length - 12), 2, 'c/"p"'),
+      (e: Error & { code?: string }) => e.code === 'ERR_STORAGE_CORRUPTED',
+    );
+  }
+});

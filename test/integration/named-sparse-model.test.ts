@@ -1,25 +1,30 @@
 /**
- * Sparse vectors in the engine against a plain model, after every step of random operations:
+ * Sparse vectors and named dense vectors in the engine against a plain model, after every step of random operations:
  * upserts with and without sparse vectors, re-upserts (same dense vector, changed one: a graph
  * point moves to a new slot and must take its sparse vectors along), deletes, sparse-only and
  * dense-only vector updates, payload updates, restarts (records decoded again, graph snapshots
  * reused), on Flat and HNSW collections, idf on and off. Nasty data: empty sparse vectors,
  * duplicate vectors, zero and negative values, indices near 2^32, points without any sparse
  * vector, zero dense vectors; filters selective (the exact candidates path) and broad (the
- * postings walk testing each point).
+ * postings walk testing each point). The named dense vectors beside the main one (a plain Euclid
+ * vector, a multi-vector scored by max_sim) go through the same steps against the same model.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
-import { nastySparse, type SparseJson, sameSparseHits, sparseModelSearch } from '../helpers/sparse-model.js';
+import { type ModelRows, namedModelSearch, nastySparse, type SparseJson, sameSparseHits, sparseModelSearch } from '../helpers/sparse-model.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 
 interface ModelPoint {
   dense: number[];
   payload: { g: number; rare: boolean };
   sparse: Map<string, SparseJson>;
+  named: Map<string, ModelRows>;
 }
+
+/** Named dense vectors beside the main one: a plain Euclid vector and a multi-vector (max_sim over dot products). */
+const NAMED = { img: { size: 3, distance: 'Euclid' as const, multivector: false }, col: { size: 2, distance: 'Dot' as const, multivector: true } };
 
 const NAMES = ['a', 'b'] as const;
 
@@ -28,7 +33,7 @@ for (const { hnsw, seed } of [
   { hnsw: true, seed: 502 },
   { hnsw: true, seed: 503 },
 ]) {
-  test(`sparse vectors against a model (${hnsw ? 'HNSW' : 'Flat'}, seed ${seed})`, async (t) => {
+  test(`sparse and named vectors against a model (${hnsw ? 'HNSW' : 'Flat'}, seed ${seed})`, async (t) => {
     const rng = new SeededRng(seed);
     const path = tempDbPath(t);
     let db = Database.open(path);
@@ -40,6 +45,7 @@ for (const { hnsw, seed } of [
       hnsw,
       parameters: { m: 4, ef_construction: 16 },
       sparse_vectors: { a: { modifier: 'idf' }, b: {} },
+      named_vectors: NAMED,
     });
     const model = new Map<string, ModelPoint>();
     const ids = Array.from({ length: 24 }, (_, i) => (i % 5 === 0 ? `doc-${i}` : String(i)));
@@ -50,6 +56,15 @@ for (const { hnsw, seed } of [
       return out;
     };
     const asInput = (sparse: Map<string, SparseJson>): Record<string, SparseJson> => Object.fromEntries(sparse);
+    const rowsOf = (size: number, count: number): ModelRows => Array.from({ length: count }, () => Array.from({ length: size }, () => rng.int(5) - 2));
+    const namedOf = (): Map<string, ModelRows> => {
+      const out = new Map<string, ModelRows>();
+      if (rng.int(3) !== 0) out.set('img', rowsOf(3, 1));
+      if (rng.int(3) !== 0) out.set('col', rowsOf(2, 1 + rng.int(4)));
+      return out;
+    };
+    const namedInput = (named: Map<string, ModelRows>): Record<string, number[] | number[][]> =>
+      Object.fromEntries([...named].map(([name, rows]) => [name, name === 'img' ? (rows[0] as number[]) : rows]));
 
     const check = async (step: number, op: string): Promise<void> => {
       const c = db.collection('c');
@@ -81,12 +96,40 @@ for (const { hnsw, seed } of [
           `${context}, ${name} ${JSON.stringify(query)} ${JSON.stringify(filter)}`,
         );
       }
+      for (const [name, spec] of Object.entries(NAMED)) {
+        const stored = new Map<string, ModelRows>();
+        for (const [id, p] of model) {
+          const v = p.named.get(name);
+          if (v !== undefined) stored.set(id, v);
+        }
+        const query = rowsOf(spec.size, spec.multivector ? 1 + rng.int(3) : 1);
+        const limit = 1 + rng.int(12);
+        const rare = rng.int(3) === 0;
+        const answer = await c.searchParallel({
+          named_vector: { name, vector: spec.multivector ? query : query[0] },
+          limit,
+          ...(rare ? { filter: { must: [{ key: 'rare', match: { value: true } }] } } : {}),
+          with_payload: false,
+        });
+        sameSparseHits(
+          answer.points.map((h) => ({ id: h.id, score: h.score })),
+          namedModelSearch(stored, query, {
+            distance: spec.distance,
+            limit,
+            ...(rare ? { accept: (id: string) => model.get(id)?.payload.rare === true } : {}),
+          }),
+          `${context}, ${name} ${JSON.stringify(query)} rare ${rare}`,
+        );
+      }
       // Every point's vectors as stored: the dense one, and exactly the sparse ones it has (indices ascending).
       const some = [...model.keys()].slice(0, 6);
       for (const record of await c.retrieve(some, { with_vector: true, with_payload: false })) {
         const expected = model.get(record.id) as ModelPoint;
         const shown = record.sparse_vectors ?? {};
         assert.deepEqual(Object.keys(shown).sort(), [...expected.sparse.keys()].sort(), `${context}: ${record.id}'s sparse names`);
+        const named = record.named_vectors ?? {};
+        assert.deepEqual(Object.keys(named).sort(), [...expected.named.keys()].sort(), `${context}: ${record.id}'s named vectors`);
+        for (const [name, rows] of expected.named) assert.deepEqual(named[name], name === 'img' ? rows[0] : rows, `${context}: ${record.id}'s ${name}`);
         for (const [name, v] of expected.sparse) {
           const order = v.indices.map((_, i) => i).sort((x, y) => (v.indices[x] as number) - (v.indices[y] as number));
           assert.deepEqual(shown[name], { indices: order.map((i) => v.indices[i]), values: order.map((i) => Math.fround(v.values[i] as number)) }, context);
@@ -104,10 +147,12 @@ for (const { hnsw, seed } of [
           // Sometimes the same dense vector again (the point keeps its graph node), sometimes a new one.
           const old = model.get(id);
           const vector = old !== undefined && rng.int(2) === 0 ? old.dense : dense();
-          return { id, dense: vector, payload: { g: rng.int(3), rare: rng.int(6) === 0 }, sparse: sparseOf() };
+          return { id, dense: vector, payload: { g: rng.int(3), rare: rng.int(6) === 0 }, sparse: sparseOf(), named: namedOf() };
         });
-        await c.upsert(points.map((p) => ({ id: p.id, vector: p.dense, payload: p.payload, sparse_vectors: asInput(p.sparse) })));
-        for (const p of points) model.set(p.id, { dense: p.dense, payload: p.payload, sparse: p.sparse });
+        await c.upsert(
+          points.map((p) => ({ id: p.id, vector: p.dense, payload: p.payload, sparse_vectors: asInput(p.sparse), named_vectors: namedInput(p.named) })),
+        );
+        for (const p of points) model.set(p.id, { dense: p.dense, payload: p.payload, sparse: p.sparse, named: p.named });
         op = `upsert ${batch.join(',')}`;
       } else if (roll < 11) {
         const gone = Array.from({ length: 1 + rng.int(3) }, () => ids[rng.int(ids.length)] as string);
@@ -119,10 +164,17 @@ for (const { hnsw, seed } of [
         const p = model.get(id) as ModelPoint;
         const name = NAMES[rng.int(2)] as string;
         const v = nastySparse(rng, 10);
-        if (rng.int(2) === 0) {
+        const kind = rng.int(3);
+        if (kind === 0) {
           await c.updateVectors([{ id, sparse_vectors: { [name]: v } }]);
           p.sparse.set(name, v);
           op = `update ${id}'s ${name}`;
+        } else if (kind === 1) {
+          let named = namedOf();
+          while (named.size === 0) named = namedOf();
+          await c.updateVectors([{ id, named_vectors: namedInput(named) }]);
+          for (const [n, rows] of named) p.named.set(n, rows);
+          op = `update ${id}'s named vectors ${[...named.keys()].join(',')}`;
         } else {
           const d = dense();
           await c.updateVectors([{ id, vector: d }]);
@@ -150,7 +202,13 @@ for (const { hnsw, seed } of [
 test('sparse searches: the postings walked are bounded before the search runs; unknown names and bad vectors are 400s that change nothing', async (t) => {
   const db = Database.open(tempDbPath(t));
   t.after(() => db.close());
-  await db.createCollection({ name: 'c', vector_size: 2, distance: 'Dot', sparse_vectors: { s: {} } });
+  await db.createCollection({
+    name: 'c',
+    vector_size: 2,
+    distance: 'Dot',
+    sparse_vectors: { s: {} },
+    named_vectors: { n: { size: 2, distance: 'dot' }, m: { size: 2, distance: 'cosine', multivector: true } },
+  });
   const c = db.collection('c');
   await c.upsert([{ id: 1, vector: [1, 0], sparse_vectors: { s: { indices: [1, 2], values: [1, 1] } } }]);
   const refusals: Array<[() => Promise<unknown>, RegExp]> = [
@@ -164,7 +222,30 @@ test('sparse searches: the postings walked are bounded before the search runs; u
       /points\[0\]\.sparse_vectors\.t: the collection has no sparse vector/,
     ],
     [() => c.upsert([{ id: 2, vector: [1, 0], sparse_vectors: { s: { indices: [1], values: [Number.NaN] } } }]), /points\[0\]\.sparse_vectors\.s\.values/],
-    [() => c.updateVectors([{ id: 1 }]), /points\[0\]\.vector: expected a vector \(or sparse_vectors\)/],
+    [() => c.upsert([{ id: 2, vector: [1, 0], named_vectors: { n: [1, 2, 3] } }]), /points\[0\]\.named_vectors\.n: expected 2 numbers, got 3/],
+    [
+      () => c.upsert([{ id: 2, vector: [1, 0], named_vectors: { n: [[1, 2]] } }]),
+      /points\[0\]\.named_vectors\.n: expected a vector of 2 numbers; this vector is not a multi-vector/,
+    ],
+    [() => c.upsert([{ id: 2, vector: [1, 0], named_vectors: { m: [] } }]), /points\[0\]\.named_vectors\.m: a multi-vector holds 1 to 1024 vectors, got 0/],
+    [
+      () => c.upsert([{ id: 2, vector: [1, 0], named_vectors: { x: [1, 2] } }]),
+      /points\[0\]\.named_vectors\.x: the collection has no named vector "x" \(it has "n", "m"\)/,
+    ],
+    [
+      () =>
+        c.searchChecked({
+          named_vector: {
+            name: 'm',
+            vector: [
+              [1, 0],
+              [0, Number.POSITIVE_INFINITY],
+            ],
+          },
+        }),
+      /named_vector\.vector\[1\]\[1\]/,
+    ],
+    [() => c.updateVectors([{ id: 1 }]), /points\[0\]\.vector: expected a vector \(or sparse_vectors, named_vectors\)/],
     [
       () => c.searchChecked({ sparse_vector: { name: 's', indices: Array.from({ length: 70_000 }, (_, i) => i), values: new Array(70_000).fill(1) } }),
       /sparse_vector\.indices: the request asks for 70,000 sparse query indices; the limit is 65,536/,

@@ -1,0 +1,61 @@
+/**
+ * Values kept per slot under each of a fixed set of names: a point's sparse vectors
+ * (sparse-spaces.ts) and its named dense vectors (named-vectors.ts). A point's values move with
+ * its slot; the owner hears of each value set and cleared, to keep its indexes and counts.
+ */
+export class SlotValues<V> {
+  private readonly byName = new Map<string, Array<V | undefined>>();
+
+  constructor(names: Iterable<string>) {
+    for (const name of names) this.byName.set(name, []);
+  }
+
+  get(name: string, slot: number): V | undefined {
+    return this.byName.get(name)?.[slot];
+  }
+
+  /** The slot's values by name; undefined when it holds none. */
+  all(slot: number): ReadonlyMap<string, V> | undefined {
+    let out: Map<string, V> | undefined;
+    for (const [name, bySlot] of this.byName) {
+      const value = bySlot[slot];
+      if (value === undefined) continue;
+      out ??= new Map();
+      out.set(name, value);
+    }
+    return out;
+  }
+
+  /** The slot now holds these values (it held none: `clear` came first); names not kept are passed over. */
+  set(slot: number, values: ReadonlyMap<string, V> | undefined, added: (name: string, value: V) => void): void {
+    if (values === undefined) return;
+    for (const [name, value] of values) {
+      const bySlot = this.byName.get(name);
+      if (bySlot === undefined) continue;
+      bySlot[slot] = value;
+      added(name, value);
+    }
+  }
+
+  /** The slot holds nothing any more. */
+  clear(slot: number, removed: (name: string, value: V) => void): void {
+    for (const [name, bySlot] of this.byName) {
+      const value = bySlot[slot];
+      if (value === undefined) continue;
+      bySlot[slot] = undefined;
+      removed(name, value);
+    }
+  }
+
+  /** Every slot's value under a name, by slot (undefined where a slot holds none). */
+  slotsOf(name: string): readonly (V | undefined)[] {
+    return this.byName.get(name) ?? [];
+  }
+
+  /** Slots allotted over all names (8 bytes each in the per-slot lists). */
+  get allotted(): number {
+    let slots = 0;
+    for (const bySlot of this.byName.values()) slots += bySlot.length;
+    return slots;
+  }
+}
