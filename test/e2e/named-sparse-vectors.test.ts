@@ -117,3 +117,82 @@ test('sparse vectors outlive a restart: records, config and answers', async (t) 
   assert.equal(missing.status, 400);
   assert.match(missing.body.status.error, /vector/);
 });
+
+test("kith's port: named vectors and a multi-vector declared, written, shown, searched and re-ranking a prefetch", async (t) => {
+  const { kithUrl, url } = await startQdrant(t);
+  const client = new KithClient(kithUrl);
+  const created = await client.createCollection({
+    name: 'n',
+    vector_size: 2,
+    distance: 'dot',
+    named_vectors: { img: { size: 2, distance: 'euclid' }, col: { size: 2, distance: 'cosine', multivector: true } },
+  });
+  assert.deepEqual(created.named_vectors, {
+    img: { size: 2, distance: 'Euclid', multivector: false },
+    col: { size: 2, distance: 'Cosine', multivector: true },
+  });
+  await client.upsert('n', [
+    { id: 'a', vector: [1, 0], named_vectors: { img: [0, 0], col: [[1, 0]] } },
+    {
+      id: 'b',
+      vector: [0, 1],
+      named_vectors: {
+        img: [3, 4],
+        col: [
+          [0, 1],
+          [1, 1],
+        ],
+      },
+    },
+    {
+      id: 'c',
+      vector: [1, 1],
+      named_vectors: {
+        col: [
+          [1, 0],
+          [0, 1],
+        ],
+      },
+    },
+  ]);
+  const near = await client.search('n', { named_vector: { name: 'img', vector: [3, 4] }, with_payload: false });
+  assert.deepEqual(
+    near.map((h) => [h.id, h.score]),
+    [
+      ['b', 0],
+      ['a', 5],
+    ],
+    'Euclid distances, nearest first; c has no img vector',
+  );
+  const point = await client.getPoint('n', 'b');
+  assert.deepEqual(point.named_vectors?.img, [3, 4]);
+  assert.equal(point.named_vectors?.col?.length, 2);
+  // A multi-vector re-ranking the main vector's prefetch, in both dialects: the same order and scores.
+  const kith = await client.query('n', {
+    prefetch: [{ vector: [1, 1], limit: 3, params: { exact: true } }],
+    named_vector: {
+      name: 'col',
+      vector: [
+        [1, 0],
+        [0, 1],
+      ],
+    },
+    limit: 3,
+  });
+  const qdrant = await http(url, 'POST', '/collections/n/points/query', {
+    prefetch: { query: [1, 1], limit: 3, params: { exact: true } },
+    query: [
+      [1, 0],
+      [0, 1],
+    ],
+    using: 'col',
+    limit: 3,
+  });
+  assert.equal(qdrant.status, 200, qdrant.text);
+  assert.deepEqual(
+    kith.map((h) => h.id),
+    qdrant.body.result.points.map((h: { id: string }) => h.id),
+  );
+  assert.equal(kith[0]?.id, 'c', 'c holds both query rows exactly: max_sim 2');
+  assert.ok(Math.abs((kith[0]?.score ?? 0) - 2) < 1e-6);
+});

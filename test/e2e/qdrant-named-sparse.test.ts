@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SeededRng } from '../../src/core/rng.js';
-import { nastySparse, type SparseJson, sameSparseHits, sparseModelSearch } from '../helpers/sparse-model.js';
+import { namedModelSearch, nastySparse, type SparseJson, sameSparseHits, sparseModelSearch } from '../helpers/sparse-model.js';
 import { http, startQdrant } from './qdrant-harness.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are inspected field by field
@@ -224,4 +224,95 @@ test('vector updates keep the vectors they do not name; payload updates keep spa
     assert.match(r.body.status.error, pattern, JSON.stringify(body));
   }
   assert.equal((await client.count('u')).count, 2, 'no refused write changed anything');
+});
+
+test('several named dense vectors and a multi-vector: writes, reads, exact queries against the model, ColBERT-style re-ranking of a prefetch', async (t) => {
+  const { client, url } = await startQdrant(t);
+  await client.createCollection('m', {
+    vectors: {
+      text: { size: 4, distance: 'Cosine' },
+      image: { size: 3, distance: 'Euclid', on_disk: true },
+      colbert: { size: 2, distance: 'Dot', multivector_config: { comparator: 'max_sim' }, hnsw_config: { m: 0 } },
+    },
+    sparse_vectors: { words: {} },
+  });
+  const info = await client.getCollection('m');
+  assert.deepEqual(info.config.params.vectors, {
+    text: { size: 4, distance: 'Cosine' },
+    image: { size: 3, distance: 'Euclid', on_disk: true },
+    colbert: { size: 2, distance: 'Dot', multivector_config: { comparator: 'max_sim' }, hnsw_config: { m: 0 } },
+  });
+  const rng = new SeededRng(4040);
+  const row = (size: number): number[] => Array.from({ length: size }, () => rng.int(5) - 2);
+  const image = new Map<string, number[][]>();
+  const colbert = new Map<string, number[][]>();
+  const points = Array.from({ length: 40 }, (_, i) => {
+    const vector: Record<string, unknown> = { text: [1, i % 3, (i * 7) % 5, 1] };
+    if (i % 4 !== 0) {
+      const v = row(3);
+      vector.image = v;
+      image.set(String(i), [v]);
+    }
+    if (i % 3 !== 0) {
+      const rows = Array.from({ length: 1 + rng.int(4) }, () => row(2));
+      vector.colbert = rows;
+      colbert.set(String(i), rows);
+    }
+    return { id: i, vector: vector as Body, payload: { odd: i % 2 === 1 } };
+  });
+  await client.upsert('m', { points });
+  const [p5] = await client.retrieve('m', { ids: [5], with_vector: ['image', 'colbert'] });
+  assert.deepEqual(p5?.vector, { image: image.get('5')?.[0], colbert: colbert.get('5') });
+
+  for (let round = 0; round < 12; round++) {
+    const limit = 1 + rng.int(10);
+    const odd = round % 3 === 0;
+    const filter = odd ? { must: [{ key: 'odd', match: { value: true } }] } : undefined;
+    const accept = odd ? (id: string) => Number(id) % 2 === 1 : undefined;
+    const q = row(3);
+    const byImage = await client.query('m', { query: q, using: 'image', limit, ...(filter ? { filter } : {}) });
+    sameSparseHits(
+      byImage.points.map((p) => ({ id: String(p.id), score: p.score })),
+      namedModelSearch(image, [q], { distance: 'Euclid', limit, ...(accept ? { accept } : {}) }),
+      `image round ${round}`,
+    );
+    const rows = Array.from({ length: 1 + rng.int(3) }, () => row(2));
+    const byColbert = await client.query('m', { query: rows, using: 'colbert', limit, ...(filter ? { filter } : {}) });
+    sameSparseHits(
+      byColbert.points.map((p) => ({ id: String(p.id), score: p.score })),
+      namedModelSearch(colbert, rows, { distance: 'Dot', limit, ...(accept ? { accept } : {}) }),
+      `colbert round ${round}`,
+    );
+    // The ColBERT recipe: a dense prefetch of candidates, re-ranked by the multi-vector.
+    const textQuery = [1, rng.int(3), rng.int(5), 1];
+    const candidates = (await client.query('m', { query: textQuery, using: 'text', limit: 15, params: { exact: true } })).points.map((p) => String(p.id));
+    const reranked = await client.query('m', {
+      prefetch: { query: textQuery, using: 'text', limit: 15, params: { exact: true } },
+      query: rows,
+      using: 'colbert',
+      limit: 5,
+    });
+    const among = new Map([...colbert].filter(([id]) => candidates.includes(id)));
+    sameSparseHits(
+      reranked.points.map((p) => ({ id: String(p.id), score: p.score })),
+      namedModelSearch(among, rows, { distance: 'Dot', limit: 5 }),
+      `rerank round ${round}`,
+    );
+  }
+  await client.updateVectors('m', { points: [{ id: 0, vector: { image: [1, 1, 1] } }] });
+  const [p0] = await client.retrieve('m', { ids: [0], with_vector: true });
+  assert.deepEqual(Object.keys(p0?.vector as Body).sort(), ['image', 'text'], 'the update added image and kept text');
+  for (const [body, pattern] of [
+    [{ query: 3, using: 'image' }, /a point id as a query of the named vector `image` is not supported yet/],
+    [{ query: [1, 2], using: 'image' }, /query: expected 3 numbers, got 2/],
+    [{ query: [[1, 2, 3]], using: 'image' }, /query: expected a vector of 3 numbers; this vector is not a multi-vector/],
+    [{ query: { recommend: { positive: [1] } }, using: 'image' }, /a recommendation by the named vector `image` is not supported yet/],
+  ] as const) {
+    const r = await http(url, 'POST', '/collections/m/points/query', body);
+    assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+    assert.match(r.body.status.error, pattern);
+  }
+  const bad = await http(url, 'PUT', '/collections/m/points', { points: [{ id: 99, vector: { text: [1, 1, 1, 1], colbert: [[1, 2, 3]] } }] });
+  assert.equal(bad.status, 400, bad.text);
+  assert.match(bad.body.status.error, /points\[0\]\.vector\.colbert\[0\]: expected 2 numbers, got 3/);
 });

@@ -69,8 +69,13 @@ export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store
     if (strict !== undefined && strict !== null && asObject(strict, 'strict_mode_config').enabled === true)
       throw notSupported('strict_mode_config', 'strict mode (kith bounds every request by its own limits, docs/params.md)');
     const vectors = asObject(body.vectors, 'vectors');
-    const denseName = layoutOf(await collection.facts()).dense;
-    for (const name of Object.keys(vectors)) if (name !== denseName) throw unknownVectorName(name);
+    const layout = layoutOf(await collection.facts());
+    const denseName = layout.dense;
+    for (const name of Object.keys(vectors)) {
+      if (layout.named.has(name))
+        throw notSupported(childPath('vectors', name), 'changing a named vector beside the main one (it is searched exactly, with no index to rebuild)', true);
+      if (name !== denseName) throw unknownVectorName(name);
+    }
     const unnamed = asObject(vectors[denseName], childPath('vectors', denseName));
     const hnswConfig = { ...asObject(unnamed.hnsw_config, 'vectors[""].hnsw_config'), ...asObject(body.hnsw_config, 'hnsw_config') };
     const change = graphChange(hnswConfig, 'hnsw_config');

@@ -73,25 +73,50 @@ export function requestCollection(store: QdrantStore, request: FastifyRequest<{ 
 }
 
 /**
- * `vectors`: one dense vector's params (the unnamed vector), or a map naming it. kith holds one
- * dense vector per point: a map of more than one name is refused, as is a collection without one.
+ * `vectors`: one dense vector's params (the unnamed vector), or a map of named ones. The first
+ * named vector that is not a multi-vector is the main one (HNSW, as the collection's config
+ * says); the others are held beside it and searched exactly (docs/api.md, "Named vectors").
  */
-function parseVectors(raw: unknown): { name: string; size: number; distance: 'Cosine' | 'Euclid' | 'Dot'; params: Record<string, unknown>; path: string } {
+function parseVectors(raw: unknown): {
+  name: string;
+  size: number;
+  distance: 'Cosine' | 'Euclid' | 'Dot';
+  params: Record<string, unknown>;
+  path: string;
+  others: Record<string, { size: number; distance: 'Cosine' | 'Euclid' | 'Dot'; multivector: boolean }>;
+} {
   if (raw === undefined || raw === null) throw formatError('vectors', 'required: {size, distance}');
   const v = asObject(raw, 'vectors');
-  if (Object.hasOwn(v, 'size') || Object.hasOwn(v, 'distance')) return { name: '', ...denseParams(v, 'vectors'), params: v, path: 'vectors' };
+  if (Object.hasOwn(v, 'size') || Object.hasOwn(v, 'distance')) {
+    if (v.multivector_config !== undefined && v.multivector_config !== null)
+      throw notSupported('vectors.multivector_config', 'a multi-vector as the only dense vector (kith needs a plain one beside it)', true);
+    return { name: '', ...denseParams(v, 'vectors'), params: v, path: 'vectors', others: {} };
+  }
   const names = Object.keys(v);
   if (names.length === 0) throw notSupported('vectors', 'a collection without a dense vector (sparse vectors only)', true);
-  if (names.length > 1) throw notSupported('vectors', 'more than one dense vector per point (named vectors beyond one)', true);
-  const name = names[0] as string;
-  const path = childPath('vectors', name);
-  if (name.length > LIMITS.vectorNameLength.max) throw validationError(path, `a vector name is at most ${LIMITS.vectorNameLength.max} characters`);
-  const params = asObject(v[name], path);
-  return { name, ...denseParams(params, path), params, path };
+  const parsed = names.map((name) => {
+    const path = childPath('vectors', name);
+    if (name.length > LIMITS.vectorNameLength.max) throw validationError(path, `a vector name is at most ${LIMITS.vectorNameLength.max} characters`);
+    const params = asObject(v[name], path);
+    return { name, path, params, multivector: multivectorOf(params, path), ...denseParams(params, path) };
+  });
+  const main = parsed.find((p) => !p.multivector);
+  if (main === undefined) throw notSupported('vectors', 'only multi-vectors (kith needs one plain dense vector per point)', true);
+  const others: Record<string, { size: number; distance: 'Cosine' | 'Euclid' | 'Dot'; multivector: boolean }> = Object.create(null);
+  for (const p of parsed) if (p !== main) others[p.name] = { size: p.size, distance: p.distance, multivector: p.multivector };
+  return { name: main.name, size: main.size, distance: main.distance, params: main.params, path: main.path, others: { ...others } };
+}
+
+/** `multivector_config {comparator: "max_sim"}`: whether the vector is a multi-vector. */
+function multivectorOf(params: Record<string, unknown>, path: string): boolean {
+  if (params.multivector_config === undefined || params.multivector_config === null) return false;
+  const config = asObject(params.multivector_config, childPath(path, 'multivector_config'));
+  if (config.comparator !== 'max_sim')
+    throw formatError(childPath(childPath(path, 'multivector_config'), 'comparator'), `unknown variant ${describeJson(config.comparator)}, expected max_sim`);
+  return true;
 }
 
 function denseParams(v: Record<string, unknown>, path: string): { size: number; distance: 'Cosine' | 'Euclid' | 'Dot' } {
-  if (v.multivector_config !== undefined && v.multivector_config !== null) throw notSupported(childPath(path, 'multivector_config'), 'multi-vectors', true);
   const size = v.size;
   if (typeof size !== 'number' || !Number.isInteger(size)) throw formatError(childPath(path, 'size'), `expected an integer, got ${describeJson(size)}`);
   if (size < LIMITS.vectorSize.min || size > LIMITS.vectorSize.max) {
@@ -138,6 +163,8 @@ async function createCollection(store: QdrantStore, name: string, body: Record<s
   if (name.length > 255) throw nameTooLong(name);
   const vectors = parseVectors(body.vectors);
   const sparseVectors = parseSparseVectors(body.sparse_vectors, vectors.name);
+  for (const name of Object.keys(vectors.others))
+    if (Object.hasOwn(sparseVectors, name)) throw formatError(childPath('sparse_vectors', name), `a dense vector is named ${JSON.stringify(name)} already`);
   if (body.init_from !== undefined && body.init_from !== null) throw notSupported('init_from', '`init_from`');
   // Qdrant's strict mode limits requests by its own rules; kith bounds every request by its own
   // (docs/params.md): accepting the config would promise checks that are not made.
@@ -176,6 +203,7 @@ async function createCollection(store: QdrantStore, name: string, body: Record<s
         quantization,
         ...(vectors.name === '' ? {} : { vector_name: vectors.name }),
         ...(Object.keys(sparseVectors).length === 0 ? {} : { sparse_vectors: sparseVectors }),
+        ...(Object.keys(vectors.others).length === 0 ? {} : { named_vectors: vectors.others }),
       },
       { options, payload_schema: {} } satisfies QdrantExtras,
       {
@@ -257,13 +285,17 @@ async function collectionInfo(collection: QdrantCollection): Promise<Record<stri
   };
 }
 
-/** GET's `vectors`: the params as given, with kith's size and distance; under the name when the dense vector has one. */
+/** GET's `vectors`: the params as given, with kith's size and distance; by name when the dense vectors have names. */
 function vectorsEcho(given: Record<string, unknown>, info: QdrantCollectionFacts): Record<string, unknown> {
   const name = info.vector_name ?? '';
-  if (name === '') return { ...given, size: info.vector_size, distance: info.distance };
-  const own = asObject(Object.hasOwn(given, name) ? given[name] : undefined, 'vectors');
+  const others = Object.entries(info.named_vectors ?? {});
+  if (name === '' && others.length === 0) return { ...given, size: info.vector_size, distance: info.distance };
+  const own = (n: string): Record<string, unknown> => asObject(Object.hasOwn(given, n) ? given[n] : undefined, 'vectors');
   const out: Record<string, unknown> = Object.create(null);
-  out[name] = { ...own, size: info.vector_size, distance: info.distance };
+  out[name] = { ...own(name), size: info.vector_size, distance: info.distance };
+  for (const [n, spec] of others) {
+    out[n] = { ...own(n), size: spec.size, distance: spec.distance, ...(spec.multivector ? { multivector_config: { comparator: 'max_sim' } } : {}) };
+  }
   return { ...out };
 }
 

@@ -19,7 +19,14 @@ import type { QdrantRead, QdrantStore } from './store.js';
 export async function withLookups(plans: readonly Plan[], paths: readonly string[], store: QdrantStore, read: QdrantRead, dim: number): Promise<Plan[]> {
   const out: Plan[] = [];
   for (const [i, plan] of plans.entries()) {
-    if (plan.kind !== 'search' || plan.query.kind === 'vector' || plan.query.kind === 'sparse' || plan.query.lookup === undefined) out.push(plan);
+    if (
+      plan.kind !== 'search' ||
+      plan.query.kind === 'vector' ||
+      plan.query.kind === 'sparse' ||
+      plan.query.kind === 'named' ||
+      plan.query.lookup === undefined
+    )
+      out.push(plan);
     else out.push({ ...plan, query: await lookedUp(plan.query, childPath(paths[i] ?? '', 'lookup_from'), store, read, dim) });
   }
   return out;

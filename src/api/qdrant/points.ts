@@ -19,7 +19,7 @@ import { parseQdrantFilter } from './filter.js';
 import { pathIdToKithId, toKithId, toQdrantId } from './ids.js';
 import { type QdrantRecord, toRecord, updateResult, type VectorView } from './shape.js';
 import type { QdrantCollection, QdrantStore } from './store.js';
-import { layoutOf, parseVectorSelection, pointVectors, readsVectors, unknownVectorName, type VectorLayout } from './vector-layout.js';
+import { layoutOf, parseVectorSelection, type PointVectors, pointVectors, readsVectors, unknownVectorName, type VectorLayout } from './vector-layout.js';
 
 type NameParams = { Params: { name: string } };
 
@@ -48,15 +48,11 @@ function refuseShardKey(body: Record<string, unknown>): void {
 }
 
 /** A point to write: its dense vector is required (kith points have one), its sparse ones optional. */
-function withDense(
-  vectors: { vector?: unknown; sparse_vectors?: Record<string, unknown> },
-  layout: VectorLayout,
-  path: string,
-): { vector: unknown; sparse_vectors?: Record<string, unknown> } {
+function withDense(vectors: PointVectors, layout: VectorLayout, path: string): PointVectors & { vector: unknown } {
   if (vectors.vector === undefined) {
-    throw formatError(path, `every point needs its dense vector${layout.dense === '' ? '' : ` \`${layout.dense}\``} in kith (sparse vectors are optional)`);
+    throw formatError(path, `every point needs its dense vector${layout.dense === '' ? '' : ` \`${layout.dense}\``} in kith (the other vectors are optional)`);
   }
-  return { vector: vectors.vector, ...(vectors.sparse_vectors === undefined ? {} : { sparse_vectors: vectors.sparse_vectors }) };
+  return { ...vectors, vector: vectors.vector };
 }
 
 export async function upsertPoints(body: Record<string, unknown>, layout: VectorLayout): Promise<PointInput[]> {
@@ -109,7 +105,7 @@ function batchColumns(vectors: unknown, count: number, layout: VectorLayout): Ar
     throw formatError('batch.vectors', `expected an array of vectors or a map of named lists, got ${describeJson(vectors)}`);
   return Object.entries(vectors).map(([name, list]) => {
     const at = childPath('batch.vectors', name);
-    if (name !== layout.dense && !layout.sparse.has(name)) throw unknownVectorName(name);
+    if (name !== layout.dense && !layout.sparse.has(name) && !layout.named.has(name)) throw unknownVectorName(name);
     if (!Array.isArray(list)) throw formatError(at, `expected a list of vectors, got ${describeJson(list)}`);
     if (list.length !== count) throw formatError(at, `${list.length} vectors for ${count} ids`);
     return [name, list];
@@ -127,10 +123,7 @@ export function upsertOptions(body: Record<string, unknown>): { mode?: UpdateMod
 }
 
 /** PUT …/points/vectors' body: `points` of `{id, vector}`, each vector (or named vectors) as `pointVectors` takes it. */
-export async function vectorUpdates(
-  body: Record<string, unknown>,
-  layout: VectorLayout,
-): Promise<{ id: PointId; vector?: unknown; sparse_vectors?: Record<string, unknown> }[]> {
+export async function vectorUpdates(body: Record<string, unknown>, layout: VectorLayout): Promise<Array<{ id: PointId } & PointVectors>> {
   refuseShardKey(body);
   if (body.update_filter !== undefined && body.update_filter !== null) throw notSupported('update_filter', '`update_filter` (conditional updates)', true);
   const points = body.points;

@@ -7,6 +7,7 @@ import { LIMITS } from '../../segment/collection-config.js';
 import type { Example, QueryRequest } from '../../search/query-verbs.js';
 import type { SearchInput } from '../../search/collection-search.js';
 import { checkSparseVector } from '../../search/sparse-search.js';
+import { checkNamedVector } from '../../search/named-search.js';
 import type { OrderByInput } from '../../search/order-by.js';
 import type { Selection, Stage } from '../../search/multi-stage.js';
 import { childPath } from '../../core/field-path.js';
@@ -51,6 +52,7 @@ export interface Common {
 export type Query =
   | { kind: 'vector'; vector: unknown }
   | { kind: 'sparse'; name: string; vector: { indices: unknown; values: unknown } }
+  | { kind: 'named'; name: string; vector: unknown }
   | { kind: 'point'; point: QdrantId; lookup?: string }
   | { kind: 'recommend'; positive: Example[]; negative: Example[]; lookup?: string };
 
@@ -144,6 +146,11 @@ export function nearestQuery(query: unknown, path: string, lookup: string | unde
     checkSparseVector(query, path);
     return { kind: 'sparse', name: used.name, vector: query };
   }
+  if (used.kind === 'named') {
+    if (typeof query === 'number' || typeof query === 'string') throw notSupported(path, `a point id as a query of the named vector \`${used.name}\``, true);
+    checkNamedVector(query, used.spec, path);
+    return { kind: 'named', name: used.name, vector: query };
+  }
   denseUsed(used);
   if (idAllowed && (typeof query === 'number' || typeof query === 'string')) {
     toKithId(query, path);
@@ -176,7 +183,7 @@ function examples(raw: unknown, path: string, dim: number): Example[] {
 export function recommendQuery(dim: number, body: Record<string, unknown>, path: string, outerLookup: string | undefined, used: UsedVector): Query {
   const strategy = body.strategy ?? 'average_vector';
   if (strategy !== 'average_vector') throw notSupported(childPath(path, 'strategy'), `the ${JSON.stringify(strategy)} strategy (only average_vector is)`);
-  if (used.kind === 'sparse') throw notSupported(path, 'a recommendation by sparse vectors', true);
+  if (used.kind === 'sparse' || used.kind === 'named') throw notSupported(path, `a recommendation by the ${used.kind} vector \`${used.name}\``, true);
   denseUsed(used);
   const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from')) ?? outerLookup;
   const positive = examples(body.positive, childPath(path, 'positive'), dim);
@@ -221,6 +228,10 @@ export function engineQuery(plan: Extract<Plan, { kind: 'search' }>): QueryReque
   if (query.kind === 'sparse') {
     if (plan.mmr !== undefined) throw notSupported('query.mmr', 'MMR over a sparse vector', true);
     return { kind: 'vector', search: { ...search, sparse_vector: { name: query.name, ...query.vector } } };
+  }
+  if (query.kind === 'named') {
+    if (plan.mmr !== undefined) throw notSupported('query.mmr', 'MMR over a named vector beside the main one', true);
+    return { kind: 'vector', search: { ...search, named_vector: { name: query.name, vector: query.vector } } };
   }
   return { kind: 'vector', search: { ...search, vector: query.vector } };
 }

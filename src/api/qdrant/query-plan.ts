@@ -45,7 +45,8 @@ export function queryPlan(target: PlanTarget, raw: unknown, path: string): Plan 
   const common = commonPlan(body, path, false, target.layout);
   const queryPath = childPath(path, 'query');
   const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from'));
-  if (lookup !== undefined && used.kind === 'sparse') throw notSupported(childPath(path, 'lookup_from'), '`lookup_from` with a sparse vector', true);
+  if (lookup !== undefined && (used.kind === 'sparse' || used.kind === 'named'))
+    throw notSupported(childPath(path, 'lookup_from'), `\`lookup_from\` with the ${used.kind} vector \`${used.name}\``, true);
   const part = queryPart(target.dim, body.query, queryPath, common.limit, used, lookup);
   const prefetches = prefetchList(body.prefetch, path);
   if (prefetches.length === 0) {
@@ -196,6 +197,7 @@ function queryPart(dim: number, raw: unknown, queryPath: string, limit: number, 
   }
   if (query === undefined || query === null) throw formatError(queryPath, `expected a vector, a point id or {nearest}, got ${describeJson(query)}`);
   if (mmr !== undefined && used.kind === 'sparse') throw notSupported(childPath(queryPath, 'mmr'), 'MMR over a sparse vector', true);
+  if (mmr !== undefined && used.kind === 'named') throw notSupported(childPath(queryPath, 'mmr'), 'MMR over a named vector beside the main one', true);
   return { kind: 'search', query: nearestQuery(query, queryPath, lookup, used), ...(mmr === undefined ? {} : { mmr }) };
 }
 

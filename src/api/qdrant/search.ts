@@ -25,6 +25,7 @@ import { engineQuery, type Plan, type PlanTarget, recommendPlan, searchPlan } fr
 import { queryPlan } from './query-plan.js';
 import { type QdrantScoredPoint, scoredPoint } from './shape.js';
 import { layoutOf } from './vector-layout.js';
+import { namedScoresAscend } from '../../search/named-search.js';
 import type { QdrantCollection, QdrantCollectionFacts, QdrantStore } from './store.js';
 import { mapInSlices } from '../../core/time-slices.js';
 
@@ -45,6 +46,10 @@ export function stageSource(collection: QdrantCollection, facts: QdrantCollectio
   return {
     vectorSize: facts.vector_size,
     smallerBetter: facts.distance === 'Euclid',
+    namedAscending: (name) => {
+      const spec = facts.named_vectors?.[name];
+      return spec !== undefined && namedScoresAscend(spec);
+    },
     queryChecked: (queries, options) => collection.queryChecked(queries, options),
     scroll: (request) => collection.scroll(request),
     retrieve: (ids, options) => collection.retrieve(ids, options),

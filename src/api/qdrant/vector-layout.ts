@@ -1,6 +1,6 @@
 /**
- * A collection's vectors as the Qdrant port names them: its dense vector (unnamed, `""`, or named)
- * and its sparse vectors. Points and queries name vectors by these names; answers show a point's
+ * A collection's vectors as the Qdrant port names them: its main dense vector (unnamed, `""`, or
+ * named), its sparse vectors and its other dense vectors (multi-vectors among them). Points and queries name vectors by these names; answers show a point's
  * vectors as Qdrant does: a bare array when the collection has only the unnamed dense vector, else
  * a map of name → vector (`{"text-dense": […], "text-sparse": {indices, values}}`).
  */
@@ -9,30 +9,40 @@ import { shortestFloat32s } from '../../core/float32-text.js';
 import { describeJson } from '../../core/point-id.js';
 import type { SparseVectorsJson } from '../../segment/sparse-spaces.js';
 import { checkSparseVector } from '../../search/sparse-search.js';
+import { checkNamedVector } from '../../search/named-search.js';
+import type { NamedVectorConfig, NamedVectorsJson } from '../../segment/named-vectors.js';
 import { formatError, notSupported, QdrantHttpError } from './errors.js';
 
 export interface VectorLayout {
-  /** The dense vector's name ("" for the unnamed vector). */
+  /** The main dense vector's name ("" for the unnamed vector). */
   readonly dense: string;
   readonly sparse: ReadonlySet<string>;
+  /** Dense vectors beside the main one (multi-vectors among them), searched exactly. */
+  readonly named: ReadonlyMap<string, NamedVectorConfig>;
 }
 
 /** A collection with only the unnamed dense vector. */
-export const UNNAMED_ONLY: VectorLayout = { dense: '', sparse: new Set() };
+export const UNNAMED_ONLY: VectorLayout = { dense: '', sparse: new Set(), named: new Map() };
 
 /** The layout of a collection as its facts (kith's collection info) describe it. */
 export function layoutOf(facts: {
   readonly vector_name?: string | undefined;
   readonly sparse_vectors?: Readonly<Record<string, unknown>> | undefined;
+  readonly named_vectors?: Readonly<Record<string, NamedVectorConfig>> | undefined;
 }): VectorLayout {
   const sparse = facts.sparse_vectors === undefined ? [] : Object.keys(facts.sparse_vectors);
-  if ((facts.vector_name ?? '') === '' && sparse.length === 0) return UNNAMED_ONLY;
-  return { dense: facts.vector_name ?? '', sparse: new Set(sparse) };
+  const named = facts.named_vectors === undefined ? [] : Object.entries(facts.named_vectors);
+  if ((facts.vector_name ?? '') === '' && sparse.length === 0 && named.length === 0) return UNNAMED_ONLY;
+  return { dense: facts.vector_name ?? '', sparse: new Set(sparse), named: new Map(named) };
 }
 
 /** Whether answers show vectors as a map of names (anything but the unnamed vector alone). */
 function named(layout: VectorLayout): boolean {
-  return layout.dense !== '' || layout.sparse.size > 0;
+  return layout.dense !== '' || layout.sparse.size > 0 || layout.named.size > 0;
+}
+
+function knownName(layout: VectorLayout, name: string): boolean {
+  return name === layout.dense || layout.sparse.has(name) || layout.named.has(name);
 }
 
 /** Qdrant's 400 for a vector name the collection does not have, in its words. */
@@ -45,13 +55,19 @@ export function unknownVectorName(name: string): QdrantHttpError {
  * one in a collection whose dense vector has a name (`absent`: an error only once a query vector
  * needs it; a fusion of prefetches names none).
  */
-export type UsedVector = { readonly kind: 'dense' } | { readonly kind: 'sparse'; readonly name: string } | { readonly kind: 'absent' };
+export type UsedVector =
+  | { readonly kind: 'dense' }
+  | { readonly kind: 'sparse'; readonly name: string }
+  | { readonly kind: 'named'; readonly name: string; readonly spec: NamedVectorConfig }
+  | { readonly kind: 'absent' };
 
 export function usedVector(raw: unknown, layout: VectorLayout, path: string): UsedVector {
   const name = raw === undefined || raw === null ? '' : raw;
   if (typeof name !== 'string') throw formatError(path, `expected a vector name, got ${describeJson(raw)}`);
   if (name === layout.dense) return { kind: 'dense' };
   if (layout.sparse.has(name)) return { kind: 'sparse', name };
+  const spec = layout.named.get(name);
+  if (spec !== undefined) return { kind: 'named', name, spec };
   if (name === '') return { kind: 'absent' };
   throw unknownVectorName(name);
 }
@@ -66,10 +82,16 @@ export function isSparseShape(raw: unknown): raw is { indices: unknown; values: 
   return typeof raw === 'object' && raw !== null && !Array.isArray(raw) && Object.hasOwn(raw, 'indices');
 }
 
-/** What a point's `vector` gives kith: the dense vector and the sparse ones by name. */
+/** What a point's `vector` gives kith: the main dense vector, the sparse ones and the other dense ones by name. */
 export interface PointVectors {
   vector?: unknown;
   sparse_vectors?: Record<string, unknown>;
+  named_vectors?: Record<string, unknown>;
+}
+
+/** `record[name] = value` as an own property, whatever the name (`__proto__` too). */
+function setOwn(record: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(record, name, { value, enumerable: true, configurable: true, writable: true });
 }
 
 /**
@@ -96,7 +118,11 @@ export function pointVectors(raw: unknown, layout: VectorLayout, path: string): 
       if (!isSparseShape(value)) throw formatError(at, `expected a sparse vector {indices, values}, got ${describeJson(value)}`);
       checkSparseVector(value, at);
       out.sparse_vectors ??= {};
-      Object.defineProperty(out.sparse_vectors, name, { value, enumerable: true, configurable: true, writable: true });
+      setOwn(out.sparse_vectors, name, value);
+    } else if (layout.named.has(name)) {
+      checkNamedVector(value, layout.named.get(name) as NamedVectorConfig, at);
+      out.named_vectors ??= {};
+      setOwn(out.named_vectors, name, value);
     } else {
       throw unknownVectorName(name);
     }
@@ -123,13 +149,17 @@ export function parseVectorSelection(raw: unknown, path: string, fallback: boole
 /** Whether the engine must read vectors for this selection; names are checked against the layout. */
 export function readsVectors(selection: VectorSelection, layout: VectorLayout): boolean {
   if (typeof selection === 'boolean') return selection;
-  for (const name of selection) if (name !== layout.dense && !layout.sparse.has(name)) throw unknownVectorName(name);
+  for (const name of selection) if (!knownName(layout, name)) throw unknownVectorName(name);
   return selection.length > 0;
 }
 
 /** A point's vectors as Qdrant shows them (components as their shortest float32 decimals), or undefined when none are asked for. */
 export function shownVectors(
-  point: { readonly vector?: number[] | undefined; readonly sparse_vectors?: SparseVectorsJson | undefined },
+  point: {
+    readonly vector?: number[] | undefined;
+    readonly sparse_vectors?: SparseVectorsJson | undefined;
+    readonly named_vectors?: NamedVectorsJson | undefined;
+  },
   layout: VectorLayout,
   selection: VectorSelection,
 ): unknown {
@@ -140,6 +170,10 @@ export function shownVectors(
   if (wanted(layout.dense)) out[layout.dense] = shortestFloat32s(point.vector);
   for (const [name, v] of Object.entries(point.sparse_vectors ?? {})) {
     if (wanted(name)) out[name] = { indices: v.indices, values: shortestFloat32s(v.values) };
+  }
+  for (const [name, v] of Object.entries(point.named_vectors ?? {})) {
+    if (!wanted(name)) continue;
+    out[name] = (v as unknown[]).length > 0 && Array.isArray(v[0]) ? (v as number[][]).map(shortestFloat32s) : shortestFloat32s(v as number[]);
   }
   return { ...out };
 }
