@@ -53,6 +53,10 @@ const SCENARIOS: Record<string, { summary: string; load: () => Promise<Scenario>
     summary: 'scroll pages of a large collection in process: ms per page, with and without a filter',
     load: async () => (await import('./scenarios/scroll.js')).scrollScenario,
   },
+  hybrid: {
+    summary: 'hybrid query (dense HNSW + sparse prefetches of 100, RRF) latency vs each search alone; memory per point',
+    load: async () => (await import('./scenarios/hybrid.js')).hybridScenario,
+  },
   sparse: {
     summary: 'sparse inverted index in process: build, bytes/doc, search QPS/latency/recall vs an exact scan, 10% filter',
     load: async () => (await import('./scenarios/sparse.js')).sparseScenario,
