@@ -25,6 +25,29 @@ const GROUPED = `groups × group_size ≤ ${MAX_GROUPED_HITS}; at most ${MAX_GRO
 const BODY = 'the body limit (-max-body-mb)';
 const FIXED = 'constant work';
 const SLICED = 'walks the collection in slices (point-scan.ts)';
+/** What a search by any of a collection's vectors counts: the main vector's bounds, and the sparse and named vectors'. */
+const SEARCH_BUDGETS: readonly BudgetName[] = [
+  'searches',
+  'hits',
+  'vectorComponents',
+  'payloadPathChecks',
+  'filterTerms',
+  'sparseTerms',
+  'sparsePostings',
+  'namedComponents',
+];
+/** A query may be any search, a recommendation (its examples), MMR, or a search by examples. */
+const QUERY_BUDGETS: readonly BudgetName[] = [...SEARCH_BUDGETS, 'exampleComponents', 'mmrComponents', 'exampleScoring'];
+/** A recommendation or a discovery: its examples read, and every point scored against them for best_score, sum_scores and discovery. */
+const EXAMPLE_BUDGETS: readonly BudgetName[] = [
+  'searches',
+  'hits',
+  'vectorComponents',
+  'payloadPathChecks',
+  'filterTerms',
+  'exampleComponents',
+  'exampleScoring',
+];
 
 /** `cluster`, `qdrantCluster`: the routes only a cluster node's kith and Qdrant ports have, besides their own. */
 export type Port = 'kith' | 'qdrant' | 'cluster' | 'qdrantCluster';
@@ -66,15 +89,21 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'PUT /collections/:name/points/payload': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
     'POST /collections/:name/points/payload/delete': { budgets: ['ids', 'filterTerms'], bounded: `at most 1000 keys; ${SLICED}` },
     'POST /collections/:name/points/payload/clear': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },
-    'POST /collections/:name/points/search/groups': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: GROUPED },
+    'POST /collections/:name/points/search/groups': {
+      budgets: SEARCH_BUDGETS,
+      bounded: GROUPED,
+    },
     'POST /collections/:name/points/search/matrix': { budgets: ['searches', 'hits', 'vectorComponents', 'filterTerms'], bounded: MATRIX },
     'POST /collections/:name/points/query': {
-      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
+      budgets: SEARCH_BUDGETS,
       bounded: 'at most 64 stages 8 deep, every stage counted before any runs',
     },
-    'POST /collections/:name/points/search': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: 'one search' },
+    'POST /collections/:name/points/search': {
+      budgets: SEARCH_BUDGETS,
+      bounded: 'one search',
+    },
     'POST /collections/:name/points/search/batch': {
-      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
+      budgets: SEARCH_BUDGETS,
       bounded: 'searches run on threads, or here one at a time with turns between',
     },
   },
@@ -132,39 +161,50 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
       bounded: `${BODY}; at most 1,000 operations, each a write bounded as its own route`,
     },
     'POST /collections/:name/points/count': { budgets: ['filterTerms'], bounded: SLICED },
-    'POST /collections/:name/points/search': { budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'], bounded: 'one search' },
+    'POST /collections/:name/points/search': {
+      budgets: SEARCH_BUDGETS,
+      bounded: 'one search',
+    },
     'POST /collections/:name/points/search/batch': {
-      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
+      budgets: SEARCH_BUDGETS,
       bounded: 'searches run on threads, or here one at a time with turns between',
     },
     'POST /collections/:name/points/query': {
-      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents', 'mmrComponents'],
+      budgets: QUERY_BUDGETS,
       bounded: 'one query',
     },
     'POST /collections/:name/points/query/batch': {
-      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents', 'mmrComponents'],
+      budgets: QUERY_BUDGETS,
       bounded: 'queries run on threads, or here one at a time with turns between',
     },
     'POST /collections/:name/points/recommend': {
-      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents'],
+      budgets: EXAMPLE_BUDGETS,
       bounded: 'one recommendation',
     },
     'POST /collections/:name/points/recommend/batch': {
-      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents'],
+      budgets: EXAMPLE_BUDGETS,
       bounded: 'recommendations run on threads, or here one at a time with turns between',
     },
+    'POST /collections/:name/points/discover': {
+      budgets: EXAMPLE_BUDGETS,
+      bounded: 'one search by examples, every point scored by the kernels against each example',
+    },
+    'POST /collections/:name/points/discover/batch': {
+      budgets: EXAMPLE_BUDGETS,
+      bounded: 'searches by examples, one at a time, all counted first',
+    },
     'POST /collections/:name/points/search/groups': {
-      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
+      budgets: SEARCH_BUDGETS,
       bounded: GROUPED,
     },
     'POST /collections/:name/points/search/matrix/pairs': { budgets: ['searches', 'hits', 'vectorComponents', 'filterTerms'], bounded: MATRIX },
     'POST /collections/:name/points/search/matrix/offsets': { budgets: ['searches', 'hits', 'vectorComponents', 'filterTerms'], bounded: MATRIX },
     'POST /collections/:name/points/recommend/groups': {
-      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents'],
+      budgets: EXAMPLE_BUDGETS,
       bounded: GROUPED,
     },
     'POST /collections/:name/points/query/groups': {
-      budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms', 'exampleComponents'],
+      budgets: QUERY_BUDGETS,
       bounded: GROUPED,
     },
     'POST /collections/:name/points/payload': { budgets: ['ids', 'filterTerms'], bounded: `${BODY}; ${SLICED}` },

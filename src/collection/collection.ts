@@ -66,7 +66,7 @@ import {
   type SharedSegmentState,
   type StagedWrite,
 } from '../segment/segment.js';
-import { toStoredVector } from '../search/vector-input.js';
+import { prepareQuery, toStoredVector } from '../search/vector-input.js';
 import { VisibleChanges } from './visible-change.js';
 import { spreadLiveSlots } from '../search/warm-up.js';
 import { WriteQueue } from './write-queue.js';
@@ -74,8 +74,9 @@ import { parseJson } from '../core/json-text.js';
 import { vectorArray } from '../core/vector-math.js';
 import { boundSparseSearch, searchSparse } from '../search/sparse-search.js';
 import { boundNamedSearch, namedScoresAscend, searchNamed } from '../search/named-search.js';
-import { type NamedVectors, type NamedVectorsJson, namedVectorsJson } from '../segment/named-vectors.js';
-import { type SparseVectors, type SparseVectorsJson, sparseVectorsJson } from '../segment/sparse-spaces.js';
+import { boundExampleSearch, searchByExamples } from '../search/example-search.js';
+import { type NamedVectorsJson, namedVectorsJson } from '../segment/named-vectors.js';
+import { type SparseVectorsJson, sparseVectorsJson } from '../segment/sparse-spaces.js';
 
 export type { ScoredPoint, SearchExplain, SearchInput, SearchOutcome } from '../search/collection-search.js';
 export type { FilterInput, FilterJson, SearchRequest } from '../search/embedded-input.js';
@@ -582,6 +583,7 @@ export class Collection {
       },
       hasPoint: (id) => this.hasPoint(id),
       sumOfVectors: (ids) => this.sumOfVectors(ids),
+      prepare: (vector, path) => prepareQuery(vector, this.config.vectorSize, this.config.distance, path),
     };
     const searches: S[] = [];
     for (const [i, request] of requests.entries()) searches.push(await resolveQuery(source, request, paths?.[i] ?? childPath('searches', i), cost));
@@ -699,6 +701,7 @@ export class Collection {
     addSearch(cost, searchShape(input, this.config.parameters.k, this.config.vectorSize), path);
     if (input.sparse_vector !== undefined && input.sparse_vector !== null) boundSparseSearch(this.segment, this.config, input, cost, path);
     if (input.named_vector !== undefined && input.named_vector !== null) boundNamedSearch(this.segment, this.config, input, cost, path);
+    if (input.example_query !== undefined && input.example_query !== null) boundExampleSearch(this.segment, this.config, input.example_query, cost, path);
   }
 
   /** One checked search: here, or with its scoring on the search threads (see searchParallel). */
@@ -708,6 +711,8 @@ export class Collection {
     // Sparse searches run here: their index is this thread's (search/sparse-search.ts).
     if (checked.sparse_vector !== undefined && checked.sparse_vector !== null) return searchSparse(this.segment, this.config, checked);
     if (checked.named_vector !== undefined && checked.named_vector !== null) return searchNamed(this.segment, this.config, checked);
+    if (checked.example_query !== undefined && checked.example_query !== null)
+      return searchByExamples(this.segment, this.config, checked, checked.example_query);
     const threads = this.threads;
     const backlogged = threads?.backlogged() === true;
     const toThread = spread || !threads?.idle || (backlogged && this.isHeavy(checked)) || this.isLong(checked);

@@ -27,6 +27,8 @@ import { type SparseVectorsJson, sparseVectorsJson } from '../segment/sparse-spa
 import type { SearchShape } from './request-cost.js';
 import { type SparseQueryInput, searchSparse } from './sparse-search.js';
 import { type NamedQueryInput, searchNamed } from './named-search.js';
+import type { ExampleQuery } from './example-scoring.js';
+import { searchByExamples } from './example-search.js';
 import { type NamedVectorsJson, namedVectorsJson } from '../segment/named-vectors.js';
 import { type CalibratedEfReader, type EfSource, searchEf } from './search-ef.js';
 import { prepareQuery } from './vector-input.js';
@@ -38,6 +40,8 @@ export interface SearchInput {
   readonly sparse_vector?: SparseQueryInput | null;
   /** A query of a named dense vector instead (search/named-search.ts): its name and the vector (a multi-vector's rows). */
   readonly named_vector?: NamedQueryInput | null;
+  /** Scored by examples instead (search/example-scoring.ts); set by the engine when it resolves a query by examples. */
+  readonly example_query?: ExampleQuery | null;
   readonly limit?: number | null;
   readonly offset?: number | null;
   /** Parsed with `parseFilter`; absent or empty means every point. */
@@ -192,6 +196,7 @@ export function scoreHere(memory: SegmentReader, config: Pick<CollectionConfig, 
 export function searchSegment(memory: SegmentReader, config: CollectionConfig, calibratedEf: CalibratedEfReader, input: SearchInput): SearchOutcome {
   if (input.sparse_vector !== undefined && input.sparse_vector !== null) return searchSparse(memory, config, input);
   if (input.named_vector !== undefined && input.named_vector !== null) return searchNamed(memory, config, input);
+  if (input.example_query !== undefined && input.example_query !== null) return searchByExamples(memory, config, input, input.example_query);
   const stats: SearchStats = { scored: 0 };
   const steps = searchSteps(memory, config, calibratedEf, input, stats);
   let step = steps.next();
@@ -432,6 +437,44 @@ function shapeHits(
     out.push(scoredPointOf(memory, hit, selector, input.with_vector === true));
   }
   return out;
+}
+
+/**
+ * An exact search's page (sparse, named, by examples): the best hits ranked by score (`ascending`:
+ * distances), ties by id, `offset` skipped, then shaped until one fails `score_threshold`.
+ */
+export function shapeExactHits(
+  memory: SegmentReader,
+  hits: { readonly slots: Int32Array; readonly scores: Float64Array },
+  input: SearchInput,
+  page: { readonly offset: number; readonly limit: number; readonly ascending: boolean; readonly score?: (similarity: number) => number },
+): ScoredPoint[] {
+  const table = memory.table;
+  const ranked: Array<{ slot: number; score: number; id: PointId }> = [];
+  for (let i = 0; i < hits.slots.length; i++) {
+    const slot = hits.slots[i] as number;
+    const raw = hits.scores[i] as number;
+    ranked.push({ slot, score: page.score === undefined ? raw : page.score(raw), id: table.idOf(slot) });
+  }
+  ranked.sort((a, b) => compareHits(a, b, page.ascending));
+  const threshold = input.score_threshold;
+  const selector = toPayloadSelector(input.with_payload, 'with_payload', true);
+  const out: ScoredPoint[] = [];
+  for (const hit of ranked.slice(page.offset, page.offset + page.limit)) {
+    if (threshold !== undefined && threshold !== null && (page.ascending ? hit.score > threshold : hit.score < threshold)) break;
+    out.push(scoredPointOf(memory, hit, selector, input.with_vector === true));
+  }
+  return out;
+}
+
+/** A filter's estimate from the payload indexes, written into `explain` as every search reports it. */
+export function estimateInto(memory: SegmentReader, filter: Filter, explain: SearchExplain): ReturnType<typeof estimateFilter> {
+  const table = memory.table;
+  const estimated = estimateFilter(filter, memory.payloadIndex, table.liveCount, (id) => table.slotOf(id));
+  explain.estimate = { ...estimated.estimate, counted: estimated.counted };
+  explain.candidates = estimated.candidates?.count ?? null;
+  explain.indexed_keys = [...estimated.indexedKeys];
+  return estimated;
 }
 
 /** A hit as a search answers it: id, version, score, and the payload and vectors asked for. */

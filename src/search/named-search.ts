@@ -6,19 +6,16 @@
  * of them than points, else every point tested as it is scored. The floats read (the name's
  * stored floats × the query's rows) are bounded before any search of the request runs.
  */
-import { type Distance, passesThreshold, similarityToScore } from '../core/distance.js';
+import { similarityToScore } from '../core/distance.js';
 import { badInput } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
-import { describeJson, type PointId } from '../core/point-id.js';
-import { compareHits } from '../core/top-k.js';
-import { estimateFilter } from '../payload/filter-estimate.js';
+import { describeJson } from '../core/point-id.js';
 import { isEmptyFilter } from '../payload/filter-types.js';
-import { toPayloadSelector } from '../payload/payload-selector.js';
 import { bindTextIndexes } from '../payload/text-index.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { NamedVector, NamedVectorConfig } from '../segment/named-vectors.js';
 import type { SegmentReader } from '../segment/segment.js';
-import { acceptor, collectMatches, freshExplain, type ScoredPoint, type SearchInput, type SearchOutcome, scoredPointOf } from './collection-search.js';
+import { acceptor, collectMatches, estimateInto, freshExplain, type SearchInput, type SearchOutcome, shapeExactHits } from './collection-search.js';
 import { parseNamedVector } from './named-input.js';
 import type { RequestCost } from './request-cost.js';
 
@@ -91,11 +88,8 @@ export function searchNamed(memory: SegmentReader, config: CollectionConfig, inp
   if (filter === undefined) {
     hits = memory.named.search(name, vector, k, table.slotCount, undefined, idOf);
   } else {
-    const estimated = estimateFilter(filter, memory.payloadIndex, table.liveCount, (id) => table.slotOf(id));
+    const estimated = estimateInto(memory, filter, explain);
     const candidates = estimated.candidates;
-    explain.estimate = { ...estimated.estimate, counted: estimated.counted };
-    explain.candidates = candidates?.count ?? null;
-    explain.indexed_keys = [...estimated.indexedKeys];
     if (candidates?.exact === true && candidates.count < table.liveCount / 2) {
       explain.strategy = 'candidates-exact';
       const slots: number[] = [];
@@ -112,22 +106,8 @@ export function searchNamed(memory: SegmentReader, config: CollectionConfig, inp
       hits = memory.named.search(name, vector, k, table.slotCount, test.accept, idOf);
     }
   }
-  const distance: Distance = spec.multivector ? 'Dot' : spec.distance;
-  const ascending = namedScoresAscend(spec);
-  const ranked: Array<{ slot: number; score: number; id: PointId }> = [];
-  for (let i = 0; i < hits.slots.length; i++) {
-    const slot = hits.slots[i] as number;
-    ranked.push({ slot, score: wireScore(spec, hits.scores[i] as number), id: table.idOf(slot) });
-  }
-  ranked.sort((a, b) => compareHits(a, b, ascending));
-  const threshold = input.score_threshold;
-  const selector = toPayloadSelector(input.with_payload, 'with_payload', true);
-  const out: ScoredPoint[] = [];
-  for (const hit of ranked.slice(offset, offset + limit)) {
-    if (threshold !== undefined && threshold !== null && !passesThreshold(distance, hit.score, threshold)) break;
-    out.push(scoredPointOf(memory, hit, selector, input.with_vector === true));
-  }
-  explain.scored = ranked.length;
+  const out = shapeExactHits(memory, hits, input, { offset, limit, ascending: namedScoresAscend(spec), score: (s) => wireScore(spec, s) });
+  explain.scored = hits.slots.length;
   return { points: out, explain };
 }
 

@@ -13,6 +13,7 @@ import { type SearchRequest, toFilter } from './embedded-input.js';
 import { type ExampleSum, recommendationVector } from './recommend.js';
 import type { RequestCost } from './request-cost.js';
 import { TimeSlices } from '../core/time-slices.js';
+import type { ExampleQuery } from './example-scoring.js';
 import { vectorArray } from '../core/vector-math.js';
 
 /** An example of a recommendation: a point id (its stored vector) or a vector. */
@@ -32,11 +33,29 @@ export type RecommendRequest<S extends SearchRequest = SearchRequest> = Omit<S, 
   readonly negative?: readonly Example[] | null;
 };
 
+/**
+ * A search scored by examples (search/example-scoring.ts): Qdrant's recommend strategies
+ * `best_score` and `sum_scores`, its discovery (`target` and context pairs) and context searches.
+ * Examples given by id are left out of the answer.
+ */
+export type ExamplesInput =
+  | { readonly strategy: 'best_score' | 'sum_scores'; readonly positive?: readonly Example[] | null; readonly negative?: readonly Example[] | null }
+  | { readonly target: Example; readonly context?: readonly ContextPairInput[] | null }
+  | { readonly context: readonly ContextPairInput[] };
+
+export interface ContextPairInput {
+  readonly positive: Example;
+  readonly negative: Example;
+}
+
+export type ExamplesRequest<S extends SearchRequest = SearchRequest> = Omit<S, 'vector'> & { readonly examples: ExamplesInput };
+
 /** One search of `Collection.query` (`Collection.queryChecked` for `SearchInput`s). */
 export type QueryRequest<S extends SearchRequest = SearchRequest> =
   | { readonly kind: 'vector'; readonly search: S }
   | { readonly kind: 'point'; readonly search: PointQueryRequest<S> }
-  | { readonly kind: 'recommend'; readonly search: RecommendRequest<S> };
+  | { readonly kind: 'recommend'; readonly search: RecommendRequest<S> }
+  | { readonly kind: 'examples'; readonly search: ExamplesRequest<S> };
 
 /** A point's id was given and no such point exists: the id as given, so a port can word the answer its own way. */
 export class PointNotFoundError extends KithError {
@@ -57,11 +76,19 @@ export interface QuerySource {
   hasPoint(id: PointId): boolean;
   /** The sum of the stored vectors of these (existing) ids. */
   sumOfVectors(ids: readonly PointId[]): Promise<Float64Array>;
+  /** A given vector as the kernels take it (checked: the collection's size, finite; unit length under Cosine). */
+  prepare(vector: unknown, path: string): Float32Array;
 }
 
 /** The plain search a query stands for; `path` names it in errors, `cost` counts its examples. */
 export async function resolveQuery<S extends SearchRequest>(source: QuerySource, request: QueryRequest<S>, path: string, cost: RequestCost): Promise<S> {
   if (request.kind === 'vector') return request.search;
+  if (request.kind === 'examples') {
+    const { examples, ...rest } = request.search;
+    const excluded: PointId[] = [];
+    const query = resolveExamples(source, examples, childPath(path, 'examples'), excluded, cost);
+    return excluding({ ...rest, example_query: query } as unknown as S, excluded, path);
+  }
   if (request.kind === 'point') {
     const { point, ...rest } = request.search;
     const id = normalizePointId(point, childPath(path, 'point'));
@@ -77,6 +104,52 @@ export async function resolveQuery<S extends SearchRequest>(source: QuerySource,
   const negatives = await examples(source, negative, childPath(path, 'negative'), excluded);
   const vector = recommendationVector(await exampleSum(source, positives), await exampleSum(source, negatives), path);
   return excluding({ ...rest, vector } as unknown as S, excluded, path);
+}
+
+/** The examples' vectors (ids read from the collection, which are added to `excluded`), checked as Qdrant checks them. */
+function resolveExamples(source: QuerySource, examples: ExamplesInput, path: string, excluded: PointId[], cost: RequestCost): ExampleQuery {
+  if (typeof examples !== 'object' || examples === null) throw badInput(path, `expected examples, got ${describeJson(examples)}`);
+  const one = (raw: unknown, at: string): Float32Array => {
+    if (typeof raw === 'number' || typeof raw === 'string') {
+      const id = normalizePointId(raw, at);
+      const vector = source.vectorOf(id);
+      if (vector === undefined) throw new PointNotFoundError(raw, source.name);
+      excluded.push(id);
+      return vector;
+    }
+    return source.prepare(raw, at);
+  };
+  const list = (raw: unknown, at: string): Float32Array[] => {
+    if (raw === undefined || raw === null) return [];
+    if (!Array.isArray(raw)) throw badInput(at, `expected a list of point ids or vectors, got ${describeJson(raw)}`);
+    cost.add('exampleComponents', raw.length * source.vectorSize, at);
+    return raw.map((e, i) => one(e, childPath(at, i)));
+  };
+  const pairs = (raw: unknown, at: string): Array<{ positive: Float32Array; negative: Float32Array }> => {
+    if (raw === undefined || raw === null) return [];
+    const items = Array.isArray(raw) ? raw : [raw];
+    cost.add('exampleComponents', 2 * items.length * source.vectorSize, at);
+    return items.map((pair, i) => {
+      const pairAt = Array.isArray(raw) ? childPath(at, i) : at;
+      if (typeof pair !== 'object' || pair === null || Array.isArray(pair)) throw badInput(pairAt, `expected {positive, negative}, got ${describeJson(pair)}`);
+      const p = pair as { positive?: unknown; negative?: unknown };
+      if (p.positive === undefined || p.negative === undefined) throw badInput(pairAt, 'a context pair needs a positive and a negative example');
+      return { positive: one(p.positive, childPath(pairAt, 'positive')), negative: one(p.negative, childPath(pairAt, 'negative')) };
+    });
+  };
+  if ('strategy' in examples) {
+    const positive = list(examples.positive, childPath(path, 'positive'));
+    const negative = list(examples.negative, childPath(path, 'negative'));
+    if (positive.length + negative.length === 0) throw badInput(path, `${examples.strategy} needs at least one positive or negative example`);
+    return { kind: examples.strategy, positive, negative };
+  }
+  if ('target' in examples && examples.target !== undefined && examples.target !== null) {
+    const target = one(examples.target, childPath(path, 'target'));
+    return { kind: 'discover', target, pairs: pairs(examples.context, childPath(path, 'context')) };
+  }
+  const context = pairs((examples as { context?: unknown }).context, childPath(path, 'context'));
+  if (context.length === 0) throw badInput(childPath(path, 'context'), 'a context search needs at least one pair');
+  return { kind: 'context', pairs: context };
 }
 
 /** The search with `ids` left out through its filter's `has_id` exclusion. */

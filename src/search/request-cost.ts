@@ -50,6 +50,8 @@ export const REQUEST_BUDGET = {
    * for one row (33,554,432: about 70 ms) and 0.9 ns for a multi-vector's.
    */
   namedComponents: 33_554_432,
+  /** Σ points × examples × vector_size a request's searches by examples score (kernels, ~0.1 ns a component at 128-d). */
+  exampleScoring: 268_435_456,
 } as const;
 
 export type BudgetName = keyof typeof REQUEST_BUDGET;
@@ -67,6 +69,7 @@ const WHAT: Record<BudgetName, string> = {
   sparseTerms: 'sparse query indices',
   sparsePostings: 'sparse postings walked (points holding each query index, over all its sparse searches)',
   namedComponents: 'named vector components read (stored components × query rows, over all its named-vector searches)',
+  exampleScoring: 'components scored by examples (points × examples × vector_size, over all its searches by examples)',
 };
 
 const number = new Intl.NumberFormat('en-US');
@@ -88,6 +91,7 @@ export class RequestCost {
     sparseTerms: 0,
     sparsePostings: 0,
     namedComponents: 0,
+    exampleScoring: 0,
   };
 
   /** Adds `amount` to a total; ERR_OVER_LIMIT naming `path` when the total passes its bound. */

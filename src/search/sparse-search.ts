@@ -10,17 +10,14 @@
  */
 import { badInput } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
-import { describeJson, type PointId } from '../core/point-id.js';
-import { compareHits } from '../core/top-k.js';
+import { describeJson } from '../core/point-id.js';
 import type { SparseIndex } from '../index/sparse/sparse-index.js';
 import { parseSparseVector, type SparseVector, sparseDot } from '../index/sparse/sparse-vector.js';
-import { estimateFilter } from '../payload/filter-estimate.js';
 import { isEmptyFilter } from '../payload/filter-types.js';
-import { toPayloadSelector } from '../payload/payload-selector.js';
 import { bindTextIndexes } from '../payload/text-index.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { SegmentReader } from '../segment/segment.js';
-import { acceptor, collectMatches, freshExplain, type ScoredPoint, type SearchInput, type SearchOutcome, scoredPointOf } from './collection-search.js';
+import { acceptor, collectMatches, estimateInto, freshExplain, type SearchInput, type SearchOutcome, shapeExactHits } from './collection-search.js';
 import type { RequestCost } from './request-cost.js';
 
 /** A sparse query as a search carries it: the sparse vector's name and Qdrant's `{indices, values}`. */
@@ -63,59 +60,37 @@ export function searchSparse(memory: SegmentReader, config: CollectionConfig, in
   const idOf = (slot: number): string => table.idOf(slot);
   const explain = freshExplain('sparse-index', null);
   const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindTextIndexes(input.filter, memory.payloadIndex.textIndexes);
-  let ranked: Array<{ slot: number; score: number; id: PointId }>;
+  let hits: { slots: Int32Array; scores: Float64Array };
   if (filter === undefined) {
-    ranked = hitsOf(index.search(vector, k, undefined, idOf), table);
+    hits = index.search(vector, k, undefined, idOf);
   } else {
-    const n = table.liveCount;
-    const estimated = estimateFilter(filter, memory.payloadIndex, n, (id) => table.slotOf(id));
+    const estimated = estimateInto(memory, filter, explain);
     const candidates = estimated.candidates;
-    explain.estimate = { ...estimated.estimate, counted: estimated.counted };
-    explain.candidates = candidates?.count ?? null;
-    explain.indexed_keys = [...estimated.indexedKeys];
     if (candidates?.exact === true && candidates.count < index.cost(vector)) {
       // Fewer matches than postings: score each match against the query directly.
       explain.strategy = 'candidates-exact';
-      ranked = scoreCandidates(memory, name, index.weighted(vector), collectMatches(memory, candidates));
+      hits = scoreCandidates(memory, name, index.weighted(vector), collectMatches(memory, candidates));
     } else {
       const test = acceptor(memory, filter, estimated.conditions, candidates);
-      ranked = hitsOf(index.search(vector, k, test.accept, idOf), table);
+      hits = index.search(vector, k, test.accept, idOf);
     }
   }
-  // Candidates scored one by one come in slot order: ranked by score, ties by id, as every search's.
-  ranked.sort((a, b) => compareHits(a, b, false));
-  const threshold = input.score_threshold;
-  const selector = toPayloadSelector(input.with_payload, 'with_payload', true);
-  const out: ScoredPoint[] = [];
-  for (const hit of ranked.slice(offset, offset + limit)) {
-    if (threshold !== undefined && threshold !== null && hit.score < threshold) break;
-    out.push(scoredPointOf(memory, hit, selector, input.with_vector === true));
-  }
-  explain.scored = ranked.length;
+  const out = shapeExactHits(memory, hits, input, { offset, limit, ascending: false });
+  explain.scored = hits.slots.length;
   return { points: out, explain };
 }
 
-function hitsOf(
-  hits: { readonly slots: Int32Array; readonly scores: Float64Array },
-  table: SegmentReader['table'],
-): Array<{ slot: number; score: number; id: PointId }> {
-  const out: Array<{ slot: number; score: number; id: PointId }> = [];
-  for (let i = 0; i < hits.slots.length; i++) {
-    const slot = hits.slots[i] as number;
-    out.push({ slot, score: hits.scores[i] as number, id: table.idOf(slot) });
-  }
-  return out;
-}
-
 /** The matches that share an index with the (weighted) query, scored exactly. */
-function scoreCandidates(memory: SegmentReader, name: string, weighted: SparseVector, slots: Int32Array): Array<{ slot: number; score: number; id: PointId }> {
-  const out: Array<{ slot: number; score: number; id: PointId }> = [];
+function scoreCandidates(memory: SegmentReader, name: string, weighted: SparseVector, slots: Int32Array): { slots: Int32Array; scores: Float64Array } {
+  const kept: number[] = [];
+  const scores: number[] = [];
   for (const slot of slots) {
     const stored = memory.sparse.vectorOf(name, slot);
     if (stored === undefined || !overlaps(stored, weighted)) continue;
-    out.push({ slot, score: sparseDot(weighted, stored), id: memory.table.idOf(slot) });
+    kept.push(slot);
+    scores.push(sparseDot(weighted, stored));
   }
-  return out;
+  return { slots: Int32Array.from(kept), scores: Float64Array.from(scores) };
 }
 
 /** Whether two sparse vectors share an index (both ascending). */

@@ -250,7 +250,15 @@ test('recommend (average_vector) and query {recommend} match a brute force and l
     assertSameHits(queried.points, expected.slice(0, 5), 'query recommend');
     const byVector = await h.client.recommend('v', { positive: [a.vector], limit: 3 });
     assertSameHits(byVector, brute(rows, a.vector).slice(0, 3), 'recommend by vector keeps every point');
-    await assert.rejects(h.client.recommend('v', { positive: [a.id], strategy: 'best_score', limit: 3 }), { status: 400 });
+    // best_score with one positive orders as a plain search near it (qdrant-examples.test.ts checks the strategies in depth).
+    const best = await h.client.recommend('v', { positive: [a.id], strategy: 'best_score', limit: 3 });
+    assert.deepEqual(
+      best.map((p) => p.id),
+      brute(rows, a.vector, (r) => r.id !== a.id)
+        .slice(0, 3)
+        .map((p) => p.id),
+    );
+    await assert.rejects(h.client.recommend('v', { positive: [a.id], strategy: 'no_such' as 'best_score', limit: 3 }), { status: 400 });
     await assert.rejects(h.client.recommend('v', { positive: [999999], limit: 3 }), { status: 404 });
   });
 });

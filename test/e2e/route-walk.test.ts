@@ -724,6 +724,35 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       run: qSend('POST', '/collections/w/points/recommend/batch', { searches: Array.from({ length: 4096 }, (_, i) => ({ positive: ids(32, i), limit: 32 })) }),
     },
     {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/recommend',
+      what: 'best_score: every point scored against 100 examples',
+      run: qSend('POST', '/collections/w/points/recommend', { positive: ids(60), negative: ids(40, 60), strategy: 'best_score', limit: 100 }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/discover',
+      what: 'a target and 50 context pairs: every point scored against 101 examples',
+      run: qSend('POST', '/collections/w/points/discover', {
+        target: query,
+        context: Array.from({ length: 50 }, (_, i) => ({ positive: i, negative: 100 + i })),
+        limit: 100,
+        filter: widest,
+      }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/discover/batch',
+      what: '4 discoveries of 25 examples',
+      run: qSend('POST', '/collections/w/points/discover/batch', {
+        searches: Array.from({ length: 4 }, (_, s) => ({
+          target: s,
+          context: Array.from({ length: 12 }, (_, i) => ({ positive: 10 + i, negative: 40 + i })),
+          limit: 10,
+        })),
+      }),
+    },
+    {
       port: 'kith',
       route: 'POST /collections/:name/points/payload',
       what: 'set at a nested key on every point (by filter)',

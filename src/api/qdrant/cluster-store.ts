@@ -15,6 +15,7 @@
  *   has the key).
  */
 import { notSupported } from './errors.js';
+import { prepareQuery } from '../../search/vector-input.js';
 import type { ClusterEngine, ReadConsistency } from '../../cluster/cluster-engine.js';
 import { EVENTUAL } from '../../cluster/cluster-engine.js';
 import { childPath } from '../../core/field-path.js';
@@ -114,6 +115,8 @@ export function clusterStore(engine: ClusterEngine): QdrantStore {
           const ids = new Set<PointId>();
           queries.forEach((query, i) => {
             const at = paths[i] ?? childPath('searches', i);
+            // Each shard would score its own points by the examples: the engine's search by examples is one node's for now.
+            if (query.kind === 'examples') throw notSupported(at, 'searches by examples (best_score, sum_scores, discover, context) on a cluster node', true);
             if (query.kind === 'point') ids.add(normalizePointId(query.search.point, childPath(at, 'query')));
             if (query.kind === 'recommend')
               for (const example of [...query.search.positive, ...(query.search.negative ?? [])])
@@ -132,6 +135,7 @@ export function clusterStore(engine: ClusterEngine): QdrantStore {
               return vector === undefined ? undefined : Float32Array.from(vector);
             },
             hasPoint: (id) => stored.has(id),
+            prepare: (vector, path) => prepareQuery(vector, config.vectorSize, config.distance, path),
             sumOfVectors: async (of) => {
               const sum = new Float64Array(config.vectorSize);
               for (const id of of) {

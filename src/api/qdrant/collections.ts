@@ -17,7 +17,17 @@ import { parseTextIndexParams } from '../../payload/text-index.js';
 import { childPath } from '../../core/field-path.js';
 import { describeJson } from '../../core/point-id.js';
 import { ok } from '../envelope.js';
-import { asObject, collectionNotFound, formatError, nameTooLong, notSupported, optionalInteger, QdrantHttpError, validationError } from './errors.js';
+import {
+  asObject,
+  collectionNotFound,
+  formatError,
+  nameTooLong,
+  notSupported,
+  optionalInteger,
+  QdrantHttpError,
+  unknownVariant,
+  validationError,
+} from './errors.js';
 import { updateResult } from './shape.js';
 import type { QdrantCollection, QdrantCollectionFacts, QdrantRead, QdrantStore } from './store.js';
 
@@ -111,8 +121,7 @@ function parseVectors(raw: unknown): {
 function multivectorOf(params: Record<string, unknown>, path: string): boolean {
   if (params.multivector_config === undefined || params.multivector_config === null) return false;
   const config = asObject(params.multivector_config, childPath(path, 'multivector_config'));
-  if (config.comparator !== 'max_sim')
-    throw formatError(childPath(childPath(path, 'multivector_config'), 'comparator'), `unknown variant ${describeJson(config.comparator)}, expected max_sim`);
+  if (config.comparator !== 'max_sim') throw unknownVariant(childPath(childPath(path, 'multivector_config'), 'comparator'), config.comparator, ['max_sim']);
   return true;
 }
 
@@ -126,7 +135,7 @@ function denseParams(v: Record<string, unknown>, path: string): { size: number; 
   if (typeof v.distance !== 'string') throw formatError(distancePath, `expected Cosine, Euclid, Dot or Manhattan, got ${describeJson(v.distance)}`);
   if (v.distance === 'Manhattan') throw notSupported(distancePath, 'the Manhattan distance');
   const distance = DISTANCES[v.distance];
-  if (distance === undefined) throw formatError(distancePath, `unknown variant ${JSON.stringify(v.distance)}, expected one of Cosine, Euclid, Dot, Manhattan`);
+  if (distance === undefined) throw unknownVariant(distancePath, v.distance, ['Cosine', 'Euclid', 'Dot', 'Manhattan']);
   return { size, distance };
 }
 
@@ -139,8 +148,7 @@ function parseSparseVectors(raw: unknown, denseName: string): Record<string, { m
     if (name === denseName) throw formatError(path, `the dense vector is named ${JSON.stringify(name)} already`);
     const params = asObject(spec, path);
     const modifier = params.modifier ?? 'none';
-    if (modifier !== 'none' && modifier !== 'idf')
-      throw formatError(childPath(path, 'modifier'), `unknown variant ${describeJson(modifier)}, expected one of none, idf`);
+    if (modifier !== 'none' && modifier !== 'idf') throw unknownVariant(childPath(path, 'modifier'), modifier, ['none', 'idf']);
     if (params.index !== undefined && params.index !== null) asObject(params.index, childPath(path, 'index'));
     out[name] = { modifier };
   }

@@ -20,6 +20,12 @@ export function formatError(path: string, problem: string): QdrantHttpError {
   return new QdrantHttpError(400, `Format error in JSON body: ${path === '' ? problem : `${path}: ${problem}`}`);
 }
 
+/** Qdrant's 400 for a value none of an enum's: `unknown variant "x", expected one of a, b`. */
+export function unknownVariant(path: string, value: unknown, expected: readonly string[]): QdrantHttpError {
+  const given = typeof value === 'string' ? JSON.stringify(value) : describeJson(value);
+  return formatError(path, `unknown variant ${given}, expected ${expected.length === 1 ? expected[0] : `one of ${expected.join(', ')}`}`);
+}
+
 /** 422 "Validation error in JSON body: <path>: <problem>" (right kind, value out of range). */
 export function validationError(path: string, problem: string): QdrantHttpError {
   return new QdrantHttpError(422, `Validation error in JSON body: ${path}: ${problem}`);

@@ -24,6 +24,7 @@ export async function withLookups(plans: readonly Plan[], paths: readonly string
       plan.query.kind === 'vector' ||
       plan.query.kind === 'sparse' ||
       plan.query.kind === 'named' ||
+      plan.query.kind === 'examples' ||
       plan.query.lookup === undefined
     )
       out.push(plan);

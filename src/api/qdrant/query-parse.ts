@@ -4,7 +4,7 @@
  * engine's query for it. Shared by the plain searches (search.ts) and the query API (query-plan.ts).
  */
 import { LIMITS } from '../../segment/collection-config.js';
-import type { Example, QueryRequest } from '../../search/query-verbs.js';
+import type { ContextPairInput, Example, ExamplesInput, QueryRequest } from '../../search/query-verbs.js';
 import type { SearchInput } from '../../search/collection-search.js';
 import { checkSparseVector } from '../../search/sparse-search.js';
 import { checkNamedVector } from '../../search/named-search.js';
@@ -14,7 +14,7 @@ import { childPath } from '../../core/field-path.js';
 import { describeJson } from '../../core/point-id.js';
 import type { Filter } from '../../payload/filter-types.js';
 import { type PayloadSelector, parsePayloadSelector } from '../../payload/payload-selector.js';
-import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, optionalNumber } from './errors.js';
+import { asObject, formatError, notSupported, optionalBoolean, optionalInteger, optionalNumber, unknownVariant } from './errors.js';
 import { parseQdrantFilter } from './filter.js';
 import { type QdrantId, toKithId } from './ids.js';
 import { denseVector } from './points.js';
@@ -53,6 +53,8 @@ export type Query =
   | { kind: 'vector'; vector: unknown }
   | { kind: 'sparse'; name: string; vector: { indices: unknown; values: unknown } }
   | { kind: 'named'; name: string; vector: unknown }
+  /** Scored by examples: best_score / sum_scores recommendations, discovery, context (search/example-scoring.ts). */
+  | { kind: 'examples'; examples: ExamplesInput }
   | { kind: 'point'; point: QdrantId; lookup?: string }
   | { kind: 'recommend'; positive: Example[]; negative: Example[]; lookup?: string };
 
@@ -167,29 +169,82 @@ function examples(raw: unknown, path: string, dim: number): Example[] {
   return raw.map((example, i): Example => {
     // The common case, an unsigned integer id, without building its path (a side may list 131,072).
     if (typeof example === 'number' && Number.isSafeInteger(example) && example >= 0) return example;
-    const at = childPath(path, i);
-    if (typeof example === 'number' || typeof example === 'string') {
-      toKithId(example, at);
-      return example;
-    }
-    const vector = denseVector(example, at);
-    if (!Array.isArray(vector) || vector.some((x) => typeof x !== 'number')) throw formatError(at, 'expected a point id or a vector of numbers');
-    if (vector.length !== dim) throw formatError(at, `expected a vector of ${dim} numbers, got ${vector.length}`);
-    return vector as number[];
+    return oneExample(example, childPath(path, i), dim);
   });
+}
+
+/** One example at `at`: a point id or a vector of the collection's size. */
+function oneExample(example: unknown, at: string, dim: number): Example {
+  if (typeof example === 'number' || typeof example === 'string') {
+    toKithId(example, at);
+    return example;
+  }
+  const vector = denseVector(example, at);
+  if (!Array.isArray(vector) || vector.some((x) => typeof x !== 'number')) throw formatError(at, 'expected a point id or a vector of numbers');
+  if (vector.length !== dim) throw formatError(at, `expected a vector of ${dim} numbers, got ${vector.length}`);
+  return vector as number[];
 }
 
 /** Qdrant's average_vector recommendation, translated: the engine reads the examples and leaves those given by id out. */
 export function recommendQuery(dim: number, body: Record<string, unknown>, path: string, outerLookup: string | undefined, used: UsedVector): Query {
   const strategy = body.strategy ?? 'average_vector';
-  if (strategy !== 'average_vector') throw notSupported(childPath(path, 'strategy'), `the ${JSON.stringify(strategy)} strategy (only average_vector is)`);
+  if (strategy !== 'average_vector' && strategy !== 'best_score' && strategy !== 'sum_scores')
+    throw unknownVariant(childPath(path, 'strategy'), strategy, ['average_vector', 'best_score', 'sum_scores']);
   if (used.kind === 'sparse' || used.kind === 'named') throw notSupported(path, `a recommendation by the ${used.kind} vector \`${used.name}\``, true);
   denseUsed(used);
   const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from')) ?? outerLookup;
   const positive = examples(body.positive, childPath(path, 'positive'), dim);
   const negative = examples(body.negative, childPath(path, 'negative'), dim);
+  if (strategy !== 'average_vector') {
+    if (lookup !== undefined) throw notSupported(childPath(path, 'lookup_from'), `\`lookup_from\` with the ${strategy} strategy`, true);
+    if (positive.length + negative.length === 0) throw formatError(path, `the ${strategy} strategy needs at least one positive or negative example`);
+    return { kind: 'examples', examples: { strategy, positive, negative } };
+  }
   if (positive.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
   return { kind: 'recommend', positive, negative, ...(lookup === undefined ? {} : { lookup }) };
+}
+
+/** Context pairs `[{positive, negative}, …]` (one pair alone too), each example an id or a vector. */
+function contextPairs(raw: unknown, path: string, dim: number): ContextPairInput[] {
+  if (raw === undefined || raw === null) return [];
+  const items = Array.isArray(raw) ? raw : [raw];
+  return items.map((pair, i) => {
+    const at = Array.isArray(raw) ? childPath(path, i) : path;
+    const p = asObject(pair, at);
+    if (p.positive === undefined || p.negative === undefined) throw formatError(at, 'a context pair needs `positive` and `negative`');
+    return { positive: oneExample(p.positive, childPath(at, 'positive'), dim), negative: oneExample(p.negative, childPath(at, 'negative'), dim) };
+  });
+}
+
+/** `{discover: {target, context}}`: a target ranked within the context pairs' zones. */
+export function discoverQuery(dim: number, body: Record<string, unknown>, path: string, used: UsedVector): Query {
+  if (used.kind === 'sparse' || used.kind === 'named') throw notSupported(path, `a discovery by the ${used.kind} vector \`${used.name}\``, true);
+  denseUsed(used);
+  if (body.target === undefined || body.target === null) throw formatError(childPath(path, 'target'), 'required');
+  const target = oneExample(body.target, childPath(path, 'target'), dim);
+  return { kind: 'examples', examples: { target, context: contextPairs(body.context, childPath(path, 'context'), dim) } };
+}
+
+/** `{context: pairs}`: the points on the positive side of every pair score 0, the others less. */
+export function contextQuery(dim: number, raw: unknown, path: string, used: UsedVector): Query {
+  if (used.kind === 'sparse' || used.kind === 'named') throw notSupported(path, `a context search by the ${used.kind} vector \`${used.name}\``, true);
+  denseUsed(used);
+  const context = contextPairs(raw, path, dim);
+  if (context.length === 0) throw formatError(path, 'at least one context pair is required');
+  return { kind: 'examples', examples: { context } };
+}
+
+/** POST …/points/discover: `target` and `context` at the top of the body (either may be absent, not both). */
+export function discoverPlan(target: PlanTarget, raw: unknown, path: string): Plan {
+  const body = asObject(raw, path);
+  const common = commonPlan(body, path, false, target.layout);
+  const used = usedVector(body.using, target.layout, childPath(path, 'using'));
+  if (body.lookup_from !== undefined && body.lookup_from !== null) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from` in a discovery', true);
+  const query =
+    body.target === undefined || body.target === null
+      ? contextQuery(target.dim, body.context, childPath(path, 'context'), used)
+      : discoverQuery(target.dim, body, path, used);
+  return { kind: 'search', ...common, query };
 }
 
 /** POST …/points/recommend: a recommendation's search. */
@@ -225,6 +280,10 @@ export function engineQuery(plan: Extract<Plan, { kind: 'search' }>): QueryReque
   const query = plan.query;
   if (query.kind === 'point') return { kind: 'point', search: { ...search, point: query.point } };
   if (query.kind === 'recommend') return { kind: 'recommend', search: { ...search, positive: query.positive, negative: query.negative } };
+  if (query.kind === 'examples') {
+    if (plan.mmr !== undefined) throw notSupported('query.mmr', 'MMR over a search by examples', true);
+    return { kind: 'examples', search: { ...search, examples: query.examples } };
+  }
   if (query.kind === 'sparse') {
     if (plan.mmr !== undefined) throw notSupported('query.mmr', 'MMR over a sparse vector', true);
     return { kind: 'vector', search: { ...search, sparse_vector: { name: query.name, ...query.vector } } };

@@ -17,6 +17,8 @@ import { asObject, formatError, notSupported, optionalInteger, optionalNumber, Q
 import {
   type Common,
   commonPlan,
+  contextQuery,
+  discoverQuery,
   engineQuery,
   type Mmr,
   nearestQuery,
@@ -28,7 +30,7 @@ import {
 } from './query-parse.js';
 import { type UsedVector, usedVector } from './vector-layout.js';
 
-const UNSUPPORTED_QUERIES = ['discover', 'context', 'formula'];
+const UNSUPPORTED_QUERIES = ['formula'];
 
 /** What a `query` asks for: nothing, a fusion of the prefetches, a search (maybe with MMR), or points in payload order. */
 type QueryPart =
@@ -169,6 +171,11 @@ function queryPart(dim: number, raw: unknown, queryPath: string, limit: number, 
       checkOrderBy(q.order_by, orderPath);
       return { kind: 'order', orderBy: q.order_by as OrderByInput };
     }
+    if (Object.hasOwn(q, 'discover')) {
+      const discoverPath = childPath(queryPath, 'discover');
+      return { kind: 'search', query: discoverQuery(dim, asObject(q.discover, discoverPath), discoverPath, used) };
+    }
+    if (Object.hasOwn(q, 'context')) return { kind: 'search', query: contextQuery(dim, q.context, childPath(queryPath, 'context'), used) };
     if (Object.hasOwn(q, 'fusion')) return { kind: 'fuse', fusion: namedFusion(q.fusion, childPath(queryPath, 'fusion')) };
     if (Object.hasOwn(q, 'rrf')) return { kind: 'fuse', fusion: rrfFusion(q.rrf, childPath(queryPath, 'rrf')) };
     if (Object.hasOwn(q, 'recommend')) {

@@ -14,14 +14,13 @@ import { PointNotFoundError } from '../../search/query-verbs.js';
 import { countStages, runStages, type StageSource } from '../../search/multi-stage.js';
 import { addScroll, REQUEST_BUDGET, RequestCost } from '../../search/request-cost.js';
 import { childPath } from '../../core/field-path.js';
-import { describeJson, type PointId } from '../../core/point-id.js';
+import { describeJson } from '../../core/point-id.js';
 import { selectorPatterns } from '../../payload/payload-selector.js';
 import { okSliced } from '../envelope.js';
 import { readOf, requestCollection } from './collections.js';
 import { withLookups } from './lookups.js';
 import { asObject, formatError, notSupported, QdrantHttpError, validationError } from './errors.js';
-import { toQdrantId } from './ids.js';
-import { engineQuery, type Plan, type PlanTarget, recommendPlan, searchPlan } from './query-parse.js';
+import { discoverPlan, engineQuery, type Plan, type PlanTarget, recommendPlan, searchPlan } from './query-parse.js';
 import { queryPlan } from './query-plan.js';
 import { type QdrantScoredPoint, scoredPoint } from './shape.js';
 import { layoutOf } from './vector-layout.js';
@@ -202,6 +201,18 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { stor
   app.post<NameParams>('/collections/:name/points/recommend/batch', async (request, reply) => {
     const collection = await requestCollection(store, request);
     const { plans, paths } = await batchPlans(request, collection, recommendPlan);
+    return okSliced(reply, await runPlans(collection, plans, paths, new RequestCost()));
+  });
+
+  app.post<NameParams>('/collections/:name/points/discover', async (request, reply) => {
+    const collection = await requestCollection(store, request);
+    const [answer] = await runPlans(collection, [discoverPlan(await targetOf(collection), request.body, '')], [''], new RequestCost());
+    return okSliced(reply, answer);
+  });
+
+  app.post<NameParams>('/collections/:name/points/discover/batch', async (request, reply) => {
+    const collection = await requestCollection(store, request);
+    const { plans, paths } = await batchPlans(request, collection, discoverPlan);
     return okSliced(reply, await runPlans(collection, plans, paths, new RequestCost()));
   });
 }
