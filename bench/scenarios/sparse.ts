@@ -7,7 +7,7 @@
  * 20–200 tokens per document, BM25 document weights with k1 1.2 and b 0.75, seed 42) indexed with
  * `idf: true`, slots 0…docs-1 in order. Queries: 2–8 distinct terms from the same law, value 1.
  *
- * Per run: build (every add, timed), memoryBytes()/docs, then `search(k=10)` over every query,
+ * Per run: build (every add, timed), memoryBytes()/docs before and after trim(), then `search(k=10)` over every query,
  * each timed (QPS over the pass, latency p50/p99), unfiltered and with an accept() passing a
  * seeded random 10% of the slots; then the exact reference (bench/lib/sparse-reference.ts: a
  * brute-force merge-join scan of every document) over the same queries, for recall@10 and its
@@ -47,6 +47,9 @@ interface Pass {
 interface Run {
   build_s: number;
   bytes_per_doc: number;
+  /** After trim(): the posting arrays without their spare capacity. */
+  bytes_per_doc_trimmed: number;
+  trim_s: number;
   postings: number;
   unfiltered: Pass;
   filtered: Pass;
@@ -100,6 +103,10 @@ export const sparseScenario: Scenario = {
       const index = new SparseIndex({ idf: true });
       for (let d = 0; d < docs; d++) index.add(d, documentOf(corpus, d));
       const buildS = (performance.now() - t0) / 1000;
+      const grownBytes = index.memoryBytes();
+      const trimStarted = performance.now();
+      index.trim();
+      const trimS = (performance.now() - trimStarted) / 1000;
       if (r === 0) walked = queries.reduce((sum, q) => sum + index.cost(q), 0) / queries.length;
 
       const taat = new SparseIndex({ idf: true, search: 'term-at-a-time' });
@@ -110,7 +117,9 @@ export const sparseScenario: Scenario = {
       const accept = (slot: number): boolean => pass[slot] === 1;
       const run: Run = {
         build_s: buildS,
-        bytes_per_doc: index.memoryBytes() / docs,
+        bytes_per_doc: grownBytes / docs,
+        bytes_per_doc_trimmed: index.memoryBytes() / docs,
+        trim_s: trimS,
         postings: index.postings,
         unfiltered: timeIndex(index, queries, undefined, refAll.answers),
         filtered: timeIndex(index, queries, accept, refFiltered.answers),
@@ -162,6 +171,7 @@ export const sparseScenario: Scenario = {
     console.log(table);
     console.log(
       `build ${med((x) => x.build_s, 2)} s (${med((x) => docs / x.build_s, 0)} docs/s), ${med((x) => x.bytes_per_doc, 1)} bytes/doc, ` +
+        `${med((x) => x.bytes_per_doc_trimmed, 1)} after trim() (${med((x) => x.trim_s, 3)} s), ` +
         `${results[0]?.postings} postings, ${round(walked, 0)} postings walked per query (mean)`,
     );
     const summary = {
@@ -174,6 +184,8 @@ export const sparseScenario: Scenario = {
       corpus: { ...corpusOptions, postings: corpus.indices.length, avg_length: round(corpus.avgLength, 1) },
       build_s: med((x) => x.build_s),
       bytes_per_doc: med((x) => x.bytes_per_doc, 1),
+      bytes_per_doc_trimmed: med((x) => x.bytes_per_doc_trimmed, 1),
+      trim_s: med((x) => x.trim_s),
       postings_walked_per_query: round(walked, 0),
       unfiltered: summarize(results.map((x) => x.unfiltered)),
       filtered_10pct: summarize(results.map((x) => x.filtered)),

@@ -64,6 +64,12 @@ export class PostingList {
     return true;
   }
 
+  /** Drops the spare capacity (keeps MIN_CAPACITY at least): for a list that is done growing. */
+  trim(): void {
+    const capacity = Math.max(MIN_CAPACITY, this.length);
+    if (capacity < this.slots.length) this.resize(capacity);
+  }
+
   /** Bytes held by the two arrays (capacity, not length). */
   get byteLength(): number {
     return this.slots.byteLength + this.weights.byteLength;

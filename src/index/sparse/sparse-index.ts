@@ -208,6 +208,14 @@ export class SparseIndex {
     return top.drain();
   }
 
+  /**
+   * Gives back the posting arrays' spare capacity (up to half of them after growth by doubling):
+   * for after a bulk load. Later adds grow the lists again.
+   */
+  trim(): void {
+    for (const list of this.lists.values()) list.trim();
+  }
+
   /** Bytes held: posting arrays (capacity), an estimate of each list's object overhead, per-slot state and search scratch. */
   memoryBytes(): number {
     let bytes = this.held.byteLength + this.scratch.byteLength;

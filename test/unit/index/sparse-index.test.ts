@@ -285,6 +285,31 @@ test('misuse is refused without changing the index', () => {
   assert.equal(index.search(vec([1, 5], [1, 1]), 5).slots.length, 0);
 });
 
+test('trim() gives back spare capacity and changes no answer', () => {
+  const rng = new SeededRng(9);
+  const model = new Map<number, SparseVector>();
+  const index = new SparseIndex({ idf: true });
+  for (let slot = 0; slot < 2000; slot++) {
+    const v = drawVector(rng, 60, 12);
+    model.set(slot, v);
+    index.add(slot, v);
+  }
+  const queries = Array.from({ length: 30 }, () => drawVector(rng, 60, 4));
+  const before = queries.map((q) => asHits(index.search(q, 10)));
+  const grown = index.memoryBytes();
+  index.trim();
+  const trimmed = index.memoryBytes();
+  assert.ok(trimmed < grown, `trimmed ${trimmed} < grown ${grown}`);
+  // What is left: 8 bytes a posting (4 for lists shorter than 4), list overheads, slot state and scratch.
+  assert.ok(trimmed - 2048 * 14 <= index.postings * 8 + 63 * (240 + 32), `trimmed ${trimmed} for ${index.postings} postings`);
+  for (const [i, q] of queries.entries()) assert.deepEqual(asHits(index.search(q, 10)), before[i], `query ${i}`);
+  // Adds after a trim grow the lists again.
+  index.remove(5, model.get(5) as SparseVector);
+  index.add(5, vec([0, 1, 2], [1, 1, 1]));
+  model.set(5, vec([0, 1, 2], [1, 1, 1]));
+  checkSearch(9, 0, index, model, vec([0, 1, 2], [1, 1, 1]), 10, undefined, undefined);
+});
+
 test('an accept that throws leaves the scratch clean for the next search', () => {
   const index = new SparseIndex({ idf: false });
   for (let slot = 0; slot < 10; slot++) index.add(slot, vec([1], [slot]));
