@@ -1067,10 +1067,70 @@ export class Collection {
    * stored with the records (alone when no point is selected).
    */
   async updatePayloads(selector: readonly PointId[] | Filter, update: (payload: Payload) => Payload, options: WriteOptions = {}): Promise<{ updated: number }> {
+    return this.rewriteSelected(selector, options, (slot, id, i) => {
+      const table = this.segment.table;
+      const payloadPath = childPath(childPath('points', i), 'payload');
+      const payload = update(table.payloadOf(slot));
+      if (!isPlainObject(payload)) throw badInput(payloadPath, 'expected an object');
+      checkJsonValue(payload, payloadPath);
+      return { ...this.preparedAsStored(slot, id), ...storedPayload(payload) };
+    });
+  }
+
+  /**
+   * Removes sparse and named vectors (by name) from the selected points (Qdrant's delete vectors),
+   * as `updatePayloads` selects and rewrites them; the main dense vector cannot be removed (a
+   * point has one). Names the collection does not have are a 400 before anything is written.
+   */
+  async deleteVectors(selector: readonly PointId[] | Filter, names: readonly string[], options: WriteOptions = {}): Promise<{ updated: number }> {
+    if (!Array.isArray(names)) throw badInput('vector', `expected a list of vector names, got ${describeJson(names)}`);
+    names.forEach((name, i) => {
+      if (typeof name !== 'string' || (!this.config.sparseVectors.has(name) && !this.config.namedVectors.has(name))) {
+        const main = name === this.config.vectorName ? ': the main dense vector cannot be removed from a point (delete the point)' : '';
+        throw badInput(
+          childPath('vector', i),
+          `${main === '' ? `the collection has no sparse or named vector ${describeJson(name)}` : `${JSON.stringify(name)}${main}`}`,
+        );
+      }
+    });
+    const gone = new Set(names);
+    const without = <V>(held: ReadonlyMap<string, V> | undefined): ReadonlyMap<string, V> | undefined => {
+      if (held === undefined) return undefined;
+      const kept = new Map([...held].filter(([name]) => !gone.has(name)));
+      return kept.size === 0 ? undefined : kept;
+    };
+    return this.rewriteSelected(selector, options, (slot, id) => {
+      const point = this.preparedAsStored(slot, id);
+      return { ...point, sparse: without(point.sparse), named: without(point.named) };
+    });
+  }
+
+  /** A point as stored, ready to be written again: its vectors and payload as they are. */
+  private preparedAsStored(slot: number, id: PointId): PreparedPoint {
+    return {
+      id,
+      stored: this.storedVectorOf(slot),
+      ...storedPayload(this.segment.table.payloadOf(slot)),
+      sparse: this.segment.sparse.vectorsOf(slot),
+      named: this.segment.named.vectorsOf(slot),
+    };
+  }
+
+  /**
+   * Rewrites the selected points (listed ids, every one of which must exist, or those matching a
+   * filter) through the upsert path, each as `rewrite` makes it: all or nothing, durable before it
+   * resolves; an id that does not exist fails the whole call (ERR_POINT_NOT_FOUND) and nothing is
+   * written. `options.applied` is stored with the records (alone when no point is selected).
+   */
+  private async rewriteSelected(
+    selector: readonly PointId[] | Filter,
+    options: WriteOptions,
+    rewrite: (slot: number, id: PointId, i: number) => PreparedPoint,
+  ): Promise<{ updated: number }> {
     if (Array.isArray(selector)) new RequestCost().add('ids', selector.length, 'points');
     const applied = appliedOf(options);
     const result = await this.writes.run(async () => {
-      if (this.successor !== undefined) return this.successor.updatePayloads(selector, update, options);
+      if (this.successor !== undefined) return this.successor.rewriteSelected(selector, options, rewrite);
       this.assertLive();
       const table = this.segment.table;
       const slices = new TimeSlices();
@@ -1099,18 +1159,7 @@ export class Collection {
       for (let i = 0; i < ids.length; i++) {
         if (slices.due(i)) await slices.pause();
         const id = ids[i] as PointId;
-        const slot = table.slotOf(id) as number;
-        const payloadPath = childPath(childPath('points', i), 'payload');
-        const payload = update(table.payloadOf(slot));
-        if (!isPlainObject(payload)) throw badInput(payloadPath, 'expected an object');
-        checkJsonValue(payload, payloadPath);
-        prepared[i] = {
-          id,
-          stored: this.storedVectorOf(slot),
-          ...storedPayload(payload),
-          sparse: this.segment.sparse.vectorsOf(slot),
-          named: this.segment.named.vectorsOf(slot),
-        };
+        prepared[i] = rewrite(table.slotOf(id) as number, id, i);
       }
       await this.writePrepared(prepared, applied);
       return { updated: prepared.length };

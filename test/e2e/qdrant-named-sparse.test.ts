@@ -196,6 +196,21 @@ test('vector updates keep the vectors they do not name; payload updates keep spa
   [p] = await client.retrieve('u', { ids: [2], with_vector: ['s'] });
   assert.deepEqual(p?.vector, { s: { indices: [2, 4, 9], values: [2, 3, 1] } });
 
+  // Delete vectors: a sparse vector removed from the points a filter selects; the main vector cannot go.
+  await client.upsert('u', { points: [{ id: 3, vector: { '': [1, 2], s: { indices: [2], values: [1] } }, payload: { drop: true } }] });
+  await client.deleteVectors('u', { filter: { must: [{ key: 'drop', match: { value: true } }] }, vector: ['s'] });
+  const afterDelete = await client.retrieve('u', { ids: [2, 3], with_vector: true });
+  assert.deepEqual(
+    afterDelete.map((q) => Object.keys(q.vector as Body)),
+    [['', 's'], ['']],
+    'point 2 keeps its sparse vector, point 3 (selected) lost it',
+  );
+  const bySparse = await client.query('u', { query: { indices: [2], values: [1] }, using: 's' });
+  assert.deepEqual(
+    bySparse.points.map((q) => q.id),
+    [2],
+    'point 3 is no longer found by its removed sparse vector',
+  );
   const cases: Array<[string, string, Body, RegExp]> = [
     [
       'PUT',
@@ -217,13 +232,18 @@ test('vector updates keep the vectors they do not name; payload updates keep spa
       /MMR over a sparse vector is not supported yet/,
     ],
     ['POST', '/collections/u/points', { ids: [1], with_vector: ['x'] }, /Not existing vector name error: x/],
+    ['POST', '/collections/u/points/vectors/delete', { points: [1], vector: [''] }, /vector\[0\]: removing the main dense vector/],
+    ['POST', '/collections/u/points/vectors/delete', { points: [1], vector: ['t'] }, /Not existing vector name error: t/],
   ];
   for (const [method, path, body, pattern] of cases) {
     const r = await http(url, method, path, body);
     assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
     assert.match(r.body.status.error, pattern, JSON.stringify(body));
   }
-  assert.equal((await client.count('u')).count, 2, 'no refused write changed anything');
+  const missing = await http(url, 'POST', '/collections/u/points/vectors/delete', { points: [2, 77], vector: ['s'] });
+  assert.equal(missing.status, 404, missing.text);
+  assert.equal(Object.keys((await client.retrieve('u', { ids: [2], with_vector: true }))[0]?.vector as Body).length, 2, 'a missing id changed nothing');
+  assert.equal((await client.count('u')).count, 3, 'no refused write changed anything');
 });
 
 test('several named dense vectors and a multi-vector: writes, reads, exact queries against the model, ColBERT-style re-ranking of a prefetch', async (t) => {

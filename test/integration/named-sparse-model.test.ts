@@ -13,6 +13,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
+import { parseFilter } from '../../src/payload/filter-parse.js';
+import type { Filter } from '../../src/payload/filter-types.js';
 import { type ModelRows, namedModelSearch, nastySparse, type SparseJson, sameSparseHits, sparseModelSearch } from '../helpers/sparse-model.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 
@@ -181,6 +183,20 @@ for (const { hnsw, seed } of [
           p.dense = d;
           op = `update ${id}'s dense vector`;
         }
+      } else if (roll < 15 && model.size > 0) {
+        // Delete vectors: some names removed from the points of one payload group.
+        const g = rng.int(3);
+        const names = [...NAMES, ...Object.keys(NAMED)].filter(() => rng.int(2) === 0);
+        if (names.length === 0) names.push('a');
+        await c.deleteVectors(parseFilter({ must: [{ key: 'g', match: { value: g } }] }) as Filter, names);
+        for (const p of model.values()) {
+          if (p.payload.g !== g) continue;
+          for (const name of names) {
+            p.sparse.delete(name);
+            p.named.delete(name);
+          }
+        }
+        op = `delete vectors ${names.join(',')} where g = ${g}`;
       } else if (roll < 16 && model.size > 0) {
         const id = [...model.keys()][rng.int(model.size)] as string;
         const p = model.get(id) as ModelPoint;

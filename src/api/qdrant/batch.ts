@@ -14,7 +14,7 @@ import { ok } from '../envelope.js';
 import { requestCollection } from './collections.js';
 import { asObject, formatError, notSupported, QdrantHttpError, validationError } from './errors.js';
 import { deleteOperation, newPayload, setOperation } from './payload.js';
-import { layoutOfCollection, pointsSelector, upsertOptions, upsertPoints, vectorUpdates } from './points.js';
+import { layoutOfCollection, pointsSelector, upsertOptions, upsertPoints, vectorDeletion, vectorUpdates } from './points.js';
 import type { VectorLayout } from './vector-layout.js';
 import { updateResult } from './shape.js';
 import type { QdrantCollection, QdrantStore } from './store.js';
@@ -56,7 +56,7 @@ async function parseOperation(kind: string, body: Record<string, unknown>, layou
       return (c) => c.updateVectors(points);
     }
     case 'delete_vectors':
-      throw notSupported('', 'deleting a vector (kith points carry exactly one; delete the point instead)');
+      return vectorDeletion(body);
     default:
       throw formatError('', `unknown operation ${JSON.stringify(kind)}`);
   }

@@ -142,6 +142,26 @@ export async function layoutOfCollection(collection: QdrantCollection): Promise<
   return layoutOf(await collection.facts());
 }
 
+/**
+ * Qdrant's delete vectors: a PointsSelector and `vector`, the names to remove. Sparse and named
+ * vectors can go; the main dense vector cannot (a kith point has one: delete the point).
+ */
+export async function vectorDeletion(body: Record<string, unknown>): Promise<(collection: QdrantCollection) => Promise<void>> {
+  const names = body.vector;
+  if (!Array.isArray(names) || names.some((n) => typeof n !== 'string'))
+    throw formatError('vector', `expected a list of vector names, got ${describeJson(names)}`);
+  const selector = await pointsSelector(body);
+  return async (collection) => {
+    const layout = await layoutOfCollection(collection);
+    names.forEach((name, i) => {
+      if (name === layout.dense) throw notSupported(childPath('vector', i), 'removing the main dense vector (a kith point has one; delete the point instead)');
+      if (!layout.sparse.has(name) && !layout.named.has(name)) throw unknownVectorName(name);
+    });
+    if (collection.deleteVectors === undefined) throw notSupported('vector', 'deleting vectors on a cluster node', true);
+    await collection.deleteVectors(selector, names as string[]);
+  };
+}
+
 /** Qdrant's PointsSelector: `{points: [ids]}` or `{filter}` (exactly one). */
 export async function pointsSelector(body: Record<string, unknown>): Promise<PointId[] | Filter> {
   refuseShardKey(body);
@@ -181,9 +201,10 @@ export async function qdrantPointRoutes(app: FastifyInstance, { store }: { store
     return ok(reply, updateResult());
   });
 
-  app.post<NameParams>('/collections/:name/points/vectors/delete', async (request) => {
-    await requestCollection(store, request);
-    throw notSupported('vector', 'deleting a vector (kith points carry exactly one; delete the point instead)');
+  app.post<NameParams>('/collections/:name/points/vectors/delete', async (request, reply) => {
+    const collection = await requestCollection(store, request);
+    await (await vectorDeletion(asObject(request.body, 'body')))(collection);
+    return ok(reply, updateResult());
   });
 
   app.post<NameParams>('/collections/:name/points', async (request, reply) => {

@@ -105,6 +105,8 @@ export interface QdrantCollection {
     options: { readonly cost: RequestCost; readonly paths: readonly string[] },
   ): Promise<ScoredPoint[][]>;
   changePayloads(selection: { readonly points: readonly PointId[] } | { readonly filter: Filter }, operation: PayloadOperation): Promise<void>;
+  /** Removes sparse and named vectors from the selected points; absent on a cluster node (its points have one vector). */
+  deleteVectors?(selector: readonly PointId[] | Filter, names: readonly string[]): Promise<void>;
 }
 
 /** Qdrant's `consistency` of a read, as a store takes it: one replica (eventual) or the log's latest (strong). */
@@ -205,6 +207,9 @@ export function localStore(db: Database): QdrantStore {
         },
         sample: (request) => collection.sample(request),
         queryChecked: async (queries, options) => (await collection.queryChecked(queries, options)).map((outcome) => outcome.points),
+        deleteVectors: async (selector, names) => {
+          await collection.deleteVectors(selector, names);
+        },
         changePayloads: async (selection, operation) => {
           await collection.changePayloads(selection, operation);
         },
