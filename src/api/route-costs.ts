@@ -36,8 +36,8 @@ const SEARCH_BUDGETS: readonly BudgetName[] = [
   'sparsePostings',
   'namedComponents',
 ];
-/** A query may be any search, a recommendation (its examples), MMR, or a search by examples. */
-const QUERY_BUDGETS: readonly BudgetName[] = [...SEARCH_BUDGETS, 'exampleComponents', 'mmrComponents', 'exampleScoring'];
+/** A query may be any search, a recommendation (its examples), MMR, a search by examples, or a formula over prefetches. */
+const QUERY_BUDGETS: readonly BudgetName[] = [...SEARCH_BUDGETS, 'exampleComponents', 'mmrComponents', 'exampleScoring', 'formulaNodes'];
 /** A recommendation or a discovery: its examples read, and every point scored against them for best_score, sum_scores and discovery. */
 const EXAMPLE_BUDGETS: readonly BudgetName[] = [
   'searches',

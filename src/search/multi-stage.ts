@@ -10,7 +10,9 @@
 import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types.js';
 import type { PointId } from '../core/point-id.js';
 import { childPath } from '../core/field-path.js';
-import { NO_PAYLOAD, type PayloadSelector, selectorPatterns } from '../payload/payload-selector.js';
+import { ALL_PAYLOAD, NO_PAYLOAD, type PayloadSelector, selectorPatterns } from '../payload/payload-selector.js';
+import { TimeSlices } from '../core/time-slices.js';
+import { evaluateFormula, type Formula } from './formula.js';
 import type { ScoredPoint, SearchInput } from './collection-search.js';
 import { distributionFusion, type RankedHit, reciprocalRankFusion } from './fusion.js';
 import type { QueryRequest } from './query-verbs.js';
@@ -39,7 +41,17 @@ export type Stage =
       readonly threshold?: number;
     }
   /** The first `limit` points in id order that match `filter` (a prefetch without a query); score 0. */
-  | { readonly kind: 'list'; readonly path: string; readonly limit: number; readonly filter?: Filter };
+  | { readonly kind: 'list'; readonly path: string; readonly limit: number; readonly filter?: Filter }
+  /** The sources' candidates re-scored by a formula (search/formula.ts); then `offset`, `limit` and `threshold`. */
+  | {
+      readonly kind: 'formula';
+      readonly path: string;
+      readonly formula: Formula;
+      readonly sources: readonly Stage[];
+      readonly limit: number;
+      readonly offset: number;
+      readonly threshold?: number;
+    };
 
 /** A point as `StageSource.retrieve` gives it. */
 export interface StageRecord {
@@ -103,6 +115,14 @@ export function countStages(top: Stage, selection: Selection, vectorSize: number
       if (isTop) addRecords(cost, stage.limit, { withVector: selection.with_vector, vectorSize, payloadPaths }, stage.path);
       return;
     }
+    if (stage.kind === 'formula') {
+      // Every candidate's payload is read and the formula evaluated on it.
+      const candidates = stage.sources.reduce((sum, source) => sum + mostCandidates(source), 0);
+      addRecords(cost, candidates, { withVector: false, vectorSize, payloadPaths: 0 }, stage.path);
+      cost.add('formulaNodes', candidates * stage.formula.nodes, stage.path);
+      if (isTop) addRecords(cost, stage.limit, { withVector: selection.with_vector, vectorSize, payloadPaths }, stage.path);
+      return;
+    }
     const search = stage.query.search;
     const shape = {
       offset: search.offset ?? 0,
@@ -120,6 +140,23 @@ export function countStages(top: Stage, selection: Selection, vectorSize: number
 /** The most candidates a stage gives the stage above it: its limit. */
 function mostCandidates(stage: Stage): number {
   return stage.kind === 'search' ? (stage.query.search.limit ?? 10) : stage.limit;
+}
+
+/** The sources' candidates re-scored by the formula, best first (ties by id), then the page. */
+async function byFormula(source: StageSource, stage: Extract<Stage, { kind: 'formula' }>, lists: readonly ScoredPoint[][]): Promise<ScoredPoint[]> {
+  const scores = lists.map((list) => new Map(list.map((h) => [h.id, h.score])));
+  const ids = [...new Set(lists.flatMap((list) => list.map((h) => h.id)))];
+  const records = await source.retrieve(ids, { with_payload: ALL_PAYLOAD, with_vector: false });
+  const slices = new TimeSlices();
+  const scored: ScoredPoint[] = [];
+  for (const [i, record] of records.entries()) {
+    if (slices.due(i)) await slices.pause();
+    const score = evaluateFormula(stage.formula, { id: record.id, payload: record.payload ?? {}, score: (index) => scores[index]?.get(record.id) });
+    scored.push({ id: record.id, version: record.version, score });
+  }
+  scored.sort((a, b) => compareHits(a, b, false));
+  const kept = stage.threshold === undefined ? scored : scored.filter((h) => h.score >= (stage.threshold as number));
+  return kept.slice(stage.offset, stage.offset + stage.limit);
 }
 
 /** How many searches a stage that searches may take (one, unless it re-scores more candidates than one search takes). */
@@ -172,6 +209,7 @@ async function run(source: StageSource, stage: Stage, selection: Selection): Pro
     return page.points.map((p) => ({ id: p.id, version: p.version, score: 0 }));
   }
   const lists = await Promise.all(stage.sources.map((s) => run(source, s, NOTHING)));
+  if (stage.kind === 'formula') return byFormula(source, stage, lists);
   if (stage.kind === 'fuse') {
     const ranked: readonly (readonly RankedHit[])[] = lists;
     const fused =

@@ -52,6 +52,8 @@ export const REQUEST_BUDGET = {
   namedComponents: 33_554_432,
   /** Σ points × examples × vector_size a request's searches by examples score (kernels, ~0.1 ns a component at 128-d). */
   exampleScoring: 268_435_456,
+  /** Σ candidates × expression nodes a request's score formulas evaluate (in slices, about 20 ns a node). */
+  formulaNodes: 33_554_432,
 } as const;
 
 export type BudgetName = keyof typeof REQUEST_BUDGET;
@@ -70,6 +72,7 @@ const WHAT: Record<BudgetName, string> = {
   sparsePostings: 'sparse postings walked (points holding each query index, over all its sparse searches)',
   namedComponents: 'named vector components read (stored components × query rows, over all its named-vector searches)',
   exampleScoring: 'components scored by examples (points × examples × vector_size, over all its searches by examples)',
+  formulaNodes: 'formula evaluations (candidates × expression nodes, over all its formulas)',
 };
 
 const number = new Intl.NumberFormat('en-US');
@@ -92,6 +95,7 @@ export class RequestCost {
     sparsePostings: 0,
     namedComponents: 0,
     exampleScoring: 0,
+    formulaNodes: 0,
   };
 
   /** Adds `amount` to a total; ERR_OVER_LIMIT naming `path` when the total passes its bound. */

@@ -29,8 +29,8 @@ import {
   recommendQuery,
 } from './query-parse.js';
 import { type UsedVector, usedVector } from './vector-layout.js';
-
-const UNSUPPORTED_QUERIES = ['formula'];
+import { parseFormulaQuery } from './formula-parse.js';
+import type { Formula } from '../../search/formula.js';
 
 /** What a `query` asks for: nothing, a fusion of the prefetches, a search (maybe with MMR), or points in payload order. */
 type QueryPart =
@@ -38,7 +38,8 @@ type QueryPart =
   | { kind: 'fuse'; fusion: Fusion }
   | { kind: 'search'; query: Query; mmr?: Mmr }
   | { kind: 'order'; orderBy: OrderByInput }
-  | { kind: 'sample' };
+  | { kind: 'sample' }
+  | { kind: 'formula'; formula: Formula };
 
 /** A query request body. */
 export function queryPlan(target: PlanTarget, raw: unknown, path: string): Plan {
@@ -58,6 +59,7 @@ export function queryPlan(target: PlanTarget, raw: unknown, path: string): Plan 
       return { kind: 'list', ...common };
     }
     if (part.kind === 'fuse') throw formatError(queryPath, 'a fusion needs prefetches to fuse');
+    if (part.kind === 'formula') throw badRequest('A formula re-scores the prefetches. Give it prefetches to re-score.');
     if (part.kind === 'order') return { kind: 'list', ...common, orderBy: part.orderBy };
     if (part.kind === 'sample') {
       // One draw of offset + limit points, the first offset skipped: a draw is a page's size at most.
@@ -102,6 +104,18 @@ function prefetchStage(target: PlanTarget, raw: unknown, path: string, above: Fi
 }
 
 function stageOf(part: Exclude<QueryPart, { kind: 'none' }>, common: Common, sources: Stage[], path: string): Stage {
+  if (part.kind === 'formula') {
+    if (sources.length === 0) throw badRequest('A formula re-scores the prefetches. Give it prefetches to re-score.');
+    return {
+      kind: 'formula',
+      path,
+      formula: part.formula,
+      sources,
+      limit: common.limit,
+      offset: common.offset,
+      ...(common.scoreThreshold === undefined ? {} : { threshold: common.scoreThreshold }),
+    };
+  }
   if (part.kind === 'order') throw notSupported(childPath(childPath(path, 'query'), 'order_by'), 'order_by over prefetches or in a prefetch', true);
   if (part.kind === 'sample') throw notSupported(childPath(childPath(path, 'query'), 'sample'), 'sampling over prefetches or in a prefetch', true);
   if (part.kind === 'search') {
@@ -160,8 +174,7 @@ function queryPart(dim: number, raw: unknown, queryPath: string, limit: number, 
   let mmr: Mmr | undefined;
   if (typeof query === 'object' && !Array.isArray(query)) {
     const q = query as Record<string, unknown>;
-    const kind = UNSUPPORTED_QUERIES.find((k) => Object.hasOwn(q, k));
-    if (kind !== undefined) throw notSupported(childPath(queryPath, kind), `the \`${kind}\` query`, true);
+    if (Object.hasOwn(q, 'formula')) return { kind: 'formula', formula: parseFormulaQuery(q, queryPath) };
     if (Object.hasOwn(q, 'sample')) {
       if (q.sample !== 'random') throw formatError(childPath(queryPath, 'sample'), `expected "random", got ${describeJson(q.sample)}`);
       return { kind: 'sample' };
