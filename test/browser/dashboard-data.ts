@@ -39,7 +39,13 @@ export async function loadDashboardData(base: string, headers: Record<string, st
   for (let i = 0; i < points.length; i += 100) {
     await send(base, headers, 'PUT', `/collections/${DEMO}/points`, { points: points.slice(i, i + 100) });
   }
-  await send(base, headers, 'POST', '/collections', { name: SMALL, vector_size: 3, distance: 'euclidean' });
+  await send(base, headers, 'POST', '/collections', {
+    name: SMALL,
+    vector_size: 3,
+    distance: 'euclidean',
+    sparse_vectors: { words: { modifier: 'idf' } },
+    named_vectors: { colbert: { size: 2, distance: 'dot', multivector: true } },
+  });
   await send(base, headers, 'PUT', `/collections/${SMALL}/points`, {
     points: Array.from({ length: 12 }, (_, i) => ({ id: `s${i}`, vector: [i, i % 3, 1], payload: { n: i } })),
   });

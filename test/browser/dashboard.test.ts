@@ -29,6 +29,9 @@ describe('dashboard in Chromium', { skip: SKIP_WITHOUT_CHROMIUM }, () => {
     const details = page.getByTestId('collection-details');
     await details.getByText('flat (exact)').waitFor();
     assert.match(await details.innerText(), /points\s+12\b/);
+    // Its other vectors, as GET /collections/{name} declares them.
+    assert.match(await details.innerText(), /named vector colbert\s+2-d Dot, multi-vector \(max_sim\), exact/);
+    assert.match(await details.innerText(), /sparse vector words\s+idf/);
     await page.locator(`[data-collection="${DEMO}"] button`).click();
     await details.getByText('HNSW').waitFor();
     assert.match(await details.innerText(), new RegExp(`points\\s+${DEMO_POINTS}\\b`));

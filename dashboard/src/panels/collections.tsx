@@ -21,6 +21,17 @@ function calibrationRows(calibration: Calibration | undefined): [string, string]
   return rows;
 }
 
+/** The vectors beside the main one: its name, the named dense vectors (exact), the sparse ones. */
+function vectorRows(info: CollectionInfo): [string, string][] {
+  const rows: [string, string][] = [];
+  if (info.vector_name !== undefined) rows.push(['main vector name', info.vector_name]);
+  for (const [name, spec] of Object.entries(info.named_vectors ?? {})) {
+    rows.push([`named vector ${name}`, `${spec.size}-d ${spec.distance}${spec.multivector ? ', multi-vector (max_sim)' : ''}, exact`]);
+  }
+  for (const [name, spec] of Object.entries(info.sparse_vectors ?? {})) rows.push([`sparse vector ${name}`, spec.modifier === 'idf' ? 'idf' : 'no modifier']);
+  return rows;
+}
+
 function Details({ info }: { info: CollectionInfo }) {
   const rows: [string, string][] = [
     ['points', info.points_count.toLocaleString('en')],
@@ -33,6 +44,7 @@ function Details({ info }: { info: CollectionInfo }) {
     ['k (default limit)', String(info.parameters.k)],
     ['quantization', info.quantization],
     ['payload indexes', info.payload_index ? 'on' : 'off'],
+    ...vectorRows(info),
     ...calibrationRows(info.calibration),
   ];
   return (
