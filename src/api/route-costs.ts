@@ -25,6 +25,18 @@ const GROUPED = `groups × group_size ≤ ${MAX_GROUPED_HITS}; at most ${MAX_GRO
 const BODY = 'the body limit (-max-body-mb)';
 const FIXED = 'constant work';
 const SLICED = 'walks the collection in slices (point-scan.ts)';
+/** The snapshot routes' bounds (db/snapshots.ts). */
+const SNAPSHOTS: Record<string, RouteCost> = {
+  'POST /collections/:name/snapshots': { budgets: [], bounded: 'the export stream written with backpressure, one snapshot at a time' },
+  'GET /collections/:name/snapshots': { budgets: [], bounded: 'one line per snapshot file of the collection' },
+  'GET /collections/:name/snapshots/:snapshot': { budgets: [], bounded: 'a file streamed as the client takes it' },
+  'DELETE /collections/:name/snapshots/:snapshot': { budgets: [], bounded: 'constant work' },
+  'POST /collections/:name/snapshots/upload': {
+    budgets: [],
+    bounded: 'streamed to a file within -max-snapshot-mb, then imported in batches of 2,048 points',
+  },
+  'PUT /collections/:name/snapshots/recover': { budgets: [], bounded: 'a file of the snapshot directory, imported in batches of 2,048 points' },
+};
 
 /** `cluster`, `qdrantCluster`: the routes only a cluster node's kith and Qdrant ports have, besides their own. */
 export type Port = 'kith' | 'qdrant' | 'cluster' | 'qdrantCluster';
@@ -48,6 +60,7 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'GET /collections/:name/text-indexes': { budgets: [], bounded: 'at most 64 declared text indexes' },
     'PUT /collections/:name/text-indexes/:field': { budgets: [], bounded: `${BODY}; at most 64 declared text indexes` },
     'DELETE /collections/:name/text-indexes/:field': { budgets: [], bounded: FIXED },
+    ...SNAPSHOTS,
     'GET /aliases': { budgets: [], bounded: 'at most 10,000 aliases (db/aliases.ts)' },
     'POST /aliases': { budgets: [], bounded: 'at most 1,000 actions, one transaction over at most 10,000 aliases' },
     'GET /collections/:name/aliases': { budgets: [], bounded: 'at most 10,000 aliases' },
@@ -113,6 +126,7 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'PATCH /collections/:name': { budgets: [], bounded: REBUILD },
     'POST /collections/aliases': { budgets: [], bounded: 'at most 1,000 actions, one transaction over at most 10,000 aliases' },
     'GET /aliases': { budgets: [], bounded: 'at most 10,000 aliases' },
+    ...SNAPSHOTS,
     'GET /collections/:name/aliases': { budgets: [], bounded: 'at most 10,000 aliases' },
     'PUT /collections/:name/index': { budgets: [], bounded: 'at most 256 declared fields' },
     'DELETE /collections/:name/index/:field': { budgets: [], bounded: FIXED },
