@@ -82,7 +82,11 @@ test('configuration mapping: no hnsw_config is HNSW with Qdrant defaults, m 0 is
     [{ vectors: { size: 2, distance: 'Cosinus' } }, 400, /vectors\.distance: unknown variant/],
     [{ vectors: { size: 2, distance: 'Manhattan' } }, 400, /Manhattan distance is not supported/],
     [{ vectors: { c: { size: 2, distance: 'Dot', multivector_config: { comparator: 'max_sim' } } } }, 400, /only multi-vectors/],
-    [{ vectors: { a: { size: 2, distance: 'Cosine' }, c: { size: 2, distance: 'Dot', multivector_config: { comparator: 'sum' } } } }, 400, /vectors\.c\.multivector_config\.comparator: unknown variant/],
+    [
+      { vectors: { a: { size: 2, distance: 'Cosine' }, c: { size: 2, distance: 'Dot', multivector_config: { comparator: 'sum' } } } },
+      400,
+      /vectors\.c\.multivector_config\.comparator: unknown variant/,
+    ],
     [{ vectors: {}, sparse_vectors: { s: {} } }, 400, /without a dense vector/],
     [{ vectors: { size: 2, distance: 'Cosine' }, sparse_vectors: { s: { modifier: 'bm25' } } }, 400, /sparse_vectors\.s\.modifier: unknown variant/],
     [{ vectors: { text: { size: 2, distance: 'Cosine' } }, sparse_vectors: { text: {} } }, 400, /sparse_vectors\.text: the dense vector is named "text"/],
