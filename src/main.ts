@@ -15,6 +15,7 @@ import { buildQdrantApp } from './api/qdrant/app.js';
 import { FlagError, parseFlags, USAGE } from './cli/flags.js';
 import { startClusterNode } from './cluster/cluster-start.js';
 import { Database, type LoadEvent } from './db/database.js';
+import { SnapshotFiles } from './db/snapshots.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof parseFlags>;
@@ -59,8 +60,13 @@ async function main(): Promise<void> {
   const db =
     cluster?.engine.node.db ??
     Database.openInBackground(config.dbPath, { threads: config.threads, onWarning, onLoad: (event) => toLog((log) => logLoad(log, event)) });
+  // One place for both listeners' snapshots; a crash's leftovers (hidden temporaries) go first.
+  const snapshots = new SnapshotFiles(config.snapshotDir, Math.round(config.maxSnapshotMb * 1048576));
+  const swept = await snapshots.sweep();
+  if (swept > 0) toLog((log) => log.info({ dir: config.snapshotDir, files: swept }, 'removed unfinished snapshot files'));
   const app = await buildApp({
     db,
+    snapshots,
     ...(cluster === undefined ? {} : { cluster: cluster.engine }),
     maxBodyMb: config.maxBodyMb,
     apiKey: config.apiKey,
@@ -73,6 +79,7 @@ async function main(): Promise<void> {
       ? undefined
       : await buildQdrantApp({
           db,
+          snapshots,
           ...(cluster === undefined ? {} : { cluster: cluster.engine }),
           maxBodyMb: config.maxBodyMb,
           apiKey: config.apiKey,

@@ -162,7 +162,11 @@ export const hybridScenario: Scenario = {
           const hits = await hybrid(q, false);
           times.hybrid.push(performance.now() - t);
           t = performance.now();
-          await collection.searchParallel({ named_vector: { name: 'image', vector: Array.from(namedQueries.rows[q] as Float32Array) }, limit: PREFETCH, with_payload: false });
+          await collection.searchParallel({
+            named_vector: { name: 'image', vector: Array.from(namedQueries.rows[q] as Float32Array) },
+            limit: PREFETCH,
+            with_payload: false,
+          });
           times.named.push(performance.now() - t);
           const expected = new Set(truth[q]);
           found += hits.filter((h) => expected.has(h.id)).length;
@@ -185,11 +189,7 @@ export const hybridScenario: Scenario = {
         hybrid: `hybrid: both prefetches, RRF, limit ${LIMIT}`,
         named: `named vector (${namedDim}-d, exact), limit ${PREFETCH}`,
       };
-      const rows = (['dense', 'sparse', 'hybrid', 'named'] as const).map((kind) => [
-        labels[kind],
-        med((p) => p[kind].p50),
-        med((p) => p[kind].p99),
-      ]);
+      const rows = (['dense', 'sparse', 'hybrid', 'named'] as const).map((kind) => [labels[kind], med((p) => p[kind].p50), med((p) => p[kind].p99)]);
       process.stdout.write(`${formatTable(['query', 'p50 ms', 'p99 ms'], rows)}\n`);
       process.stdout.write(`hybrid recall@10 against the fusion over an exact dense prefetch: ${med((p) => p.recall)}\n`);
       process.stdout.write(

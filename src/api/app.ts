@@ -29,6 +29,8 @@ import { groupRoutes } from './routes/groups.js';
 import { matrixRoutes } from './routes/matrix.js';
 import { queryRoutes } from './routes/query.js';
 import { serviceRoutes } from './routes/service.js';
+import { snapshotRoutes } from './routes/snapshots.js';
+import { defaultSnapshotFiles, type SnapshotFiles } from '../db/snapshots.js';
 import { ErrorEnvelope } from './schemas/common.js';
 import { ConditionSchema, FilterSchema } from './schemas/filter.js';
 import { validatorCompiler } from './validation.js';
@@ -45,6 +47,8 @@ export interface AppOptions {
    * replicas under /cluster/local.
    */
   readonly cluster?: ClusterEngine;
+  /** Where collection snapshots live and the upload limit (db/snapshots.ts); default: beside the database file, 4096 MiB. */
+  readonly snapshots?: SnapshotFiles;
   /** Fastify logger setting; off by default (tests), main.ts turns it on. */
   readonly logger?: FastifyServerOptions['logger'];
 }
@@ -97,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.register(groupRoutes, { db: options.db });
     await app.register(matrixRoutes, { db: options.db });
     await app.register(queryRoutes, { db: options.db });
+    await app.register(snapshotRoutes, { db: options.db, files: options.snapshots ?? defaultSnapshotFiles(options.db.path) });
   } else {
     await app.register(clusterCollectionRoutes, { engine: options.cluster, db: options.db });
     await app.register(clusterPointRoutes, { engine: options.cluster });

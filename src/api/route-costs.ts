@@ -48,6 +48,18 @@ const EXAMPLE_BUDGETS: readonly BudgetName[] = [
   'exampleComponents',
   'exampleScoring',
 ];
+/** The snapshot routes' bounds (db/snapshots.ts). */
+const SNAPSHOTS: Record<string, RouteCost> = {
+  'POST /collections/:name/snapshots': { budgets: [], bounded: 'the export stream written with backpressure, one snapshot at a time' },
+  'GET /collections/:name/snapshots': { budgets: [], bounded: 'one line per snapshot file of the collection' },
+  'GET /collections/:name/snapshots/:snapshot': { budgets: [], bounded: 'a file streamed as the client takes it' },
+  'DELETE /collections/:name/snapshots/:snapshot': { budgets: [], bounded: 'constant work' },
+  'POST /collections/:name/snapshots/upload': {
+    budgets: [],
+    bounded: 'streamed to a file within -max-snapshot-mb, then imported in batches of 2,048 points',
+  },
+  'PUT /collections/:name/snapshots/recover': { budgets: [], bounded: 'a file of the snapshot directory, imported in batches of 2,048 points' },
+};
 
 /** `cluster`, `qdrantCluster`: the routes only a cluster node's kith and Qdrant ports have, besides their own. */
 export type Port = 'kith' | 'qdrant' | 'cluster' | 'qdrantCluster';
@@ -71,6 +83,7 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'GET /collections/:name/text-indexes': { budgets: [], bounded: 'at most 64 declared text indexes' },
     'PUT /collections/:name/text-indexes/:field': { budgets: [], bounded: `${BODY}; at most 64 declared text indexes` },
     'DELETE /collections/:name/text-indexes/:field': { budgets: [], bounded: FIXED },
+    ...SNAPSHOTS,
     'GET /aliases': { budgets: [], bounded: 'at most 10,000 aliases (db/aliases.ts)' },
     'POST /aliases': { budgets: [], bounded: 'at most 1,000 actions, one transaction over at most 10,000 aliases' },
     'GET /collections/:name/aliases': { budgets: [], bounded: 'at most 10,000 aliases' },
@@ -142,6 +155,7 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     'PATCH /collections/:name': { budgets: [], bounded: REBUILD },
     'POST /collections/aliases': { budgets: [], bounded: 'at most 1,000 actions, one transaction over at most 10,000 aliases' },
     'GET /aliases': { budgets: [], bounded: 'at most 10,000 aliases' },
+    ...SNAPSHOTS,
     'GET /collections/:name/aliases': { budgets: [], bounded: 'at most 10,000 aliases' },
     'PUT /collections/:name/index': { budgets: [], bounded: 'at most 256 declared fields' },
     'DELETE /collections/:name/index/:field': { budgets: [], bounded: FIXED },

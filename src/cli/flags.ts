@@ -11,6 +11,10 @@ export interface ServiceConfig {
   readonly dbPath: string;
   readonly shutdownTimeoutMs: number;
   readonly maxBodyMb: number;
+  /** Where collection snapshots live (db/snapshots.ts); default beside the database file. */
+  readonly snapshotDir: string;
+  /** The largest snapshot upload, in MiB. */
+  readonly maxSnapshotMb: number;
   /** Search threads (0: searches run on the service thread). */
   readonly threads: number;
   /** Port of the Qdrant-dialect listener (docs/qdrant.md); absent: no such listener. */
@@ -36,6 +40,8 @@ export const USAGE = `Usage: kith [flags]
   -db <path>              database file (env KITH_DB, default kith.db)
   -shutdown-timeout <d>   graceful shutdown limit: seconds or 500ms/5s/1m (env KITH_SHUTDOWN_TIMEOUT, default 5s)
   -max-body-mb <n>        request body limit in MiB (env KITH_MAX_BODY_MB, default 64)
+  -snapshot-dir <path>    collection snapshots' directory (env KITH_SNAPSHOT_DIR, default <db>.snapshots)
+  -max-snapshot-mb <n>    largest snapshot upload in MiB, streamed to disk (env KITH_MAX_SNAPSHOT_MB, default 4096)
   -threads <n>            search threads sharing the collections' memory; 0 searches on the service
                           thread (env KITH_THREADS, default: the cores, ${availableParallelism()} here)
   -qdrant-port <n>        also serve Qdrant's REST API on this port, e.g. 6333 (env KITH_QDRANT_PORT, default off)
@@ -61,6 +67,8 @@ const LONG_FLAGS = [
   'db',
   'shutdown-timeout',
   'max-body-mb',
+  'snapshot-dir',
+  'max-snapshot-mb',
   'threads',
   'qdrant-port',
   'api-key',
@@ -101,9 +109,9 @@ function parseThreads(text: string): number {
   return n;
 }
 
-function parseMb(text: string): number {
+function parseMb(text: string, flag = '-max-body-mb', max = 4096): number {
   const mb = Number(text);
-  if (!Number.isFinite(mb) || mb <= 0 || mb > 4096) throw new FlagError(`-max-body-mb: expected a number of MiB in (0, 4096], got ${JSON.stringify(text)}`);
+  if (!Number.isFinite(mb) || mb <= 0 || mb > max) throw new FlagError(`${flag}: expected a number of MiB in (0, ${max}], got ${JSON.stringify(text)}`);
   return mb;
 }
 
@@ -119,6 +127,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
         db: { type: 'string' },
         'shutdown-timeout': { type: 'string' },
         'max-body-mb': { type: 'string' },
+        'snapshot-dir': { type: 'string' },
+        'max-snapshot-mb': { type: 'string' },
         threads: { type: 'string' },
         'qdrant-port': { type: 'string' },
         'api-key': { type: 'string' },
@@ -141,6 +151,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
   };
   const dbPath = pick('db', 'KITH_DB', 'kith.db');
   if (dbPath === '') throw new FlagError('-db: expected a file path');
+  const snapshotDir = pick('snapshot-dir', 'KITH_SNAPSHOT_DIR', `${dbPath}.snapshots`);
+  if (snapshotDir === '') throw new FlagError('-snapshot-dir: expected a directory path');
   const qdrantPort = pick('qdrant-port', 'KITH_QDRANT_PORT', '');
   const apiKey = pick('api-key', 'KITH_API_KEY', '');
   const port = parsePort(pick('port', 'KITH_PORT', '18080'));
@@ -157,6 +169,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     dbPath,
     shutdownTimeoutMs: parseDuration(pick('shutdown-timeout', 'KITH_SHUTDOWN_TIMEOUT', '5s'), '-shutdown-timeout'),
     maxBodyMb: parseMb(pick('max-body-mb', 'KITH_MAX_BODY_MB', '64')),
+    snapshotDir,
+    maxSnapshotMb: parseMb(pick('max-snapshot-mb', 'KITH_MAX_SNAPSHOT_MB', '4096'), '-max-snapshot-mb', 1048576),
     threads: parseThreads(pick('threads', 'KITH_THREADS', String(availableParallelism()))),
     ...(qdrantPort === '' ? {} : { qdrantPort: parsePort(qdrantPort, '-qdrant-port') }),
     ...(apiKey === '' ? {} : { apiKey }),

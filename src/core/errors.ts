@@ -78,6 +78,10 @@ export const ERRORS = {
     status: 404,
     why: 'An alias change renames an alias that does not exist; nothing of the request was applied.',
   },
+  ERR_SNAPSHOT_NOT_FOUND: {
+    status: 404,
+    why: 'The snapshot named in the path is not among the collection’s snapshot files (or its name is not one a snapshot can have).',
+  },
   ERR_COLLECTION_EXISTS: {
     status: 409,
     why: 'A collection with this name already exists, or an alias was to take a collection’s name; drop it first or pick another name.',

@@ -37,6 +37,8 @@ export async function importCollection(
   claim: (name: string) => void,
   /** Annotations set over the exported ones, in the same commit (a replica seeded from a peer's is marked as this node's). */
   annotations?: Record<string, unknown>,
+  /** Called once the whole stream is read and written, just before the commit: the uid of the collection the import replaces, if any (LmdbStore.commitImport). */
+  beforeCommit?: () => Promise<number | undefined>,
 ): Promise<ImportedCollection> {
   const items = readExport(source);
   const first = await items.next();
@@ -70,7 +72,8 @@ export async function importCollection(
     if (points !== header.points) throw badInput('export', `its header announces ${header.points} points but it holds ${points}`);
     if (batch.length > 0) await store.writePoints(uid, batch, []);
     if (snapshot.length > 0) await store.writeSnapshot(uid, snapshot);
-    await store.commitImport(uid, name, configToJson(config), lastVersion, applied, annotationsOf(header.annotations, annotations));
+    const replaces = await beforeCommit?.();
+    await store.commitImport(uid, name, configToJson(config), lastVersion, applied, annotationsOf(header.annotations, annotations), replaces);
   } catch (error) {
     await store.abortImport(uid).catch(() => {});
     throw error;

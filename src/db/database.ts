@@ -97,6 +97,8 @@ export class Database {
   private readonly busyNames = new Set<string>();
   /** Collections whose reconfiguration is running (one at a time each). */
   private readonly reconfiguring = new Set<string>();
+  /** Names a snapshot's recovery is to replace (importCollection with `replace`). */
+  private readonly replacing = new Set<string>();
   private readonly reports = new Map<string, LoadReport>();
   private closing: Promise<void> | undefined;
   private loadingNow = true;
@@ -452,15 +454,24 @@ export class Database {
    * (collection-import.ts). ERR_COLLECTION_EXISTS if the name is taken; ERR_BAD_INPUT for a stream
    * that is not a whole export. The graph comes from the export's snapshot where it matches.
    * `options.annotations` are set over the exported ones in the import's commit.
+   *
+   * `options.replace` (a snapshot's recovery): a collection of that name is no error; it serves
+   * reads and writes while the stream is read, then, once the whole stream is written, its queued
+   * writes finish, it leaves the registry and one transaction puts the import in its place (its
+   * aliases stay). A refused stream leaves it as it was. ERR_CONFLICT while another replace of the
+   * name or a reconfiguration of it runs.
    */
   async importCollection(
     source: AsyncIterable<Uint8Array>,
-    options: { readonly name?: string; readonly annotations?: Record<string, unknown> } & CreateOptions = {},
+    options: { readonly name?: string; readonly annotations?: Record<string, unknown>; readonly replace?: boolean } & CreateOptions = {},
   ): Promise<CollectionInfo> {
     if (options.name !== undefined) checkName(options.name);
     this.assertOpen();
     this.assertLoaded();
     let claimed: string | undefined;
+    let replacing: string | undefined;
+    let replaced: Collection | undefined;
+    const taken = (name: string) => new KithError('ERR_COLLECTION_EXISTS', `collection "${name}" already exists`);
     try {
       const imported = await importCollection(
         this.store,
@@ -468,11 +479,33 @@ export class Database {
         options.name,
         (name) => {
           this.refuseAliasName(name, 'name');
-          if (this.collections.has(name) || this.busyNames.has(name)) throw new KithError('ERR_COLLECTION_EXISTS', `collection "${name}" already exists`);
+          if (this.replacing.has(name)) throw new KithError('ERR_CONFLICT', `collection "${name}" is being recovered from a snapshot already`);
+          if (options.replace === true && this.collections.has(name)) {
+            this.replacing.add(name);
+            replacing = name;
+            return;
+          }
+          if (this.collections.has(name) || this.busyNames.has(name)) throw taken(name);
           this.busyNames.add(name);
           claimed = name;
         },
         options.annotations,
+        async () => {
+          if (replacing === undefined) return undefined;
+          const name = replacing;
+          if (this.reconfiguring.has(name)) throw new KithError('ERR_CONFLICT', `collection "${name}" is being reconfigured; recover once that has finished`);
+          const old = this.collections.get(name);
+          if (this.busyNames.has(name)) throw taken(name);
+          this.busyNames.add(name);
+          claimed = name;
+          // Dropped meanwhile: the import takes the free name.
+          if (old === undefined) return undefined;
+          this.collections.delete(name);
+          this.reports.delete(name);
+          replaced = old;
+          await old.retire();
+          return old.uid;
+        },
       );
       const name = imported.config.name;
       const collection = new Collection(
@@ -487,10 +520,34 @@ export class Database {
       );
       this.reports.set(name, collection.load());
       this.collections.set(name, collection);
+      replaced = undefined;
       return collection.describe();
+    } catch (error) {
+      // The commit failed after the collection it was to replace was retired: that one is still
+      // the file's, so it is loaded again, as a restart would.
+      if (replaced !== undefined) this.reload(replaced);
+      throw error;
     } finally {
       if (claimed !== undefined) this.busyNames.delete(claimed);
+      if (replacing !== undefined) this.replacing.delete(replacing);
     }
+  }
+
+  private reload(retired: Collection): void {
+    const stored = this.store.loadCollections().find((c) => c.uid === retired.uid);
+    if (stored === undefined || this.collections.has(stored.name)) return;
+    const collection = new Collection(
+      this.store,
+      stored.uid,
+      retired.config,
+      stored.lastVersion,
+      this.warn,
+      this.threads,
+      retired.versionSource,
+      stored.applied,
+    );
+    this.reports.set(stored.name, collection.load());
+    this.collections.set(stored.name, collection);
   }
 
   /**

@@ -250,12 +250,17 @@ export class LmdbStore {
     await this.write(() => {
       for (const [alias, collection] of this.readAliases()) if (collection === name) this.meta.removeSync(aliasKey(alias));
       this.collections.removeSync(name);
-      this.lastVersions.removeSync(uid);
-      removeRange(this.points, pointKeyRange(uid));
-      removeRange(this.snapshots, snapshotRange(uid));
-      this.annotations.removeSync(uid);
-      this.meta.removeSync(appliedKey(uid));
+      this.removeCollectionData(uid);
     });
+  }
+
+  /** Everything stored under a collection's uid but its entry (inside a write). */
+  private removeCollectionData(uid: number): void {
+    this.lastVersions.removeSync(uid);
+    removeRange(this.points, pointKeyRange(uid));
+    removeRange(this.snapshots, snapshotRange(uid));
+    this.annotations.removeSync(uid);
+    this.meta.removeSync(appliedKey(uid));
   }
 
   /** Every alias, by alias: the name of the collection it names (inside a write, as that write sees them). */
@@ -433,7 +438,9 @@ export class LmdbStore {
   /**
    * Makes an import's collection exist, in one transaction: its entry, last version, applied
    * position and annotations, and the mark removed. ERR_COLLECTION_EXISTS (nothing written) if
-   * the name was taken meanwhile.
+   * the name was taken meanwhile. `replaces`: the uid of the collection of that name the import
+   * takes the place of (a snapshot's recovery): its entry now names the import and everything
+   * stored under the old uid goes, in the same transaction; its aliases stay.
    */
   async commitImport(
     uid: number,
@@ -442,9 +449,14 @@ export class LmdbStore {
     lastVersion: bigint,
     applied: AppliedPosition | undefined,
     annotations: string | undefined,
+    replaces?: number,
   ): Promise<void> {
     await this.write(() => {
-      if (this.collections.get(name) !== undefined) throw new KithError('ERR_COLLECTION_EXISTS', `collection "${name}" already exists`);
+      const existing = this.collections.get(name);
+      if (existing !== undefined) {
+        if (replaces === undefined || existing.uid !== replaces) throw new KithError('ERR_COLLECTION_EXISTS', `collection "${name}" already exists`);
+        this.removeCollectionData(replaces);
+      }
       this.collections.putSync(name, { uid, config });
       this.lastVersions.putSync(uid, lastVersion.toString());
       if (applied !== undefined) this.meta.putSync(appliedKey(uid), encodeAppliedPosition(applied));

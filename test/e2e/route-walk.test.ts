@@ -12,7 +12,9 @@
  * that refusal is walked too). The longest stall per port is printed as a diagnostic.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { buildApp } from '../../src/api/app.js';
 import { buildQdrantApp } from '../../src/api/qdrant/app.js';
 import { type Port as AnyPort, ROUTE_COSTS } from '../../src/api/route-costs.js';
@@ -74,6 +76,50 @@ function paths(count: number): string[] {
   return Array.from({ length: count }, (_, i) => (i % 3 === 0 ? `nested.f${i}` : i % 3 === 1 ? `tags[].t${i}` : `p${i}`));
 }
 
+/**
+ * The snapshot routes on one port, over its largest collection: create, list, download the whole
+ * file, upload it (recovering the collection in place; the Qdrant port's way, multipart), recover
+ * it from the snapshot directory under a new name, refuse a remote location, delete.
+ */
+function snapshotSteps(port: Port, base: string, snapshotDir: string, collection: string, what: string): Step[] {
+  const at = `/collections/${collection}/snapshots`;
+  let name = '';
+  let file = new Uint8Array(0);
+  const step = (route: string, doing: string, run: () => Promise<void>): Step => ({ port, route, what: `${doing}: ${what}`, run });
+  return [
+    step('POST /collections/:name/snapshots', 'a snapshot', async () => {
+      const answer = await send(base, 'POST', at);
+      expectStatus(answer, 200, 'create a snapshot');
+      name = JSON.parse(answer.text).result.name;
+    }),
+    step('GET /collections/:name/snapshots', 'its list', async () => expectStatus(await send(base, 'GET', at), 200, 'list')),
+    step('GET /collections/:name/snapshots/:snapshot', 'the whole file', async () => {
+      const response = await fetch(`${base}${at}/${name}`);
+      assert.equal(response.status, 200);
+      file = new Uint8Array(await response.arrayBuffer());
+      assert.ok(file.length > 0);
+    }),
+    step('POST /collections/:name/snapshots/upload', 'the whole file, recovered in place', async () => {
+      const form = new FormData();
+      form.append('snapshot', new Blob([file]), name);
+      const response =
+        port === 'qdrant'
+          ? await fetch(`${base}${at}/upload?priority=snapshot`, { method: 'POST', body: form })
+          : await fetch(`${base}${at}/upload`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: file });
+      assert.equal(response.status, 200, await response.text());
+    }),
+    step('PUT /collections/:name/snapshots/recover', 'the file, as a copy', async () => {
+      const location = pathToFileURL(join(snapshotDir, collection, name)).href;
+      expectStatus(await send(base, 'PUT', `/collections/${collection}-copy/snapshots/recover`, { location }), 200, 'recover a copy');
+      expectStatus(await send(base, 'DELETE', `/collections/${collection}-copy`), 200, 'drop the copy');
+    }),
+    step('PUT /collections/:name/snapshots/recover', 'a remote location (refused)', async () =>
+      expectStatus(await send(base, 'PUT', `${at}/recover`, { location: 'https://example.com/x.snapshot' }), 400, 'remote'),
+    ),
+    step('DELETE /collections/:name/snapshots/:snapshot', 'delete it', async () => expectStatus(await send(base, 'DELETE', `${at}/${name}`), 200, 'delete')),
+  ];
+}
+
 function vector(rng: SeededRng, dim = DIM): number[] {
   return Array.from({ length: dim }, () => Math.round((rng.next() * 2 - 1) * 1e4) / 1e4);
 }
@@ -113,7 +159,8 @@ test('every route of both ports at its largest legal values keeps /healthz answe
   await Promise.all([apps.kith.close(), apps.qdrant.close()]);
   await db.close();
 
-  const server = await startServer(tempDbPath(t), ['-threads', '2', '-qdrant-port', '0']);
+  const servedDb = tempDbPath(t);
+  const server = await startServer(servedDb, ['-threads', '2', '-qdrant-port', '0']);
   t.after(() => server.stop());
   const kith = server.url;
   const qdrant = await qdrantUrlOf(server);
@@ -429,6 +476,7 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       run: kSend('POST', '/collections/u/points/delete', { filter: widest }),
     },
     { port: 'kith', route: 'POST /backup', what: 'a hot copy', run: kSend('POST', '/backup') },
+    ...snapshotSteps('kith', kith, `${servedDb}.snapshots`, 'big', 'the 65536-d collection (a full body of points)'),
     {
       port: 'kith',
       route: 'PATCH /collections/:name',
@@ -812,6 +860,7 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       what: '100,000 ids',
       run: qSend('POST', '/collections/w/points/delete', { points: ids(REQUEST_BUDGET.ids) }),
     },
+    ...snapshotSteps('qdrant', qdrant, `${servedDb}.snapshots`, 'w', `the ${POINTS}-point collection with 255 declared fields`),
     { port: 'qdrant', route: 'DELETE /collections/:name', what: 'drop', run: qSend('DELETE', '/collections/q') },
   ];
 

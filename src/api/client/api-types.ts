@@ -7,6 +7,7 @@ import type { QueryStagesBody } from '../schemas/query.js';
 import type { MatrixBody, MatrixResult } from '../schemas/matrix.js';
 import type { Static } from 'typebox';
 import type { AliasInfoSchema, ChangeAliasesBody, ChangeAliasesResult } from '../schemas/aliases.js';
+import type { DeletedSnapshot as DeletedSnapshotSchema, SnapshotInfoSchema } from '../schemas/snapshots.js';
 import type { FacetBody, FacetResult } from '../schemas/facet.js';
 import type { ClusterPart, ClusterState as ClusterStateSchema, ReplicaChangeBody } from '../schemas/cluster.js';
 import type { CollectionInfoSchema, CreateCollectionBody, CreateCollectionResult, DropCollectionResult, UpdateCollectionBody } from '../schemas/collections.js';
@@ -95,6 +96,8 @@ export type AliasInfo = Static<typeof AliasInfoSchema>;
 /** One action of an alias change: `{create: {alias, collection}}`, `{delete: {alias}}` or `{rename: {from, to}}`. */
 export type AliasAction = Static<typeof ChangeAliasesBody>['actions'][number];
 export type AliasesChanged = Static<typeof ChangeAliasesResult>;
+export type SnapshotInfo = Static<typeof SnapshotInfoSchema>;
+export type DeletedSnapshot = Static<typeof DeletedSnapshotSchema>;
 /** A facet request: a payload key, an optional filter (typed) and limit. */
 export type FacetRequest = Omit<Static<typeof FacetBody>, 'filter'> & { filter?: Filter | null };
 export type FacetHits = Static<typeof FacetResult>;

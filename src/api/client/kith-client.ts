@@ -12,6 +12,8 @@ import type {
   AliasAction,
   AliasesChanged,
   AliasInfo,
+  DeletedSnapshot,
+  SnapshotInfo,
   ClusterPlacement,
   ClusterState,
   CollectionInfo,
@@ -244,6 +246,46 @@ export class KithClient {
     return (await this.call('POST', '/aliases', { actions })).result as AliasesChanged;
   }
 
+  /** POST /collections/{name}/snapshots — writes a snapshot file of the collection on the server. */
+  async createSnapshot(name: string): Promise<SnapshotInfo> {
+    return (await this.call('POST', snapshotsPath(name))).result as SnapshotInfo;
+  }
+
+  /** GET /collections/{name}/snapshots — oldest first. */
+  async listSnapshots(name: string): Promise<SnapshotInfo[]> {
+    return (await this.call('GET', snapshotsPath(name))).result as SnapshotInfo[];
+  }
+
+  /** GET /collections/{name}/snapshots/{snapshot} — the file's bytes (held in memory: for files that fit). */
+  async downloadSnapshot(name: string, snapshot: string): Promise<Uint8Array> {
+    const response = await this.fetchImpl(`${this.base}${snapshotsPath(name)}/${encodeURIComponent(snapshot)}`, { headers: this.headers });
+    if (!response.ok) throw KithClientError.fromAnswer(response.status, await response.text(), `GET ${snapshotsPath(name)}/${snapshot}`);
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
+  /** DELETE /collections/{name}/snapshots/{snapshot} */
+  async deleteSnapshot(name: string, snapshot: string): Promise<DeletedSnapshot> {
+    return (await this.call('DELETE', `${snapshotsPath(name)}/${encodeURIComponent(snapshot)}`)).result as DeletedSnapshot;
+  }
+
+  /** POST /collections/{name}/snapshots/upload — recovers the collection from a snapshot file's bytes (replacing it), all or nothing. */
+  async uploadSnapshot(name: string, file: Uint8Array, options: { readonly checksum?: string } = {}): Promise<CollectionInfo> {
+    const path = `${snapshotsPath(name)}/upload${options.checksum === undefined ? '' : `?checksum=${encodeURIComponent(options.checksum)}`}`;
+    const response = await this.fetchImpl(this.base + path, {
+      method: 'POST',
+      headers: { ...this.headers, 'content-type': 'application/octet-stream' },
+      body: file,
+    });
+    const text = await response.text();
+    if (!response.ok) throw KithClientError.fromAnswer(response.status, text, `POST ${path}`);
+    return (parseJson(text) as Envelope).result as CollectionInfo;
+  }
+
+  /** PUT /collections/{name}/snapshots/recover — recovers the collection from a file of the server's snapshot directory (file:// or an absolute path). */
+  async recoverSnapshot(name: string, location: string, options: { readonly checksum?: string } = {}): Promise<CollectionInfo> {
+    return (await this.call('PUT', `${snapshotsPath(name)}/recover`, { location, ...options })).result as CollectionInfo;
+  }
+
   /** PUT /collections/{name}/points — all or nothing, durable when it resolves; `options`: which points are written (update_mode, update_filter). */
   async upsert(name: string, points: readonly PointStruct[], options: UpsertOptions = {}): Promise<Upserted> {
     return (await this.call('PUT', `${pointsPath(name)}`, { points, ...options })).result as Upserted;
@@ -417,6 +459,10 @@ export class KithClient {
     if (enveloped && envelope?.status !== 'ok') throw KithClientError.fromAnswer(response.status, text, request);
     return envelope;
   }
+}
+
+function snapshotsPath(name: string): string {
+  return `/collections/${encodeURIComponent(name)}/snapshots`;
 }
 
 function pointsPath(name: string): string {

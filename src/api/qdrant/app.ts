@@ -27,6 +27,8 @@ import { localAliases, localStore } from './store.js';
 import { qdrantAliasRoutes } from './aliases.js';
 import { qdrantFacetRoutes } from './facet.js';
 import { qdrantBatchRoutes } from './batch.js';
+import { qdrantSnapshotRoutes } from './snapshots.js';
+import { defaultSnapshotFiles, type SnapshotFiles } from '../../db/snapshots.js';
 
 export interface QdrantAppOptions {
   readonly db: Database;
@@ -36,6 +38,8 @@ export interface QdrantAppOptions {
   readonly maxBodyMb?: number;
   /** When set, every request but the probes must carry this key (api/api-key.ts). */
   readonly apiKey?: string;
+  /** Where collection snapshots live and the upload limit (db/snapshots.ts); default: beside the database file, 4096 MiB. */
+  readonly snapshots?: SnapshotFiles;
   /** A logger to share (main.ts passes a child of kith's, so both listeners write one stream in order); off by default (tests). */
   readonly logger?: FastifyBaseLogger;
 }
@@ -79,6 +83,10 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     await scope.register(qdrantCollectionUpdateRoutes, { store });
     // Aliases are one node's for now: a cluster's catalogue has none (docs/cluster.md, "Not yet").
     if (cluster === undefined) await scope.register(qdrantAliasRoutes, { aliases: localAliases(options.db) });
+    // Snapshots too: a cluster's collection is spread over nodes (docs/cluster.md, "Not yet").
+    if (cluster === undefined) {
+      await scope.register(qdrantSnapshotRoutes, { db: options.db, files: options.snapshots ?? defaultSnapshotFiles(options.db.path) });
+    }
     await scope.register(qdrantPointRoutes, { store });
     await scope.register(qdrantSearchRoutes, { store });
     await scope.register(qdrantGroupRoutes, { store });

@@ -7,7 +7,7 @@ import { describeJson } from '../../core/point-id.js';
 
 export class QdrantHttpError extends Error {
   constructor(
-    readonly statusCode: 400 | 404 | 409 | 422,
+    readonly statusCode: 400 | 403 | 404 | 409 | 422,
     message: string,
   ) {
     super(message);

@@ -10,6 +10,8 @@ test('defaults, Go-style and GNU-style flags, env fallback', () => {
     dbPath: 'kith.db',
     shutdownTimeoutMs: 5000,
     maxBodyMb: 64,
+    snapshotDir: 'kith.db.snapshots',
+    maxSnapshotMb: 4096,
     threads: availableParallelism(),
   });
   assert.deepEqual(parseFlags(['-port', '9000', '-db=/tmp/x.db', '--host', '127.0.0.1', '-shutdown-timeout', '250ms', '--max-body-mb=8'], {}), {
@@ -18,11 +20,26 @@ test('defaults, Go-style and GNU-style flags, env fallback', () => {
     dbPath: '/tmp/x.db',
     shutdownTimeoutMs: 250,
     maxBodyMb: 8,
+    snapshotDir: '/tmp/x.db.snapshots',
+    maxSnapshotMb: 4096,
     threads: availableParallelism(),
   });
   const env = { KITH_PORT: '7000', KITH_DB: 'env.db', KITH_HOST: '::1' };
-  assert.deepEqual(parseFlags([], env), { port: 7000, host: '::1', dbPath: 'env.db', shutdownTimeoutMs: 5000, maxBodyMb: 64, threads: availableParallelism() });
+  assert.deepEqual(parseFlags([], env), {
+    port: 7000,
+    host: '::1',
+    dbPath: 'env.db',
+    shutdownTimeoutMs: 5000,
+    maxBodyMb: 64,
+    snapshotDir: 'env.db.snapshots',
+    maxSnapshotMb: 4096,
+    threads: availableParallelism(),
+  });
   assert.equal((parseFlags(['-port', '1'], env) as { port: number }).port, 1);
+  assert.deepEqual(
+    (({ snapshotDir, maxSnapshotMb }) => ({ snapshotDir, maxSnapshotMb }))(parseFlags(['-snapshot-dir', '/s', '-max-snapshot-mb=100'], {}) as never),
+    { snapshotDir: '/s', maxSnapshotMb: 100 },
+  );
   assert.equal(parseFlags(['-h'], {}), 'help');
   assert.equal(parseFlags(['--help'], {}), 'help');
 });
@@ -32,6 +49,8 @@ test('bad flags are FlagErrors naming the flag', () => {
     [['-port', 'x'], /-port/],
     [['-port', '70000'], /-port/],
     [['-max-body-mb', '0'], /-max-body-mb/],
+    [['-max-snapshot-mb', '0'], /-max-snapshot-mb/],
+    [['-snapshot-dir='], /-snapshot-dir/],
     [['-threads', '-1'], /-threads/],
     [['-threads', '1.5'], /-threads/],
     [['-threads', 'many'], /-threads/],
