@@ -11,6 +11,8 @@
  */
 import type { Distance } from '../core/distance.js';
 import { SparseTopK } from '../index/sparse/sparse-top-k.js';
+import { createKernel, type DistanceKernel } from '../kernels/distance-kernel.js';
+import { SCRATCH_BATCH, VectorArena } from '../kernels/vector-arena.js';
 import { SlotValues } from './slot-values.js';
 
 export interface NamedVectorConfig {
@@ -60,15 +62,35 @@ interface Totals {
   maxRows: number;
 }
 
+/**
+ * A one-row name's vectors live in a vector arena by slot, scored by the distance kernels (SIMD):
+ * an exact search reads them as the main vector's Flat index does. The per-slot list holds
+ * IN_ARENA for the slots that have one (the others' arena rows are stale and skipped).
+ */
+interface KernelSpace {
+  readonly arena: VectorArena;
+  readonly kernel: DistanceKernel;
+}
+
+/** Marks a slot whose one-row vector is in its name's arena. */
+const IN_ARENA: NamedVector = Object.freeze({ rows: 1, data: new Float32Array(0) });
+
 export class NamedVectorSpaces implements NamedVectorsReader {
   private readonly configs: ReadonlyMap<string, NamedVectorConfig>;
   private readonly vectors: SlotValues<NamedVector>;
   private readonly totals = new Map<string, Totals>();
+  private readonly kernels = new Map<string, KernelSpace>();
 
   constructor(configs: ReadonlyMap<string, NamedVectorConfig>) {
     this.configs = configs;
     this.vectors = new SlotValues(configs.keys());
-    for (const name of configs.keys()) this.totals.set(name, { floats: 0, maxRows: 1 });
+    for (const [name, config] of configs) {
+      this.totals.set(name, { floats: 0, maxRows: 1 });
+      if (!config.multivector) {
+        const arena = new VectorArena(config.size);
+        this.kernels.set(name, { arena, kernel: createKernel(arena, config.distance) });
+      }
+    }
   }
 
   configOf(name: string): NamedVectorConfig | undefined {
@@ -76,11 +98,16 @@ export class NamedVectorSpaces implements NamedVectorsReader {
   }
 
   vectorOf(name: string, slot: number): NamedVector | undefined {
-    return this.vectors.get(name, slot);
+    const held = this.vectors.get(name, slot);
+    return held === IN_ARENA ? { rows: 1, data: (this.kernels.get(name) as KernelSpace).arena.read(slot) } : held;
   }
 
   vectorsOf(slot: number): NamedVectors | undefined {
-    return this.vectors.all(slot);
+    const held = this.vectors.all(slot);
+    if (held === undefined) return undefined;
+    const out = new Map<string, NamedVector>();
+    for (const name of held.keys()) out.set(name, this.vectorOf(name, slot) as NamedVector);
+    return out;
   }
 
   floatsOf(name: string): number {
@@ -94,22 +121,39 @@ export class NamedVectorSpaces implements NamedVectorsReader {
 
   /** The slot now holds these vectors (it held none: `remove` came first). */
   add(slot: number, vectors: NamedVectors | undefined): void {
-    this.vectors.set(slot, vectors, (name, vector) => {
+    if (vectors === undefined) return;
+    const held = new Map<string, NamedVector>();
+    for (const [name, vector] of vectors) {
+      const space = this.kernels.get(name);
+      if (space === undefined) {
+        held.set(name, vector);
+        continue;
+      }
+      space.arena.reserve(slot + 1);
+      space.arena.write(slot, vector.data);
+      held.set(name, IN_ARENA);
+    }
+    this.vectors.set(slot, held, (name, vector) => {
       const totals = this.totals.get(name) as Totals;
-      totals.floats += vector.data.length;
+      totals.floats += this.floatsIn(name, vector);
       if (vector.rows > totals.maxRows) totals.maxRows = vector.rows;
     });
   }
 
+  /** Floats of a held vector (one row of the name's size when it is in the arena). */
+  private floatsIn(name: string, vector: NamedVector): number {
+    return vector === IN_ARENA ? (this.configs.get(name) as NamedVectorConfig).size : vector.data.length;
+  }
+
   remove(slot: number): void {
     this.vectors.clear(slot, (name, vector) => {
-      (this.totals.get(name) as Totals).floats -= vector.data.length;
+      (this.totals.get(name) as Totals).floats -= this.floatsIn(name, vector);
     });
   }
 
   score(name: string, query: NamedVector, slot: number): number | undefined {
     const config = this.configs.get(name);
-    const vector = this.vectors.get(name, slot);
+    const vector = this.vectorOf(name, slot);
     if (config === undefined || vector === undefined) return undefined;
     return similarity(config, query, vector);
   }
@@ -127,6 +171,23 @@ export class NamedVectorSpaces implements NamedVectorsReader {
     if (config === undefined) return top.drain();
     const bySlot = this.vectors.slotsOf(name);
     const end = Math.min(slotCount, bySlot.length);
+    const space = this.kernels.get(name);
+    if (space !== undefined && query.rows === 1) {
+      const { arena, kernel } = space;
+      arena.setQuery(query.data);
+      const scoresBase = arena.scoresByteOffset >> 2;
+      for (let start = 0; start < end; start += SCRATCH_BATCH) {
+        const n = Math.min(SCRATCH_BATCH, end - start);
+        kernel.scoreRange(start, n);
+        const scores = arena.floats;
+        for (let i = 0; i < n; i++) {
+          const slot = start + i;
+          if (bySlot[slot] === undefined || (accept !== undefined && !accept(slot))) continue;
+          top.offer(slot, scores[scoresBase + i] as number);
+        }
+      }
+      return top.drain();
+    }
     for (let slot = 0; slot < end; slot++) {
       const vector = bySlot[slot];
       if (vector === undefined || (accept !== undefined && !accept(slot))) continue;
@@ -135,10 +196,12 @@ export class NamedVectorSpaces implements NamedVectorsReader {
     return top.drain();
   }
 
-  /** Bytes of the vectors (floats and a fixed cost per vector) and the per-slot lists. */
+  /** Bytes of the vectors (floats and a fixed cost per vector), the per-slot lists and the kernels' arenas. */
   memoryBytes(): number {
     let bytes = this.vectors.allotted * 8;
+    for (const { arena } of this.kernels.values()) bytes += arena.slotCapacity * arena.slotBytes;
     for (const [name, totals] of this.totals) {
+      if (this.kernels.has(name)) continue;
       bytes += totals.floats * 4;
       for (const vector of this.vectors.slotsOf(name)) if (vector !== undefined) bytes += 96;
     }

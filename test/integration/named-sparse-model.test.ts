@@ -106,11 +106,13 @@ for (const { hnsw, seed } of [
         }
         const query = rowsOf(spec.size, spec.multivector ? 1 + rng.int(3) : 1);
         const limit = 1 + rng.int(12);
-        const rare = rng.int(3) === 0;
+        // No filter; a selective one (its few matches scored one by one); a broad one (every point tested as it is scored).
+        const filterKind = rng.int(3);
+        const rare = filterKind === 1 ? true : filterKind === 2 ? false : undefined;
         const answer = await c.searchParallel({
           named_vector: { name, vector: spec.multivector ? query : query[0] },
           limit,
-          ...(rare ? { filter: { must: [{ key: 'rare', match: { value: true } }] } } : {}),
+          ...(rare === undefined ? {} : { filter: { must: [{ key: 'rare', match: { value: rare } }] } }),
           with_payload: false,
         });
         sameSparseHits(
@@ -118,7 +120,7 @@ for (const { hnsw, seed } of [
           namedModelSearch(stored, query, {
             distance: spec.distance,
             limit,
-            ...(rare ? { accept: (id: string) => model.get(id)?.payload.rare === true } : {}),
+            ...(rare === undefined ? {} : { accept: (id: string) => model.get(id)?.payload.rare === rare }),
           }),
           `${context}, ${name} ${JSON.stringify(query)} rare ${rare}`,
         );
