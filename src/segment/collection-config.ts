@@ -6,7 +6,7 @@ import { type Distance, parseDistance } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
-import type { NamedVectorConfig } from './named-vectors.js';
+import type { NamedVectorConfig } from './named-vector-config.js';
 
 export type Quantization = 'none' | 'sq8';
 

@@ -9,18 +9,13 @@
  * scored by late interaction (Qdrant's `max_sim`): the sum over the query's rows of the best
  * similarity to any of the point's rows.
  */
-import type { Distance } from '../core/distance.js';
+import type { NamedVectorConfig } from './named-vector-config.js';
 import { SparseTopK } from '../index/sparse/sparse-top-k.js';
 import { createKernel, type DistanceKernel } from '../kernels/distance-kernel.js';
 import { SCRATCH_BATCH, VectorArena } from '../kernels/vector-arena.js';
 import { SlotValues } from './slot-values.js';
 
-export interface NamedVectorConfig {
-  readonly size: number;
-  readonly distance: Distance;
-  /** Several rows per point, scored by max_sim. */
-  readonly multivector: boolean;
-}
+export type { NamedVectorConfig } from './named-vector-config.js';
 
 /** A named vector as stored and searched: `rows` rows of the name's size, row after row. */
 export interface NamedVector {
