@@ -99,3 +99,9 @@ export function nastySparse(rng: SeededRng, vocabulary = 40): SparseJson {
   });
   return { indices: list, values };
 }
+
+/** A sparse vector as kith stores and returns it: indices ascending, values as float32. */
+export function storedSparse(v: SparseJson): SparseJson {
+  const order = v.indices.map((_, i) => i).sort((a, b) => (v.indices[a] as number) - (v.indices[b] as number));
+  return { indices: order.map((i) => v.indices[i] as number), values: order.map((i) => Math.fround(v.values[i] as number)) };
+}

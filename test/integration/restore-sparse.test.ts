@@ -9,14 +9,8 @@ import { test } from 'node:test';
 import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
 import { testSeed } from '../helpers/data.js';
-import { nastySparse, type SparseJson, sameSparseHits, sparseModelSearch } from '../helpers/sparse-model.js';
+import { nastySparse, type SparseJson, sameSparseHits, sparseModelSearch, storedSparse } from '../helpers/sparse-model.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
-
-/** The vector as the engine stores it: indices ascending, values float32. */
-function sorted(v: SparseJson): SparseJson {
-  const order = v.indices.map((_, i) => i).sort((a, b) => (v.indices[a] as number) - (v.indices[b] as number));
-  return { indices: order.map((i) => v.indices[i] as number), values: order.map((i) => Math.fround(v.values[i] as number)) };
-}
 
 test('a restore writes sparse vectors with the versions; a bad one refuses its whole batch', async (t) => {
   const seed = testSeed(611);
@@ -60,10 +54,10 @@ test('a restore writes sparse vectors with the versions; a bad one refuses its w
     for (const p of points) {
       const stored = c.getPoint(p.id);
       assert.equal(stored.version, p.version, `${when}: ${p.id}`);
-      const expected = Object.fromEntries(Object.entries(p.sparse_vectors).map(([name, v]) => [name, sorted(v)]));
+      const expected = Object.fromEntries(Object.entries(p.sparse_vectors).map(([name, v]) => [name, storedSparse(v)]));
       assert.deepEqual(stored.sparse_vectors ?? {}, expected, `${when}: ${p.id}`);
     }
-    const stored = new Map(points.flatMap((p) => (p.sparse_vectors.text === undefined ? [] : [[String(p.id), sorted(p.sparse_vectors.text)] as const])));
+    const stored = new Map(points.flatMap((p) => (p.sparse_vectors.text === undefined ? [] : [[String(p.id), storedSparse(p.sparse_vectors.text)] as const])));
     const query = { indices: [0, 1, 2, 3, 4294967295], values: [1, 0.5, -1, 2, 1] };
     const expected = sparseModelSearch(stored, query, { idf: true, limit: 10 });
     const hits = c.search({ sparse_vector: { name: 'text', ...query }, limit: 10 });
