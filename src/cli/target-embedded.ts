@@ -11,7 +11,7 @@ import { Database } from '../db/database.js';
 import type { RestoreSession } from '../db/restore-session.js';
 import { parseFilter } from '../payload/filter-parse.js';
 import { checkJsonValue } from '../payload/json-value.js';
-import type { CollectionSummary, Hit, PointLine, PointRecord, SearchArgs, Target } from './target.js';
+import { type CollectionSummary, type Hit, type PointLine, type PointRecord, pointLine, type SearchArgs, type Target } from './target.js';
 
 export function openEmbedded(path: string, readOnly = false): Target {
   let db: Database;
@@ -94,7 +94,7 @@ class EmbeddedTarget implements Target {
       if (p.version === undefined)
         throw new KithError('ERR_BAD_INPUT', `${childPath(childPath('points', i), 'version')}: required (every point of a restore carries its version)`);
       if (p.payload !== undefined) checkJsonValue(p.payload, childPath(childPath('points', i), 'payload'));
-      return { id: p.id, version: BigInt(p.version), vector: p.vector, payload: p.payload };
+      return { id: p.id, version: BigInt(p.version), vector: p.vector, payload: p.payload, sparse_vectors: p.sparse_vectors, named_vectors: p.named_vectors };
     });
     return session.write(versioned);
   }
@@ -108,7 +108,7 @@ class EmbeddedTarget implements Target {
       const batch: PointLine[] = [];
       for (const id of ids.slice(start, start + batchSize)) {
         const point = collection.getPoint(id);
-        batch.push({ id: point.id, version: point.version.toString(), vector: point.vector, payload: point.payload });
+        batch.push({ ...pointLine(point), version: point.version.toString() });
       }
       yield batch;
     }

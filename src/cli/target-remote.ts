@@ -7,7 +7,7 @@ import type { CreateCollectionRequest } from '../api/client/api-types.js';
 import { type Filter, KithClient, type SearchRequest } from '../api/client/kith-client.js';
 import { LIMITS } from '../segment/collection-config.js';
 import { REQUEST_BUDGET } from '../search/request-cost.js';
-import { type CollectionSummary, type Hit, NotAvailableError, type PointLine, type PointRecord, type SearchArgs, type Target } from './target.js';
+import { type CollectionSummary, type Hit, NotAvailableError, type PointLine, type PointRecord, pointLine, type SearchArgs, type Target } from './target.js';
 
 export function openRemote(url: string, apiKey: string | undefined): Target {
   // fetch fails with "fetch failed" and the reason in `cause`: say which server and why.
@@ -91,7 +91,7 @@ class RemoteTarget implements Target {
     const { vector_size } = await this.client.getCollection(name);
     const limit = Math.max(1, Math.min(batchSize, MAX_PAGE, Math.floor(REQUEST_BUDGET.vectorComponents / vector_size)));
     for await (const page of this.client.scrollAll(name, { limit, with_payload: true, with_vector: true })) {
-      yield page.map((p) => ({ id: p.id, version: p.version.toString(), vector: p.vector ?? [], payload: p.payload ?? {} }));
+      yield page.map((p) => ({ ...pointLine(p), version: p.version.toString() }));
     }
   }
 

@@ -9,7 +9,10 @@ import type { CollectionInfo, CreateCollectionRequest, PointRecord, ScoredPoint,
 export type { PointRecord } from '../api/client/api-types.js';
 
 /** What `list` and `info` say of a collection: the REST API's collection info, or as much of it as the commands print. */
-export type CollectionSummary = Pick<CollectionInfo, 'name' | 'vector_size' | 'distance' | 'hnsw' | 'points_count'>;
+export type CollectionSummary = Pick<
+  CollectionInfo,
+  'name' | 'vector_size' | 'distance' | 'hnsw' | 'points_count' | 'vector_name' | 'sparse_vectors' | 'named_vectors'
+>;
 
 /** A search hit, as the REST API answers it. */
 export type Hit = ScoredPoint;
@@ -19,7 +22,17 @@ export interface PointLine {
   /** The point's version as decimal digits, when the file carries it (an export does). */
   readonly version?: string;
   readonly vector: number[];
+  /** Sparse vectors by name (names the collection declares), when the point has any. */
+  readonly sparse_vectors?: Record<string, SparseVectorJson>;
+  /** Named dense vectors beside the main one (a vector, or a multi-vector's rows), when the point has any. */
+  readonly named_vectors?: Record<string, number[] | number[][]>;
   readonly payload?: Record<string, unknown>;
+}
+
+/** Qdrant's sparse vector, as the REST API and a JSON Lines file carry it. */
+export interface SparseVectorJson {
+  readonly indices: number[];
+  readonly values: number[];
 }
 
 /**
@@ -56,4 +69,22 @@ export interface Target {
 /** A question the REST API cannot answer (exit 1, with this message). */
 export class NotAvailableError extends Error {
   override readonly name = 'NotAvailableError';
+}
+
+/** A stored point as an export line holds it (its version aside): sparse and named vectors only when it has some. */
+export function pointLine(point: {
+  readonly id: string | number;
+  readonly vector?: number[] | undefined;
+  readonly sparse_vectors?: Record<string, SparseVectorJson> | undefined;
+  readonly named_vectors?: Record<string, number[] | number[][]> | undefined;
+  readonly payload?: Record<string, unknown> | undefined;
+}): Omit<PointLine, 'version'> {
+  const { id, vector, sparse_vectors, named_vectors, payload } = point;
+  return {
+    id,
+    vector: vector ?? [],
+    ...(sparse_vectors === undefined ? {} : { sparse_vectors }),
+    ...(named_vectors === undefined ? {} : { named_vectors }),
+    payload: payload ?? {},
+  };
 }

@@ -15,6 +15,7 @@ import { childPath } from '../core/field-path.js';
 import { normalizePointId } from '../core/point-id.js';
 import { MAX_VERSION, type VersionSource } from '../core/version-clock.js';
 import { Collection, type WarningSink } from '../collection/collection.js';
+import { parseNamedVectors, parseSparseVectors } from '../collection/prepare-points.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { LoadReport } from '../collection/collection-load.js';
 import type { SearchThreads } from '../threads/search-threads.js';
@@ -32,6 +33,10 @@ export interface RestorePoint {
    * (nesting depth, forbidden keys: payload/json-value.ts `checkJsonValue`, which db/ may not import).
    */
   readonly payload?: unknown;
+  /** Sparse vectors by name, as an upsert takes them: `{name: {indices, values}}`, names the collection has. */
+  readonly sparse_vectors?: unknown;
+  /** Named dense vectors by name, as an upsert takes them (a vector, or a multi-vector's rows). */
+  readonly named_vectors?: unknown;
 }
 
 /** Under Cosine a stored vector is normalised; an exported one already is, and normalising it again could move its last bits. */
@@ -68,9 +73,11 @@ export class RestoreSession {
       const vector = parseVector(point.vector, this.config.vectorSize, childPath(at, 'vector'));
       const payload = point.payload ?? {};
       if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw badInput(childPath(at, 'payload'), 'expected an object');
+      const sparse = parseSparseVectors(point.sparse_vectors, this.config, childPath(at, 'sparse_vectors'));
+      const named = parseNamedVectors(point.named_vectors, this.config, childPath(at, 'named_vectors'));
       if (version > batchMax) batchMax = version;
       byId.delete(id);
-      byId.set(id, { id, record: encodePointRecord({ version, vector: this.stored(vector), payloadJson: JSON.stringify(payload) }) });
+      byId.set(id, { id, record: encodePointRecord({ version, vector: this.stored(vector), payloadJson: JSON.stringify(payload), sparse, named }) });
     });
     if (batchMax > this.lastVersion) this.lastVersion = batchMax;
     await this.store.writePoints(this.uid, [...byId.values()], [], this.lastVersion);

@@ -134,3 +134,9 @@ export function namedModelSearch(
   hits.sort((a, b) => sign * (a.score - b.score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return hits.slice(0, options.limit);
 }
+
+/** A sparse vector as kith stores and returns it: indices ascending, values as float32. */
+export function storedSparse(v: SparseJson): SparseJson {
+  const order = v.indices.map((_, i) => i).sort((a, b) => (v.indices[a] as number) - (v.indices[b] as number));
+  return { indices: order.map((i) => v.indices[i] as number), values: order.map((i) => Math.fround(v.values[i] as number)) };
+}

@@ -2,13 +2,13 @@
  * `kith export C`: every point of a collection, ids in sorted order (from a file, --db: by their
  * strings; from a server, --url: its scroll's id order, numeric ids by value first), as
  *
- * - JSON Lines (default): `{"id", "version", "vector", "payload"}` a line, which `kith import`
- *   reads back into the same collection: ids, versions (kept when importing into a file, --db),
- *   vectors and payloads;
+ * - JSON Lines (default): `{"id", "version", "vector", "sparse_vectors", "named_vectors", "payload"}`
+ *   a line (`sparse_vectors` and `named_vectors` only on points that have some), which `kith import` reads back into the same
+ *   collection: ids, versions (kept when importing into a file, --db), vectors and payloads;
  * - NumPy (`--format npy --out FILE.npy`): a 2-D little-endian float32 array, one row a point, and
  *   beside it `FILE.ids.jsonl`, row i's id as a JSON string on line i; `kith import FILE.npy
- *   --ids FILE.ids.jsonl` gives the same ids and vectors back (the format has no versions or
- *   payloads).
+ *   --ids FILE.ids.jsonl` gives the same ids and dense vectors back (the format has no versions,
+ *   sparse vectors or payloads).
  *
  * From a server, the points are read page by page (POST …/points/scroll): the export is not one
  * snapshot when the server takes writes meanwhile.
@@ -50,7 +50,12 @@ async function end(file: WriteStream): Promise<void> {
 }
 
 function jsonLines(batch: readonly PointLine[]): string {
-  return batch.map((p) => `${toJson({ id: p.id, version: p.version, vector: p.vector, payload: p.payload ?? {} })}\n`).join('');
+  return batch
+    .map(
+      (p) =>
+        `${toJson({ id: p.id, version: p.version, vector: p.vector, sparse_vectors: p.sparse_vectors, named_vectors: p.named_vectors, payload: p.payload ?? {} })}\n`,
+    )
+    .join('');
 }
 
 function float32Rows(batch: readonly PointLine[], dim: number): Uint8Array {
@@ -89,6 +94,12 @@ export function registerExportCommand(program: Command): void {
           const info = await target.info(name);
           const total = info.points_count;
           const dim = info.vector_size;
+          const sparseNames = Object.keys(info.sparse_vectors ?? {});
+          if (npy && sparseNames.length > 0)
+            process.stderr.write(`kith: warning: ${name}'s sparse vectors (${sparseNames.join(', ')}) are not in a .npy file: export jsonl to keep them\n`);
+          const namedNames = Object.keys(info.named_vectors ?? {});
+          if (npy && namedNames.length > 0)
+            process.stderr.write(`kith: warning: ${name}'s named vectors (${namedNames.join(', ')}) are not in a .npy file: export jsonl to keep them\n`);
           // A bar only when the points go to a file: on stdout they would be mixed with it.
           const progress = startProgress(total, options.quiet === true || file === undefined);
           try {

@@ -21,7 +21,7 @@ import { readCsv } from '../readers/csv.js';
 import { expandVectorColumns, type VectorColumns } from '../readers/csv-columns.js';
 import { type ColumnType, parseTypes } from '../readers/csv-types.js';
 import { withIds } from '../readers/ids.js';
-import { readJsonl } from '../readers/jsonl.js';
+import { readJsonl, vectorNamesOf } from '../readers/jsonl.js';
 import type { SourcePoint } from '../readers/source.js';
 import type { CollectionSummary, Target } from '../target.js';
 
@@ -30,6 +30,8 @@ interface ImportOptions extends TargetOptions {
   readonly dim?: string;
   readonly distance: string;
   readonly hnsw?: boolean;
+  readonly sparse: readonly string[];
+  readonly vectorName?: string;
   readonly batch: string;
   readonly skip: string;
   readonly format?: string;
@@ -119,11 +121,12 @@ function checkFormatOptions(command: Command, format: Format): void {
   }
 }
 
-function readerOf(format: Format, file: string, dim: number, csv: CsvSettings, announce: (text: string) => void): AsyncIterable<SourcePoint> {
+function readerOf(format: Format, file: string, info: CollectionSummary, csv: CsvSettings, announce: (text: string) => void): AsyncIterable<SourcePoint> {
   const label = basename(file);
+  const dim = info.vector_size;
   switch (format) {
     case 'jsonl':
-      return readJsonl(file, label, dim);
+      return readJsonl(file, label, dim, vectorNamesOf(info));
     case 'csv':
     case 'tsv':
       return readCsv(file, label, dim, { ...csv, announce });
@@ -154,19 +157,75 @@ function isNotFound(error: unknown): boolean {
   return (isKithError(error) || error instanceof KithClientError) && error.code === 'ERR_COLLECTION_NOT_FOUND';
 }
 
-/** The collection to import into: existing (its dimension must match --dim if given), or created from --dim/--distance/--hnsw. */
-async function resolveCollection(target: Target, options: ImportOptions, dim: number | undefined): Promise<{ info: CollectionSummary; created: boolean }> {
+type SparseModifier = 'none' | 'idf';
+
+/** `--sparse NAME[:MODIFIER]`, repeatable: a created collection's sparse vectors, by name. */
+function sparseOf(given: readonly string[]): Record<string, { modifier: SparseModifier }> | undefined {
+  if (given.length === 0) return undefined;
+  const out: Record<string, { modifier: SparseModifier }> = Object.create(null);
+  for (const text of given) {
+    const colon = text.lastIndexOf(':');
+    const name = colon === -1 ? text : text.slice(0, colon);
+    const modifier = colon === -1 ? 'none' : text.slice(colon + 1);
+    if (name === '' || (modifier !== 'none' && modifier !== 'idf'))
+      throw new UsageError(`--sparse: expected NAME, NAME:none or NAME:idf, got ${JSON.stringify(text)}`);
+    if (Object.hasOwn(out, name)) throw new UsageError(`--sparse: ${JSON.stringify(name)} given twice`);
+    out[name] = { modifier };
+  }
+  return { ...out };
+}
+
+/** The vectors a created collection declares: --vector-name and --sparse, checked before anything is opened. */
+interface VectorOptions {
+  readonly vectorName: string | undefined;
+  readonly sparse: Record<string, { modifier: SparseModifier }> | undefined;
+}
+
+/** What --vector-name and --sparse ask of an existing collection that it does not have, or undefined. */
+function vectorMismatch(info: CollectionSummary, vectors: VectorOptions): string | undefined {
+  const dense = info.vector_name ?? '';
+  if (vectors.vectorName !== undefined && vectors.vectorName !== dense)
+    return `its dense vector is ${dense === '' ? 'unnamed' : `named ${JSON.stringify(dense)}`}, not --vector-name ${JSON.stringify(vectors.vectorName)}`;
+  const declared = info.sparse_vectors ?? {};
+  for (const [name, { modifier }] of Object.entries(vectors.sparse ?? {})) {
+    const held = Object.hasOwn(declared, name) ? declared[name] : undefined;
+    if (held === undefined) return `it has no sparse vector ${JSON.stringify(name)} (--sparse)`;
+    if (held.modifier !== modifier) return `its sparse vector ${JSON.stringify(name)} has modifier ${held.modifier}, not ${modifier} (--sparse)`;
+  }
+  return undefined;
+}
+
+/**
+ * The collection to import into: existing (its dimension must match --dim, and its vectors
+ * --vector-name and --sparse, where given), or created from --dim/--distance/--hnsw/--vector-name/--sparse.
+ */
+async function resolveCollection(
+  target: Target,
+  options: ImportOptions,
+  dim: number | undefined,
+  vectors: VectorOptions,
+): Promise<{ info: CollectionSummary; created: boolean }> {
   try {
     const info = await target.info(options.collection);
     if (dim !== undefined && info.vector_size !== dim) {
       throw new KithError('ERR_BAD_INPUT', `collection "${options.collection}" holds ${info.vector_size}-dimensional vectors, not --dim ${dim}`);
     }
+    const mismatch = vectorMismatch(info, vectors);
+    if (mismatch !== undefined) throw new KithError('ERR_BAD_INPUT', `collection "${options.collection}" exists and ${mismatch}`);
     return { info, created: false };
   } catch (error) {
     if (!isNotFound(error)) throw error;
     if (dim === undefined)
       throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${options.collection}" does not exist; give --dim (and --distance, --hnsw) to create it`);
-    const info = await target.create({ name: options.collection, vector_size: dim, distance: options.distance, hnsw: options.hnsw === true });
+    const { vectorName, sparse } = vectors;
+    const info = await target.create({
+      name: options.collection,
+      vector_size: dim,
+      distance: options.distance,
+      hnsw: options.hnsw === true,
+      ...(vectorName === undefined ? {} : { vector_name: vectorName }),
+      ...(sparse === undefined ? {} : { sparse_vectors: sparse }),
+    });
     return { info, created: true };
   }
 }
@@ -187,6 +246,13 @@ export function registerImportCommand(program: Command, commandLine: readonly st
     .option('--dim <n>', 'create the collection if it does not exist, with this vector size')
     .option('--distance <name>', 'distance of a created collection: cosine, dot or euclid', 'cosine')
     .option('--hnsw', 'give a created collection an HNSW index (default: exact, flat)')
+    .option(
+      '--sparse <name[:modifier]>',
+      'give a created collection a sparse vector NAME, modifier none (default) or idf; repeat for more (e.g. --sparse text:idf --sparse tags)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option('--vector-name <name>', "a created collection's dense vector name (Qdrant's named vectors; default unnamed)")
     .option('--batch <n>', 'points per durable batch', '1000')
     .option('--skip <n>', 'read the first N points of the file without writing them (to resume: an interrupted import prints the command)', '0')
     .option(
@@ -207,7 +273,9 @@ export function registerImportCommand(program: Command, commandLine: readonly st
     .addHelpText(
       'after',
       '\nJSON Lines, each line: {"id": 1, "vector": [0.1, 0.2], "payload": {"lang": "en"}} (payload optional;\n' +
-        '"version": "…" as kith export writes it is kept with --db, left out over --url).\n' +
+        '"version": "…" as kith export writes it is kept with --db, left out over --url; sparse vectors as\n' +
+        '"sparse_vectors": {"text": {"indices": [7, 42], "values": [0.5, 1.2]}}, or Qdrant\'s named form\n' +
+        '"vector": {"dense": [0.1, 0.2], "text": {"indices": [7], "values": [0.5]}}, by the collection\'s names).\n' +
         'CSV/TSV: a header row; a vector column (a JSON array, or numbers separated by spaces or semicolons)\n' +
         'or one column per component, an id column, every other column a payload field of one type for the\n' +
         'whole column (boolean, number, json or string, from its first 1000 rows or --types; empty cells left out).\n' +
@@ -223,6 +291,7 @@ export function registerImportCommand(program: Command, commandLine: readonly st
       const csv = csvSettings(options, format);
       const batchSize = parsePositiveInt(options.batch, '--batch', 100000);
       const dim = options.dim === undefined ? undefined : parsePositiveInt(options.dim, '--dim', 65536);
+      const vectors: VectorOptions = { vectorName: options.vectorName, sparse: sparseOf(options.sparse) };
       if (!/^\d+$/.test(options.skip) || !Number.isSafeInteger(Number(options.skip)))
         throw new UsageError(`--skip: expected a whole number of points, got ${JSON.stringify(options.skip)}`);
       const skip = Number(options.skip);
@@ -238,10 +307,10 @@ export function registerImportCommand(program: Command, commandLine: readonly st
         await withTarget(
           options,
           async (target) => {
-            const { info, created } = await resolveCollection(target, options, dim);
+            const { info, created } = await resolveCollection(target, options, dim, vectors);
             const progress = startProgress(size, quiet);
             try {
-              const read = readerOf(format, file, info.vector_size, csv, announce);
+              const read = readerOf(format, file, info, csv, announce);
               const source = options.ids === undefined ? read : withIds(read, options.ids);
               await writeBatches(target, source, { collection: options.collection, batchSize, skip, signals, progress }, tally);
             } catch (error) {

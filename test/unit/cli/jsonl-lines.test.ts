@@ -20,7 +20,7 @@ test('checkLine accepts {id, vector, payload} and names the field of what it ref
     [{ id: 1, vector: 'ab' }, 'vector: expected 2 numbers, got "ab"'],
     [{ id: 1, vector: [1, null] }, 'vector[1]: expected a finite number, got null'],
     [{ id: 1, vector: [1, 2], payload: 'p' }, 'payload: expected an object, got "p"'],
-    [{ id: 1, vector: [1, 2], score: 3 }, 'score: unknown field (expected id, version, vector, payload)'],
+    [{ id: 1, vector: [1, 2], score: 3 }, 'score: unknown field (expected id, version, vector, sparse_vectors, payload)'],
     [{ id: 1, version: '0', vector: [1, 2] }, 'version: expected a positive integer below 2^64 as a decimal string, got "0"'],
     [
       { id: 1, version: '18446744073709551616', vector: [1, 2] },
@@ -29,6 +29,58 @@ test('checkLine accepts {id, vector, payload} and names the field of what it ref
     [{ id: 1, version: 1.5, vector: [1, 2] }, 'version: expected a positive integer below 2^64 as a decimal string, got 1.5'],
   ];
   for (const [value, message] of refused) assert.equal(checkLine(value, 2), message, JSON.stringify(value));
+});
+
+test("checkLine reads sparse vectors, beside the vector or in Qdrant's named form, by the collection's names", () => {
+  const names = { dense: 'dense', sparse: new Set(['text', 'tags']) };
+  const text = { indices: [4294967295, 0], values: [-1.5, 0] };
+  const empty = { indices: [], values: [] };
+  assert.deepEqual(checkLine({ id: 1, vector: [1, 2], sparse_vectors: { text, tags: empty } }, 2, names), {
+    id: 1,
+    vector: [1, 2],
+    sparse_vectors: { text, tags: empty },
+  });
+  // Qdrant's form; keys other than indices and values are dropped (the REST API refuses them).
+  assert.deepEqual(checkLine({ id: 1, vector: { text: { ...text, extra: 1 }, dense: [1, 2] }, payload: {} }, 2, names), {
+    id: 1,
+    vector: [1, 2],
+    sparse_vectors: { text },
+    payload: {},
+  });
+  assert.deepEqual(checkLine({ id: 1, vector: [1, 2], sparse_vectors: {} }, 2, names), { id: 1, vector: [1, 2] });
+  assert.deepEqual(checkLine({ id: 1, vector: { '': [1, 2] } }, 2), { id: 1, vector: [1, 2] });
+  const refused: [unknown, string][] = [
+    [
+      { id: 1, vector: [1, 2], sparse_vectors: { nope: empty } },
+      'sparse_vectors.nope: the collection has no sparse vector named "nope" (it has "text", "tags")',
+    ],
+    [{ id: 1, vector: [1, 2], sparse_vectors: 'x' }, 'sparse_vectors: expected an object of sparse vectors by name, got "x"'],
+    [
+      { id: 1, vector: [1, 2], sparse_vectors: { text: { indices: [2, 2], values: [1, 1] } } },
+      'sparse_vectors.text.indices[1]: duplicate index 2 (also at indices[0]); indices must be unique',
+    ],
+    [
+      { id: 1, vector: [1, 2], sparse_vectors: { text: { indices: [1.5], values: [1] } } },
+      'sparse_vectors.text.indices[0]: must be an integer from 0 to 4294967295, got 1.5',
+    ],
+    [
+      { id: 1, vector: [1, 2], sparse_vectors: { text: { indices: [1], values: [] } } },
+      'sparse_vectors.text.values: must be the same length as indices (0 values, 1 indices)',
+    ],
+    [{ id: 1, vector: [1, 2], sparse_vectors: { text: { indices: [1], values: [1e39] } } }, 'sparse_vectors.text.values[0]: 1e+39 is out of float32 range'],
+    [
+      { id: 1, vector: { dense: [1, 2], 'odd name': [1] } },
+      'vector["odd name"]: the collection has no vector named "odd name" (it has "dense", "text", "tags")',
+    ],
+    [{ id: 1, vector: { text } }, 'vector.dense: required (the dense vector)'],
+    [{ id: 1, vector: { dense: [1] } }, 'vector.dense: expected 2 numbers, got 1'],
+    [{ id: 1, vector: { dense: [1, 'x'] } }, 'vector.dense[1]: expected a finite number, got "x"'],
+    [{ id: 1, vector: { dense: [1, 2], tags: { indices: [-1], values: [1] } } }, 'vector.tags.indices[0]: must be an integer from 0 to 4294967295, got -1'],
+    [{ id: 1, vector: { dense: [1, 2], text }, sparse_vectors: { text } }, 'vector.text: also given in sparse_vectors'],
+  ];
+  for (const [value, message] of refused) assert.equal(checkLine(value, 2, names), message, JSON.stringify(value));
+  // Without names (a collection with neither), a sparse vector is refused by name.
+  assert.equal(checkLine({ id: 1, vector: [1, 2], sparse_vectors: { text } }, 2), 'sparse_vectors.text: the collection has no sparse vector named "text"');
 });
 
 test('table pads columns and cuts long cells; toJson writes bigint versions as digits', () => {
