@@ -20,7 +20,7 @@ test('checkLine accepts {id, vector, payload} and names the field of what it ref
     [{ id: 1, vector: 'ab' }, 'vector: expected 2 numbers, got "ab"'],
     [{ id: 1, vector: [1, null] }, 'vector[1]: expected a finite number, got null'],
     [{ id: 1, vector: [1, 2], payload: 'p' }, 'payload: expected an object, got "p"'],
-    [{ id: 1, vector: [1, 2], score: 3 }, 'score: unknown field (expected id, version, vector, sparse_vectors, payload)'],
+    [{ id: 1, vector: [1, 2], score: 3 }, 'score: unknown field (expected id, version, vector, sparse_vectors, named_vectors, payload)'],
     [{ id: 1, version: '0', vector: [1, 2] }, 'version: expected a positive integer below 2^64 as a decimal string, got "0"'],
     [
       { id: 1, version: '18446744073709551616', vector: [1, 2] },
