@@ -1,4 +1,10 @@
-import { SparseTopK } from '../index/sparse/sparse-top-k.js';
+/**
+ * A search by examples (search/example-scoring.ts): every point that passes the filter is scored
+ * against each example by the distance kernels (`scoreEach`, a chunk of slots at a time), and the
+ * best `offset + limit` by the combined score are kept: exact, on the service thread. Its work
+ * (points × examples × vector_size) is bounded before it runs.
+ */
+import { TopK } from '../core/top-k.js';
 import { isEmptyFilter } from '../payload/filter-types.js';
 import { bindTextIndexes } from '../payload/text-index.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
@@ -37,7 +43,7 @@ export function searchByExamples(memory: SegmentReader, config: CollectionConfig
     }
   }
   const vectors = exampleVectors(query);
-  const top = new SparseTopK(offset + limit, (slot) => table.idOf(slot));
+  const top = new TopK(offset + limit, (slot) => table.idOf(slot));
   const sims = vectors.map(() => new Float64Array(CHUNK));
   for (let from = 0; from < slots.length; from += CHUNK) {
     const chunk = Array.prototype.slice.call(slots, from, Math.min(slots.length, from + CHUNK)) as number[];
@@ -50,7 +56,8 @@ export function searchByExamples(memory: SegmentReader, config: CollectionConfig
         exampleScore(query, (e) => (sims[e] as Float64Array)[i] as number),
       );
   }
-  const out = shapeExactHits(memory, top.drain(), input, { offset, limit, ascending: false });
+  const best = top.drainSorted();
+  const out = shapeExactHits(memory, { slots: best.slots, scores: best.sims }, input, { offset, limit, ascending: false });
   explain.scored = slots.length * vectors.length;
   return { points: out, explain };
 }
