@@ -10,7 +10,7 @@
  * similarity to any of the point's rows.
  */
 import type { NamedVectorConfig } from './named-vector-config.js';
-import { SparseTopK } from '../index/sparse/sparse-top-k.js';
+import { TopK } from '../core/top-k.js';
 import { createKernel, type DistanceKernel } from '../kernels/distance-kernel.js';
 import { SCRATCH_BATCH, VectorArena } from '../kernels/vector-arena.js';
 import { SlotValues } from './slot-values.js';
@@ -162,8 +162,8 @@ export class NamedVectorSpaces implements NamedVectorsReader {
     idOf: (slot: number) => string,
   ): { slots: Int32Array; scores: Float64Array } {
     const config = this.configs.get(name);
-    const top = new SparseTopK(k, idOf);
-    if (config === undefined) return top.drain();
+    const top = new TopK(k, idOf);
+    if (config === undefined) return drained(top);
     const bySlot = this.vectors.slotsOf(name);
     const end = Math.min(slotCount, bySlot.length);
     const space = this.kernels.get(name);
@@ -181,14 +181,14 @@ export class NamedVectorSpaces implements NamedVectorsReader {
           top.offer(slot, scores[scoresBase + i] as number);
         }
       }
-      return top.drain();
+      return drained(top);
     }
     for (let slot = 0; slot < end; slot++) {
       const vector = bySlot[slot];
       if (vector === undefined || (accept !== undefined && !accept(slot))) continue;
       top.offer(slot, similarity(config, query, vector));
     }
-    return top.drain();
+    return drained(top);
   }
 
   /** Bytes of the vectors (floats and a fixed cost per vector), the per-slot lists and the kernels' arenas. */
@@ -250,4 +250,10 @@ export function namedVectorsJson(vectors: NamedVectors, configs: (name: string) 
     }
   }
   return { ...out };
+}
+
+/** The kept hits best first, as a named search answers them. */
+function drained(top: TopK): { slots: Int32Array; scores: Float64Array } {
+  const best = top.drainSorted();
+  return { slots: best.slots, scores: best.sims };
 }
