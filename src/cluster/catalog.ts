@@ -92,7 +92,8 @@ export class Catalog {
     } catch (error) {
       if ((await this.get(parsed.name)) !== undefined)
         throw new KithError('ERR_COLLECTION_EXISTS', `collection "${parsed.name}" already exists`, { cause: error });
-      throw error;
+      // Not there: the bucket did not take the entry (NATS busy or electing). Nothing was made; the client may try again.
+      throw new KithError('ERR_UNAVAILABLE', `the catalogue did not take collection "${parsed.name}" (NATS): ${String(error)}`, { cause: error });
     }
     return collection;
   }

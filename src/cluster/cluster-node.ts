@@ -273,7 +273,11 @@ export class ClusterNode {
     }
     const live = (await this.membership.liveNodes()).map((n) => n.id);
     const created = await this.catalog.create(input, live);
-    await this.refresh();
+    // The collection exists from here on: a refresh that fails now (NATS busy) is the apply loop's
+    // to repeat, and the engine's wait for the replicas to serve says whether they came up.
+    await this.refresh().catch((error: unknown) =>
+      this.options.warn?.(`collection ${created.config.name}: taking up its replicas failed; trying again`, error),
+    );
     return created;
   }
 

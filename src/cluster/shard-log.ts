@@ -19,13 +19,14 @@ import {
   DiscardPolicy,
   type JetStreamClient,
   type JetStreamManager,
+  JetStreamApiError,
   jetstream,
   jetstreamManager,
   RetentionPolicy,
   StorageType,
   type StreamInfo,
 } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { type NatsConnection, NoRespondersError, RequestError, TimeoutError } from '@nats-io/transport-node';
 import { KithError } from '../core/errors.js';
 
 export interface ShardLogSpec {
@@ -73,6 +74,8 @@ export interface ReadOptions {
 }
 
 const NS_PER_MS = 1_000_000;
+/** How long `ShardLog.open` asks again while JetStream settles (an election takes a few seconds). */
+const OPEN_SETTLE_MS = 15_000;
 /** How far the NATS servers' clocks may be behind this node's, for `find` (ms). */
 const CLOCK_MARGIN_MS = 10_000;
 
@@ -106,16 +109,42 @@ export class ShardLog {
     readonly identity: LogIdentity,
   ) {}
 
-  /** The stream for `spec`, created when missing. An existing stream on other subjects is refused. */
-  static async open(nc: NatsConnection, spec: ShardLogSpec): Promise<ShardLog> {
+  /**
+   * The stream for `spec`, created when missing. An existing stream on other subjects is refused.
+   * What JetStream answers while its cluster settles — a timeout, no responders, "no suitable
+   * peers for placement" while a server is briefly thought away, "temporarily unavailable" — is
+   * asked again for up to `settleMs`; then it is ERR_UNAVAILABLE (503) with NATS's words, not an
+   * internal error. (The NATS fault test's collection create met such an answer once on a busy
+   * machine, 0.4 s after the cluster was ready, and got a 500.) Other errors are final at once.
+   */
+  static async open(nc: NatsConnection, spec: ShardLogSpec, settleMs = OPEN_SETTLE_MS): Promise<ShardLog> {
     const js = jetstream(nc);
-    const jsm = await jetstreamManager(nc);
-    let info: StreamInfo;
+    const deadline = Date.now() + settleMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const jsm = await jetstreamManager(nc);
+        const info = await ShardLog.findOrAdd(jsm, spec);
+        if (info.config.subjects?.length !== 1 || info.config.subjects[0] !== spec.subject) {
+          throw new KithError('ERR_INTERNAL', `stream ${spec.stream} exists on subjects ${JSON.stringify(info.config.subjects)}, not ${spec.subject}`);
+        }
+        return new ShardLog(js, jsm, spec, identityOf(info));
+      } catch (error) {
+        if (!isSettling(error)) throw error;
+        if (Date.now() >= deadline)
+          throw new KithError('ERR_UNAVAILABLE', `log ${spec.stream}: NATS did not make or find the stream within ${settleMs} ms: ${String(error)}`, {
+            cause: error,
+          });
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 100 * attempt)));
+      }
+    }
+  }
+
+  private static async findOrAdd(jsm: JetStreamManager, spec: ShardLogSpec): Promise<StreamInfo> {
     try {
-      info = await jsm.streams.info(spec.stream);
+      return await jsm.streams.info(spec.stream);
     } catch (error) {
       if (!isStreamNotFound(error)) throw error;
-      info = await jsm.streams.add({
+      return jsm.streams.add({
         name: spec.stream,
         subjects: [spec.subject],
         num_replicas: spec.replicas,
@@ -126,10 +155,6 @@ export class ShardLog {
         duplicate_window: spec.duplicateWindowMs * NS_PER_MS,
       });
     }
-    if (info.config.subjects?.length !== 1 || info.config.subjects[0] !== spec.subject) {
-      throw new KithError('ERR_INTERNAL', `stream ${spec.stream} exists on subjects ${JSON.stringify(info.config.subjects)}, not ${spec.subject}`);
-    }
-    return new ShardLog(js, jsm, spec, identityOf(info));
   }
 
   /**
@@ -304,4 +329,17 @@ function followProblem(now: { identity: LogIdentity; first: number; last: number
 
 function isStreamNotFound(error: unknown): boolean {
   return error instanceof Error && /stream not found/i.test(error.message);
+}
+
+/** JetStream's "no suitable peers for placement": a 400, though it passes once its servers see each other again. */
+const NO_PEERS_FOR_PLACEMENT = 10005;
+
+/**
+ * What passes once JetStream settles: no answer in time, no responder yet, a JetStream API error
+ * of the server's own (5xx: "temporarily unavailable", no leader yet) or its placement. Anything
+ * else — a name the client refuses, a 4xx refusal of the request — is final.
+ */
+function isSettling(error: unknown): boolean {
+  if (error instanceof JetStreamApiError) return error.status >= 500 || error.code === NO_PEERS_FOR_PLACEMENT;
+  return error instanceof TimeoutError || error instanceof NoRespondersError || error instanceof RequestError;
 }

@@ -164,4 +164,36 @@ describe('a shard log on a 3-server NATS cluster', () => {
       responder.unsubscribe();
     }
   });
+
+  it('makes its stream once JetStream can place it: asks again while servers are away, and answers 503 (not 500) when they stay away', async () => {
+    // Two of three servers down: no quorum, so no stream of 3 replicas can be made.
+    await fx.cluster.kill(1);
+    await fx.cluster.kill(2);
+    try {
+      const started = Date.now();
+      await assert.rejects(
+        ShardLog.open(fx.nc, spec('settle-short'), 1500),
+        (error) => isKithError(error) && error.code === 'ERR_UNAVAILABLE' && /settle-short/.test(error.message),
+      );
+      assert.ok(Date.now() - started >= 1500, 'it asked again for the time given before giving up');
+      // The servers come back while it asks: it makes the stream, which then takes entries.
+      const opening = ShardLog.open(fx.nc, spec('settle-long'), 60_000);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await Promise.all([fx.cluster.restart(1), fx.cluster.restart(2)]);
+      const log = await opening;
+      assert.equal(await log.append(encoder.encode('after the servers came back'), 'settle-1'), 1);
+    } finally {
+      // Whatever failed, the suite's cluster is whole again for what follows.
+      for (const i of [1, 2]) if (fx.cluster.servers[i]?.process === null) await fx.cluster.restart(i);
+    }
+  });
+
+  it('does not ask again when the request itself is refused (a bad name, a name taken by another stream)', async () => {
+    const started = Date.now();
+    // A stream of the name exists on another subject with another configuration: a 4xx, at once.
+    await (await jetstreamManager(fx.nc)).streams.add({ name: 'taken', subjects: ['kith.other.taken'], num_replicas: 1 });
+    await assert.rejects(ShardLog.open(fx.nc, { ...spec('taken'), replicas: 3 }, 30_000), (error) => isKithError(error) && error.code === 'ERR_INTERNAL');
+    await assert.rejects(ShardLog.open(fx.nc, spec('bad.name'), 30_000), (error) => !isKithError(error));
+    assert.ok(Date.now() - started < 10_000, `refused in ${Date.now() - started} ms, not asked again for 30 s`);
+  });
 });
