@@ -698,6 +698,8 @@ export class Segment implements SegmentReader {
     this.restoredCount = 0;
     this.loadInserters = undefined;
     this.maintain();
+    // Loaded point by point, the posting lists grew by doubling; a restart should not keep that slack.
+    this.sparseSpaces.trim();
     return { fromSnapshot };
   }
 

@@ -56,6 +56,15 @@ export class SparseSpaces implements SparseSpacesReader {
     this.vectors.clear(slot, (name, vector) => this.indexes.get(name)?.remove(slot, vector));
   }
 
+  /**
+   * The posting lists give up their spare capacity (it doubles as they grow: up to half of a
+   * list's bytes). For a segment just loaded, whose lists are done growing for now; a later
+   * append grows a list again, amortised as before.
+   */
+  trim(): void {
+    for (const index of this.indexes.values()) index.trim();
+  }
+
   /** Bytes of the indexes and the vectors they point at (the vectors' arrays counted once). */
   memoryBytes(): number {
     let bytes = this.vectors.allotted * 8;

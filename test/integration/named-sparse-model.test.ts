@@ -278,3 +278,24 @@ test('sparse searches: the postings walked are bounded before the search runs; u
   );
   assert.equal(hits.explain.strategy, 'sparse-index');
 });
+
+test('a reopened collection keeps its posting lists without the slack they grew by doubling', async (t) => {
+  const path = tempDbPath(t);
+  let db = Database.open(path);
+  await db.createCollection({ name: 'c', vector_size: 2, distance: 'dot', sparse_vectors: { s: {} } });
+  // 10 terms of 300 postings each, appended one at a time: every list grew 4, 8, …, 512.
+  const points = Array.from({ length: 3000 }, (_, i) => ({ id: i, vector: [1, 0], sparse_vectors: { s: { indices: [i % 10], values: [1 + (i % 7)] } } }));
+  for (let i = 0; i < points.length; i += 100) await db.collection('c').upsert(points.slice(i, i + 100));
+  const query = { sparse_vector: { name: 's', indices: [3, 4], values: [1, 2] }, limit: 20 };
+  const before = db.collection('c').memoryStats().sparseBytes;
+  const hits = await db.collection('c').searchChecked(query);
+  await db.close();
+  db = Database.open(path);
+  t.after(() => db.close());
+  const after = db.collection('c').memoryStats().sparseBytes;
+  // Each list's arrays (4 + 4 bytes a posting) shrink from 512 postings to 300.
+  assert.equal(before - after, 10 * (512 - 300) * 8, `sparse bytes ${before} before the restart, ${after} after`);
+  const again = await db.collection('c').searchChecked(query);
+  assert.equal(again.points.length, 20);
+  assert.deepEqual(again, hits, 'the same hits from the trimmed lists');
+});
