@@ -253,12 +253,16 @@ export class ClusterEngine {
   }
 
   /** New vectors for listed points, which must exist, checked as `changePayloads` checks its ids. */
-  async updateVectors(name: string, points: readonly { id: string | number; vector: readonly number[] }[]): Promise<{ updated: number; token: WriteToken }> {
+  async updateVectors(
+    name: string,
+    points: readonly { id: string | number; vector: readonly number[] }[],
+    options: { readonly condition?: Record<string, unknown> } = {},
+  ): Promise<{ updated: number; token: WriteToken }> {
     await this.requireIds(
       name,
       points.map((p, i) => normalizePointId(p.id, `points[${i}].id`)),
     );
-    const written = await this.node.updateVectors(name, points);
+    const written = await this.node.updateVectors(name, points, options);
     return { updated: await this.settled(written), token: tokenOf(written) };
   }
 

@@ -119,7 +119,7 @@ function entriesOf(part: ShardOperation): ShardOperation[] {
     case 'vectors': {
       const mid = Math.ceil(part.points.length / 2);
       if (part.points.length < 2) return [part];
-      return [...entriesOf({ op: 'vectors', points: part.points.slice(0, mid) }), ...entriesOf({ op: 'vectors', points: part.points.slice(mid) })];
+      return [...entriesOf({ ...part, points: part.points.slice(0, mid) }), ...entriesOf({ ...part, points: part.points.slice(mid) })];
     }
     case 'delete_ids': {
       const mid = Math.ceil(part.ids.length / 2);
@@ -450,12 +450,19 @@ export class ClusterNode {
   }
 
   /** New vectors for listed points (checked here as each replica will check them); the engine checks the ids exist. */
-  async updateVectors(name: string, points: readonly { id: string | number; vector: readonly number[] }[]): Promise<Written> {
+  async updateVectors(
+    name: string,
+    points: readonly { id: string | number; vector: readonly number[] }[],
+    options: { readonly condition?: Record<string, unknown> } = {},
+  ): Promise<Written> {
     const collection = await this.collectionOf(name);
     await prepareVectors(points, parseCollectionConfig(collection.config));
+    // Parsed here as each replica will parse it: a filter they all refuse would stop them all.
+    if (options.condition !== undefined) parseFilter(options.condition, 'update_filter');
     return this.publish(collection, {
       op: 'vectors',
       points: points.map((p, i) => ({ id: normalizePointId(p.id, `points[${i}].id`), vector: [...p.vector] })),
+      ...(options.condition === undefined ? {} : { condition: options.condition }),
     });
   }
 

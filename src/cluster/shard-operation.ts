@@ -27,8 +27,11 @@ export type ShardOperation =
   | { readonly op: 'upsert'; readonly points: readonly ShardPoint[]; readonly mode?: UpdateMode; readonly condition?: Record<string, unknown> }
   | { readonly op: 'delete_ids'; readonly ids: readonly string[] }
   | { readonly op: 'delete_filter'; readonly filter: Record<string, unknown> }
-  /** New vectors for the listed points, which keep their payloads; ids a replica does not hold are passed over (as for `payload`). */
-  | { readonly op: 'vectors'; readonly points: readonly ShardVector[] }
+  /**
+   * New vectors for the listed points, which keep their payloads; ids a replica does not hold are
+   * passed over (as for `payload`), and with `condition` (filter JSON) those not matching it.
+   */
+  | { readonly op: 'vectors'; readonly points: readonly ShardVector[]; readonly condition?: Record<string, unknown> }
   /**
    * A payload operation on the listed ids or on the points matching `filter`. Listed ids a replica
    * does not hold are passed over: the accepting node refused ids that did not exist when it
@@ -89,7 +92,8 @@ function operationOf(value: Record<string, unknown>, refuse: (why: string) => Ki
     case 'vectors':
       if (!Array.isArray(value.points) || !value.points.every((p) => isObject(p) && typeof p.id === 'string' && Array.isArray(p.vector)))
         throw refuse('points: expected a list of {id, vector}');
-      return { op: 'vectors', points: value.points as ShardVector[] };
+      if (value.condition !== undefined && !isObject(value.condition)) throw refuse('condition: expected a filter');
+      return { op: 'vectors', points: value.points as ShardVector[], ...(value.condition === undefined ? {} : { condition: value.condition }) };
     case 'delete_ids':
       if (!Array.isArray(value.ids) || !value.ids.every((id) => typeof id === 'string')) throw refuse('ids: expected a list of strings');
       return { op: 'delete_ids', ids: value.ids as string[] };

@@ -29,7 +29,10 @@ export interface ReplicaTarget {
   deleteByFilter(filter: Record<string, unknown>, options: { readonly applied: AppliedPosition }): Promise<{ deleted: number }>;
   hasPoint(id: string): boolean;
   changePayloads(selection: PointSelection, operation: PayloadOperation, options: { readonly applied: AppliedPosition }): Promise<{ updated: number }>;
-  updateVectors(points: readonly ShardVector[], options: { readonly applied: AppliedPosition }): Promise<{ updated: number }>;
+  updateVectors(
+    points: readonly ShardVector[],
+    options: { readonly applied: AppliedPosition; readonly condition?: Record<string, unknown> },
+  ): Promise<{ updated: number }>;
 }
 
 /** What applying an entry did on this replica: the points it changed (upserted, deleted or updated), and the message id the entry names. */
@@ -215,7 +218,7 @@ export class ShardReplica {
       case 'vectors': {
         // As for payloads: ids this replica does not hold are passed over.
         const held = operation.points.filter((p) => this.target.hasPoint(p.id));
-        return (await this.target.updateVectors(held, { applied })).updated;
+        return (await this.target.updateVectors(held, { applied, ...(operation.condition === undefined ? {} : { condition: operation.condition }) })).updated;
       }
       case 'payload': {
         if (operation.ids === undefined) return (await this.target.changePayloads({ filter: operation.filter }, operation.operation, { applied })).updated;

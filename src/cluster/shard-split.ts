@@ -26,7 +26,7 @@ export function splitByShard(operation: ShardOperation, shards: number): Map<num
       for (const [shard, points] of byShard<ShardPoint>(operation.points, (p) => p.id, shards)) parts.set(shard, { ...operation, points });
       return parts;
     case 'vectors':
-      for (const [shard, points] of byShard<ShardVector>(operation.points, (p) => p.id, shards)) parts.set(shard, { op: 'vectors', points });
+      for (const [shard, points] of byShard<ShardVector>(operation.points, (p) => p.id, shards)) parts.set(shard, { ...operation, points });
       return parts;
     case 'delete_ids':
       for (const [shard, ids] of byShard(operation.ids, (id) => id, shards)) parts.set(shard, { op: 'delete_ids', ids });

@@ -13,7 +13,7 @@ import { runSteps, type Steps } from '../core/steps.js';
 import { mapInSlices, nextTurn, SLICE_MS, TimeSlices } from '../core/time-slices.js';
 import { type AppliedPosition, checkAppliedPosition } from '../core/applied-position.js';
 import { CLOCK_VERSIONS, MAX_VERSION, type VersionSource } from '../core/version-clock.js';
-import { compileFilter } from '../payload/filter-compile.js';
+import { compileFilter, type PayloadPredicate } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types.js';
 import { bindTextIndexes, parseTextIndexParams, type TextIndexes, type TextIndexParams } from '../payload/text-index.js';
@@ -160,6 +160,14 @@ export interface UpsertOptions extends WriteOptions {
   /**
    * Qdrant's `update_filter`: an existing point is rewritten only if it matches this filter as it
    * is when the write runs; new points are written regardless.
+   */
+  readonly condition?: FilterInput;
+}
+
+export interface VectorUpdateOptions extends WriteOptions {
+  /**
+   * Qdrant's `update_filter` of a vector update: a listed point whose payload does not match this
+   * filter when the write runs keeps its vectors (passed over, not an error; it is not counted).
    */
   readonly condition?: FilterInput;
 }
@@ -1172,10 +1180,12 @@ export class Collection {
    * Replaces the vectors of existing points, keeping their payloads (Qdrant's update vectors):
    * all or nothing and durable before it resolves. An id that does not exist when the write runs
    * fails the whole call (ERR_POINT_NOT_FOUND) and nothing is written; a repeated id takes its
-   * last vector. Each point gets the write's version, as an upsert's do.
+   * last vector. Each point gets the write's version, as an upsert's do. With `condition`, only
+   * the points matching it are written (`updated` counts them).
    */
-  async updateVectors(points: readonly VectorInput[], options: WriteOptions = {}): Promise<{ updated: number }> {
+  async updateVectors(points: readonly VectorInput[], options: VectorUpdateOptions = {}): Promise<{ updated: number }> {
     const applied = appliedOf(options);
+    const condition = options.condition === undefined || options.condition === null ? undefined : toFilter(options.condition, 'update_filter');
     const preparing = settledLater(prepareVectors(points, this.config));
     const result = await this.writes.run(async () => {
       if (this.successor !== undefined) return this.successor.updateVectors(points, options);
@@ -1186,20 +1196,26 @@ export class Collection {
         return { updated: 0 };
       }
       const table = this.segment.table;
+      const matches = this.matcherOf(condition);
       const slices = new TimeSlices();
-      const prepared: PreparedPoint[] = new Array(vectors.length);
+      const prepared: PreparedPoint[] = [];
       for (let i = 0; i < vectors.length; i++) {
         if (slices.due(i)) await slices.pause();
         const { id, stored, sparse, named } = vectors[i] as (typeof vectors)[number];
         const slot = table.slotOf(id);
         if (slot === undefined) throw new KithError('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(id)} does not exist in collection "${this.name}"`);
-        prepared[i] = {
+        if (matches !== undefined && !matches(table.payloadOf(slot), id)) continue;
+        prepared.push({
           id,
           stored: stored ?? this.storedVectorOf(slot),
           ...storedPayload(table.payloadOf(slot)),
           sparse: withSparse(this.segment.sparse.vectorsOf(slot), sparse),
           named: withSparse(this.segment.named.vectorsOf(slot), named),
-        };
+        });
+      }
+      if (prepared.length === 0) {
+        if (applied !== undefined) await this.writeApplied(applied);
+        return { updated: 0 };
       }
       await this.writePrepared(prepared, applied);
       return { updated: prepared.length };
@@ -1212,8 +1228,7 @@ export class Collection {
   /** The points of a conditional upsert that are written, as the collection is now (inside the write queue). */
   private async admitted(points: readonly PreparedPoint[], mode: UpdateMode, condition: Filter | undefined): Promise<PreparedPoint[]> {
     const table = this.segment.table;
-    const matches =
-      condition === undefined || isEmptyFilter(condition) ? undefined : compileFilter(bindTextIndexes(condition, this.segment.payloadIndex.textIndexes));
+    const matches = this.matcherOf(condition);
     const slices = new TimeSlices();
     const out: PreparedPoint[] = [];
     for (let i = 0; i < points.length; i++) {
@@ -1227,6 +1242,12 @@ export class Collection {
       }
     }
     return out;
+  }
+
+  /** A write's `update_filter` as a predicate on a stored point; undefined when every point matches. */
+  private matcherOf(condition: Filter | undefined): PayloadPredicate | undefined {
+    if (condition === undefined || isEmptyFilter(condition)) return undefined;
+    return compileFilter(bindTextIndexes(condition, this.segment.payloadIndex.textIndexes));
   }
 
   /** Whether a point with this id exists. */

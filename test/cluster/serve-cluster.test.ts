@@ -133,7 +133,9 @@ describe('a cluster of three kith processes', { timeout: 300_000 }, () => {
           id: step % 20 === 0 && i === 0 ? 'never' : pick(IDS),
           vector: Array.from({ length: DIM }, () => rng.nextUint32() % 4),
         }));
-        [method, path, body] = ['PUT', '/collections/docs/points/vectors', { points }];
+        // Half of them conditional: the answer's `updated` then counts what the replicas admitted.
+        const condition = rng.nextUint32() % 2 === 0 ? { update_filter: { must: [{ key: 'g', match: { value: rng.nextUint32() % 3 } }] } } : {};
+        [method, path, body] = ['PUT', '/collections/docs/points/vectors', { points, ...condition }];
       } else {
         [method, path, body] = ['POST', '/collections/docs/points/payload/clear', { filter: { must: [{ key: 's', match: { value: 'x' } }] } }];
       }

@@ -82,3 +82,88 @@ test("kith's port: update_mode and update_filter, `upserted` counting the points
   assert.equal(bad.status, 400);
   assert.match(bad.body.status.error, /update_filter/);
 });
+
+test('vector updates with update_filter on both ports: only matching points change, a missing id still refuses the whole request', async (t) => {
+  const { client, url, kithUrl } = await startQdrant(t);
+  await client.createCollection('v', { vectors: { size: 2, distance: 'Dot' } });
+  await client.upsert('v', {
+    wait: true,
+    points: [
+      { id: 1, vector: [1, 0], payload: { stage: 'draft' } },
+      { id: 2, vector: [0, 1], payload: { stage: 'final' } },
+      { id: 3, vector: [1, 1], payload: { stage: 'draft' } },
+    ],
+  });
+  const vectorOf = async (id: number) => (await http(url, 'GET', `/collections/v/points/${id}`)).body.result.vector;
+  const drafts = { must: [{ key: 'stage', match: { value: 'draft' } }] };
+  // Qdrant's port (its JS client leaves update_filter out of updateVectors: sent as Python's client sends it): 1 is a draft, 2 keeps its vector.
+  const put = await http(url, 'PUT', '/collections/v/points/vectors?wait=true', {
+    points: [
+      { id: 1, vector: [5, 5] },
+      { id: 2, vector: [6, 6] },
+    ],
+    update_filter: drafts,
+  });
+  assert.equal(put.status, 200, put.text);
+  assert.deepEqual(await vectorOf(1), [5, 5]);
+  assert.deepEqual(await vectorOf(2), [0, 1], 'final: passed over');
+  // In a batch too.
+  const batch = await http(url, 'POST', '/collections/v/points/batch?wait=true', {
+    operations: [
+      {
+        update_vectors: {
+          points: [
+            { id: 2, vector: [7, 7] },
+            { id: 3, vector: [8, 8] },
+          ],
+          update_filter: drafts,
+        },
+      },
+    ],
+  });
+  assert.equal(batch.status, 200, batch.text);
+  assert.deepEqual(await vectorOf(2), [0, 1]);
+  assert.deepEqual(await vectorOf(3), [8, 8]);
+  // A missing id is a 404 whatever the filter, and nothing is written.
+  const missing = await http(url, 'PUT', '/collections/v/points/vectors?wait=true', {
+    points: [
+      { id: 1, vector: [9, 9] },
+      { id: 99, vector: [9, 9] },
+    ],
+    update_filter: drafts,
+  });
+  assert.equal(missing.status, 404, missing.text);
+  assert.deepEqual(await vectorOf(1), [5, 5]);
+  const bad = await http(url, 'PUT', '/collections/v/points/vectors', {
+    points: [{ id: 1, vector: [9, 9] }],
+    update_filter: { must: [{ key: 'stage', match: {} }] },
+  });
+  assert.equal(bad.status, 400, bad.text);
+  assert.match(bad.body.status.error, /update_filter/);
+
+  // kith's port: `updated` counts the points written.
+  const kith = new KithClient(kithUrl);
+  await kith.createCollection({ name: 'k', vector_size: 2, distance: 'dot' });
+  await kith.upsert('k', [
+    { id: 'a', vector: [1, 0], payload: { stage: 'draft' } },
+    { id: 'b', vector: [0, 1], payload: { stage: 'final' } },
+  ]);
+  const updated = await kith.updateVectors(
+    'k',
+    [
+      { id: 'a', vector: [2, 2] },
+      { id: 'b', vector: [3, 3] },
+    ],
+    { update_filter: drafts },
+  );
+  assert.equal(updated.updated, 1);
+  assert.deepEqual((await kith.getPoint('k', 'a')).vector, [2, 2]);
+  assert.deepEqual((await kith.getPoint('k', 'b')).vector, [0, 1]);
+  assert.equal((await kith.updateVectors('k', [{ id: 'b', vector: [3, 3] }], { update_filter: drafts })).updated, 0);
+  const kithBad = await http(kithUrl, 'PUT', '/collections/k/points/vectors', {
+    points: [{ id: 'a', vector: [1, 1] }],
+    update_filter: { must: [{ key: 'stage', match: {} }] },
+  });
+  assert.equal(kithBad.status, 400);
+  assert.match(kithBad.body.status.error, /update_filter/);
+});

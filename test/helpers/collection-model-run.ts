@@ -196,8 +196,12 @@ export type Op =
   | { kind: 'upsert-bad'; points: Array<{ id: unknown; vector: unknown; payload?: unknown }>; bad: string }
   | { kind: 'delete-ids'; ids: RawId[] }
   | { kind: 'delete-filter'; filter: JsonObject }
-  /** New vectors for listed ids (repeats allowed: the last wins); `missing`: one id that does not exist, so nothing may change. */
-  | { kind: 'update-vectors'; points: Array<{ id: RawId; vector: number[] }>; missing: boolean }
+  /**
+   * New vectors for listed ids (repeats allowed: the last wins); `missing`: one id that does not
+   * exist, so nothing may change; `condition`: Qdrant's update_filter, only points whose payload
+   * matches it get theirs.
+   */
+  | { kind: 'update-vectors'; points: Array<{ id: RawId; vector: number[] }>; missing: boolean; condition?: JsonObject }
   | { kind: 'search'; search: SearchSpec }
   | { kind: 'restart' };
 
@@ -298,7 +302,9 @@ function drawUpdateVectors(rng: SeededRng, config: SeqConfig, model: Model): Op 
       vector: drawVector(rng, config.vectors),
     });
   }
-  return { kind: 'update-vectors', points, missing };
+  // One in four is conditional (a filter on the payloads as they are), unless conditional writes are off.
+  const condition = !config.off.has('conditional-upsert') && rng.next() < 0.25 ? drawFilter(rng, config.off) : undefined;
+  return { kind: 'update-vectors', points, missing, ...(condition === undefined ? {} : { condition }) };
 }
 
 /** A query: a stored point's own input a third of the time, else a fresh vector of the family. */
@@ -548,7 +554,10 @@ async function applyOp(live: Live, model: Model, config: SeqConfig, op: Op, wher
     case 'update-vectors': {
       let outcome: { updated: number } | { code: unknown };
       try {
-        outcome = await c.updateVectors(op.points.map((p) => ({ id: p.id, vector: [...p.vector] })));
+        outcome = await c.updateVectors(
+          op.points.map((p) => ({ id: p.id, vector: [...p.vector] })),
+          op.condition === undefined ? {} : { condition: op.condition },
+        );
       } catch (error) {
         outcome = { code: (error as { code?: unknown }).code ?? String(error) };
       }
@@ -560,13 +569,23 @@ async function applyOp(live: Live, model: Model, config: SeqConfig, op: Op, wher
         return op.points.map((p) => p.id);
       }
       if (!('updated' in outcome)) fail('update-vectors.error', `${where}: updateVectors threw ${String(outcome.code)}`);
-      if (outcome.updated !== distinct.size) fail('update-vectors.count', `${where}: updated ${outcome.updated}, ${distinct.size} distinct ids sent`);
-      const version = c.getPoint((op.points[0] as { id: RawId }).id).version;
+      // The points whose payload, as the model holds it now, matches the condition (all without one).
+      const condition = op.condition;
+      const admitted = op.points.filter((p) => {
+        const old = model.points.get(idKey(p.id)) ?? fail('model', `${where}: ${showId(p.id)} is not in the model`);
+        return condition === undefined || refFilter(condition, old.payload);
+      });
+      const written = new Set(admitted.map((p) => idKey(p.id)));
+      if (condition !== undefined) count(live.stats, `conditional vector update, ${written.size < distinct.size ? 'some' : 'none'} passed over`);
+      if (outcome.updated !== written.size)
+        fail('update-vectors.count', `${where}: updated ${outcome.updated}, ${written.size} of ${distinct.size} distinct ids admitted`);
+      if (admitted.length === 0) return op.points.map((p) => p.id);
+      const version = c.getPoint((admitted[0] as { id: RawId }).id).version;
       if (!(version > model.lastVersion)) fail('update-vectors.version', `${where}: version ${version} not above the previous ${model.lastVersion}`);
       model.lastVersion = version;
-      for (const p of op.points) {
+      for (const p of admitted) {
         const key = idKey(p.id);
-        const old = model.points.get(key) ?? fail('model', `${where}: ${showId(p.id)} is not in the model`);
+        const old = model.points.get(key) as ModelPoint;
         model.points.set(key, { key, input: [...p.vector], payload: old.payload, version, stored: undefined });
       }
       return op.points.map((p) => p.id);
@@ -701,7 +720,7 @@ export function showOp(op: Op): string {
     case 'delete-filter':
       return `delete filter ${cut(JSON.stringify(op.filter), 200)}`;
     case 'update-vectors':
-      return `update vectors ${op.points.map((p) => `${showId(p.id)} ${showVector(p.vector)}`).join(' | ')}${op.missing ? ' (one missing: refused)' : ''}`;
+      return `update vectors${op.condition === undefined ? '' : ` if ${cut(JSON.stringify(op.condition), 120)}`} ${op.points.map((p) => `${showId(p.id)} ${showVector(p.vector)}`).join(' | ')}${op.missing ? ' (one missing: refused)' : ''}`;
     case 'search':
       return `search ${showSearch(op.search)}`;
     case 'restart':

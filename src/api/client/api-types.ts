@@ -50,6 +50,8 @@ export type UpsertOptions = Omit<Static<typeof UpsertBody>, 'points' | 'update_f
 /** A new vector for an existing point, which keeps its payload. */
 export type VectorUpdate = Static<typeof UpdateVectorsBody>['points'][number];
 export type VectorsUpdated = Static<typeof UpdateVectorsResult>;
+/** Which listed points' vectors are replaced (docs/api.md): those matching `update_filter` (typed). */
+export type VectorUpdateOptions = { update_filter?: Filter | null };
 export type Deleted = Static<typeof DeleteResult>;
 /** The filter language of docs/filters.md, as JSON. */
 export type Filter = Static<typeof FilterSchema>;

@@ -51,6 +51,7 @@ import type {
   Upserted,
   UpsertOptions,
   VectorsUpdated,
+  VectorUpdateOptions,
   VectorUpdate,
 } from './api-types.js';
 
@@ -291,9 +292,12 @@ export class KithClient {
     return (await this.call('PUT', `${pointsPath(name)}`, { points, ...options })).result as Upserted;
   }
 
-  /** PUT /collections/{name}/points/vectors — new vectors for existing points (a missing one: 404, nothing written); payloads kept. */
-  async updateVectors(name: string, points: readonly VectorUpdate[]): Promise<VectorsUpdated> {
-    return (await this.call('PUT', `${pointsPath(name)}/vectors`, { points })).result as VectorsUpdated;
+  /**
+   * PUT /collections/{name}/points/vectors — new vectors for existing points (a missing one: 404,
+   * nothing written); payloads kept; `options.update_filter`: only the points matching it.
+   */
+  async updateVectors(name: string, points: readonly VectorUpdate[], options: VectorUpdateOptions = {}): Promise<VectorsUpdated> {
+    return (await this.call('PUT', `${pointsPath(name)}/vectors`, { points, ...options })).result as VectorsUpdated;
   }
   /** POST /collections/{name}/points/search — hits best first, versions as bigint. */
   async search(name: string, request: SearchRequest): Promise<ScoredPoint[]> {

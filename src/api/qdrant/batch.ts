@@ -52,8 +52,8 @@ async function parseOperation(kind: string, body: Record<string, unknown>, layou
       return (c) => c.changePayloads(Array.isArray(selector) ? { points: selector } : { filter: selector }, operation);
     }
     case 'update_vectors': {
-      const points = await vectorUpdates(body, layout);
-      return (c) => c.updateVectors(points);
+      const { points, options } = await vectorUpdates(body, layout);
+      return (c) => c.updateVectors(points, options);
     }
     case 'delete_vectors':
       return vectorDeletion(body);

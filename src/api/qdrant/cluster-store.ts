@@ -79,9 +79,13 @@ export function clusterStore(engine: ClusterEngine): QdrantStore {
             ...(options.condition === undefined ? {} : { condition: filterToJson(options.condition) }),
           });
         },
-        updateVectors: async (points) => {
+        updateVectors: async (points, options = {}) => {
           // Checked by the node as each replica will check them (prepareVectors).
-          await engine.updateVectors(name, points as Parameters<ClusterEngine['updateVectors']>[1]);
+          await engine.updateVectors(
+            name,
+            points as Parameters<ClusterEngine['updateVectors']>[1],
+            options.condition === undefined ? {} : { condition: filterToJson(options.condition) },
+          );
         },
         retrieve,
         findPoint: async (id) => {

@@ -122,19 +122,23 @@ export function upsertOptions(body: Record<string, unknown>): { mode?: UpdateMod
   return { ...(mode === undefined || mode === null ? {} : { mode }), ...(condition === undefined ? {} : { condition }) };
 }
 
-/** PUT …/points/vectors' body: `points` of `{id, vector}`, each vector (or named vectors) as `pointVectors` takes it. */
-export async function vectorUpdates(body: Record<string, unknown>, layout: VectorLayout): Promise<Array<{ id: PointId } & PointVectors>> {
+/** PUT …/points/vectors' body: `points` of `{id, vector}`, each vector (or named vectors) as `pointVectors` takes it, and `update_filter`. */
+export async function vectorUpdates(
+  body: Record<string, unknown>,
+  layout: VectorLayout,
+): Promise<{ points: Array<{ id: PointId } & PointVectors>; options: { condition?: Filter } }> {
   refuseShardKey(body);
-  if (body.update_filter !== undefined && body.update_filter !== null) throw notSupported('update_filter', '`update_filter` (conditional updates)', true);
+  const condition = parseQdrantFilter(body.update_filter, 'update_filter');
   const points = body.points;
   if (!Array.isArray(points)) throw formatError('points', `expected an array of points, got ${describeJson(points)}`);
-  return mapInSlices(points, (raw, i) => {
+  const updates = await mapInSlices(points, (raw, i) => {
     const at = childPath('points', i);
     const p = asObject(raw, at);
     for (const key of Object.keys(p)) if (key !== 'id' && key !== 'vector') throw formatError(childPath(at, key), 'unknown field');
     if (p.vector === undefined) throw formatError(childPath(at, 'vector'), 'required');
     return { id: toKithId(p.id, childPath(at, 'id')), ...pointVectors(p.vector, layout, childPath(at, 'vector')) };
   });
+  return { points: updates, options: condition === undefined ? {} : { condition } };
 }
 
 /** The collection's vector names, for reading a write's or a read's vectors. */
@@ -197,7 +201,8 @@ export async function qdrantPointRoutes(app: FastifyInstance, { store }: { store
 
   app.put<NameParams>('/collections/:name/points/vectors', async (request, reply) => {
     const collection = await requestCollection(store, request);
-    await collection.updateVectors(await vectorUpdates(asObject(request.body, 'body'), await layoutOfCollection(collection)));
+    const { points, options } = await vectorUpdates(asObject(request.body, 'body'), await layoutOfCollection(collection));
+    await collection.updateVectors(points, options);
     return ok(reply, updateResult());
   });
 

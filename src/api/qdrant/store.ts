@@ -78,7 +78,8 @@ export interface QdrantCollection {
   /** `options`: Qdrant's update_mode and update_filter (Collection.upsert). */
   upsert(points: readonly PointInput[], options?: { readonly mode?: UpdateMode; readonly condition?: Filter }): Promise<void>;
   /** New vectors for existing points, which keep their payloads; ERR_POINT_NOT_FOUND (nothing written) for a missing one. */
-  updateVectors(points: readonly VectorInput[]): Promise<void>;
+  /** `options.condition`: Qdrant's update_filter (Collection.updateVectors). */
+  updateVectors(points: readonly VectorInput[], options?: { readonly condition?: Filter }): Promise<void>;
   retrieve(ids: readonly PointId[], options: { readonly with_payload: PayloadSelector; readonly with_vector: boolean }): Promise<PointRecord[]>;
   /** The point with its payload and vector; undefined when there is none. */
   findPoint(id: PointId): Promise<StoredPoint | undefined>;
@@ -180,8 +181,8 @@ export function localStore(db: Database): QdrantStore {
         upsert: async (points, options = {}) => {
           await collection.upsert(points, options);
         },
-        updateVectors: async (points) => {
-          await collection.updateVectors(points);
+        updateVectors: async (points, options = {}) => {
+          await collection.updateVectors(points, options);
         },
         retrieve: (ids, options) => collection.retrieve(ids, options),
         findPoint: async (id) => {

@@ -118,7 +118,12 @@ export const clusterPointRoutes: FastifyPluginAsyncTypebox<{ engine: ClusterEngi
     },
     async (request, reply) => {
       validateCollectionName(request.params.name);
-      const { updated, token } = await engine.updateVectors(request.params.name, denseVectors(request.body.points));
+      const { points, update_filter } = request.body;
+      const { updated, token } = await engine.updateVectors(
+        request.params.name,
+        denseVectors(points),
+        update_filter === undefined || update_filter === null ? {} : { condition: update_filter as Record<string, unknown> },
+      );
       return ok(reply, { operation: 'completed' as const, updated, write_token: written(reply, token) });
     },
   );

@@ -55,7 +55,9 @@ export const pointRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
     },
     async (request, reply) => {
       validateCollectionName(request.params.name);
-      const { updated } = await db.collection(request.params.name).updateVectors(request.body.points);
+      const { points, update_filter } = request.body;
+      const condition = update_filter === undefined || update_filter === null ? undefined : parseFilter(update_filter, 'update_filter');
+      const { updated } = await db.collection(request.params.name).updateVectors(points, condition === undefined ? {} : { condition });
       return ok(reply, { operation: 'completed' as const, updated });
     },
   );

@@ -100,6 +100,12 @@ export const UpdateVectorsBody = Type.Object(
       ),
       { description: 'Existing points (a missing one fails the whole request, 404); each keeps its payload. A repeated id: the last vector wins.' },
     ),
+    update_filter: Type.Optional(
+      Type.Union([FilterRef, Type.Null()], {
+        description:
+          'A listed point keeps its vectors unless it matches this filter when the write runs (passed over, not counted; a missing id is still a 404).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
