@@ -606,11 +606,12 @@ export class Collection {
   }
 
   /**
-   * A multi-stage query (search/stage-input.ts): prefetches fused (RRF, DBSF) or re-scored by a
-   * vector, nested, every stage counted against the request limits before any runs.
+   * A multi-stage query (search/stage-input.ts): prefetches fused (RRF, DBSF), re-scored by a
+   * query (a vector, a point, examples) or a formula, nested, every stage counted against the
+   * request limits before any runs.
    */
   async queryStages(input: StagesInput): Promise<ScoredPoint[]> {
-    const { stage, selection } = parseStages(input);
+    const { stage, selection } = parseStages(input, { vectorSize: this.config.vectorSize });
     return runStages(this.stageSource(), stage, selection);
   }
 

@@ -124,6 +124,9 @@ export function countStages(top: Stage, selection: Selection, vectorSize: number
       return;
     }
     const search = stage.query.search;
+    // Examples are counted again when the stage reads them; here, all stages' together, before any runs.
+    const examples = examplesOf(stage.query);
+    if (examples > 0) cost.add('exampleComponents', examples * vectorSize, stage.path);
     const shape = {
       offset: search.offset ?? 0,
       limit: search.limit ?? 10,
@@ -135,6 +138,16 @@ export function countStages(top: Stage, selection: Selection, vectorSize: number
     for (let chunk = 0; chunk < chunksOf(stage); chunk++) addSearch(cost, shape, stage.path);
   };
   walk(top, true);
+}
+
+/** How many examples a query reads (a recommendation's, a discovery's, a context search's); 0 for a plain search. */
+function examplesOf(query: QueryRequest<SearchInput>): number {
+  const count = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
+  if (query.kind === 'recommend') return count(query.search.positive) + count(query.search.negative);
+  if (query.kind !== 'examples') return 0;
+  const examples = query.search.examples as { positive?: unknown; negative?: unknown; target?: unknown; context?: unknown };
+  const target = examples.target === undefined || examples.target === null ? 0 : 1;
+  return count(examples.positive) + count(examples.negative) + target + 2 * count(examples.context);
 }
 
 /** The most candidates a stage gives the stage above it: its limit. */
