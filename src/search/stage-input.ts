@@ -101,7 +101,8 @@ export function parseStages(input: StagesInput, options: { readonly vectorSize?:
   const counter: Walk = { stages: 0, ...options };
   const body = input as Record<string, unknown>;
   // A formula without prefetches is named by parseStage, which says what it lacks.
-  if (!hasPrefetches(body) && !hasQuery(body) && (body.formula === undefined || body.formula === null)) throw badInput('vector', 'required without prefetches (a page in id order is a scroll: POST …/points/scroll)');
+  if (!hasPrefetches(body) && !hasQuery(body) && (body.formula === undefined || body.formula === null))
+    throw badInput('vector', 'required without prefetches (a page in id order is a scroll: POST …/points/scroll)');
   const stage = parseStage(body, '', undefined, 0, counter, true);
   const selection = {
     with_payload: toPayloadSelector(body.with_payload, 'with_payload', true),
