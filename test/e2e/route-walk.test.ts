@@ -428,7 +428,8 @@ test('every route of both ports at its largest legal values keeps /healthz answe
         formula: { sum: Array.from({ length: 1022 }, (_, i) => (i % 2 === 0 ? '$score' : '$score[1]')) },
         defaults: { $score: 0, '$score[1]': 0 },
         limit: 100,
-        filter: widest,
+        // Without the widest filter, which every prefetch would apply: one search by examples under
+        // it is walked on …/points/discover, and the filter-term budget by the query above.
         with_payload: true,
       }),
     },
