@@ -87,6 +87,8 @@ export { PointNotFoundError } from '../search/query-verbs.js';
 export type { Grouping, GroupId, PointGroup } from '../search/groups.js';
 export type { OrderByInput } from '../search/order-by.js';
 export type { FusionInput, PrefetchInput, StagesInput } from '../search/stage-input.js';
+export type { DiscoverInput, RecommendInput, RecommendStrategy } from '../search/example-input.js';
+export type { FormulaJson } from '../search/formula-json.js';
 export type { Matrix } from '../search/matrix.js';
 
 export interface StoredPoint {
