@@ -12,9 +12,9 @@
  * `point`, `recommend`, `discover`, `context` (example-input.ts); with prefetches, the search
  * re-scores their candidates exactly), a fusion of its prefetches (`fusion`), their candidates
  * re-scored by a `formula` (search/formula-parse.ts, with `defaults`), or, for a prefetch with
- * none of these, its first `limit` points in id order. A prefetch has a stage's fields but `offset`, `with_payload` and
- * `with_vector`, which only the request has; its `limit` is 10 by default, and the filters above
- * it apply to it too. Depth and stage counts are multi-stage.ts's bounds; every field error
+ * none of these, its first `limit` points in id order. A prefetch has a stage's fields but
+ * `offset`, `with_payload` and `with_vector`, which only the request has; its `limit` is 10 by
+ * default, and the filters above it apply to it too. Depth and stage counts are multi-stage.ts's bounds; every field error
  * names its path (`prefetch[1].limit`).
  */
 import { badInput } from '../core/errors.js';
