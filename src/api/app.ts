@@ -28,6 +28,8 @@ import { searchRoutes } from './routes/search.js';
 import { groupRoutes } from './routes/groups.js';
 import { matrixRoutes } from './routes/matrix.js';
 import { queryRoutes } from './routes/query.js';
+import { exampleRoutes } from './routes/examples.js';
+import { clusterSingleNodeRoutes } from './routes/cluster-single-node.js';
 import { serviceRoutes } from './routes/service.js';
 import { snapshotRoutes } from './routes/snapshots.js';
 import { defaultSnapshotFiles, type SnapshotFiles } from '../db/snapshots.js';
@@ -101,10 +103,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.register(groupRoutes, { db: options.db });
     await app.register(matrixRoutes, { db: options.db });
     await app.register(queryRoutes, { db: options.db });
+    await app.register(exampleRoutes, { db: options.db, metrics });
     await app.register(snapshotRoutes, { db: options.db, files: options.snapshots ?? defaultSnapshotFiles(options.db.path) });
   } else {
     await app.register(clusterCollectionRoutes, { engine: options.cluster, db: options.db });
     await app.register(clusterPointRoutes, { engine: options.cluster });
+    await app.register(clusterSingleNodeRoutes);
     await app.register(clusterReplicaRoutes, { node: options.cluster.node, prefix: REPLICA_PREFIX });
   }
   await app.register(opsRoutes, {

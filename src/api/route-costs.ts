@@ -38,6 +38,8 @@ const SEARCH_BUDGETS: readonly BudgetName[] = [
 ];
 /** A query may be any search, a recommendation (its examples), MMR, a search by examples, or a formula over prefetches. */
 const QUERY_BUDGETS: readonly BudgetName[] = [...SEARCH_BUDGETS, 'exampleComponents', 'mmrComponents', 'exampleScoring', 'formulaNodes'];
+/** kith's query: any search, examples read and scored, a formula over prefetches (no MMR on this port). */
+const KITH_QUERY_BUDGETS: readonly BudgetName[] = [...SEARCH_BUDGETS, 'exampleComponents', 'exampleScoring', 'formulaNodes'];
 /** A recommendation or a discovery: its examples read, and every point scored against them for best_score, sum_scores and discovery. */
 const EXAMPLE_BUDGETS: readonly BudgetName[] = [
   'searches',
@@ -108,8 +110,20 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
     },
     'POST /collections/:name/points/search/matrix': { budgets: ['searches', 'hits', 'vectorComponents', 'filterTerms'], bounded: MATRIX },
     'POST /collections/:name/points/query': {
-      budgets: SEARCH_BUDGETS,
-      bounded: 'at most 64 stages 8 deep, every stage counted before any runs',
+      budgets: KITH_QUERY_BUDGETS,
+      bounded: 'at most 64 stages 8 deep, every stage (its examples and formula too) counted before any runs',
+    },
+    'POST /collections/:name/points/recommend': {
+      budgets: EXAMPLE_BUDGETS,
+      bounded: 'one recommendation: its examples counted before they are read, every point scored against each for best_score and sum_scores',
+    },
+    'POST /collections/:name/points/recommend/batch': {
+      budgets: EXAMPLE_BUDGETS,
+      bounded: 'at most 4,096 recommendations, all their examples counted against one request’s budgets',
+    },
+    'POST /collections/:name/points/discover': {
+      budgets: EXAMPLE_BUDGETS,
+      bounded: 'one search by examples, every point scored by the kernels against each example, counted first',
     },
     'POST /collections/:name/points/search': {
       budgets: SEARCH_BUDGETS,
@@ -123,6 +137,11 @@ export const ROUTE_COSTS: Record<Port, Record<string, RouteCost>> = {
   cluster: {
     'GET /cluster': { budgets: [], bounded: 'one line per node and per replica held' },
     'POST /collections/:name/cluster': { budgets: [], bounded: 'a catalogue change; a wait of at most 120 s for the new replica, no work here' },
+    // One node's searches a cluster node refuses (routes/cluster-single-node.ts).
+    'POST /collections/:name/points/query': { budgets: [], bounded: `${FIXED}: a refusal` },
+    'POST /collections/:name/points/recommend': { budgets: [], bounded: `${FIXED}: a refusal` },
+    'POST /collections/:name/points/recommend/batch': { budgets: [], bounded: `${FIXED}: a refusal` },
+    'POST /collections/:name/points/discover': { budgets: [], bounded: `${FIXED}: a refusal` },
     'POST /cluster/local/collections/:name/points/search': {
       budgets: ['searches', 'hits', 'vectorComponents', 'payloadPathChecks', 'filterTerms'],
       bounded: 'one search on one replica',

@@ -87,6 +87,8 @@ export { PointNotFoundError } from '../search/query-verbs.js';
 export type { Grouping, GroupId, PointGroup } from '../search/groups.js';
 export type { OrderByInput } from '../search/order-by.js';
 export type { FusionInput, PrefetchInput, StagesInput } from '../search/stage-input.js';
+export type { DiscoverInput, RecommendInput, RecommendStrategy } from '../search/example-input.js';
+export type { FormulaJson } from '../search/formula-json.js';
 export type { Matrix } from '../search/matrix.js';
 
 export interface StoredPoint {
@@ -614,11 +616,12 @@ export class Collection {
   }
 
   /**
-   * A multi-stage query (search/stage-input.ts): prefetches fused (RRF, DBSF) or re-scored by a
-   * vector, nested, every stage counted against the request limits before any runs.
+   * A multi-stage query (search/stage-input.ts): prefetches fused (RRF, DBSF), re-scored by a
+   * query (a vector, a point, examples) or a formula, nested, every stage counted against the
+   * request limits before any runs.
    */
   async queryStages(input: StagesInput): Promise<ScoredPoint[]> {
-    const { stage, selection } = parseStages(input);
+    const { stage, selection } = parseStages(input, { vectorSize: this.config.vectorSize });
     return runStages(this.stageSource(), stage, selection);
   }
 

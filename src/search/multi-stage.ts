@@ -11,7 +11,7 @@ import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types
 import type { PointId } from '../core/point-id.js';
 import { childPath } from '../core/field-path.js';
 import { ALL_PAYLOAD, NO_PAYLOAD, type PayloadSelector, selectorPatterns } from '../payload/payload-selector.js';
-import { TimeSlices } from '../core/time-slices.js';
+import { nextTurn, TimeSlices } from '../core/time-slices.js';
 import { evaluateFormula, type Formula } from './formula.js';
 import type { ScoredPoint, SearchInput } from './collection-search.js';
 import { distributionFusion, type RankedHit, reciprocalRankFusion } from './fusion.js';
@@ -124,6 +124,9 @@ export function countStages(top: Stage, selection: Selection, vectorSize: number
       return;
     }
     const search = stage.query.search;
+    // Examples are counted again when the stage reads them; here, all stages' together, before any runs.
+    const examples = examplesOf(stage.query);
+    if (examples > 0) cost.add('exampleComponents', examples * vectorSize, stage.path);
     const shape = {
       offset: search.offset ?? 0,
       limit: search.limit ?? 10,
@@ -135,6 +138,16 @@ export function countStages(top: Stage, selection: Selection, vectorSize: number
     for (let chunk = 0; chunk < chunksOf(stage); chunk++) addSearch(cost, shape, stage.path);
   };
   walk(top, true);
+}
+
+/** How many examples a query reads (a recommendation's, a discovery's, a context search's); 0 for a plain search. */
+function examplesOf(query: QueryRequest<SearchInput>): number {
+  const count = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
+  if (query.kind === 'recommend') return count(query.search.positive) + count(query.search.negative);
+  if (query.kind !== 'examples') return 0;
+  const examples = query.search.examples as { positive?: unknown; negative?: unknown; target?: unknown; context?: unknown };
+  const target = examples.target === undefined || examples.target === null ? 0 : 1;
+  return count(examples.positive) + count(examples.negative) + target + 2 * count(examples.context);
 }
 
 /** The most candidates a stage gives the stage above it: its limit. */
@@ -168,7 +181,7 @@ function chunksOf(stage: Extract<Stage, { kind: 'search' }>): number {
 /** The query's answer: the top stage's hits, with the payloads and vectors `selection` asks for. */
 export async function runStages(source: StageSource, top: Stage, selection: Selection): Promise<ScoredPoint[]> {
   countStages(top, selection, source.vectorSize, new RequestCost());
-  const hits = await run(source, top, selection);
+  const hits = await run(source, top, selection, new OneAtATime());
   if (top.kind === 'search') return hits;
   // Fused (or listed) hits carry ids and scores only: the records come in one read.
   const records = new Map(
@@ -198,7 +211,22 @@ export async function runStages(source: StageSource, top: Stage, selection: Sele
 /** What inner stages return of their hits: ids and scores only. */
 const NOTHING: Selection = { with_payload: NO_PAYLOAD, with_vector: false };
 
-async function run(source: StageSource, stage: Stage, selection: Selection): Promise<ScoredPoint[]> {
+/**
+ * Searches by examples of one query, one at a time with a turn of the event loop before each: one
+ * scores every point on this thread in one go, and sibling stages start together (Promise.all), so
+ * without this their scoring would run back to back and keep other requests waiting for all of it.
+ */
+class OneAtATime {
+  private last: Promise<unknown> = Promise.resolve();
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const mine = this.last.then(nextTurn).then(work);
+    this.last = mine.catch(() => undefined);
+    return mine;
+  }
+}
+
+async function run(source: StageSource, stage: Stage, selection: Selection, examples: OneAtATime): Promise<ScoredPoint[]> {
   if (stage.kind === 'list') {
     const page = await source.scroll({
       limit: stage.limit,
@@ -208,7 +236,7 @@ async function run(source: StageSource, stage: Stage, selection: Selection): Pro
     });
     return page.points.map((p) => ({ id: p.id, version: p.version, score: 0 }));
   }
-  const lists = await Promise.all(stage.sources.map((s) => run(source, s, NOTHING)));
+  const lists = await Promise.all(stage.sources.map((s) => run(source, s, NOTHING, examples)));
   if (stage.kind === 'formula') return byFormula(source, stage, lists);
   if (stage.kind === 'fuse') {
     const ranked: readonly (readonly RankedHit[])[] = lists;
@@ -223,7 +251,8 @@ async function run(source: StageSource, stage: Stage, selection: Selection): Pro
     return kept.slice(stage.offset, stage.offset + stage.limit).map((h) => ({ id: h.id, version: 0n, score: h.score }));
   }
   if (stage.sources.length === 0) {
-    const [hits] = await source.queryChecked([withSelection(stage.query, selection)], { cost: new RequestCost(), paths: [stage.path] });
+    const search = () => source.queryChecked([withSelection(stage.query, selection)], { cost: new RequestCost(), paths: [stage.path] });
+    const [hits] = stage.query.kind === 'examples' ? await examples.run(search) : await search();
     return hits ?? [];
   }
   const chunks: Set<string>[] = [];

@@ -86,7 +86,8 @@ export async function resolveQuery<S extends SearchRequest>(source: QuerySource,
   if (request.kind === 'examples') {
     const { examples, ...rest } = request.search;
     const excluded: PointId[] = [];
-    const query = resolveExamples(source, examples, childPath(path, 'examples'), excluded, cost);
+    // Named as the request wrote them (`positive`, `context[2]`), without the engine's `examples` wrapper.
+    const query = resolveExamples(source, examples, path, excluded, cost);
     return excluding({ ...rest, example_query: query } as unknown as S, excluded, path);
   }
   if (request.kind === 'point') {

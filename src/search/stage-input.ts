@@ -1,6 +1,6 @@
 /**
  * Multi-stage queries as kith's port and the library write them (Collection.queryStages): a
- * search body with `prefetch`es and a `fusion`, parsed into the engine's stage tree
+ * search body with `prefetch`es and a `fusion` or a `formula`, parsed into the engine's stage tree
  * (multi-stage.ts), which the Qdrant port's `prefetch` also runs on.
  *
  *   { "prefetch": [ { "vector": [...], "limit": 100 }, { "vector": [...], "filter": {...} } ],
@@ -8,11 +8,13 @@
  *     "limit": 10, "offset": 0, "filter": {...}, "score_threshold": 0.1,
  *     "with_payload": true, "with_vector": false }
  *
- * A stage is a search (`vector`; with prefetches, the search re-scores their candidates exactly),
- * a fusion of its prefetches (`fusion`), or, for a prefetch with neither, its first `limit`
- * points in id order. A prefetch has a stage's fields but `offset`, `with_payload` and
- * `with_vector`, which only the request has; its `limit` is 10 by default, and the filters above
- * it apply to it too. Depth and stage counts are multi-stage.ts's bounds; every field error
+ * A stage is a search (`vector`, `sparse_vector`, `named_vector`, or by stored points and examples:
+ * `point`, `recommend`, `discover`, `context` (example-input.ts); with prefetches, the search
+ * re-scores their candidates exactly), a fusion of its prefetches (`fusion`), their candidates
+ * re-scored by a `formula` (search/formula-parse.ts, with `defaults`), or, for a prefetch with
+ * none of these, its first `limit` points in id order. A prefetch has a stage's fields but
+ * `offset`, `with_payload` and `with_vector`, which only the request has; its `limit` is 10 by
+ * default, and the filters above it apply to it too. Depth and stage counts are multi-stage.ts's bounds; every field error
  * names its path (`prefetch[1].limit`).
  */
 import { badInput } from '../core/errors.js';
@@ -28,6 +30,12 @@ import { DEFAULT_RRF_K } from './fusion.js';
 import type { SparseQueryInput } from './sparse-search.js';
 import type { NamedQueryInput } from './named-search.js';
 import { type Fusion, MAX_DEPTH, MAX_STAGES, prefetchPath, type Selection, type Stage } from './multi-stage.js';
+import { contextQuery, type DiscoverInput, discoverQuery, pointQuery, type RecommendInput, recommendQuery } from './example-input.js';
+import type { ContextPairInput, QueryRequest } from './query-verbs.js';
+import type { PointId } from '../core/point-id.js';
+import { type FormulaDialect, parseFormula } from './formula-parse.js';
+import type { FormulaJson } from './formula-json.js';
+import { parseFilter } from '../payload/filter-parse.js';
 
 /** A prefetch: a stage of the tree below the request. */
 export interface PrefetchInput {
@@ -36,7 +44,19 @@ export interface PrefetchInput {
   readonly sparse_vector?: SparseQueryInput | null;
   /** A search by a named dense vector instead: `{name, vector}` (search/named-search.ts). */
   readonly named_vector?: NamedQueryInput | null;
+  /** A search near a stored point's vector (the point left out). */
+  readonly point?: PointId | number | null;
+  /** A recommendation by examples (example-input.ts). */
+  readonly recommend?: RecommendInput | null;
+  /** A discovery: a target within context pairs' zones. */
+  readonly discover?: DiscoverInput | null;
+  /** A context search by pairs. */
+  readonly context?: readonly ContextPairInput[] | null;
   readonly fusion?: FusionInput | null;
+  /** The prefetches' candidates re-scored by this expression (search/formula-parse.ts). */
+  readonly formula?: FormulaJson | null;
+  /** Values of the formula's variables for points that lack them, by variable as written. */
+  readonly defaults?: Readonly<Record<string, unknown>> | null;
   readonly prefetch?: readonly PrefetchInput[] | null;
   readonly filter?: FilterInput | null;
   readonly limit?: number | null;
@@ -57,15 +77,32 @@ export type FusionInput =
   | { readonly method: 'rrf'; readonly k?: number | null; readonly weights?: readonly number[] | null }
   | { readonly method: 'dbsf' };
 
-const STAGE_KEYS = new Set(['vector', 'sparse_vector', 'named_vector', 'fusion', 'prefetch', 'filter', 'limit', 'score_threshold', 'params']);
+const QUERY_KEYS = ['vector', 'sparse_vector', 'named_vector', 'point', 'recommend', 'discover', 'context'] as const;
+type QueryKey = (typeof QUERY_KEYS)[number];
+const STAGE_KEYS = new Set<string>([...QUERY_KEYS, 'fusion', 'formula', 'defaults', 'prefetch', 'filter', 'limit', 'score_threshold', 'params']);
 const TOP_KEYS = new Set([...STAGE_KEYS, 'offset', 'with_payload', 'with_vector']);
 
+/** kith's words for a formula's errors, and its filter conditions. */
+const KITH_FORMULAS: FormulaDialect = {
+  malformed: badInput,
+  invalid: badInput,
+  condition: (body, path) => parseFilter({ must: [body] }, path) as Filter,
+};
+
+/** What parsing a tree carries: stages counted so far, and the collection's vector size (examples' vectors checked against it) when known. */
+interface Walk {
+  stages: number;
+  readonly vectorSize?: number;
+}
+
 /** The stage tree and the answer's selection, every field checked (400 naming its path). */
-export function parseStages(input: StagesInput): { stage: Stage; selection: Selection } {
+export function parseStages(input: StagesInput, options: { readonly vectorSize?: number } = {}): { stage: Stage; selection: Selection } {
   if (!isPlainObject(input)) throw badInput('body', `expected an object, got ${describeJson(input)}`);
-  const counter = { stages: 0 };
+  const counter: Walk = { stages: 0, ...options };
   const body = input as Record<string, unknown>;
-  if (!hasPrefetches(body) && !hasQuery(body)) throw badInput('vector', 'required without prefetches (a page in id order is a scroll: POST …/points/scroll)');
+  // A formula without prefetches is named by parseStage, which says what it lacks.
+  if (!hasPrefetches(body) && !hasQuery(body) && (body.formula === undefined || body.formula === null))
+    throw badInput('vector', 'required without prefetches (a page in id order is a scroll: POST …/points/scroll)');
   const stage = parseStage(body, '', undefined, 0, counter, true);
   const selection = {
     with_payload: toPayloadSelector(body.with_payload, 'with_payload', true),
@@ -74,14 +111,12 @@ export function parseStages(input: StagesInput): { stage: Stage; selection: Sele
   return { stage, selection };
 }
 
-const QUERY_KEYS = ['vector', 'sparse_vector', 'named_vector'] as const;
-
 /** The query fields a stage gives (a search takes exactly one). */
-function queriesOf(body: Record<string, unknown>): Array<(typeof QUERY_KEYS)[number]> {
+function queriesOf(body: Record<string, unknown>): QueryKey[] {
   return QUERY_KEYS.filter((key) => body[key] !== undefined && body[key] !== null);
 }
 
-/** Whether a stage searches: by the main vector, a sparse one or a named one. */
+/** Whether a stage searches: by the main vector, a sparse one, a named one, a point or examples. */
 function hasQuery(body: Record<string, unknown>): boolean {
   return queriesOf(body).length > 0;
 }
@@ -90,7 +125,7 @@ function hasPrefetches(body: Record<string, unknown>): boolean {
   return Array.isArray(body.prefetch) && body.prefetch.length > 0;
 }
 
-function parseStage(body: Record<string, unknown>, path: string, above: Filter | undefined, depth: number, counter: { stages: number }, top: boolean): Stage {
+function parseStage(body: Record<string, unknown>, path: string, above: Filter | undefined, depth: number, counter: Walk, top: boolean): Stage {
   if (depth > MAX_DEPTH) throw badInput(path, `prefetches nest at most ${MAX_DEPTH} deep`);
   counter.stages++;
   if (counter.stages > MAX_STAGES) throw badInput(path, `a query has at most ${MAX_STAGES} stages (prefetches at every depth)`);
@@ -112,39 +147,67 @@ function parseStage(body: Record<string, unknown>, path: string, above: Filter |
     return parseStage(raw, at, filter, depth + 1, counter, false);
   });
   const queries = queriesOf(body);
-  if (queries.length > 1)
-    throw badInput(childPath(path, queries[1] as string), `give one of vector, sparse_vector and named_vector, not ${queries.join(' and ')}`);
+  if (queries.length > 1) throw badInput(childPath(path, queries[1] as string), `give one of ${QUERY_KEYS.join(', ')}, not ${queries.join(' and ')}`);
   const hasVector = hasQuery(body);
   const hasFusion = body.fusion !== undefined && body.fusion !== null;
+  const hasFormula = body.formula !== undefined && body.formula !== null;
   if (hasVector && hasFusion) throw badInput(childPath(path, 'fusion'), 'give either a vector (re-score the prefetches) or a fusion, not both');
+  if (hasFormula && (hasVector || hasFusion))
+    throw badInput(childPath(path, 'formula'), `give either a formula or ${hasFusion ? 'a fusion' : `a query (${queries[0]})`}, not both`);
+  if (!hasFormula && body.defaults !== undefined && body.defaults !== null) throw badInput(childPath(path, 'defaults'), 'defaults are a formula’s');
+  if (hasFormula) {
+    if (sources.length === 0) throw badInput(childPath(path, 'formula'), 'a formula re-scores prefetches: give it prefetches');
+    const formula = parseFormula(KITH_FORMULAS, body.formula, childPath(path, 'formula'), body.defaults, childPath(path, 'defaults'));
+    return { kind: 'formula', path, formula, sources, limit, offset, ...(threshold === undefined ? {} : { threshold }) };
+  }
   if (hasFusion) {
     if (sources.length === 0) throw badInput(childPath(path, 'fusion'), 'a fusion needs prefetches to fuse');
     const fusion = parseFusion(body.fusion, childPath(path, 'fusion'), sources.length);
     return { kind: 'fuse', path, fusion, sources, limit, offset, ...(threshold === undefined ? {} : { threshold }) };
   }
   if (!hasVector) {
-    if (sources.length > 0) throw badInput(path === '' ? 'vector' : childPath(path, 'vector'), 'prefetches need a vector to re-score them or a fusion');
+    if (sources.length > 0)
+      throw badInput(path === '' ? 'vector' : childPath(path, 'vector'), 'prefetches need a vector (or another query) to re-score them, a fusion or a formula');
     if (threshold !== undefined) throw badInput(childPath(path, 'score_threshold'), 'a threshold needs a vector to score by');
     return { kind: 'list', path, limit, ...(filter === undefined ? {} : { filter }) };
   }
-  const params = parseParams(body.params, childPath(path, 'params'));
-  const query =
-    queries[0] === 'sparse_vector'
-      ? { sparse_vector: body.sparse_vector as SparseQueryInput }
-      : queries[0] === 'named_vector'
-        ? { named_vector: body.named_vector as NamedQueryInput }
-        : { vector: body.vector };
-  const search: SearchInput = {
-    ...query,
+  const search: Omit<SearchInput, 'vector'> = {
     limit,
     offset,
     ...(filter === undefined ? {} : { filter }),
     ...(threshold === undefined ? {} : { score_threshold: threshold }),
     with_payload: NO_PAYLOAD,
     with_vector: false,
-    params,
+    params: parseParams(body.params, childPath(path, 'params')),
   };
-  return { kind: 'search', path, query: { kind: 'vector', search }, sources };
+  return { kind: 'search', path, query: stageQuery(queries[0] as QueryKey, body, path, search, counter.vectorSize), sources };
+}
+
+/** The engine's query for a stage's query field `key`. */
+function stageQuery(
+  key: QueryKey,
+  body: Record<string, unknown>,
+  path: string,
+  search: Omit<SearchInput, 'vector'>,
+  vectorSize: number | undefined,
+): QueryRequest<SearchInput> {
+  const at = childPath(path, key);
+  switch (key) {
+    case 'sparse_vector':
+      return { kind: 'vector', search: { ...search, sparse_vector: body.sparse_vector as SparseQueryInput } };
+    case 'named_vector':
+      return { kind: 'vector', search: { ...search, named_vector: body.named_vector as NamedQueryInput } };
+    case 'point':
+      return pointQuery(body.point, at, search);
+    case 'recommend':
+      return recommendQuery(body.recommend, at, search, vectorSize);
+    case 'discover':
+      return discoverQuery(body.discover, at, search, vectorSize);
+    case 'context':
+      return contextQuery(body.context, at, search, vectorSize);
+    default:
+      return { kind: 'vector', search: { ...search, vector: body.vector } as SearchInput };
+  }
 }
 
 function parseFusion(raw: unknown, path: string, sources: number): Fusion {

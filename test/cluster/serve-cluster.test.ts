@@ -221,4 +221,19 @@ describe('a cluster of three kith processes', { timeout: 300_000 }, () => {
     assert.equal(file.code, 2);
     assert.match(file.stderr, /--url/);
   });
+
+  test("one node's query and searches by examples: a 400 saying so, not a 404", async () => {
+    const url = cluster.urls[1] as string;
+    for (const [path, body, words] of [
+      ['query', { point: 1 }, /multi-stage queries .* single node only/],
+      ['recommend', { positive: [1] }, /recommendations are served by a single node only/],
+      ['recommend/batch', { searches: [{ positive: [1] }] }, /recommendations/],
+      ['discover', { target: 1 }, /discovery and context searches/],
+    ] as const) {
+      const answer = await httpJson(url, 'POST', `/collections/docs/points/${path}`, body);
+      assert.equal(answer.status, 400, `${path}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.status.code, 'ERR_BAD_INPUT');
+      assert.match(answer.body.status.error, words);
+    }
+  });
 });

@@ -418,6 +418,52 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     },
     {
       port: 'kith',
+      route: 'POST /collections/:name/points/query',
+      what: 'best_score over 100 examples and a discovery of 101, 10,000 each, re-scored by a formula of 1,023 nodes',
+      run: search('/collections/w/points/query', {
+        prefetch: [
+          { recommend: { positive: ids(60), negative: ids(40, 60), strategy: 'best_score' }, limit: 10_000 },
+          { discover: { target: query, context: Array.from({ length: 50 }, (_, i) => ({ positive: i, negative: 100 + i })) }, limit: 10_000 },
+        ],
+        formula: { sum: Array.from({ length: 1022 }, (_, i) => (i % 2 === 0 ? '$score' : '$score[1]')) },
+        defaults: { $score: 0, '$score[1]': 0 },
+        limit: 100,
+        // Without the widest filter, which every prefetch would apply: one search by examples under
+        // it is walked on …/points/discover, and the filter-term budget by the query above.
+        with_payload: true,
+      }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/recommend',
+      what: '131,072 examples by id',
+      run: search('/collections/w/points/recommend', { positive: ids(REQUEST_BUDGET.exampleComponents / DIM - 1), negative: [query], limit: 100 }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/recommend',
+      what: 'best_score: every point scored against 100 examples, the widest filter',
+      run: search('/collections/w/points/recommend', { positive: ids(60), negative: ids(40, 60), strategy: 'best_score', limit: 100, filter: widest }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/recommend/batch',
+      what: '4,096 recommendations of 32 examples',
+      run: search('/collections/w/points/recommend/batch', { searches: Array.from({ length: 4096 }, (_, i) => ({ positive: ids(32, i), limit: 32 })) }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/discover',
+      what: 'a target and 50 context pairs: every point scored against 101 examples',
+      run: search('/collections/w/points/discover', {
+        target: query,
+        context: Array.from({ length: 50 }, (_, i) => ({ positive: i, negative: 100 + i })),
+        limit: 100,
+        filter: widest,
+      }),
+    },
+    {
+      port: 'kith',
       route: 'POST /collections/:name/points/search/batch',
       what: "the issue's 4,096 × limit 10,000 (refused)",
       run: search('/collections/w/points/search/batch', { searches: Array.from({ length: 4096 }, () => ({ vector: query, limit: 10000 })) }, 400),

@@ -3,7 +3,8 @@
  * api/schemas/ (imported as types only): the typed client, the CLI and the dashboard read them from
  * here, so a schema change that breaks one of them fails its type check (`npm run lint`, the build).
  */
-import type { QueryStagesBody } from '../schemas/query.js';
+import type { PrefetchStage as PrefetchStageSchema, QueryStagesBody } from '../schemas/query.js';
+import type { ContextPairSchema, DiscoverBody, ExampleSchema, RecommendBody } from '../schemas/examples.js';
 import type { MatrixBody, MatrixResult } from '../schemas/matrix.js';
 import type { Static } from 'typebox';
 import type { AliasInfoSchema, ChangeAliasesBody, ChangeAliasesResult } from '../schemas/aliases.js';
@@ -67,6 +68,16 @@ export type MatrixRequest = Omit<Static<typeof MatrixBody>, 'filter'> & { filter
 export type MatrixPairs = Static<typeof MatrixResult>;
 /** A multi-stage query: prefetches fused or re-scored (docs/api.md, "POST /collections/{name}/points/query"). */
 export type QueryStagesRequest = Omit<Static<typeof QueryStagesBody>, 'filter'> & { filter?: Filter | null };
+/** A stage below a query: a query (`vector`, `point`, `recommend`, `discover`, `context`, …), `fusion` or `formula` over its own prefetches. */
+export type PrefetchStage = PrefetchStageSchema;
+/** An example of a search by examples: a point id (its stored vector; the point is left out) or a vector. */
+export type Example = Static<typeof ExampleSchema>;
+/** A context pair: points nearer `positive` than `negative` are on its good side. */
+export type ContextPair = Static<typeof ContextPairSchema>;
+/** A recommendation (docs/api.md): `positive` and `negative` examples, a `strategy` (average_vector), and a search's fields. */
+export type RecommendRequest = Omit<Static<typeof RecommendBody>, 'filter'> & { filter?: Filter | null };
+/** A discovery (`target` within `context` pairs) or, without a target, a context search; and a search's fields. */
+export type DiscoverRequest = Omit<Static<typeof DiscoverBody>, 'filter'> & { filter?: Filter | null };
 export type SearchExplain = Static<typeof SearchExplainSchema>;
 export type PointRecord = Static<typeof RecordSchema>;
 export type ScrollRequest = Omit<Static<typeof ScrollBody>, 'filter'> & { filter?: Filter | null };

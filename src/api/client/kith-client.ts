@@ -22,6 +22,7 @@ import type {
   CreatedCollection,
   DeletePayloadKeysRequest,
   Deleted,
+  DiscoverRequest,
   DroppedCollection,
   FacetHits,
   FacetRequest,
@@ -36,6 +37,7 @@ import type {
   RetrieveRequest,
   GroupSearchRequest,
   QueryStagesRequest,
+  RecommendRequest,
   UpdateCollectionRequest,
   MatrixPairs,
   MatrixRequest,
@@ -309,9 +311,34 @@ export class KithClient {
     return (await this.call('PATCH', `/collections/${encodeURIComponent(name)}`, change)).result as CollectionInfo;
   }
 
-  /** POST /collections/{name}/points/query — prefetches fused (RRF, DBSF) or re-scored by a vector; hits best first, versions as bigint. */
+  /**
+   * POST /collections/{name}/points/query — a query (a vector, a point, examples) over prefetches
+   * fused (RRF, DBSF), re-scored by it or by a formula; hits best first, versions as bigint.
+   */
   async query(name: string, request: QueryStagesRequest): Promise<ScoredPoint[]> {
-    const points = (await this.call('POST', `${pointsPath(name)}/query`, request)).result as ScoredPoint[];
+    return this.hits(`${pointsPath(name)}/query`, request);
+  }
+
+  /** POST /collections/{name}/points/recommend — near the positive examples, away from the negative ones; hits best first. */
+  async recommend(name: string, request: RecommendRequest): Promise<ScoredPoint[]> {
+    return this.hits(`${pointsPath(name)}/recommend`, request);
+  }
+
+  /** POST /collections/{name}/points/recommend/batch — one list of hits per recommendation, in order. */
+  async recommendBatch(name: string, searches: readonly RecommendRequest[]): Promise<ScoredPoint[][]> {
+    const results = (await this.call('POST', `${pointsPath(name)}/recommend/batch`, { searches })).result as ScoredPoint[][];
+    for (const list of results) for (const point of list) toBigIntVersion(point);
+    return results;
+  }
+
+  /** POST /collections/{name}/points/discover — a target within context pairs' zones, or a context search; hits best first. */
+  async discover(name: string, request: DiscoverRequest): Promise<ScoredPoint[]> {
+    return this.hits(`${pointsPath(name)}/discover`, request);
+  }
+
+  /** A POST answered with a list of hits, their versions as bigint. */
+  private async hits(path: string, body: object): Promise<ScoredPoint[]> {
+    const points = (await this.call('POST', path, body)).result as ScoredPoint[];
     for (const point of points) toBigIntVersion(point);
     return points;
   }

@@ -1,6 +1,7 @@
 /**
  * POST /collections/{name}/points/query: a multi-stage query (search/stage-input.ts), prefetches
- * fused or re-scored. One node's route: a cluster node does not serve it yet.
+ * fused, re-scored by a query (a vector, a point, examples) or by a formula. One node's route: a
+ * cluster node refuses it (routes/cluster-single-node.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -18,7 +19,7 @@ export const queryRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
     '/collections/:name/points/query',
     {
       schema: {
-        summary: 'Prefetches fused (RRF, DBSF) or re-scored by a vector, nested: hybrid and multi-stage retrieval',
+        summary: 'A search by a vector, a point or examples, over prefetches fused (RRF, DBSF) or re-scored (by a query or a formula), nested',
         tags: ['points'],
         params: CollectionNameParams,
         body: QueryStagesBody,

@@ -23,7 +23,7 @@ export const MAX_RETURNED_COMPONENTS = REQUEST_BUDGET.vectorComponents;
  * has checked every field but the filter, which it leaves to `parseFilter` (its messages name the
  * field path), and the payload selector is parsed. Nothing is checked twice.
  */
-function checkedSearch(body: Static<typeof SearchBody>): SearchInput {
+export function checkedSearch(body: Static<typeof SearchBody>): SearchInput {
   // No filter (the common case): nothing to parse.
   const filter = body.filter === undefined || body.filter === null ? undefined : parseFilter(body.filter, 'filter');
   return { ...body, filter, with_payload: toPayloadSelector(body.with_payload, 'with_payload', true) };
