@@ -74,7 +74,7 @@ import { parseJson } from '../core/json-text.js';
 import { vectorArray } from '../core/vector-math.js';
 import { boundSparseSearch, searchSparse } from '../search/sparse-search.js';
 import { boundNamedSearch, namedScoresAscend, searchNamed } from '../search/named-search.js';
-import { boundExampleSearch, searchByExamples } from '../search/example-search.js';
+import { boundExampleSearch, searchByExamplesSliced } from '../search/example-search.js';
 import { type NamedVectorsJson, namedVectorsJson } from '../segment/named-vectors.js';
 import { type SparseVectorsJson, sparseVectorsJson } from '../segment/sparse-spaces.js';
 
@@ -548,9 +548,8 @@ export class Collection {
       if (i > 0 && slices.due(0)) await slices.pause();
       if (this.dropped) throw new KithError('ERR_COLLECTION_NOT_FOUND', `collection "${this.name}" does not exist`);
       await this.changes.settled();
-      outcomes.push(
-        await inSearch(paths?.[i] ?? childPath('searches', i), async () => searchSegment(this.segment, this.config, this.calibration.calibrated, input)),
-      );
+      // runSearch runs it here (no threads), a search by examples in slices of its own.
+      outcomes.push(await inSearch(paths?.[i] ?? childPath('searches', i), () => this.runSearch(input, false)));
     }
     return outcomes;
   }
@@ -722,8 +721,10 @@ export class Collection {
     // Sparse searches run here: their index is this thread's (search/sparse-search.ts).
     if (checked.sparse_vector !== undefined && checked.sparse_vector !== null) return searchSparse(this.segment, this.config, checked);
     if (checked.named_vector !== undefined && checked.named_vector !== null) return searchNamed(this.segment, this.config, checked);
-    if (checked.example_query !== undefined && checked.example_query !== null)
-      return searchByExamples(this.segment, this.config, checked, checked.example_query);
+    if (checked.example_query !== undefined && checked.example_query !== null) {
+      const query = checked.example_query;
+      return this.gate.read(() => searchByExamplesSliced(this.segment, this.config, checked, query));
+    }
     const threads = this.threads;
     const backlogged = threads?.backlogged() === true;
     const toThread = spread || !threads?.idle || (backlogged && this.isHeavy(checked)) || this.isLong(checked);

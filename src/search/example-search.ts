@@ -2,8 +2,11 @@
  * A search by examples (search/example-scoring.ts): every point that passes the filter is scored
  * against each example by the distance kernels (`scoreEach`, a chunk of slots at a time), and the
  * best `offset + limit` by the combined score are kept: exact, on the service thread. Its work
- * (points × examples × vector_size) is bounded before it runs.
+ * (points × examples × vector_size) is bounded before it runs; the service pauses it between
+ * chunks (`searchByExamplesSliced`): at its bound one search is 150–480 ms of scoring, which kept
+ * `/healthz` waiting that long in the route walk.
  */
+import { TimeSlices } from '../core/time-slices.js';
 import { TopK } from '../core/top-k.js';
 import { isEmptyFilter } from '../payload/filter-types.js';
 import { bindTextIndexes } from '../payload/text-index.js';
@@ -13,16 +16,48 @@ import { acceptor, collectMatches, estimateInto, freshExplain, type SearchInput,
 import { type ExampleQuery, exampleScore, exampleVectors } from './example-scoring.js';
 import type { RequestCost } from './request-cost.js';
 
-/** Slots scored against every example at once. */
-const CHUNK = 4096;
+/** The most slots scored against every example at once. */
+const MAX_CHUNK = 4096;
+/** About this many vector components are scored between two chances to pause (about a millisecond's work). */
+const CHUNK_COMPONENTS = 1 << 20;
 
 /** Adds a search by examples' work (points × examples × vector_size) to the request's cost. */
 export function boundExampleSearch(memory: SegmentReader, config: CollectionConfig, query: ExampleQuery, cost: RequestCost, path: string): void {
   cost.add('exampleScoring', memory.table.liveCount * exampleVectors(query).length * config.vectorSize, path === '' ? 'body' : path);
 }
 
-/** One search by examples, all on this thread. */
+/** One search by examples, all on this thread, in one go. */
 export function searchByExamples(memory: SegmentReader, config: CollectionConfig, input: SearchInput, query: ExampleQuery): SearchOutcome {
+  const steps = exampleSearchSteps(memory, config, input, query);
+  let step = steps.next();
+  while (step.done !== true) step = steps.next();
+  return step.value;
+}
+
+/**
+ * One search by examples, on this thread, pausing for a turn of the event loop when a slice is
+ * used up. The caller holds the collection's read gate, so no write changes the segment between
+ * chunks; each chunk sets the arena's query itself (`scoreEach`), so other searches in between do
+ * not disturb it.
+ */
+export async function searchByExamplesSliced(memory: SegmentReader, config: CollectionConfig, input: SearchInput, query: ExampleQuery): Promise<SearchOutcome> {
+  const slices = new TimeSlices();
+  const steps = exampleSearchSteps(memory, config, input, query);
+  let step = steps.next();
+  while (step.done !== true) {
+    if (slices.due(0)) await slices.pause();
+    step = steps.next();
+  }
+  return step.value;
+}
+
+/** The search, yielding after each chunk of slots scored. */
+function* exampleSearchSteps(
+  memory: SegmentReader,
+  config: CollectionConfig,
+  input: SearchInput,
+  query: ExampleQuery,
+): Generator<void, SearchOutcome, undefined> {
   const limit = input.limit ?? config.parameters.k;
   const offset = input.offset ?? 0;
   const table = memory.table;
@@ -30,7 +65,7 @@ export function searchByExamples(memory: SegmentReader, config: CollectionConfig
   const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindTextIndexes(input.filter, memory.payloadIndex.textIndexes);
   let slots: ArrayLike<number>;
   if (filter === undefined) {
-    slots = liveSlots(memory);
+    slots = yield* liveSlots(memory);
   } else {
     const estimated = estimateInto(memory, filter, explain);
     const candidates = estimated.candidates;
@@ -39,14 +74,16 @@ export function searchByExamples(memory: SegmentReader, config: CollectionConfig
       slots = collectMatches(memory, candidates);
     } else {
       const test = acceptor(memory, filter, estimated.conditions, candidates);
-      slots = liveSlots(memory, test.accept);
+      slots = yield* liveSlots(memory, test.accept);
     }
   }
   const vectors = exampleVectors(query);
   const top = new TopK(offset + limit, (slot) => table.idOf(slot));
-  const sims = vectors.map(() => new Float64Array(CHUNK));
-  for (let from = 0; from < slots.length; from += CHUNK) {
-    const chunk = Array.prototype.slice.call(slots, from, Math.min(slots.length, from + CHUNK)) as number[];
+  // Many examples of many dimensions score few slots a chunk, so that a pause is never far off.
+  const chunkSlots = Math.max(1, Math.min(MAX_CHUNK, Math.floor(CHUNK_COMPONENTS / Math.max(1, vectors.length * config.vectorSize))));
+  const sims = vectors.map(() => new Float64Array(chunkSlots));
+  for (let from = 0; from < slots.length; from += chunkSlots) {
+    const chunk = Array.prototype.slice.call(slots, from, Math.min(slots.length, from + chunkSlots)) as number[];
     vectors.forEach((v, e) => {
       memory.scoreEach(v, chunk, sims[e] as Float64Array);
     });
@@ -55,6 +92,7 @@ export function searchByExamples(memory: SegmentReader, config: CollectionConfig
         chunk[i] as number,
         exampleScore(query, (e) => (sims[e] as Float64Array)[i] as number),
       );
+    yield;
   }
   const best = top.drainSorted();
   const out = shapeExactHits(memory, { slots: best.slots, scores: best.sims }, input, { offset, limit, ascending: false });
@@ -62,10 +100,16 @@ export function searchByExamples(memory: SegmentReader, config: CollectionConfig
   return { points: out, explain };
 }
 
-/** The live slots (that pass `accept`), in slot order. */
-function liveSlots(memory: SegmentReader, accept?: (slot: number) => boolean): Int32Array {
+/** Slots tested between two chances to pause: a filter of thousands of terms makes each test long. */
+const TESTED_PER_STEP = 256;
+
+/** The live slots (that pass `accept`), in slot order; yields every TESTED_PER_STEP slots. */
+function* liveSlots(memory: SegmentReader, accept?: (slot: number) => boolean): Generator<void, Int32Array, undefined> {
   const table = memory.table;
   const out: number[] = [];
-  for (let slot = 0; slot < table.slotCount; slot++) if (table.isLive(slot) && (accept === undefined || accept(slot))) out.push(slot);
+  for (let slot = 0; slot < table.slotCount; slot++) {
+    if (slot % TESTED_PER_STEP === TESTED_PER_STEP - 1) yield;
+    if (table.isLive(slot) && (accept === undefined || accept(slot))) out.push(slot);
+  }
   return Int32Array.from(out);
 }
