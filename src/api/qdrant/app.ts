@@ -28,6 +28,7 @@ import { qdrantAliasRoutes } from './aliases.js';
 import { qdrantFacetRoutes } from './facet.js';
 import { qdrantBatchRoutes } from './batch.js';
 import { qdrantSnapshotRoutes } from './snapshots.js';
+import { type StrictModeOptions, strictModeHook } from './strict-mode.js';
 import { defaultSnapshotFiles, type SnapshotFiles } from '../../db/snapshots.js';
 
 export interface QdrantAppOptions {
@@ -42,6 +43,8 @@ export interface QdrantAppOptions {
   readonly snapshots?: SnapshotFiles;
   /** A logger to share (main.ts passes a child of kith's, so both listeners write one stream in order); off by default (tests). */
   readonly logger?: FastifyBaseLogger;
+  /** Strict mode's rate limiters and memory reading (strict-mode.ts); tests pass their own. */
+  readonly strictMode?: StrictModeOptions;
 }
 
 /** Qdrant's error envelope has no code: its clients parse `status.error` only. */
@@ -62,6 +65,7 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
   await app.register(async (scope) => {
     scope.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       if (error instanceof QdrantHttpError) {
+        if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
         return reply.code(error.statusCode).type('application/json; charset=utf-8').send(errorBody(reply, error.message));
       }
       // A request over the cost bounds is what Qdrant calls a validation error: 422.
@@ -75,6 +79,8 @@ export async function buildQdrantApp(options: QdrantAppOptions): Promise<Fastify
     });
     scope.addHook('preHandler', async (request) => checkQueryParameters(request.query));
     const store = options.cluster === undefined ? localStore(options.db) : clusterStore(options.cluster);
+    // After the query parameters' check, before any route's work (strict-mode.ts).
+    scope.addHook('preHandler', strictModeHook(store, options.strictMode));
     const cluster = options.cluster;
     const ready = cluster === undefined ? async () => !options.db.loading : async () => (await cluster.ready()).ready;
     await scope.register(qdrantServiceRoutes, { kithVersion: SERVICE_VERSION, ready });

@@ -7,8 +7,10 @@
  * - The options that change nothing in kith (`optimizers_config`, `params`, the other
  *   `hnsw_config` fields, `on_disk`, `metadata`, a `quantization_config` equal to the current one)
  *   are merged into what GET echoes, durably, as create keeps them.
- * - A change of quantization, sparse vectors, named vectors and strict mode are refused (400):
- *   kith cannot do them in place, and accepting them would answer success for nothing.
+ * - `strict_mode_config` is merged field by field into the stored one (a null field keeps its
+ *   value, as in Qdrant) and enforced from the next request on (strict-mode.ts).
+ * - A change of quantization, sparse vectors or named vectors is refused (400): kith cannot do
+ *   them in place, and accepting them would answer success for nothing.
  */
 import type { FastifyInstance } from 'fastify';
 import { childPath } from '../../core/field-path.js';
@@ -19,6 +21,7 @@ import { extrasOf, parseQuantization, type QdrantExtras, requestCollection } fro
 import { asObject, notSupported, optionalInteger, validationError } from './errors.js';
 import type { QdrantCollection, QdrantStore } from './store.js';
 import { layoutOf, unknownVectorName } from './vector-layout.js';
+import { mergeStrictModeConfig, parseStrictModeConfig, storedStrictModeConfig } from './strict-mode-config.js';
 
 /** Qdrant's `params` fields, kept at the top level of the stored options as create keeps them. */
 const PARAMS = ['replication_factor', 'write_consistency_factor', 'read_fan_out_factor', 'on_disk_payload'];
@@ -65,9 +68,8 @@ export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store
     const sparse = body.sparse_vectors;
     if (sparse !== undefined && sparse !== null && Object.keys(asObject(sparse, 'sparse_vectors')).length > 0)
       throw notSupported('sparse_vectors', 'changing sparse vectors', true);
-    const strict = body.strict_mode_config;
-    if (strict !== undefined && strict !== null && asObject(strict, 'strict_mode_config').enabled === true)
-      throw notSupported('strict_mode_config', 'strict mode (kith bounds every request by its own limits, docs/params.md)');
+    // Checked before anything changes; merged field by field into the stored config below.
+    const strictChange = body.strict_mode_config === undefined || body.strict_mode_config === null ? undefined : parseStrictModeConfig(body.strict_mode_config);
     const vectors = asObject(body.vectors, 'vectors');
     const layout = layoutOf(await collection.facts());
     const denseName = layout.dense;
@@ -97,6 +99,7 @@ export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store
     for (const key of PARAMS) if (params[key] !== undefined && params[key] !== null) options[key] = params[key];
     if (unnamed.on_disk !== undefined && unnamed.on_disk !== null) options.vectors = merged(options.vectors, { on_disk: unnamed.on_disk });
     if (metadata !== undefined) options.metadata = merged(options.metadata, metadata);
+    if (strictChange !== undefined) options.strict_mode_config = mergeStrictModeConfig(storedStrictModeConfig(options), strictChange);
     await collection.saveExtras({ ...extras, options } satisfies QdrantExtras);
     return ok(reply, true);
   });

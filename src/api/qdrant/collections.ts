@@ -5,8 +5,8 @@
  * Create maps Qdrant's configuration onto kith's: `vectors {size, distance}`; an HNSW collection
  * always (Qdrant always indexes) with `hnsw_config.m` (default 16) and `ef_construct` (default
  * 100, Qdrant's), except `m: 0`, which Qdrant uses to switch the graph off: a flat collection;
- * `quantization_config.scalar` (int8) → sq8. Other valid options are accepted and echoed by GET
- * for the life of the process (kith's stored configuration has no place for them).
+ * `quantization_config.scalar` (int8) → sq8. `strict_mode_config` is checked, stored and enforced
+ * (strict-mode.ts). Other valid options are accepted, kept with the collection and echoed by GET.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LIMITS, validateCollectionName } from '../../segment/collection-config.js';
@@ -29,6 +29,7 @@ import {
   validationError,
 } from './errors.js';
 import { updateResult } from './shape.js';
+import { parseStrictModeConfig } from './strict-mode-config.js';
 import type { QdrantCollection, QdrantCollectionFacts, QdrantRead, QdrantStore } from './store.js';
 
 const DISTANCES: Record<string, 'Cosine' | 'Euclid' | 'Dot'> = { Cosine: 'Cosine', Euclid: 'Euclid', Dot: 'Dot' };
@@ -174,11 +175,8 @@ async function createCollection(store: QdrantStore, name: string, body: Record<s
   for (const name of Object.keys(vectors.others))
     if (Object.hasOwn(sparseVectors, name)) throw formatError(childPath('sparse_vectors', name), `a dense vector is named ${JSON.stringify(name)} already`);
   if (body.init_from !== undefined && body.init_from !== null) throw notSupported('init_from', '`init_from`');
-  // Qdrant's strict mode limits requests by its own rules; kith bounds every request by its own
-  // (docs/params.md): accepting the config would promise checks that are not made.
-  const strict = body.strict_mode_config;
-  if (strict !== undefined && strict !== null && asObject(strict, 'strict_mode_config').enabled === true)
-    throw notSupported('strict_mode_config', 'strict mode (kith bounds every request by its own limits, docs/params.md)');
+  // Checked before anything is created; stored as parsed, so GET echoes what is enforced (strict-mode.ts).
+  const strictMode = body.strict_mode_config === undefined || body.strict_mode_config === null ? undefined : parseStrictModeConfig(body.strict_mode_config);
   // A named vector's own hnsw_config and quantization_config override the collection's.
   const hnswConfig = { ...asObject(body.hnsw_config, 'hnsw_config'), ...asObject(vectors.params.hnsw_config, childPath(vectors.path, 'hnsw_config')) };
   const m = optionalInteger(hnswConfig.m, 'hnsw_config.m', 16, 0, LIMITS.m.max);
@@ -200,6 +198,8 @@ async function createCollection(store: QdrantStore, name: string, body: Record<s
   validateCollectionName(name);
   const options = { ...body };
   delete options.timeout;
+  if (strictMode === undefined) delete options.strict_mode_config;
+  else options.strict_mode_config = strictMode;
   try {
     await store.create(
       {

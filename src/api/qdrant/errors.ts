@@ -7,8 +7,10 @@ import { describeJson } from '../../core/point-id.js';
 
 export class QdrantHttpError extends Error {
   constructor(
-    readonly statusCode: 400 | 403 | 404 | 409 | 422,
+    readonly statusCode: 400 | 403 | 404 | 409 | 422 | 429,
     message: string,
+    /** Seconds a client should wait before trying again (a 429's Retry-After header). */
+    readonly retryAfter?: number,
   ) {
     super(message);
     this.name = 'QdrantHttpError';
