@@ -24,7 +24,7 @@ export const SNAPSHOT_SUFFIX = '.snapshot';
 const CHECKSUM_SUFFIX = '.checksum';
 const PARTIAL_SUFFIX = '.partial';
 /** What a snapshot's name may be: no separators, no leading dot (hidden files are temporaries), at most 255 bytes. */
-const SNAPSHOT_NAME = /^[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,245}\.snapshot$/;
+const SNAPSHOT_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,245}\.snapshot$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** As Qdrant describes a snapshot: `creation_time` is UTC without a zone, to the second. */

@@ -12,7 +12,7 @@ import { isKithError, KithError } from '../../core/errors.js';
 import { childPath } from '../../core/field-path.js';
 import { ok } from '../envelope.js';
 import { requestCollection } from './collections.js';
-import { asObject, formatError, notSupported, QdrantHttpError, validationError } from './errors.js';
+import { asObject, formatError, QdrantHttpError, validationError } from './errors.js';
 import { deleteOperation, newPayload, setOperation } from './payload.js';
 import { layoutOfCollection, pointsSelector, upsertOptions, upsertPoints, vectorDeletion, vectorUpdates } from './points.js';
 import type { VectorLayout } from './vector-layout.js';
