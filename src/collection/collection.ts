@@ -628,6 +628,7 @@ export class Collection {
   private stageSource(): StageSource {
     return {
       vectorSize: this.config.vectorSize,
+      pointCount: this.segment.table.liveCount,
       smallerBetter: this.config.distance === 'Euclid',
       namedAscending: (name) => {
         const spec = this.config.namedVectors.get(name);

@@ -64,6 +64,8 @@ export interface StageRecord {
 /** What the stages read: one node's collection or a cluster's, as the Qdrant port's store gives it. */
 export interface StageSource {
   readonly vectorSize: number;
+  /** The collection's points: what a search by examples scores at most (countStages bounds it). */
+  readonly pointCount: number;
   /** Whether the main vector's lower scores are better (Euclid distances): fusion by scores turns them around. */
   readonly smallerBetter: boolean;
   /** Whether a named vector's lower scores are better (a plain Euclid one's distances); false when absent. */
@@ -101,9 +103,11 @@ const CANDIDATES_PER_SEARCH = FILTER_LIMITS.values;
 /**
  * Counts every stage's cost on `cost` (throws ERR_OVER_LIMIT naming the stage before any runs):
  * each search its hits, filter terms (one more for the candidates' `has_id`) and, for the last
- * stage, the records it returns; each page its hits.
+ * stage, the records it returns; each page its hits; each search by examples the components it
+ * scores (`pointCount` points, or its candidates when it re-scores prefetches, × examples × dim),
+ * all stages' together, as its own check counts one stage's when it runs.
  */
-export function countStages(top: Stage, selection: Selection, vectorSize: number, cost: RequestCost): void {
+export function countStages(top: Stage, selection: Selection, vectorSize: number, cost: RequestCost, pointCount: number): void {
   const payloadPaths = selectorPatterns(selection.with_payload);
   const walk = (stage: Stage, isTop: boolean): void => {
     if (stage.kind === 'list') {
@@ -127,6 +131,16 @@ export function countStages(top: Stage, selection: Selection, vectorSize: number
     // Examples are counted again when the stage reads them; here, all stages' together, before any runs.
     const examples = examplesOf(stage.query);
     if (examples > 0) cost.add('exampleComponents', examples * vectorSize, stage.path);
+    if (stage.query.kind === 'examples') {
+      const scored =
+        stage.sources.length === 0
+          ? pointCount
+          : Math.min(
+              pointCount,
+              stage.sources.reduce((sum, source) => sum + mostCandidates(source), 0),
+            );
+      cost.add('exampleScoring', scored * examples * vectorSize, stage.path);
+    }
     const shape = {
       offset: search.offset ?? 0,
       limit: search.limit ?? 10,
@@ -180,7 +194,7 @@ function chunksOf(stage: Extract<Stage, { kind: 'search' }>): number {
 
 /** The query's answer: the top stage's hits, with the payloads and vectors `selection` asks for. */
 export async function runStages(source: StageSource, top: Stage, selection: Selection): Promise<ScoredPoint[]> {
-  countStages(top, selection, source.vectorSize, new RequestCost());
+  countStages(top, selection, source.vectorSize, new RequestCost(), source.pointCount);
   const hits = await run(source, top, selection, new OneAtATime());
   if (top.kind === 'search') return hits;
   // Fused (or listed) hits carry ids and scores only: the records come in one read.

@@ -419,11 +419,12 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     {
       port: 'kith',
       route: 'POST /collections/:name/points/query',
-      what: 'best_score over 100 examples and a discovery of 101, 10,000 each, re-scored by a formula of 1,023 nodes',
+      // Both prefetches score every point: 20,000 × (48 + 49) × 128 components, within the one budget of 268,435,456 they share.
+      what: 'best_score over 48 examples and a discovery of 49, 10,000 each, re-scored by a formula of 1,023 nodes',
       run: search('/collections/w/points/query', {
         prefetch: [
-          { recommend: { positive: ids(60), negative: ids(40, 60), strategy: 'best_score' }, limit: 10_000 },
-          { discover: { target: query, context: Array.from({ length: 50 }, (_, i) => ({ positive: i, negative: 100 + i })) }, limit: 10_000 },
+          { recommend: { positive: ids(28), negative: ids(20, 28), strategy: 'best_score' }, limit: 10_000 },
+          { discover: { target: query, context: Array.from({ length: 24 }, (_, i) => ({ positive: i, negative: 100 + i })) }, limit: 10_000 },
         ],
         formula: { sum: Array.from({ length: 1022 }, (_, i) => (i % 2 === 0 ? '$score' : '$score[1]')) },
         defaults: { $score: 0, '$score[1]': 0 },

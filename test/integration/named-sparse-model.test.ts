@@ -299,3 +299,27 @@ test('a reopened collection keeps its posting lists without the slack they grew 
   assert.equal(again.points.length, 20);
   assert.deepEqual(again, hits, 'the same hits from the trimmed lists');
 });
+
+test("a query's searches by examples are bounded together before any runs: two stages each within the scoring budget, together over it", async (t) => {
+  const db = Database.open(tempDbPath(t));
+  t.after(() => db.close());
+  // 2,000 points of 1,024 dimensions: 80 examples score 2,000 × 80 × 1,024 = 163,840,000 components, the budget being 268,435,456.
+  await db.createCollection({ name: 'c', vector_size: 1024, distance: 'dot' });
+  const rng = new SeededRng(9);
+  const c = db.collection('c');
+  for (let from = 0; from < 2000; from += 500)
+    await c.upsert(Array.from({ length: 500 }, (_, i) => ({ id: from + i, vector: Array.from({ length: 1024 }, () => rng.next() - 0.5) })));
+  const byExamples = (first: number) => ({
+    recommend: { positive: Array.from({ length: 80 }, (_, i) => first + i), strategy: 'best_score' as const },
+    limit: 5,
+  });
+  // One stage alone runs.
+  assert.equal((await c.queryStages({ ...byExamples(0), with_payload: false })).length, 5);
+  // Two such stages under a fusion: refused as a whole, naming the stage that went over.
+  await assert.rejects(c.queryStages({ prefetch: [byExamples(0), byExamples(100)], fusion: 'rrf', limit: 5 }), (error: unknown) => {
+    const e = error as { code?: string; message?: string };
+    assert.equal(e.code, 'ERR_OVER_LIMIT', String(error));
+    assert.match(e.message ?? '', /^prefetch\[1\].*components scored by examples/);
+    return true;
+  });
+});

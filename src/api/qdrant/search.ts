@@ -44,6 +44,7 @@ export async function pointsFound<T>(run: () => Promise<T>): Promise<T> {
 export function stageSource(collection: QdrantCollection, facts: QdrantCollectionFacts): StageSource {
   return {
     vectorSize: facts.vector_size,
+    pointCount: facts.points_count,
     smallerBetter: facts.distance === 'Euclid',
     namedAscending: (name) => {
       const spec = facts.named_vectors?.[name];
@@ -67,7 +68,7 @@ async function runPlans(collection: QdrantCollection, plans: readonly Plan[], pa
   const searchAt: number[] = [];
   plans.forEach((plan, i) => {
     if (plan.kind === 'search') searchAt.push(i);
-    else if (plan.kind === 'stages') countStages(plan.stage, plan.selection, vectorSize, cost);
+    else if (plan.kind === 'stages') countStages(plan.stage, plan.selection, vectorSize, cost, facts.points_count);
     else
       addScroll(
         cost,
