@@ -35,10 +35,10 @@ function searchFields(body: Omit<RecommendJson, 'positive' | 'negative' | 'strat
   return checkedSearch(search);
 }
 
-/** A recommendation body as the engine's query (average_vector, or a search by examples). */
-function recommendation(collection: Collection, body: RecommendJson): QueryRequest<SearchInput> {
-  const { positive, negative, strategy, ...rest } = body;
-  return recommendQuery<SearchInput>({ positive, negative, strategy }, '', searchFields(rest), collection.config.vectorSize);
+/** A recommendation body as the engine's query (average_vector, or a search by examples), its search fields checked already. */
+function recommendation(collection: Collection, body: RecommendJson, search: Omit<SearchInput, 'vector'>): QueryRequest<SearchInput> {
+  const { positive, negative, strategy } = body;
+  return recommendQuery<SearchInput>({ positive, negative, strategy }, '', search, collection.config.vectorSize);
 }
 
 const ScoredPoints = Type.Array(ScoredPointSchema);
@@ -70,9 +70,10 @@ export const exampleRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: 
     },
     async (request, reply) => {
       validateCollectionName(request.params.name);
-      searchFields(request.body);
+      const { positive: _positive, negative: _negative, strategy: _strategy, ...rest } = request.body;
+      const search = searchFields(rest);
       const collection = db.collection(request.params.name);
-      return answer(reply, await one(collection, recommendation(collection, request.body)), request.body.params?.explain);
+      return answer(reply, await one(collection, recommendation(collection, request.body, search)), request.body.params?.explain);
     },
   );
 
@@ -91,9 +92,13 @@ export const exampleRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: 
       validateCollectionName(request.params.name);
       const searches = request.body.searches;
       const paths = searches.map((_, i) => childPath('searches', i));
-      for (const [i, body] of searches.entries()) prefixErrors(paths[i] as string, () => searchFields(body));
+      const checked = searches.map(({ positive: _positive, negative: _negative, strategy: _strategy, ...rest }, i) =>
+        prefixErrors(paths[i] as string, () => searchFields(rest)),
+      );
       const collection = db.collection(request.params.name);
-      const queries = searches.map((body, i) => prefixErrors(paths[i] as string, () => recommendation(collection, body)));
+      const queries = searches.map((body, i) =>
+        prefixErrors(paths[i] as string, () => recommendation(collection, body, checked[i] as Omit<SearchInput, 'vector'>)),
+      );
       const outcomes = await collection.queryChecked(queries, { paths });
       for (const { explain } of outcomes) metrics?.countSearch(explain.strategy);
       return sendJson(reply, okJson(reply, await scoredPointListsJson(outcomes.map((o) => o.points))));
