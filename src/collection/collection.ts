@@ -1558,7 +1558,7 @@ export class Collection {
     const linkNow = this.inserters() !== undefined;
     let staging = true;
     while (staging) staging = await this.step(() => this.untilDeadline(() => segment.stageUpserts(staged, APPLIED_PER_CHECK, linkNow)));
-    while (staged.toLink.length > 0) {
+    while (segment.linksLeft(staged) > 0) {
       await this.step(() => {
         // While searches run, the writer links alone: a step shared with a thread ends when the
         // thread's last node does, and on a busy machine that thread may not be running then.
@@ -1571,7 +1571,7 @@ export class Collection {
         // The fewest nodes a step takes is one when fewer than the minimum would already fill LINK_STEP_CAP_MS.
         const fewest = this.msPerLink[mode] * LINKS_PER_STEP_MIN[mode] > LINK_STEP_CAP_MS ? 1 : LINKS_PER_STEP_MIN[mode];
         const count = Math.min(LINKS_PER_STEP_MAX, Math.max(fewest, Math.floor(stepMs / this.msPerLink[mode])));
-        const linked = Math.min(count, staged.toLink.length);
+        const linked = Math.min(count, segment.linksLeft(staged));
         const began = performance.now();
         const more = segment.linkStaged(staged, count, inserters);
         // A moving average: the cost per node grows with the graph and changes with the threads' load.

@@ -1,10 +1,10 @@
 /**
  * A search by a named dense vector beside the main one (Qdrant's `using` a named vector, a
- * multi-vector's `max_sim` among them): exact, over every point holding the vector
- * (segment/named-vectors.ts), on the service thread. A filter is answered as the main vector's
- * searches answer it: the payload indexes' exact matches scored one by one when there are fewer
- * of them than points, else every point tested as it is scored. The floats read (the name's
- * stored floats × the query's rows) are bounded before any search of the request runs.
+ * multi-vector's `max_sim` among them), on the service thread: through the name's own graph in an
+ * HNSW collection (a one-row name), else exact over every point holding the vector
+ * (segment/named-vectors.ts). A filter is answered as the main vector's searches answer it
+ * (index/planner.ts). The floats read (the name's stored floats × the query's rows, or what the
+ * plan reads) are bounded before any search of the request runs.
  */
 import { similarityToScore } from '../core/distance.js';
 import { badInput } from '../core/errors.js';
@@ -15,7 +15,22 @@ import { bindTextIndexes } from '../payload/text-index.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { NamedVector, NamedVectorConfig } from '../segment/named-vectors.js';
 import type { SegmentReader } from '../segment/segment.js';
-import { acceptor, collectMatches, estimateInto, freshExplain, type SearchInput, type SearchOutcome, shapeExactHits } from './collection-search.js';
+import { choosePlan, exactStrategy, type Strategy } from '../index/planner.js';
+import type { NamedHits } from '../segment/named-dense-space.js';
+import type { FilterEstimate } from '../payload/filter-estimate.js';
+import type { Filter } from '../payload/filter-types.js';
+import {
+  acceptor,
+  collectMatches,
+  estimateInto,
+  type FilterTest,
+  freshExplain,
+  type SearchExplain,
+  type SearchInput,
+  type SearchOutcome,
+  shapeExactHits,
+} from './collection-search.js';
+import { type EfSource, searchEf, UNCALIBRATED } from './search-ef.js';
 import { parseNamedVector } from './named-input.js';
 import type { RequestCost } from './request-cost.js';
 
@@ -43,16 +58,71 @@ export function parseNamedQuery(
 
 /**
  * Adds what a named search reads (stored floats × query rows) to the request's cost, before it
- * runs: every point's vector, or, for a search among listed ids (a stage re-scoring its
- * prefetches' candidates), at most those points' (each at most the name's largest vector).
+ * runs, by the plan it will run (`planNamed`): a graph walk without a filter, about ef × 2m
+ * vectors (each expanded node's layer-0 links, an estimate as the walk's length is); the payload
+ * indexes' candidates when they are scored alone; else every point's vector, or, for a search
+ * among listed ids (a stage re-scoring its prefetches' candidates), at most those points' (each
+ * at most the name's largest vector). A filtered walk counts every vector: it may walk the whole
+ * graph, and scores every match when it finds too few.
  */
 export function boundNamedSearch(memory: SegmentReader, config: CollectionConfig, input: SearchInput, cost: RequestCost, path: string): void {
   const at = path === '' ? 'named_vector' : childPath(path, 'named_vector');
   const query = parseNamedQuery(input.named_vector, config, at);
   const listed = listedIds(input.filter);
   const all = memory.named.floatsOf(query.name);
-  const read = listed === undefined ? all : Math.min(all, listed * memory.named.mostFloatsOf(query.name));
+  const most = memory.named.mostFloatsOf(query.name);
+  let read = listed === undefined ? all : Math.min(all, listed * most);
+  const plan = planNamed(memory, config, input, query.name, freshExplain('flat-scan', null));
+  if (plan.strategy === 'graph' && plan.m !== undefined) read = Math.min(read, plan.ef * 2 * plan.m * most);
+  const candidates = plan.estimated?.candidates;
+  if (plan.strategy === 'candidates-exact' && candidates !== undefined) read = Math.min(read, candidates.count * most);
   cost.add('namedComponents', read * query.vector.rows, at);
+}
+
+/** How a named search runs: the strategy (index/planner.ts) and what it chose by. */
+interface NamedPlan {
+  readonly strategy: Exclude<Strategy, 'sample'>;
+  /** The filter bound to the text indexes; undefined without one. */
+  readonly filter: Filter | undefined;
+  readonly estimated: FilterEstimate | undefined;
+  readonly k: number;
+  readonly ef: number;
+  readonly efSource: EfSource;
+  /** The name's graph's m; undefined without a graph. */
+  readonly m: number | undefined;
+  /** Points holding the vector. */
+  readonly n: number;
+}
+
+/**
+ * The plan of a named search, as the main vector's searches choose theirs (collection-search.ts):
+ * without a filter, the name's graph unless `exact` or it has none; with one, by the filter's
+ * estimate (written into `explain`), its straddling estimate taken as it is (no sample).
+ */
+function planNamed(memory: SegmentReader, config: CollectionConfig, input: SearchInput, name: string, explain: SearchExplain): NamedPlan {
+  const k = (input.offset ?? 0) + (input.limit ?? config.parameters.k);
+  const params = input.params ?? {};
+  const exact = params.exact === true;
+  const m = memory.named.graphM(name);
+  // Named graphs have no calibrated ef: the request's, else the collection's.
+  const efChoice = searchEf(params.ef, config, UNCALIBRATED, k);
+  const ef = efChoice.ef;
+  const n = memory.named.countOf(name);
+  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindTextIndexes(input.filter, memory.payloadIndex.textIndexes);
+  const base = { filter, k, ef, efSource: efChoice.source, m, n };
+  if (filter === undefined) {
+    const strategy = choosePlan({ n, ef, m, exact, matches: undefined, candidates: undefined });
+    return { ...base, estimated: undefined, strategy: strategy === 'graph' ? 'graph' : 'flat-scan' };
+  }
+  const estimated = estimateInto(memory, filter, explain);
+  const plan = { n, ef, m, exact, matches: estimated.estimate, candidates: estimated.candidates?.count };
+  let strategy = params.strategy ?? choosePlan(plan);
+  if (strategy === 'sample') {
+    const expected = estimated.estimate.expected;
+    strategy = choosePlan({ ...plan, matches: { min: expected, expected, max: expected }, sampled: true });
+  }
+  if (strategy !== 'graph-filtered' || m === undefined) strategy = exactStrategy(estimated.candidates?.count, memory.table.liveCount);
+  return { ...base, estimated, strategy: strategy as Exclude<Strategy, 'sample'> };
 }
 
 /** How many ids a filter's top-level `has_id` lists (the points it can match at most), if it has one. */
@@ -74,36 +144,69 @@ function wireScore(spec: NamedVectorConfig, similarity: number): number {
   return spec.multivector ? similarity : similarityToScore(spec.distance, similarity);
 }
 
-/** One named search, all on this thread. */
+/** Filtered graph walks look past rejected neighbours below this share of matches (as the main vector's: collection-search.ts). */
+const TWO_HOP_BELOW = 0.3;
+
+/**
+ * One named search, all on this thread, by its plan (`planNamed`). A one-row name in an HNSW
+ * collection has a graph of its own (segment/named-dense-space.ts): without a filter it is walked
+ * unless `exact`; with one, the payload indexes' candidates are scored exactly when they are few,
+ * a filtered walk runs when the matches are many (and every match is scored if it finds fewer
+ * than asked for), else every point is tested and scored.
+ */
 export function searchNamed(memory: SegmentReader, config: CollectionConfig, input: SearchInput): SearchOutcome {
   const { name, spec, vector } = parseNamedQuery(input.named_vector, config, 'named_vector');
   const limit = input.limit ?? config.parameters.k;
   const offset = input.offset ?? 0;
-  const k = offset + limit;
+  const params = input.params ?? {};
   const table = memory.table;
   const idOf = (slot: number): string => table.idOf(slot);
   const explain = freshExplain('flat-scan', null);
-  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindTextIndexes(input.filter, memory.payloadIndex.textIndexes);
-  let hits: { slots: Int32Array; scores: Float64Array };
-  if (filter === undefined) {
-    hits = memory.named.search(name, vector, k, table.slotCount, undefined, idOf);
+  const plan = planNamed(memory, config, input, name, explain);
+  const { k, ef, m, filter, estimated } = plan;
+  if (m !== undefined) {
+    explain.ef = ef;
+    explain.ef_source = plan.efSource;
+  }
+  explain.strategy = plan.strategy;
+  const scan = (accept?: (slot: number) => boolean): NamedHits => memory.named.search(name, vector, k, table.slotCount, accept, idOf);
+  let hits: NamedHits;
+  if (filter === undefined || estimated === undefined) {
+    hits = plan.strategy === 'graph' ? memory.named.searchGraph(name, vector.data, k, ef, undefined, false) : scan();
+    explain.exact = plan.strategy !== 'graph';
   } else {
-    const estimated = estimateInto(memory, filter, explain);
     const candidates = estimated.candidates;
-    if (candidates?.exact === true && candidates.count < table.liveCount / 2) {
-      explain.strategy = 'candidates-exact';
+    let filterTest: FilterTest | undefined;
+    const accept = (slot: number): boolean => {
+      filterTest ??= acceptor(memory, filter, estimated.conditions, candidates);
+      return filterTest.accept(slot);
+    };
+    const exactMatches = (): NamedHits => {
+      if (exactStrategy(candidates?.count, table.liveCount) !== 'candidates-exact' || candidates === undefined) return scan(accept);
       const slots: number[] = [];
       const scores: number[] = [];
-      for (const slot of collectMatches(memory, candidates)) {
+      for (const slot of collectMatches(memory, candidates, candidates.exact === true ? undefined : accept)) {
         const s = memory.named.score(name, vector, slot);
         if (s === undefined) continue;
         slots.push(slot);
         scores.push(s);
       }
-      hits = { slots: Int32Array.from(slots), scores: Float64Array.from(scores) };
+      return { slots: Int32Array.from(slots), scores: Float64Array.from(scores) };
+    };
+    if (plan.strategy === 'graph-filtered') {
+      const twoHop =
+        params.filter_walk === undefined || params.filter_walk === null
+          ? estimated.estimate.expected < TWO_HOP_BELOW * plan.n
+          : params.filter_walk === 'two-hop';
+      hits = memory.named.searchGraph(name, vector.data, k, ef, accept, twoHop);
+      explain.exact = false;
+      if (hits.slots.length < k) {
+        hits = exactMatches();
+        explain.fallback = true;
+        explain.exact = true;
+      }
     } else {
-      const test = acceptor(memory, filter, estimated.conditions, candidates);
-      hits = memory.named.search(name, vector, k, table.slotCount, test.accept, idOf);
+      hits = exactMatches();
     }
   }
   const out = shapeExactHits(memory, hits, input, { offset, limit, ascending: namedScoresAscend(spec), score: (s) => wireScore(spec, s) });

@@ -11,8 +11,8 @@
  */
 import type { NamedVectorConfig } from './named-vector-config.js';
 import { TopK } from '../core/top-k.js';
-import { createKernel, type DistanceKernel } from '../kernels/distance-kernel.js';
-import { SCRATCH_BATCH, VectorArena } from '../kernels/vector-arena.js';
+import type { HnswIndex, HnswParams } from '../index/hnsw/hnsw-index.js';
+import { NamedDenseSpace, type NamedHits } from './named-dense-space.js';
 import { SlotValues } from './slot-values.js';
 
 export type { NamedVectorConfig } from './named-vector-config.js';
@@ -48,7 +48,13 @@ export interface NamedVectorsReader {
     slotCount: number,
     accept: ((slot: number) => boolean) | undefined,
     idOf: (slot: number) => string,
-  ): { slots: Int32Array; scores: Float64Array };
+  ): NamedHits;
+  /** HNSW m of the name's graph; undefined when it has none (a Flat collection, a multi-vector). */
+  graphM(name: string): number | undefined;
+  /** Points holding a vector under the name. */
+  countOf(name: string): number;
+  /** A search through the name's graph (`graphM` defined): a beam of max(ef, k), among the slots that pass `accept`. */
+  searchGraph(name: string, query: Float32Array, k: number, ef: number, accept: ((slot: number) => boolean) | undefined, twoHop: boolean): NamedHits;
 }
 
 /** Per name: the floats held (what an exact search reads) and the most rows one vector has held. */
@@ -58,33 +64,28 @@ interface Totals {
 }
 
 /**
- * A one-row name's vectors live in a vector arena by slot, scored by the distance kernels (SIMD):
- * an exact search reads them as the main vector's Flat index does. The per-slot list holds
- * IN_ARENA for the slots that have one (the others' arena rows are stale and skipped).
+ * A one-row name's vectors live in a space of their own (named-dense-space.ts: named slots, an
+ * arena scored by the distance kernels, a graph in an HNSW collection); the per-slot list holds
+ * IN_SPACE for the segment slots that have one.
  */
-interface KernelSpace {
-  readonly arena: VectorArena;
-  readonly kernel: DistanceKernel;
-}
-
-/** Marks a slot whose one-row vector is in its name's arena. */
-const IN_ARENA: NamedVector = Object.freeze({ rows: 1, data: new Float32Array(0) });
+const IN_SPACE: NamedVector = Object.freeze({ rows: 1, data: new Float32Array(0) });
 
 export class NamedVectorSpaces implements NamedVectorsReader {
   private readonly configs: ReadonlyMap<string, NamedVectorConfig>;
   private readonly vectors: SlotValues<NamedVector>;
   private readonly totals = new Map<string, Totals>();
-  private readonly kernels = new Map<string, KernelSpace>();
+  private readonly dense = new Map<string, NamedDenseSpace>();
 
-  constructor(configs: ReadonlyMap<string, NamedVectorConfig>) {
+  /**
+   * @param graph the HNSW parameters of each one-row name's graph (an HNSW collection); without, every search is exact
+   * @param idOf the point id of a segment slot (graph ties)
+   */
+  constructor(configs: ReadonlyMap<string, NamedVectorConfig>, graph?: HnswParams, idOf: (slot: number) => string = String) {
     this.configs = configs;
     this.vectors = new SlotValues(configs.keys());
     for (const [name, config] of configs) {
       this.totals.set(name, { floats: 0, maxRows: 1 });
-      if (!config.multivector) {
-        const arena = new VectorArena(config.size);
-        this.kernels.set(name, { arena, kernel: createKernel(arena, config.distance) });
-      }
+      if (!config.multivector) this.dense.set(name, new NamedDenseSpace(config, graph, idOf));
     }
   }
 
@@ -94,7 +95,7 @@ export class NamedVectorSpaces implements NamedVectorsReader {
 
   vectorOf(name: string, slot: number): NamedVector | undefined {
     const held = this.vectors.get(name, slot);
-    return held === IN_ARENA ? { rows: 1, data: (this.kernels.get(name) as KernelSpace).arena.read(slot) } : held;
+    return held === IN_SPACE ? { rows: 1, data: (this.dense.get(name) as NamedDenseSpace).read(slot) as Float32Array } : held;
   }
 
   vectorsOf(slot: number): NamedVectors | undefined {
@@ -114,20 +115,31 @@ export class NamedVectorSpaces implements NamedVectorsReader {
     return totals === undefined ? 0 : totals.maxRows * (this.configs.get(name) as NamedVectorConfig).size;
   }
 
-  /** The slot now holds these vectors (it held none: `remove` came first). */
-  add(slot: number, vectors: NamedVectors | undefined): void {
-    if (vectors === undefined) return;
-    const held = new Map<string, NamedVector>();
-    for (const [name, vector] of vectors) {
-      const space = this.kernels.get(name);
-      if (space === undefined) {
-        held.set(name, vector);
+  /**
+   * Segment slot `slot` now holds these vectors (it held none: `remove` came first, or the point
+   * was at `old`, whose named vectors move here). A one-row name's vector takes the named slot
+   * `staged` gives it (staged and linked by the write: `stage`); without `staged` (a Flat
+   * collection, a load), a named slot now, which a load's graph links later (`addPending`). With
+   * `staged`, a name it does not list keeps the node `old` holds (the same vector: `stage`
+   * compared them).
+   */
+  add(slot: number, vectors: NamedVectors | undefined, old?: number, staged?: ReadonlyMap<string, number>): void {
+    if (old !== undefined) this.removeValues(old);
+    for (const [name, space] of this.dense) {
+      const vector = vectors?.get(name);
+      const kept = old === undefined ? -1 : space.slotOf(old);
+      if (vector === undefined) {
+        if (kept >= 0) space.unbind(old as number);
         continue;
       }
-      space.arena.reserve(slot + 1);
-      space.arena.write(slot, vector.data);
-      held.set(name, IN_ARENA);
+      const named = staged === undefined ? space.stage(vector.data) : (staged.get(name) ?? kept);
+      if (named < 0) throw new Error(`named vector "${name}" of slot ${slot}: neither staged nor kept`);
+      if (kept >= 0 && kept !== named) space.unbind(old as number);
+      space.bind(named, slot);
     }
+    if (vectors === undefined) return;
+    const held = new Map<string, NamedVector>();
+    for (const [name, vector] of vectors) held.set(name, this.dense.has(name) ? IN_SPACE : vector);
     this.vectors.set(slot, held, (name, vector) => {
       const totals = this.totals.get(name) as Totals;
       totals.floats += this.floatsIn(name, vector);
@@ -135,15 +147,89 @@ export class NamedVectorSpaces implements NamedVectorsReader {
     });
   }
 
-  /** Floats of a held vector (one row of the name's size when it is in the arena). */
+  /** Floats of a held vector (one row of the name's size when it is in its space). */
   private floatsIn(name: string, vector: NamedVector): number {
-    return vector === IN_ARENA ? (this.configs.get(name) as NamedVectorConfig).size : vector.data.length;
+    return vector === IN_SPACE ? (this.configs.get(name) as NamedVectorConfig).size : vector.data.length;
   }
 
+  /** The slot holds no named vector any more (a one-row name's graph node becomes a tombstone). */
   remove(slot: number): void {
+    this.removeValues(slot);
+    for (const space of this.dense.values()) space.unbind(slot);
+  }
+
+  /** The per-slot list and the totals forget the slot's vectors (their spaces are the caller's). */
+  private removeValues(slot: number): void {
     this.vectors.clear(slot, (name, vector) => {
       (this.totals.get(name) as Totals).floats -= this.floatsIn(name, vector);
     });
+  }
+
+  // ---- graph writes in steps (named-dense-space.ts) ---------------------------------------------
+
+  /**
+   * Stage 1 of a write of the point now at `old` (undefined: a new point): each one-row vector of
+   * a graph name that `old` does not hold already is written into a fresh named slot. Returns the
+   * named slots by name, for `add` once the write is published; undefined when there is none.
+   */
+  stage(old: number | undefined, vectors: NamedVectors | undefined): Map<string, number> | undefined {
+    if (vectors === undefined) return undefined;
+    let out: Map<string, number> | undefined;
+    for (const [name, vector] of vectors) {
+      const space = this.dense.get(name);
+      if (space?.graph === undefined) continue;
+      const kept = old === undefined ? -1 : space.slotOf(old);
+      if (kept >= 0 && space.holds(kept, vector.data)) continue;
+      out ??= new Map();
+      out.set(name, space.stage(vector.data));
+    }
+    return out;
+  }
+
+  /** The staged vectors (and those a load placed) become pending graph nodes, to link. */
+  addPending(): void {
+    for (const space of this.dense.values()) space.addPending();
+  }
+
+  /** Pending nodes not linked yet, over every name. */
+  get linksLeft(): number {
+    let left = 0;
+    for (const space of this.dense.values()) left += space.linksLeft;
+    return left;
+  }
+
+  /** Links up to `count` pending nodes; returns how many it linked. */
+  link(count: number): number {
+    let linked = 0;
+    for (const space of this.dense.values()) if (linked < count) linked += space.link(count - linked);
+    return linked;
+  }
+
+  /** Every pending node becomes searchable. */
+  publish(): void {
+    for (const space of this.dense.values()) space.publish();
+  }
+
+  /** Housekeeping: each graph compacted once its tombstones pass their share. */
+  maintain(): void {
+    for (const space of this.dense.values()) space.maintain();
+  }
+
+  /** Nodes of the graphs, tombstones included. */
+  graphNodes(): number {
+    let nodes = 0;
+    for (const space of this.dense.values()) nodes += space.graph?.graph.nodeCount ?? 0;
+    return nodes;
+  }
+
+  /** Structural problems of the graphs (empty when sound), each named. */
+  graphProblems(check: (graph: HnswIndex, isLive: (named: number) => boolean) => string[]): string[] {
+    const problems: string[] = [];
+    for (const [name, space] of this.dense) {
+      if (space.graph === undefined) continue;
+      for (const problem of check(space.graph, (named) => space.isLive(named))) problems.push(`named vector "${name}": ${problem}`);
+    }
+    return problems;
   }
 
   score(name: string, query: NamedVector, slot: number): number | undefined {
@@ -164,25 +250,11 @@ export class NamedVectorSpaces implements NamedVectorsReader {
     const config = this.configs.get(name);
     const top = new TopK(k, idOf);
     if (config === undefined) return drained(top);
+    const space = this.dense.get(name);
+    // A one-row name's query is one row (named-input.ts).
+    if (space !== undefined) return space.scan(query.data, k, accept);
     const bySlot = this.vectors.slotsOf(name);
     const end = Math.min(slotCount, bySlot.length);
-    const space = this.kernels.get(name);
-    if (space !== undefined && query.rows === 1) {
-      const { arena, kernel } = space;
-      arena.setQuery(query.data);
-      const scoresBase = arena.scoresByteOffset >> 2;
-      for (let start = 0; start < end; start += SCRATCH_BATCH) {
-        const n = Math.min(SCRATCH_BATCH, end - start);
-        kernel.scoreRange(start, n);
-        const scores = arena.floats;
-        for (let i = 0; i < n; i++) {
-          const slot = start + i;
-          if (bySlot[slot] === undefined || (accept !== undefined && !accept(slot))) continue;
-          top.offer(slot, scores[scoresBase + i] as number);
-        }
-      }
-      return drained(top);
-    }
     for (let slot = 0; slot < end; slot++) {
       const vector = bySlot[slot];
       if (vector === undefined || (accept !== undefined && !accept(slot))) continue;
@@ -191,12 +263,30 @@ export class NamedVectorSpaces implements NamedVectorsReader {
     return drained(top);
   }
 
-  /** Bytes of the vectors (floats and a fixed cost per vector), the per-slot lists and the kernels' arenas. */
+  graphM(name: string): number | undefined {
+    return this.dense.get(name)?.graph?.params.m;
+  }
+
+  countOf(name: string): number {
+    const space = this.dense.get(name);
+    if (space !== undefined) return space.liveCount;
+    let count = 0;
+    for (const vector of this.vectors.slotsOf(name)) if (vector !== undefined) count++;
+    return count;
+  }
+
+  searchGraph(name: string, query: Float32Array, k: number, ef: number, accept: ((slot: number) => boolean) | undefined, twoHop: boolean): NamedHits {
+    const space = this.dense.get(name);
+    if (space === undefined) throw new Error(`named vector "${name}" has no graph`);
+    return space.search(query, k, ef, accept, twoHop);
+  }
+
+  /** Bytes of the vectors (floats and a fixed cost per vector), the per-slot lists, the one-row names' spaces (arenas, slot maps, graphs). */
   memoryBytes(): number {
     let bytes = this.vectors.allotted * 8;
-    for (const { arena } of this.kernels.values()) bytes += arena.slotCapacity * arena.slotBytes;
+    for (const space of this.dense.values()) bytes += space.memoryBytes();
     for (const [name, totals] of this.totals) {
-      if (this.kernels.has(name)) continue;
+      if (this.dense.has(name)) continue;
       bytes += totals.floats * 4;
       for (const vector of this.vectors.slotsOf(name)) if (vector !== undefined) bytes += 96;
     }

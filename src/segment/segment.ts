@@ -11,7 +11,7 @@ import { FlatIndex } from '../index/flat/flat-index.js';
 import { checkIntegrity } from '../index/hnsw/check-integrity.js';
 import { decodeGraphInto, encodeGraph } from '../index/hnsw/graph-codec.js';
 import type { SharedGraphArrays } from '../index/hnsw/hnsw-graph.js';
-import { HnswIndex } from '../index/hnsw/hnsw-index.js';
+import { HnswIndex, type HnswParams } from '../index/hnsw/hnsw-index.js';
 import type { InsertJob } from '../index/hnsw/insert-job.js';
 import { VisitedSet } from '../index/hnsw/visited-set.js';
 import type { SearchHits, SearchOptions, SearchStats } from '../index/vector-index.js';
@@ -45,8 +45,10 @@ export interface MemoryStats {
   readonly sharedPayloadBytesAllocated: number;
   /** Sparse vectors and their inverted indexes (an estimate: the arrays' bytes plus a fixed cost per vector). */
   readonly sparseBytes: number;
-  /** Named dense vectors beside the main one (an estimate: their floats plus a fixed cost per vector). */
+  /** Named dense vectors beside the main one (an estimate: their floats plus a fixed cost per vector, their graphs). */
   readonly namedVectorBytes: number;
+  /** Nodes of the named vectors' graphs, tombstones included. */
+  readonly namedGraphNodes: number;
 }
 
 /** A validated point, its vector as the record stores it (float32, normalised under Cosine, or sq8 codes). */
@@ -119,6 +121,8 @@ export interface StagedWrite {
   readonly fresh: number[];
   /** New nodes not linked yet, in order (set once every point is staged). */
   toLink: number[];
+  /** Per point staged so far: the named slots of its new named vectors' graph nodes (named-vectors.ts `stage`). */
+  readonly named: Array<Map<string, number> | undefined>;
   /** Tombstones whose neighbours are not repaired yet. */
   readonly toRepair: number[];
   /** The tombstone being repaired, neighbour by neighbour (`repairStaged`). */
@@ -165,6 +169,9 @@ const SLOTS_PER_STEP = 8192;
 /** Seed of every collection's HNSW level generator: builds are reproducible. */
 const HNSW_SEED = 100;
 
+/** A staged write's point whose named vectors took no new graph node: each is kept. */
+const NOTHING_STAGED: ReadonlyMap<string, number> = new Map();
+
 export class Segment implements SegmentReader {
   private readonly points = new PointTable();
   private readonly payloads: PayloadIndex;
@@ -200,7 +207,7 @@ export class Segment implements SegmentReader {
     this.loadMsPerLink = Math.max(0.3, guessedMsPerInsert(config));
     this.payloads = new PayloadIndex(config.payloadIndex);
     this.sparseSpaces = new SparseSpaces(config.sparseVectors);
-    this.namedSpaces = new NamedVectorSpaces(config.namedVectors);
+    this.namedSpaces = new NamedVectorSpaces(config.namedVectors, config.hnsw ? this.hnswParams() : undefined, (slot) => this.points.idOf(slot));
     const layout = { scratchAreas, scratchIndex: 0 };
     let kernel: DistanceKernel;
     if (config.quantization === 'sq8') {
@@ -330,6 +337,7 @@ export class Segment implements SegmentReader {
       sharedPayloadBytesAllocated: this.points.sharedPayloadBytes,
       sparseBytes: this.sparseSpaces.memoryBytes(),
       namedVectorBytes: this.namedSpaces.memoryBytes(),
+      namedGraphNodes: this.namedSpaces.graphNodes(),
     };
   }
 
@@ -341,7 +349,9 @@ export class Segment implements SegmentReader {
   /** Structural problems of the id order and the graph (empty when sound). */
   checkIntegrity(): string[] {
     const problems = this.points.orderProblems();
-    return this.hnsw === undefined ? problems : [...problems, ...checkIntegrity(this.hnsw, (slot) => this.points.isLive(slot))];
+    if (this.hnsw !== undefined) problems.push(...checkIntegrity(this.hnsw, (slot) => this.points.isLive(slot)));
+    problems.push(...this.namedSpaces.graphProblems(checkIntegrity));
+    return problems;
   }
 
   // ---- writing -------------------------------------------------------------------------------
@@ -378,7 +388,7 @@ export class Segment implements SegmentReader {
     }
     const staged = this.startUpserts(points);
     this.stageUpserts(staged, points.length, inserters !== undefined);
-    this.linkStaged(staged, staged.toLink.length, inserters);
+    this.linkStaged(staged, this.linksLeft(staged), inserters);
     this.publishStaged(staged, points.length);
     this.repairStaged(staged, () => false);
   }
@@ -414,7 +424,7 @@ export class Segment implements SegmentReader {
   /** A graph write of `points` (each id at most once), nothing staged yet. */
   startUpserts(points: readonly SegmentPoint[]): StagedWrite {
     if (this.hnsw === undefined) throw new Error('only a graph collection stages its writes');
-    return { points, slots: [], fresh: [], toLink: [], toRepair: [], published: 0 };
+    return { points, slots: [], fresh: [], toLink: [], named: [], toRepair: [], published: 0 };
   }
 
   /**
@@ -427,6 +437,7 @@ export class Segment implements SegmentReader {
     const end = Math.min(staged.points.length, staged.slots.length + count);
     for (let i = staged.slots.length; i < end; i++) {
       const point = staged.points[i] as SegmentPoint;
+      staged.named.push(this.namedSpaces.stage(this.points.slotOf(point.id), point.named));
       if (!this.needsNewSlot(point.id, point.vector)) {
         staged.slots.push(undefined);
         continue;
@@ -438,15 +449,25 @@ export class Segment implements SegmentReader {
     }
     if (end < staged.points.length) return true;
     staged.toLink = hnsw.addPending(staged.fresh, linkNow);
+    this.namedSpaces.addPending();
     return false;
   }
 
-  /** Links up to `count` staged nodes (shared with `inserters` when given); returns whether some are left. */
+  /** Graph nodes of a staged write not linked yet: the main graph's, then the named vectors' graphs'. */
+  linksLeft(staged: StagedWrite): number {
+    return staged.toLink.length + this.namedSpaces.linksLeft;
+  }
+
+  /**
+   * Links up to `count` staged nodes, the main graph's first (shared with `inserters` when given),
+   * then the named vectors' graphs' (alone); returns whether some are left.
+   */
   linkStaged(staged: StagedWrite, count: number, inserters?: SegmentInserters): boolean {
     const hnsw = this.hnsw as HnswIndex;
     const now = staged.toLink.splice(0, count);
-    hnsw.linkPending(now, inserters === undefined ? undefined : { join: (job) => inserters.join(job, this.storedVectorContext()) });
-    return staged.toLink.length > 0;
+    if (now.length > 0) hnsw.linkPending(now, inserters === undefined ? undefined : { join: (job) => inserters.join(job, this.storedVectorContext()) });
+    if (now.length < count) this.namedSpaces.link(count - now.length);
+    return this.linksLeft(staged) > 0;
   }
 
   /**
@@ -456,18 +477,23 @@ export class Segment implements SegmentReader {
   publishStaged(staged: StagedWrite, count: number): boolean {
     const hnsw = this.hnsw as HnswIndex;
     // First: a replaced entry point is re-chosen among the new nodes too.
-    if (staged.published === 0) hnsw.publish(staged.fresh);
+    if (staged.published === 0) {
+      hnsw.publish(staged.fresh);
+      this.namedSpaces.publish();
+    }
     const end = Math.min(staged.points.length, staged.published + count);
     for (let i = staged.published; i < end; i++) {
       const point = staged.points[i] as SegmentPoint;
       const { id, version, payload } = point;
       const slot = staged.slots[i];
+      const named = staged.named[i];
       const old = this.points.slotOf(id);
-      if (old !== undefined) this.removeAttributes(old);
+      // The named vectors move with the point below (their graph nodes staged, or kept).
+      if (old !== undefined) this.removeAttributes(old, false);
       if (slot === undefined) {
         // Same vector: the node stays; a new version is a change for the snapshot.
         this.points.upsert(id, version, payload);
-        this.addAttributes(old as number, point);
+        this.addAttributes(old as number, point, { old, named });
         this.changesSinceSnapshot++;
         continue;
       }
@@ -477,7 +503,7 @@ export class Segment implements SegmentReader {
         staged.toRepair.push(old);
       }
       this.points.bind(slot, id, version, payload);
-      this.addAttributes(slot, point);
+      this.addAttributes(slot, point, { old, named });
       this.changesSinceSnapshot++;
     }
     staged.published = end;
@@ -540,6 +566,7 @@ export class Segment implements SegmentReader {
   maintain(): void {
     const hnsw = this.hnsw;
     if (hnsw?.needsCompaction() === true) this.points.release(hnsw.compact());
+    this.namedSpaces.maintain();
   }
 
   // ---- graph snapshots -----------------------------------------------------------------------
@@ -673,19 +700,39 @@ export class Segment implements SegmentReader {
       }
       const staged = this.startUpserts(chunk);
       while (this.stageUpserts(staged, perStep, inserters !== undefined)) yield 0;
-      while (staged.toLink.length > 0) {
-        const fewest = this.loadMsPerLink * LOAD_LINKS_MIN > LOAD_STEP_CAP_MS ? 1 : LOAD_LINKS_MIN;
-        const count = Math.min(LOAD_CHUNK, Math.max(fewest, Math.floor(LOAD_STEP_MS / this.loadMsPerLink)));
-        const linked = Math.min(count, staged.toLink.length);
-        const began = performance.now();
-        this.linkStaged(staged, count, inserters);
-        this.loadMsPerLink = 0.8 * this.loadMsPerLink + (0.2 * (performance.now() - began)) / linked;
+      while (this.linksLeft(staged) > 0) {
+        this.timedLoadLinks((count) => this.linkStaged(staged, count, inserters), this.linksLeft(staged));
         yield 0;
       }
       this.publishStaged(staged, chunk.length);
       this.repairStaged(staged, () => false);
       yield chunk.length;
     }
+    yield* this.linkLoadedNamed();
+  }
+
+  /**
+   * Links the graph nodes of the named vectors that points placed at their snapshot slots brought
+   * (`loadPoint`: the named graphs are not in the snapshot), in steps as the held-back points' links.
+   */
+  private *linkLoadedNamed(): Generator<number, void, void> {
+    const named = this.namedSpaces;
+    named.addPending();
+    while (named.linksLeft > 0) {
+      this.timedLoadLinks((count) => named.link(count), named.linksLeft);
+      yield 0;
+    }
+    named.publish();
+  }
+
+  /** One load step of graph links: as many as about LOAD_STEP_MS takes at the load's recent cost per node. */
+  private timedLoadLinks(link: (count: number) => unknown, left: number): void {
+    const fewest = this.loadMsPerLink * LOAD_LINKS_MIN > LOAD_STEP_CAP_MS ? 1 : LOAD_LINKS_MIN;
+    const count = Math.min(LOAD_CHUNK, Math.max(fewest, Math.floor(LOAD_STEP_MS / this.loadMsPerLink)));
+    const linked = Math.min(count, left);
+    const began = performance.now();
+    link(count);
+    this.loadMsPerLink = 0.8 * this.loadMsPerLink + (0.2 * (performance.now() - began)) / linked;
   }
 
   /**
@@ -705,28 +752,39 @@ export class Segment implements SegmentReader {
 
   // ---- internals -----------------------------------------------------------------------------
 
-  /** A slot's payload, sparse and named vectors leave the indexes (the point leaves the slot or is rewritten). */
-  private removeAttributes(slot: number): void {
+  /**
+   * A slot's payload, sparse and named vectors leave the indexes (the point leaves the slot or is
+   * rewritten); without `named`, its named vectors stay for `addAttributes` to move (a staged write).
+   */
+  private removeAttributes(slot: number, named = true): void {
     this.payloads.remove(slot, this.points.payloadOf(slot));
     this.sparseSpaces.remove(slot);
-    this.namedSpaces.remove(slot);
+    if (named) this.namedSpaces.remove(slot);
   }
 
-  /** The point's payload, sparse and named vectors enter the indexes at its slot. */
-  private addAttributes(slot: number, point: SegmentPoint): void {
+  /**
+   * The point's payload, sparse and named vectors enter the indexes at its slot; with `moved`, its
+   * named vectors come from slot `old` (kept, or replaced by the nodes the write staged).
+   */
+  private addAttributes(
+    slot: number,
+    point: SegmentPoint,
+    moved?: { readonly old: number | undefined; readonly named: Map<string, number> | undefined },
+  ): void {
     this.payloads.add(slot, point.payload);
     this.sparseSpaces.add(slot, point.sparse);
-    this.namedSpaces.add(slot, point.named);
+    if (moved === undefined) this.namedSpaces.add(slot, point.named);
+    else this.namedSpaces.add(slot, point.named, moved.old, moved.named ?? NOTHING_STAGED);
+  }
+
+  /** The collection's HNSW parameters: its main graph's, and each named vector's graph's. */
+  private hnswParams(): HnswParams {
+    const p = this.config.parameters;
+    return { m: p.m, efConstruction: p.efConstruction, efSearch: p.efSearch, seed: HNSW_SEED };
   }
 
   private newHnsw(kernel: DistanceKernel): HnswIndex {
-    const p = this.config.parameters;
-    return new HnswIndex(this.arena, kernel, this.mipsKernel ?? kernel, this.points, {
-      m: p.m,
-      efConstruction: p.efConstruction,
-      efSearch: p.efSearch,
-      seed: HNSW_SEED,
-    });
+    return new HnswIndex(this.arena, kernel, this.mipsKernel ?? kernel, this.points, this.hnswParams());
   }
 
   /**
