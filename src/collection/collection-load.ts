@@ -30,6 +30,8 @@ export interface LoadReport {
   readonly snapshotRejected?: string;
   /** Points taken over from the snapshot's graph. */
   readonly fromSnapshot: number;
+  /** Named vectors taken over from their graphs in the snapshot (segment/named-dense-space.ts). */
+  readonly namedFromSnapshot: number;
   /** Points inserted into the graph at load. */
   readonly inserted: number;
   /** The searches run to warm the search path after the load (warm-up.ts). */
@@ -89,13 +91,14 @@ export function* loadCollectionSteps(
   segment.endPointRecords();
   yield;
   yield* insert();
-  const { fromSnapshot } = segment.finishLoad();
+  const { fromSnapshot, namedFromSnapshot } = segment.finishLoad();
   yield;
   const warmed = yield* warmUpSteps(segment, config);
   return {
     lastVersion,
     points: progress.pointsRead,
     fromSnapshot,
+    namedFromSnapshot,
     inserted: progress.inserted,
     warmUp: warmed,
     ...(snapshotRejected === undefined ? {} : { snapshotRejected }),

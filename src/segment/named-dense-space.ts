@@ -21,7 +21,11 @@
  * returned by no search; `link` links some; `publish` makes them searchable; `bind` and `unbind`
  * map named slots to segment slots as the write is published.
  */
+import { SeededRng } from '../core/rng.js';
+import { ShardedMap } from '../core/sharded-map.js';
 import { FlatIndex } from '../index/flat/flat-index.js';
+import { decodeGraphInto, encodeGraph } from '../index/hnsw/graph-codec.js';
+import { HnswGraph } from '../index/hnsw/hnsw-graph.js';
 import type { HnswParams } from '../index/hnsw/hnsw-index.js';
 import { HnswIndex } from '../index/hnsw/hnsw-index.js';
 import type { SearchHits, SlotTable } from '../index/vector-index.js';
@@ -29,6 +33,7 @@ import { createKernel, type DistanceKernel } from '../kernels/distance-kernel.js
 import { MipsGraphKernel } from '../kernels/mips-graph-kernel.js';
 import { VectorArena } from '../kernels/vector-arena.js';
 import type { NamedVectorConfig } from './named-vector-config.js';
+import type { GraphPart, GraphToEncode, SlotEntry } from './snapshot.js';
 
 /** Hits as the named searches answer them: segment slots, best first, with their similarities. */
 export interface NamedHits {
@@ -59,6 +64,8 @@ export class NamedDenseSpace implements SlotTable {
   private toLink: number[] = [];
   /** Pending nodes to publish. */
   private pending: number[] = [];
+  /** While loading from a snapshot: the named slot of each (id, version) its graph holds. */
+  private restored: ShardedMap<{ readonly slot: number; readonly version: bigint }> | undefined;
 
   constructor(
     readonly config: NamedVectorConfig,
@@ -208,6 +215,83 @@ export class NamedDenseSpace implements SlotTable {
     this.bound--;
     if (this.graph === undefined) this.free.push(named);
     else this.graph.hide(named);
+  }
+
+  // ---- graph snapshots (segment/snapshot.ts) ----------------------------------------------------
+
+  /** The graph and the point of each named slot, for the collection's snapshot; undefined without a graph. */
+  snapshotPart(entryOf: (slot: number) => SlotEntry | undefined): GraphToEncode | undefined {
+    const graph = this.graph;
+    if (graph === undefined) return undefined;
+    const segmentOf = this.segmentOf;
+    return {
+      graph: encodeGraph(graph),
+      slotCount: graph.graph.capacity,
+      entryAt: (named) => {
+        const slot = segmentOf[named] ?? -1;
+        return slot < 0 ? undefined : entryOf(slot);
+      },
+    };
+  }
+
+  /**
+   * Takes over a snapshot's graph, before any vector is placed: its nodes wait for the points
+   * that claim them (`takeRestored`), and new vectors take slots past its capacity until
+   * `endRestore`. Returns why it cannot be used (the graph untouched), or undefined.
+   */
+  restore(part: GraphPart): string | undefined {
+    const graph = this.graph;
+    if (graph === undefined) return undefined;
+    const problem = decodeGraphInto(graph, part.graph);
+    if (problem !== undefined) return problem;
+    const restored = new ShardedMap<{ slot: number; version: bigint }>();
+    for (let named = 0; named < part.slots.length; named++) {
+      const entry = part.slots[named];
+      if (entry !== undefined && graph.graph.isLive(named)) restored.set(entry.id, { slot: named, version: entry.version });
+    }
+    this.restored = restored;
+    // Scans read every named slot below `next`: the arena must hold them all.
+    this.next = graph.graph.capacity;
+    this.arena.reserve(this.next);
+    return undefined;
+  }
+
+  /** Forgets a restored graph (another part of the snapshot was unusable): the graph is rebuilt. */
+  forgetRestored(): void {
+    const graph = this.graph;
+    if (graph === undefined || this.restored === undefined) return;
+    graph.restore(new HnswGraph(graph.params.m), new SeededRng(graph.params.seed));
+    this.restored = undefined;
+    this.next = 0;
+  }
+
+  /**
+   * A stored point's vector at start-up: written at the named slot the snapshot's graph gave
+   * exactly this (id, version), which is returned; undefined when it gave none (stage it).
+   */
+  takeRestored(id: string, version: bigint, data: Float32Array): number | undefined {
+    const entry = this.restored?.get(id);
+    if (entry === undefined || entry.version !== version || this.isLive(entry.slot)) return undefined;
+    if (entry.slot >= this.segmentOf.length) this.segmentOf = grown(this.segmentOf, entry.slot + 1);
+    this.arena.reserve(entry.slot + 1);
+    this.arena.write(entry.slot, data);
+    this.mips?.noteVector(entry.slot);
+    return entry.slot;
+  }
+
+  /**
+   * Every point record is read: the restored graph's nodes no point claimed are dropped
+   * (tombstoned and compacted away), and every named slot neither in the graph nor bound is free.
+   */
+  endRestore(): void {
+    const graph = this.graph;
+    if (graph === undefined || this.restored === undefined) return;
+    this.restored = undefined;
+    const g = graph.graph;
+    for (let named = 0; named < g.capacity; named++) if (g.isLive(named) && !this.isLive(named)) graph.hide(named);
+    if (g.deletedCount > 0) graph.compact();
+    this.free.length = 0;
+    for (let named = this.next - 1; named >= 0; named--) if (!graph.graph.has(named) && !this.isLive(named)) this.free.push(named);
   }
 
   /** Housekeeping: the graph compacted once its tombstones pass COMPACTION_SHARE, their slots free again. */

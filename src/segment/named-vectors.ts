@@ -13,6 +13,7 @@ import type { NamedVectorConfig } from './named-vector-config.js';
 import { TopK } from '../core/top-k.js';
 import type { HnswIndex, HnswParams } from '../index/hnsw/hnsw-index.js';
 import { NamedDenseSpace, type NamedHits } from './named-dense-space.js';
+import type { GraphPart, GraphToEncode, SlotEntry } from './snapshot.js';
 import { SlotValues } from './slot-values.js';
 
 export type { NamedVectorConfig } from './named-vector-config.js';
@@ -137,6 +138,30 @@ export class NamedVectorSpaces implements NamedVectorsReader {
       if (kept >= 0 && kept !== named) space.unbind(old as number);
       space.bind(named, slot);
     }
+    this.hold(slot, vectors);
+  }
+
+  /**
+   * A stored point's named vectors at start-up, at segment slot `slot`: a one-row name's vector
+   * goes to the named slot its graph's snapshot gave this (id, version), else it is staged, to be
+   * linked once the records are read (`addPending`). Returns how many came from the snapshot.
+   */
+  load(slot: number, id: string, version: bigint, vectors: NamedVectors | undefined): number {
+    if (vectors === undefined) return 0;
+    let restored = 0;
+    for (const [name, space] of this.dense) {
+      const vector = vectors.get(name);
+      if (vector === undefined) continue;
+      const named = space.takeRestored(id, version, vector.data);
+      if (named !== undefined) restored++;
+      space.bind(named ?? space.stage(vector.data), slot);
+    }
+    this.hold(slot, vectors);
+    return restored;
+  }
+
+  /** The per-slot list and the totals take the slot's vectors (a one-row name's as IN_SPACE). */
+  private hold(slot: number, vectors: NamedVectors | undefined): void {
     if (vectors === undefined) return;
     const held = new Map<string, NamedVector>();
     for (const [name, vector] of vectors) held.set(name, this.dense.has(name) ? IN_SPACE : vector);
@@ -208,6 +233,44 @@ export class NamedVectorSpaces implements NamedVectorsReader {
   /** Every pending node becomes searchable. */
   publish(): void {
     for (const space of this.dense.values()) space.publish();
+  }
+
+  // ---- graph snapshots (segment/snapshot.ts) ----------------------------------------------------
+
+  /** Each graph and the point of each of its named slots, by name, for the collection's snapshot. */
+  snapshotParts(entryOf: (slot: number) => SlotEntry | undefined): Map<string, GraphToEncode> {
+    const out = new Map<string, GraphToEncode>();
+    for (const [name, space] of this.dense) {
+      const part = space.snapshotPart(entryOf);
+      if (part !== undefined) out.set(name, part);
+    }
+    return out;
+  }
+
+  /**
+   * Takes over a snapshot's named graphs (names it lacks are built from the records). Returns why
+   * one cannot be used, every graph then forgotten (all are rebuilt), or undefined.
+   */
+  restore(parts: ReadonlyMap<string, GraphPart>): string | undefined {
+    for (const [name, space] of this.dense) {
+      const part = parts.get(name);
+      if (part === undefined) continue;
+      const problem = space.restore(part);
+      if (problem === undefined) continue;
+      this.forgetRestored();
+      return `named vector ${JSON.stringify(name)}: ${problem}`;
+    }
+    return undefined;
+  }
+
+  /** Forgets every restored graph (the snapshot is not used). */
+  forgetRestored(): void {
+    for (const space of this.dense.values()) space.forgetRestored();
+  }
+
+  /** Every point record is read: each restored graph drops the nodes no point claimed. */
+  endRestore(): void {
+    for (const space of this.dense.values()) space.endRestore();
   }
 
   /** Housekeeping: each graph compacted once its tombstones pass their share. */

@@ -31,7 +31,7 @@ import { type Payload, PointTable, type PointTableReader } from './point-table.j
 import { SlotMemo } from './slot-memo.js';
 import { SparseSpaces, type SparseSpacesReader, type SparseVectors } from './sparse-spaces.js';
 import { NamedVectorSpaces, type NamedVectors, type NamedVectorsReader } from './named-vectors.js';
-import { decodeSnapshotSteps, encodeSnapshot } from './snapshot.js';
+import { decodeSnapshotSteps, encodeSnapshot, type SlotEntry } from './snapshot.js';
 
 export interface MemoryStats {
   readonly points: number;
@@ -192,6 +192,8 @@ export class Segment implements SegmentReader {
   private restored: ShardedMap<{ readonly slot: number; readonly version: bigint }> | undefined;
   private pending: SegmentPoint[] = [];
   private restoredCount = 0;
+  /** Named vectors placed at their snapshot graph's slot during the load. */
+  private namedRestoredCount = 0;
   private loadInserters: SegmentInserters | undefined;
   /** The load's recent wall time per linked node, in ms (insertHeldBack sizes its steps by it). */
   private loadMsPerLink: number;
@@ -585,9 +587,8 @@ export class Segment implements SegmentReader {
     const hnsw = this.hnsw;
     if (hnsw === undefined) return undefined;
     const table = this.points;
-    return encodeSnapshot(encodeGraph(hnsw), hnsw.graph.capacity, (slot) =>
-      table.isLive(slot) ? { id: table.idOf(slot), version: table.versionOf(slot) } : undefined,
-    );
+    const entryOf = (slot: number): SlotEntry | undefined => (table.isLive(slot) ? { id: table.idOf(slot), version: table.versionOf(slot) } : undefined);
+    return encodeSnapshot(encodeGraph(hnsw), hnsw.graph.capacity, entryOf, this.namedSpaces.snapshotParts(entryOf));
   }
 
   /** The snapshot from `snapshotParts` is durable: changes count from zero again. */
@@ -607,8 +608,13 @@ export class Segment implements SegmentReader {
     if (hnsw === undefined) return undefined;
     const decoded = yield* decodeSnapshotSteps(bytes);
     if (typeof decoded === 'string') return decoded;
+    const namedProblem = this.namedSpaces.restore(decoded.named);
+    if (namedProblem !== undefined) return namedProblem;
     const problem = decodeGraphInto(hnsw, decoded.graph);
-    if (problem !== undefined) return problem;
+    if (problem !== undefined) {
+      this.namedSpaces.forgetRestored();
+      return problem;
+    }
     yield;
     const graph = hnsw.graph;
     const restored = new ShardedMap<{ slot: number; version: bigint }>();
@@ -644,7 +650,9 @@ export class Segment implements SegmentReader {
     }
     this.arena.reserve(placed.slot + 1);
     this.points.insertAt(placed.slot, point.id, point.version, point.payload);
-    this.addAttributes(placed.slot, point);
+    this.payloads.add(placed.slot, point.payload);
+    this.sparseSpaces.add(placed.slot, point.sparse);
+    this.namedRestoredCount += this.namedSpaces.load(placed.slot, point.id, point.version, point.named);
     this.writeVector(placed.slot, point.vector);
     this.restoredCount++;
     return true;
@@ -666,6 +674,7 @@ export class Segment implements SegmentReader {
    */
   endPointRecords(): void {
     this.payloads.endBulk();
+    this.namedSpaces.endRestore();
     const hnsw = this.hnsw;
     if (this.restored === undefined || hnsw === undefined) return;
     const graph = hnsw.graph;
@@ -719,7 +728,10 @@ export class Segment implements SegmentReader {
     const named = this.namedSpaces;
     named.addPending();
     while (named.linksLeft > 0) {
-      this.timedLoadLinks((count) => named.link(count), named.linksLeft);
+      // Each node linked is a change the next graph snapshot saves (a rebuild is not repeated at the next start).
+      this.timedLoadLinks((count) => {
+        this.changesSinceSnapshot += named.link(count);
+      }, named.linksLeft);
       yield 0;
     }
     named.publish();
@@ -737,17 +749,19 @@ export class Segment implements SegmentReader {
 
   /**
    * Ends start-up: connectivity is checked; returns how many points came from the snapshot's
-   * graph. The load's state is let go.
+   * graph, and how many named vectors from their graphs'. The load's state is let go.
    */
-  finishLoad(): { fromSnapshot: number } {
+  finishLoad(): { fromSnapshot: number; namedFromSnapshot: number } {
     const fromSnapshot = this.restoredCount;
+    const namedFromSnapshot = this.namedRestoredCount;
     this.restored = undefined;
     this.restoredCount = 0;
+    this.namedRestoredCount = 0;
     this.loadInserters = undefined;
     this.maintain();
     // Loaded point by point, the posting lists grew by doubling; a restart should not keep that slack.
     this.sparseSpaces.trim();
-    return { fromSnapshot };
+    return { fromSnapshot, namedFromSnapshot };
   }
 
   // ---- internals -----------------------------------------------------------------------------

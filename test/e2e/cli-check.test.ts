@@ -125,9 +125,10 @@ test('kith check: a sound file passes; each deliberate corruption is reported, e
       'graph link under a valid checksum',
       (raw) => {
         const chunk = Buffer.from(raw.snapshots.get([1, 0]) as Buffer);
-        // Container header 32 bytes, then the graph: header 60, levels and tombstones (each padded to 4), tree parents and ranks, layer-0 lists.
-        const capacity = chunk.readUInt32LE(32 + 16);
-        const links0 = 32 + 60 + 2 * ((capacity + 3) & ~3) + 8 * capacity;
+        // Container header 40 bytes (format 2), then the graph: header 60, levels and tombstones (each padded to 4), tree parents and ranks, layer-0 lists.
+        assert.equal(chunk.readUInt32LE(8), 2, 'container format 2');
+        const capacity = chunk.readUInt32LE(40 + 16);
+        const links0 = 40 + 60 + 2 * ((capacity + 3) & ~3) + 8 * capacity;
         assert.ok(chunk.readInt32LE(links0) > 0, 'slot 0 has links');
         chunk.writeInt32LE(0, links0 + 4); // slot 0's first neighbour: itself
         chunk.writeUInt32LE(crc32(chunk.subarray(0, chunk.length - 4)), chunk.length - 4);

@@ -5,12 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { crc32 } from '../../../src/core/crc32.js';
 import { decodeSnapshot, encodeSnapshot, type SlotEntry } from '../../../src/segment/snapshot.js';
 import { testSeed, withSeed } from '../../helpers/data.js';
 import { trickyIds } from './tricky-ids.js';
 
 function bytesOf(parts: readonly Uint8Array[]): Buffer {
   return Buffer.concat(parts);
+}
+
+/** The same entry at every slot (a decoded list has holes where an expected one has undefined). */
+function sameSlots(actual: ReadonlyArray<SlotEntry | undefined> | undefined, expected: ReadonlyArray<SlotEntry | undefined>, label: string): void {
+  assert.equal(actual?.length, expected.length, label);
+  for (const [slot, entry] of expected.entries()) assert.deepEqual(actual?.[slot], entry, `${label}, slot ${slot}`);
 }
 
 function slotsFor(ids: readonly string[], holes: (slot: number) => boolean): Array<SlotEntry | undefined> {
@@ -59,4 +66,77 @@ test('a container with no slots (an empty graph) round-trips', () => {
   if (typeof decoded === 'string') return;
   assert.deepEqual([...decoded.graph], [...graph]);
   assert.equal(decoded.slots.length, 0);
+});
+
+test("named vectors' graphs round-trip beside the main one, each with its own slots; flipped bytes in them are refused", () => {
+  withSeed(testSeed(78), (rng) => {
+    const ids = trickyIds();
+    const named = new Map<string, { graph: Uint8Array; slots: Array<SlotEntry | undefined> }>();
+    // Names of every length modulo 8 (the padding), one not ASCII, one graph empty.
+    for (const [name, graphLength] of [
+      ['e', 13],
+      ['image', 0],
+      ['ünï', 4096 + 5],
+      ['12345678', 8],
+    ] as const) {
+      named.set(name, {
+        graph: Uint8Array.from({ length: graphLength }, () => rng.int(256)),
+        slots: slotsFor(
+          ids.filter(() => rng.int(2) === 0),
+          () => rng.int(4) === 0,
+        ),
+      });
+    }
+    const main = slotsFor(ids, (slot) => slot % 3 === 0);
+    const toEncode = new Map(
+      [...named].map(([name, part]) => [name, { graph: part.graph, slotCount: part.slots.length, entryAt: (slot: number) => part.slots[slot] }]),
+    );
+    const bytes = bytesOf(encodeSnapshot(new Uint8Array([1, 2, 3]), main.length, (slot) => main[slot], toEncode));
+    const decoded = decodeSnapshot(bytes);
+    assert.notEqual(typeof decoded, 'string', String(decoded));
+    if (typeof decoded === 'string') return;
+    assert.deepEqual([...decoded.graph], [1, 2, 3]);
+    sameSlots(decoded.slots, main, 'main');
+    assert.deepEqual([...decoded.named.keys()], [...named.keys()]);
+    for (const [name, part] of named) {
+      const got = decoded.named.get(name);
+      assert.deepEqual(Buffer.from(got?.graph ?? []), Buffer.from(part.graph), name);
+      sameSlots(got?.slots, part.slots, name);
+    }
+    for (let at = 0; at < bytes.length; at += 7) {
+      const flipped = Buffer.from(bytes);
+      flipped[at] = (flipped[at] as number) ^ 0x81;
+      assert.equal(typeof decodeSnapshot(flipped), 'string', `flip at ${at}`);
+    }
+  });
+});
+
+test('a format 1 container (before named graphs: a 32-byte header, the slot section unpadded) still decodes, with no named graphs', () => {
+  const ids = ['a', 'bb', 'ccc'];
+  const slots = slotsFor(ids, (slot) => slot === 1);
+  // Built by hand from the format 1 table (docs/storage.md before format 2).
+  const graph = Buffer.from([7, 7, 7, 7, 7]);
+  const idBytes = Buffer.from('accc');
+  const slotSection = Buffer.alloc(8 + 12 * 3 + idBytes.length);
+  slotSection.writeUInt32LE(3, 0);
+  for (const [slot, entry] of slots.entries()) {
+    if (entry !== undefined) slotSection.writeBigUInt64LE(entry.version, 8 + 8 * slot);
+    slotSection.writeUInt32LE(entry === undefined ? 0xffffffff : Buffer.byteLength(entry.id), 8 + 24 + 4 * slot);
+  }
+  idBytes.copy(slotSection, 8 + 36);
+  const header = Buffer.alloc(32);
+  header.write('KITHSNP\0', 0, 'latin1');
+  header.writeUInt32LE(1, 8);
+  header.writeUInt32LE(1, 12);
+  header.writeBigUInt64LE(BigInt(graph.length), 16);
+  header.writeBigUInt64LE(BigInt(slotSection.length), 24);
+  const body = Buffer.concat([header, graph, Buffer.alloc(3), slotSection]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32LE(crc32(body), 0);
+  const decoded = decodeSnapshot(Buffer.concat([body, crc]));
+  assert.notEqual(typeof decoded, 'string', String(decoded));
+  if (typeof decoded === 'string') return;
+  assert.deepEqual([...decoded.graph], [...graph]);
+  sameSlots(decoded.slots, slots, 'format 1');
+  assert.equal(decoded.named.size, 0);
 });
