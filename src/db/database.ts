@@ -13,6 +13,7 @@ import { runSteps, runStepsInSlices, type Steps } from '../core/steps.js';
 import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
 import type { VersionSource } from '../core/version-clock.js';
+import type { NamedVectorConfigJson } from '../segment/named-vector-config.js';
 import {
   type CollectionConfig,
   type CollectionConfigInput,
@@ -64,6 +65,8 @@ export interface CollectionChange {
     readonly target_recall?: number;
   } | null;
   readonly hnsw?: boolean | null;
+  /** Named vectors' own graph parameters, by name; a null field goes back to the collection's. */
+  readonly named_vectors?: Readonly<Record<string, { readonly m?: number | null; readonly ef_construction?: number | null }>> | null;
 }
 
 /** The configuration `change` asks for, checked as a create checks it (bounds, m × ef_construction × vector_size). */
@@ -71,7 +74,27 @@ function changedConfig(current: CollectionConfig, change: CollectionChange): Col
   const info = configToInfo(current);
   const { ef_search, ...kept } = info.parameters;
   const parameters = { ...kept, ...(current.parameters.efSearchExplicit ? { ef_search } : {}), ...(change.parameters ?? {}) };
-  return parseCollectionConfig({ ...info, hnsw: change.hnsw ?? info.hnsw, parameters });
+  return parseCollectionConfig({ ...info, hnsw: change.hnsw ?? info.hnsw, parameters, named_vectors: changedNamed(info.named_vectors, change.named_vectors) });
+}
+
+/** The named vectors' configurations with `change`'s graph parameters merged in; a name the collection lacks is a 400. */
+function changedNamed(
+  current: Readonly<Record<string, NamedVectorConfigJson>> | undefined,
+  change: CollectionChange['named_vectors'],
+): Record<string, NamedVectorConfigJson> | undefined {
+  if (change === undefined || change === null) return current;
+  const out: Record<string, NamedVectorConfigJson> = Object.create(null);
+  for (const [name, spec] of Object.entries(current ?? {})) out[name] = { ...spec };
+  for (const [name, fields] of Object.entries(change)) {
+    const spec = Object.hasOwn(out, name) ? out[name] : undefined;
+    if (spec === undefined) throw badInput(childPath('named_vectors', name), `the collection has no named vector ${JSON.stringify(name)}`);
+    for (const [field, value] of Object.entries(fields ?? {})) {
+      if (field !== 'm' && field !== 'ef_construction') throw badInput(childPath(childPath('named_vectors', name), field), 'unknown field');
+      if (value === null || value === undefined) delete spec[field];
+      else spec[field] = value as number;
+    }
+  }
+  return { ...out };
 }
 
 /** How `createCollection` sets up the new collection's write path. */
@@ -365,7 +388,11 @@ export class Database {
     const name = old.name;
     const config = changedConfig(old.config, change);
     const before = old.config.parameters;
-    const rebuildGraph = config.hnsw !== old.config.hnsw || config.parameters.m !== before.m || config.parameters.efConstruction !== before.efConstruction;
+    const rebuildGraph =
+      config.hnsw !== old.config.hnsw ||
+      config.parameters.m !== before.m ||
+      config.parameters.efConstruction !== before.efConstruction ||
+      JSON.stringify(configToInfo(config).named_vectors) !== JSON.stringify(configToInfo(old.config).named_vectors);
     if (!rebuildGraph && JSON.stringify(configToJson(config)) === JSON.stringify(configToJson(old.config))) return old.describe();
     if (this.reconfiguring.has(name)) throw new KithError('ERR_CONFLICT', `collection "${name}" is being reconfigured; try again when that has finished`);
     this.reconfiguring.add(name);

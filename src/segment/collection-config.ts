@@ -6,7 +6,7 @@ import { type Distance, parseDistance } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
-import type { NamedVectorConfig } from './named-vector-config.js';
+import type { NamedVectorConfig, NamedVectorConfigJson } from './named-vector-config.js';
 
 export type Quantization = 'none' | 'sq8';
 
@@ -100,7 +100,10 @@ export interface CollectionConfigInput {
   payload_index?: boolean | null;
   vector_name?: string | null;
   sparse_vectors?: Record<string, { modifier?: string | null } | null> | null;
-  named_vectors?: Record<string, { size?: unknown; distance?: unknown; multivector?: boolean | null } | null> | null;
+  named_vectors?: Record<
+    string,
+    { size?: unknown; distance?: unknown; multivector?: boolean | null; m?: number | null; ef_construction?: number | null } | null
+  > | null;
 }
 
 export function validateCollectionName(name: string, path = 'name'): void {
@@ -167,7 +170,15 @@ function parseSparseVectors(raw: unknown, denseName: string, path: string): Read
   return out;
 }
 
-function parseNamedVectors(raw: unknown, taken: ReadonlySet<string>, path: string): ReadonlyMap<string, NamedVectorConfig> {
+/** Named vectors' configurations; each graph's bounds as the collection's (`parameters`, `hnsw`: its own). */
+function parseNamedVectors(
+  raw: unknown,
+  taken: ReadonlySet<string>,
+  path: string,
+  parameters: HnswParameters,
+  hnsw: boolean,
+  limits: typeof LIMITS | typeof STORED_LIMITS,
+): ReadonlyMap<string, NamedVectorConfig> {
   const out = new Map<string, NamedVectorConfig>();
   if (raw === undefined || raw === null) return out;
   if (typeof raw !== 'object' || Array.isArray(raw)) throw badInput(path, `expected an object of vector names, got ${describeJson(raw)}`);
@@ -179,19 +190,35 @@ function parseNamedVectors(raw: unknown, taken: ReadonlySet<string>, path: strin
     if (taken.has(name)) throw badInput(at, `the name ${JSON.stringify(name)} is taken by another vector of the collection`);
     const spec = (raw as Record<string, unknown>)[name];
     if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
-      throw badInput(at, `expected {size, distance, multivector?}, got ${describeJson(spec)}`);
-    for (const key of Object.keys(spec)) if (key !== 'size' && key !== 'distance' && key !== 'multivector') throw badInput(childPath(at, key), 'unknown field');
-    const s = spec as { size?: unknown; distance?: unknown; multivector?: unknown };
+      throw badInput(at, `expected {size, distance, multivector?, m?, ef_construction?}, got ${describeJson(spec)}`);
+    for (const key of Object.keys(spec)) if (!NAMED_VECTOR_KEYS.has(key)) throw badInput(childPath(at, key), 'unknown field');
+    const s = spec as { size?: unknown; distance?: unknown; multivector?: unknown; m?: unknown; ef_construction?: unknown };
     const size = integerIn(s.size, LIMITS.vectorSize, childPath(at, 'size'));
     const distance = typeof s.distance === 'string' ? parseDistance(s.distance) : undefined;
     if (distance === undefined) throw badInput(childPath(at, 'distance'), `expected cosine, euclidean (euclid, l2) or dot, got ${describeJson(s.distance)}`);
     const multivector = optionalBoolean(s.multivector, false, childPath(at, 'multivector'));
     if (multivector && distance === 'Euclid')
       throw badInput(childPath(at, 'distance'), 'a multi-vector is scored by max_sim over cosine or dot products; Euclid is not supported for it');
-    out.set(name, { size, distance, multivector });
+    // m 0: no graph for this name (Qdrant's hnsw_config.m 0), exact scans.
+    const m = s.m === undefined || s.m === null ? undefined : s.m === 0 ? 0 : integerIn(s.m, limits.m, childPath(at, 'm'));
+    const efConstruction =
+      s.ef_construction === undefined || s.ef_construction === null
+        ? undefined
+        : integerIn(s.ef_construction, limits.efConstruction, childPath(at, 'ef_construction'));
+    const effectiveM = m ?? parameters.m;
+    const insertWork = effectiveM * (efConstruction ?? parameters.efConstruction) * size;
+    if (hnsw && !multivector && effectiveM > 0 && limits === LIMITS && insertWork > LIMITS.insertWork.max) {
+      throw badInput(
+        at,
+        `m × ef_construction × size is ${insertWork}; the limit is ${LIMITS.insertWork.max}, since each insert into its graph scores about that many components at once: lower m or ef_construction (docs/params.md)`,
+      );
+    }
+    out.set(name, { size, distance, multivector, ...(m === undefined ? {} : { m }), ...(efConstruction === undefined ? {} : { efConstruction }) });
   }
   return out;
 }
+
+const NAMED_VECTOR_KEYS = new Set(['size', 'distance', 'multivector', 'm', 'ef_construction']);
 
 /** Interprets a create request; every problem is a 400 naming its field. */
 export function parseCollectionConfig(input: CollectionConfigInput, limits: typeof LIMITS | typeof STORED_LIMITS = LIMITS): CollectionConfig {
@@ -234,7 +261,7 @@ export function parseCollectionConfig(input: CollectionConfigInput, limits: type
     payloadIndex: optionalBoolean(input.payload_index, true, 'payload_index'),
     vectorName,
     sparseVectors,
-    namedVectors: parseNamedVectors(input.named_vectors, new Set([vectorName, ...sparseVectors.keys()]), 'named_vectors'),
+    namedVectors: parseNamedVectors(input.named_vectors, new Set([vectorName, ...sparseVectors.keys()]), 'named_vectors', parameters, hnsw, limits),
   };
 }
 
@@ -252,7 +279,7 @@ export interface CollectionConfigJson {
   /** Only when the collection has sparse vectors. */
   sparse_vectors?: Record<string, { modifier: 'none' | 'idf' }>;
   /** Only when the collection has named dense vectors beside the main one. */
-  named_vectors?: Record<string, { size: number; distance: Distance; multivector: boolean }>;
+  named_vectors?: Record<string, NamedVectorConfigJson>;
 }
 
 /** The JSON kept in the database file: what clients see, plus whether ef_search was given. */
@@ -287,9 +314,17 @@ export function configToInfo(config: CollectionConfig): CollectionConfigJson {
   };
 }
 
-function namedVectorsConfigJson(named: ReadonlyMap<string, NamedVectorConfig>): Record<string, { size: number; distance: Distance; multivector: boolean }> {
-  const out: Record<string, { size: number; distance: Distance; multivector: boolean }> = Object.create(null);
-  for (const [name, spec] of named) out[name] = { size: spec.size, distance: spec.distance, multivector: spec.multivector };
+function namedVectorsConfigJson(named: ReadonlyMap<string, NamedVectorConfig>): Record<string, NamedVectorConfigJson> {
+  const out: Record<string, NamedVectorConfigJson> = Object.create(null);
+  for (const [name, spec] of named) {
+    out[name] = {
+      size: spec.size,
+      distance: spec.distance,
+      multivector: spec.multivector,
+      ...(spec.m === undefined ? {} : { m: spec.m }),
+      ...(spec.efConstruction === undefined ? {} : { ef_construction: spec.efConstruction }),
+    };
+  }
   return { ...out };
 }
 

@@ -10,4 +10,18 @@ export interface NamedVectorConfig {
   readonly distance: Distance;
   /** Several rows per point, scored by max_sim. */
   readonly multivector: boolean;
+  /** Its graph's m, 0 for none (exact scans); undefined: the collection's. Only a one-row name in an HNSW collection has a graph. */
+  readonly m?: number | undefined;
+  /** Its graph's ef_construction; undefined: the collection's. */
+  readonly efConstruction?: number | undefined;
+}
+
+/** The JSON form of a named vector's configuration, as created, stored and shown. */
+export interface NamedVectorConfigJson {
+  size: number;
+  distance: Distance;
+  multivector: boolean;
+  /** Only when set for this name. */
+  m?: number;
+  ef_construction?: number;
 }

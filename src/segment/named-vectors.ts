@@ -86,7 +86,7 @@ export class NamedVectorSpaces implements NamedVectorsReader {
     this.vectors = new SlotValues(configs.keys());
     for (const [name, config] of configs) {
       this.totals.set(name, { floats: 0, maxRows: 1 });
-      if (!config.multivector) this.dense.set(name, new NamedDenseSpace(config, graph, idOf));
+      if (!config.multivector) this.dense.set(name, new NamedDenseSpace(config, graphOf(config, graph), idOf));
     }
   }
 
@@ -120,7 +120,7 @@ export class NamedVectorSpaces implements NamedVectorsReader {
    * Segment slot `slot` now holds these vectors (it held none: `remove` came first, or the point
    * was at `old`, whose named vectors move here). A one-row name's vector takes the named slot
    * `staged` gives it (staged and linked by the write: `stage`); without `staged` (a Flat
-   * collection, a load), a named slot now, which a load's graph links later (`addPending`). With
+   * collection, a load) or a graph, a named slot now, which a load's graph links later (`addPending`). With
    * `staged`, a name it does not list keeps the node `old` holds (the same vector: `stage`
    * compared them).
    */
@@ -133,7 +133,8 @@ export class NamedVectorSpaces implements NamedVectorsReader {
         if (kept >= 0) space.unbind(old as number);
         continue;
       }
-      const named = staged === undefined ? space.stage(vector.data) : (staged.get(name) ?? kept);
+      // A name without a graph takes its named slot now: it has nothing to stage or link.
+      const named = staged === undefined || space.graph === undefined ? space.stage(vector.data) : (staged.get(name) ?? kept);
       if (named < 0) throw new Error(`named vector "${name}" of slot ${slot}: neither staged nor kept`);
       if (kept >= 0 && kept !== named) space.unbind(old as number);
       space.bind(named, slot);
@@ -355,6 +356,12 @@ export class NamedVectorSpaces implements NamedVectorsReader {
     }
     return bytes;
   }
+}
+
+/** A name's graph parameters: the collection's, with its own m and ef_construction; undefined for m 0 or without a collection graph. */
+function graphOf(config: NamedVectorConfig, collection: HnswParams | undefined): HnswParams | undefined {
+  if (collection === undefined || config.m === 0) return undefined;
+  return { ...collection, m: config.m ?? collection.m, efConstruction: config.efConstruction ?? collection.efConstruction };
 }
 
 /** A query's similarity to a stored vector: of one row, or max_sim over rows. */

@@ -9,19 +9,26 @@
  *   are merged into what GET echoes, durably, as create keeps them.
  * - `strict_mode_config` is merged field by field into the stored one (a null field keeps its
  *   value, as in Qdrant) and enforced from the next request on (strict-mode.ts).
- * - A change of quantization, sparse vectors or named vectors is refused (400): kith cannot do
- *   them in place, and accepting them would answer success for nothing.
+ * - A named vector's own `hnsw_config.m` and `ef_construct` (`vectors.<name>.hnsw_config`)
+ *   rebuild its graph with them the same way (`m: 0` drops it: exact scans); its
+ *   `quantization_config` and `on_disk` are echoed, as at create (kith keeps named vectors as
+ *   float32 in memory).
+ * - A change of the collection's quantization or of sparse vectors is refused (400): kith cannot
+ *   do them in place, and accepting them would answer success for nothing.
  */
 import type { FastifyInstance } from 'fastify';
 import { childPath } from '../../core/field-path.js';
 import type { CollectionChange } from '../../db/database.js';
 import { LIMITS } from '../../segment/collection-config.js';
 import { ok } from '../envelope.js';
-import { extrasOf, parseQuantization, type QdrantExtras, requestCollection } from './collections.js';
+import { extrasOf, namedGraphParams, parseQuantization, type QdrantExtras, requestCollection } from './collections.js';
 import { asObject, notSupported, optionalInteger, validationError } from './errors.js';
 import type { QdrantCollection, QdrantStore } from './store.js';
 import { layoutOf, unknownVectorName } from './vector-layout.js';
 import { mergeStrictModeConfig, parseStrictModeConfig, storedStrictModeConfig } from './strict-mode-config.js';
+
+/** What a PATCH may give for a named vector: its graph's parameters (applied) and what is echoed. */
+const NAMED_PATCH_KEYS = new Set(['hnsw_config', 'quantization_config', 'on_disk']);
 
 /** Qdrant's `params` fields, kept at the top level of the stored options as create keeps them. */
 const PARAMS = ['replication_factor', 'write_consistency_factor', 'read_fan_out_factor', 'on_disk_payload'];
@@ -73,21 +80,35 @@ export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store
     const vectors = asObject(body.vectors, 'vectors');
     const layout = layoutOf(await collection.facts());
     const denseName = layout.dense;
+    // The named vectors beside the main one: their own graph's m and ef_construct (the rest of what they give is echoed).
+    const namedChanges: Record<string, { m?: number; ef_construction?: number }> = Object.create(null);
+    const namedGiven: Record<string, Record<string, unknown>> = Object.create(null);
     for (const name of Object.keys(vectors)) {
-      if (layout.named.has(name))
-        throw notSupported(childPath('vectors', name), 'changing a named vector beside the main one (it is searched exactly, with no index to rebuild)', true);
+      const at = childPath('vectors', name);
+      if (layout.named.has(name)) {
+        const given = asObject(vectors[name], at);
+        for (const key of Object.keys(given))
+          if (!NAMED_PATCH_KEYS.has(key)) throw notSupported(childPath(at, key), `changing \`${key}\` of a named vector`, true);
+        const graph = namedGraphParams(asObject(given.hnsw_config, childPath(at, 'hnsw_config')), childPath(at, 'hnsw_config'));
+        if (Object.keys(graph).length > 0) namedChanges[name] = graph;
+        namedGiven[name] = given;
+        continue;
+      }
       if (name !== denseName) throw unknownVectorName(name);
     }
     const unnamed = asObject(vectors[denseName], childPath('vectors', denseName));
     const hnswConfig = { ...asObject(unnamed.hnsw_config, 'vectors[""].hnsw_config'), ...asObject(body.hnsw_config, 'hnsw_config') };
-    const change = graphChange(hnswConfig, 'hnsw_config');
+    const change: CollectionChange = {
+      ...graphChange(hnswConfig, 'hnsw_config'),
+      ...(Object.keys(namedChanges).length === 0 ? {} : { named_vectors: { ...namedChanges } }),
+    };
     await refuseQuantizationChange(collection, body.quantization_config, 'quantization_config');
     await refuseQuantizationChange(collection, unnamed.quantization_config, 'vectors[""].quantization_config');
     const params = asObject(body.params, 'params');
     const optimizers = asObject(body.optimizers_config, 'optimizers_config');
     const metadata = body.metadata === undefined || body.metadata === null ? undefined : asObject(body.metadata, 'metadata');
 
-    if (change.hnsw !== undefined || change.parameters !== undefined) {
+    if (change.hnsw !== undefined || change.parameters !== undefined || change.named_vectors !== undefined) {
       if (collection.reconfigure === undefined) throw notSupported('hnsw_config', 'changing the graph on a cluster node', true);
       await collection.reconfigure(change);
     }
@@ -98,6 +119,17 @@ export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store
     if (Object.keys(optimizers).length > 0) options.optimizers_config = merged(options.optimizers_config, optimizers);
     for (const key of PARAMS) if (params[key] !== undefined && params[key] !== null) options[key] = params[key];
     if (unnamed.on_disk !== undefined && unnamed.on_disk !== null) options.vectors = merged(options.vectors, { on_disk: unnamed.on_disk });
+    for (const [name, given] of Object.entries(namedGiven)) {
+      // Echoed by GET as given at create, merged one level deeper (its hnsw_config field by field).
+      const stored = asObject(asObject(options.vectors, 'vectors')[name], 'vectors');
+      const next = {
+        ...stored,
+        ...given,
+        ...(given.hnsw_config === undefined ? {} : { hnsw_config: merged(stored.hnsw_config, asObject(given.hnsw_config, 'hnsw_config')) }),
+      };
+      options.vectors = { ...asObject(options.vectors, 'vectors') };
+      Object.defineProperty(options.vectors, name, { value: next, enumerable: true, configurable: true, writable: true });
+    }
     if (metadata !== undefined) options.metadata = merged(options.metadata, metadata);
     if (strictChange !== undefined) options.strict_mode_config = mergeStrictModeConfig(storedStrictModeConfig(options), strictChange);
     await collection.saveExtras({ ...extras, options } satisfies QdrantExtras);

@@ -94,7 +94,7 @@ function parseVectors(raw: unknown): {
   distance: 'Cosine' | 'Euclid' | 'Dot';
   params: Record<string, unknown>;
   path: string;
-  others: Record<string, { size: number; distance: 'Cosine' | 'Euclid' | 'Dot'; multivector: boolean }>;
+  others: Record<string, OtherVector>;
 } {
   if (raw === undefined || raw === null) throw formatError('vectors', 'required: {size, distance}');
   const v = asObject(raw, 'vectors');
@@ -113,9 +113,39 @@ function parseVectors(raw: unknown): {
   });
   const main = parsed.find((p) => !p.multivector);
   if (main === undefined) throw notSupported('vectors', 'only multi-vectors (kith needs one plain dense vector per point)', true);
-  const others: Record<string, { size: number; distance: 'Cosine' | 'Euclid' | 'Dot'; multivector: boolean }> = Object.create(null);
-  for (const p of parsed) if (p !== main) others[p.name] = { size: p.size, distance: p.distance, multivector: p.multivector };
+  const others: Record<string, OtherVector> = Object.create(null);
+  for (const p of parsed) {
+    if (p === main) continue;
+    const graph = namedGraphParams(asObject(p.params.hnsw_config, childPath(p.path, 'hnsw_config')), childPath(p.path, 'hnsw_config'));
+    others[p.name] = { size: p.size, distance: p.distance, multivector: p.multivector, ...graph };
+  }
   return { name: main.name, size: main.size, distance: main.distance, params: main.params, path: main.path, others: { ...others } };
+}
+
+/** A dense vector beside the main one, as kith's engine takes it (its graph's m and ef_construction only when it sets them). */
+interface OtherVector {
+  size: number;
+  distance: 'Cosine' | 'Euclid' | 'Dot';
+  multivector: boolean;
+  m?: number;
+  ef_construction?: number;
+}
+
+/**
+ * A named vector's own `hnsw_config` `m` and `ef_construct`, which build its graph (the
+ * collection's where it sets none); `m: 0` switches its graph off (exact scans), as in Qdrant.
+ */
+export function namedGraphParams(hnswConfig: Record<string, unknown>, path: string): { m?: number; ef_construction?: number } {
+  const out: { m?: number; ef_construction?: number } = {};
+  if (hnswConfig.m !== undefined && hnswConfig.m !== null) {
+    const m = optionalInteger(hnswConfig.m, childPath(path, 'm'), 0, 0, LIMITS.m.max);
+    if (m === 1) throw validationError(childPath(path, 'm'), `must be 0 (no graph) or between ${LIMITS.m.min} and ${LIMITS.m.max}, got 1`);
+    out.m = m;
+  }
+  if (hnswConfig.ef_construct !== undefined && hnswConfig.ef_construct !== null) {
+    out.ef_construction = optionalInteger(hnswConfig.ef_construct, childPath(path, 'ef_construct'), 0, LIMITS.efConstruction.min, LIMITS.efConstruction.max);
+  }
+  return out;
 }
 
 /** `multivector_config {comparator: "max_sim"}`: whether the vector is a multi-vector. */
@@ -302,7 +332,17 @@ function vectorsEcho(given: Record<string, unknown>, info: QdrantCollectionFacts
   const out: Record<string, unknown> = Object.create(null);
   out[name] = { ...own(name), size: info.vector_size, distance: info.distance };
   for (const [n, spec] of others) {
-    out[n] = { ...own(n), size: spec.size, distance: spec.distance, ...(spec.multivector ? { multivector_config: { comparator: 'max_sim' } } : {}) };
+    const given = own(n);
+    // Its graph's m and ef_construct as kith builds it, when it set its own.
+    const graph = { ...(spec.m === undefined ? {} : { m: spec.m }), ...(spec.ef_construction === undefined ? {} : { ef_construct: spec.ef_construction }) };
+    const hnswConfig = Object.keys(graph).length === 0 ? {} : { hnsw_config: { ...asObject(given.hnsw_config, 'hnsw_config'), ...graph } };
+    out[n] = {
+      ...given,
+      ...hnswConfig,
+      size: spec.size,
+      distance: spec.distance,
+      ...(spec.multivector ? { multivector_config: { comparator: 'max_sim' } } : {}),
+    };
   }
   return { ...out };
 }

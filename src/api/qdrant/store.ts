@@ -16,7 +16,7 @@ import { isKithError } from '../../core/errors.js';
 import type { PointId } from '../../core/point-id.js';
 import type { Database } from '../../db/database.js';
 import type { Filter } from '../../payload/filter-types.js';
-import type { NamedVectorConfig } from '../../segment/named-vectors.js';
+import type { NamedVectorConfigJson } from '../../segment/named-vector-config.js';
 import type { PayloadSelector } from '../../payload/payload-selector.js';
 import type { ScoredPoint, SearchInput } from '../../search/collection-search.js';
 import type { QueryRequest } from '../../search/query-verbs.js';
@@ -38,7 +38,7 @@ export interface QdrantCollectionFacts {
   /** The sparse vectors' names and modifiers, when the collection has some. */
   readonly sparse_vectors?: Readonly<Record<string, { readonly modifier: 'none' | 'idf' }>> | undefined;
   /** The dense vectors beside the main one, when the collection has some. */
-  readonly named_vectors?: Readonly<Record<string, NamedVectorConfig>> | undefined;
+  readonly named_vectors?: Readonly<Record<string, NamedVectorConfigJson>> | undefined;
   /** A cluster's collection: its shards and replicas (one node: absent, Qdrant's 1 and 1). */
   readonly sharding?: { readonly shard_number: number; readonly replication_factor: number };
 }

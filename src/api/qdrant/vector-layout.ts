@@ -10,6 +10,7 @@ import { describeJson } from '../../core/point-id.js';
 import type { SparseVectorsJson } from '../../segment/sparse-spaces.js';
 import { checkSparseVector } from '../../search/sparse-search.js';
 import { checkNamedVector } from '../../search/named-search.js';
+import type { NamedVectorConfigJson } from '../../segment/named-vector-config.js';
 import type { NamedVectorConfig, NamedVectorsJson } from '../../segment/named-vectors.js';
 import { formatError, notSupported, QdrantHttpError } from './errors.js';
 
@@ -28,7 +29,7 @@ export const UNNAMED_ONLY: VectorLayout = { dense: '', sparse: new Set(), named:
 export function layoutOf(facts: {
   readonly vector_name?: string | undefined;
   readonly sparse_vectors?: Readonly<Record<string, unknown>> | undefined;
-  readonly named_vectors?: Readonly<Record<string, NamedVectorConfig>> | undefined;
+  readonly named_vectors?: Readonly<Record<string, NamedVectorConfigJson>> | undefined;
 }): VectorLayout {
   const sparse = facts.sparse_vectors === undefined ? [] : Object.keys(facts.sparse_vectors);
   const named = facts.named_vectors === undefined ? [] : Object.entries(facts.named_vectors);

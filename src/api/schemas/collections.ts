@@ -56,6 +56,18 @@ const SparseVectorsConfig = Type.Record(
   },
 );
 
+/** A named vector's own graph parameters (the collection's where absent). */
+const NamedGraphFields = {
+  m: Nullable(
+    Type.Integer({
+      description: `Its graph's m: 0 (no graph: exact scans) or ${LIMITS.m.min}–${LIMITS.m.max}; absent: the collection's. Only a one-row name in an HNSW collection has a graph.`,
+    }),
+  ),
+  ef_construction: Nullable(
+    Type.Integer({ description: `Its graph's ef_construction, ${LIMITS.efConstruction.min}–${LIMITS.efConstruction.max}; absent: the collection's.` }),
+  ),
+};
+
 const NamedVectorsConfig = Type.Record(
   Type.String({ minLength: LIMITS.vectorNameLength.min, maxLength: LIMITS.vectorNameLength.max }),
   Type.Object(
@@ -65,12 +77,13 @@ const NamedVectorsConfig = Type.Record(
       multivector: Nullable(
         Type.Boolean({ default: false, description: "Each point holds 1–1,024 vectors under this name, scored by max_sim (late interaction, ColBERT's)." }),
       ),
+      ...NamedGraphFields,
     },
     { additionalProperties: false },
   ),
   {
     maxProperties: LIMITS.namedVectors.max,
-    description: `Named dense vectors beside the main one (at most ${LIMITS.namedVectors.max}), each searched exactly over the points holding it (docs/api.md, "Named vectors").`,
+    description: `Named dense vectors beside the main one (at most ${LIMITS.namedVectors.max}); in an HNSW collection each plain one has an HNSW graph of its own, multi-vectors are searched exactly (docs/api.md, "Named vectors").`,
   },
 );
 
@@ -147,6 +160,8 @@ export const CollectionInfoSchema = Type.Object(
           size: Type.Integer(),
           distance: Type.Union([Type.Literal('Cosine'), Type.Literal('Euclid'), Type.Literal('Dot')]),
           multivector: Type.Boolean(),
+          m: Type.Optional(Type.Integer({ description: 'Only when set for this name.' })),
+          ef_construction: Type.Optional(Type.Integer({ description: 'Only when set for this name.' })),
         }),
         { description: 'Only when the collection has named dense vectors beside the main one.' },
       ),
@@ -164,6 +179,11 @@ export const UpdateCollectionBody = Type.Object(
   {
     parameters: Nullable(Type.Partial(Parameters, { additionalProperties: false, description: 'The parameters to change; the others keep their values.' })),
     hnsw: Nullable(Type.Boolean({ description: 'true: an HNSW graph; false: exact scans (the graph is dropped).' })),
+    named_vectors: Nullable(
+      Type.Record(Type.String(), Type.Object(NamedGraphFields, { additionalProperties: false }), {
+        description: "Named vectors' own graph parameters to change (null: back to the collection's); the others keep theirs.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
