@@ -285,4 +285,13 @@ test('export → import keeps named vectors and multi-vectors: into another file
   const refused = await kith(['import', bad, '--collection', 'n', '--db', second]);
   assert.equal(refused.code, 1, refused.stderr);
   assert.match(refused.stderr, /named_vectors\.img: expected 3 numbers, got 2/);
+  // Qdrant's form of a line: every vector by name in `vector`, the named dense ones among them.
+  const qdrantForm = join(dir, 'qdrant.jsonl');
+  writeFileSync(qdrantForm, `${JSON.stringify({ id: 'q', vector: { '': [1, 1], img: [1, 2, 3], col: [[1, 0]], s: { indices: [5], values: [2] } } })}\n`);
+  await ok(['import', qdrantForm, '--collection', 'n', '--db', second, '--quiet']);
+  const reopened = Database.open(second);
+  const [q] = await reopened.collection('n').retrieve(['q'], { with_vector: true, with_payload: false });
+  await reopened.close();
+  assert.deepEqual(q?.named_vectors, { img: [1, 2, 3], col: [[1, 0]] });
+  assert.deepEqual(q?.sparse_vectors, { s: { indices: [5], values: [2] } });
 });

@@ -29,18 +29,24 @@ function describe(value: unknown): string {
 
 /**
  * The collection's vector names, from its info: a line's `sparse_vectors` may name only `sparse`;
- * in Qdrant's form of a line's vector, `{"<dense>": [...], "<sparse>": {indices, values}}`, the
- * dense vector is `dense` (the collection's `vector_name`, "" when unnamed).
+ * in Qdrant's form of a line's vector, `{"<dense>": [...], "<sparse>": {indices, values},
+ * "<named>": [...]}`, the dense vector is `dense` (the collection's `vector_name`, "" when
+ * unnamed) and `named` are its other dense vectors.
  */
 export interface VectorNames {
   readonly dense: string;
   readonly sparse: ReadonlySet<string>;
+  readonly named: ReadonlySet<string>;
 }
 
-const UNNAMED: VectorNames = { dense: '', sparse: new Set() };
+const UNNAMED: VectorNames = { dense: '', sparse: new Set(), named: new Set() };
 
-export function vectorNamesOf(info: Pick<CollectionSummary, 'vector_name' | 'sparse_vectors'>): VectorNames {
-  return { dense: info.vector_name ?? '', sparse: new Set(Object.keys(info.sparse_vectors ?? {})) };
+export function vectorNamesOf(info: Pick<CollectionSummary, 'vector_name' | 'sparse_vectors' | 'named_vectors'>): VectorNames {
+  return {
+    dense: info.vector_name ?? '',
+    sparse: new Set(Object.keys(info.sparse_vectors ?? {})),
+    named: new Set(Object.keys(info.named_vectors ?? {})),
+  };
 }
 
 function quotedNames(names: Iterable<string>): string {
@@ -48,8 +54,11 @@ function quotedNames(names: Iterable<string>): string {
   return list === '' ? '' : ` (it has ${list})`;
 }
 
-/** A line's dense vector and its sparse vectors by name (with the field each came from), from either form of `vector`. */
-type Vectors = { dense: unknown; densePath: string; sparse: Map<string, { raw: unknown; path: string }> };
+/**
+ * A line's dense vector, its sparse vectors by name (with the field each came from) and its other
+ * dense vectors by name from Qdrant's form of `vector` (`named_vectors` is added by the caller).
+ */
+type Vectors = { dense: unknown; densePath: string; sparse: Map<string, { raw: unknown; path: string }>; named: Map<string, unknown> };
 
 function splitVectors(vector: unknown, sparseVectors: unknown, names: VectorNames): Vectors | string {
   const sparse = new Map<string, { raw: unknown; path: string }>();
@@ -61,20 +70,36 @@ function splitVectors(vector: unknown, sparseVectors: unknown, names: VectorName
       sparse.set(name, { raw, path });
     }
   }
-  if (!isPlainObject(vector)) return { dense: vector, densePath: 'vector', sparse };
+  const named = new Map<string, unknown>();
+  if (!isPlainObject(vector)) return { dense: vector, densePath: 'vector', sparse, named };
   // Qdrant's form: every vector of the point by name.
   const densePath = childPath('vector', names.dense);
   let dense: unknown;
   for (const [name, raw] of Object.entries(vector)) {
     const path = childPath('vector', name);
     if (name === names.dense) dense = raw;
+    else if (names.named.has(name)) named.set(name, raw);
     else if (!names.sparse.has(name))
-      return `${path}: the collection has no vector named ${JSON.stringify(name)}${quotedNames([names.dense, ...names.sparse])}`;
+      return `${path}: the collection has no vector named ${JSON.stringify(name)}${quotedNames([names.dense, ...names.sparse, ...names.named])}`;
     else if (sparse.has(name)) return `${path}: also given in sparse_vectors`;
     else sparse.set(name, { raw, path });
   }
   if (dense === undefined) return `${densePath}: required (the dense vector${names.dense === '' ? ', unnamed' : ''})`;
-  return { dense, densePath, sparse };
+  return { dense, densePath, sparse, named };
+}
+
+/** The named dense vectors of a line: its `named_vectors` and those of Qdrant's `vector` form, a name at most once. */
+function namedVectorsOf(given: unknown, fromVector: ReadonlyMap<string, unknown>): Record<string, unknown> | undefined | string {
+  if (given !== undefined && given !== null && !isPlainObject(given)) return `named_vectors: expected an object of named vectors, got ${describe(given)}`;
+  if (fromVector.size === 0) return given === undefined || given === null ? undefined : given;
+  // A name such as "__proto__" must be an own key, not the object's prototype.
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [name, raw] of Object.entries(given ?? {})) out[name] = raw;
+  for (const [name, raw] of fromVector) {
+    if (Object.hasOwn(out, name)) return `${childPath('vector', name)}: also given in named_vectors`;
+    out[name] = raw;
+  }
+  return { ...out };
 }
 
 /** Each sparse vector checked as the engine will (the problem, naming its field), or them all as the REST API takes them. */
@@ -122,8 +147,8 @@ export function checkLine(value: unknown, dim: number, names: VectorNames = UNNA
   const sparse = checkSparse(vectors.sparse);
   if (typeof sparse === 'string') return sparse;
   // Named dense vectors pass as given: the collection checks their names, sizes and kinds (named_vectors.<name>: …).
-  const named = record.named_vectors;
-  if (named !== undefined && named !== null && !isPlainObject(named)) return `named_vectors: expected an object of named vectors, got ${describe(named)}`;
+  const named = namedVectorsOf(record.named_vectors, vectors.named);
+  if (typeof named === 'string') return named;
   if (payload !== undefined && payload !== null && (typeof payload !== 'object' || Array.isArray(payload)))
     return `payload: expected an object, got ${describe(payload)}`;
   try {
@@ -138,7 +163,7 @@ export function checkLine(value: unknown, dim: number, names: VectorNames = UNNA
     ...(versionText === undefined ? {} : { version: versionText }),
     vector: dense as number[],
     ...(sparse === undefined ? {} : { sparse_vectors: sparse }),
-    ...(named === undefined || named === null ? {} : { named_vectors: named as Record<string, number[] | number[][]> }),
+    ...(named === undefined ? {} : { named_vectors: named as Record<string, number[] | number[][]> }),
     ...(payload === undefined || payload === null ? {} : { payload: payload as Record<string, unknown> }),
   };
 }

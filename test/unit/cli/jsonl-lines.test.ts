@@ -32,7 +32,7 @@ test('checkLine accepts {id, vector, payload} and names the field of what it ref
 });
 
 test("checkLine reads sparse vectors, beside the vector or in Qdrant's named form, by the collection's names", () => {
-  const names = { dense: 'dense', sparse: new Set(['text', 'tags']) };
+  const names = { dense: 'dense', sparse: new Set(['text', 'tags']), named: new Set<string>() };
   const text = { indices: [4294967295, 0], values: [-1.5, 0] };
   const empty = { indices: [], values: [] };
   assert.deepEqual(checkLine({ id: 1, vector: [1, 2], sparse_vectors: { text, tags: empty } }, 2, names), {
@@ -81,6 +81,31 @@ test("checkLine reads sparse vectors, beside the vector or in Qdrant's named for
   for (const [value, message] of refused) assert.equal(checkLine(value, 2, names), message, JSON.stringify(value));
   // Without names (a collection with neither), a sparse vector is refused by name.
   assert.equal(checkLine({ id: 1, vector: [1, 2], sparse_vectors: { text } }, 2), 'sparse_vectors.text: the collection has no sparse vector named "text"');
+});
+
+test("checkLine reads named dense vectors from named_vectors and from Qdrant's named form of vector, each name once", () => {
+  const names = { dense: 'dense', sparse: new Set(['text']), named: new Set(['img', 'colbert', '__proto__']) };
+  // Qdrant's form with every kind of vector: the dense one, a sparse one, named ones (a multi-vector among them).
+  // Parsed from JSON, as a file's line is: "__proto__" is then an own key, kept as one.
+  const parsed = JSON.parse(
+    '{"id":1,"vector":{"dense":[1,2],"text":{"indices":[1],"values":[0.5]},"img":[0.1,0.2,0.3],"colbert":[[1],[2]]},"named_vectors":{"__proto__":[9]}}',
+  );
+  assert.deepEqual(
+    checkLine(parsed, 2, names),
+    JSON.parse(
+      '{"id":1,"vector":[1,2],"sparse_vectors":{"text":{"indices":[1],"values":[0.5]}},"named_vectors":{"__proto__":[9],"img":[0.1,0.2,0.3],"colbert":[[1],[2]]}}',
+    ),
+  );
+  const line = checkLine(JSON.parse('{"id":1,"vector":{"dense":[1,2],"__proto__":[7]}}'), 2, names);
+  assert.ok(typeof line !== 'string' && Object.hasOwn(line.named_vectors ?? {}, '__proto__'), 'a name such as __proto__ is an own key');
+  // named_vectors alone passes as given (the collection checks sizes); a name in both is refused.
+  assert.deepEqual(checkLine({ id: 1, vector: [1, 2], named_vectors: { img: [1] } }, 2, names), { id: 1, vector: [1, 2], named_vectors: { img: [1] } });
+  assert.equal(checkLine({ id: 1, vector: { dense: [1, 2], img: [1] }, named_vectors: { img: [2] } }, 2, names), 'vector.img: also given in named_vectors');
+  assert.equal(checkLine({ id: 1, vector: [1, 2], named_vectors: [1] }, 2, names), 'named_vectors: expected an object of named vectors, got an array');
+  assert.equal(
+    checkLine({ id: 1, vector: { dense: [1, 2], nope: [1] } }, 2, names),
+    'vector.nope: the collection has no vector named "nope" (it has "dense", "text", "img", "colbert", "__proto__")',
+  );
 });
 
 test('table pads columns and cuts long cells; toJson writes bigint versions as digits', () => {
