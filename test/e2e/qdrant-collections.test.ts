@@ -81,24 +81,24 @@ test('configuration mapping: no hnsw_config is HNSW with Qdrant defaults, m 0 is
     [{ vectors: { size: 0, distance: 'Cosine' } }, 422, /vectors\.size/],
     [{ vectors: { size: 2, distance: 'Cosinus' } }, 400, /vectors\.distance: unknown variant/],
     [{ vectors: { size: 2, distance: 'Manhattan' } }, 400, /Manhattan distance is not supported/],
-    [{ vectors: { c: { size: 2, distance: 'Dot', multivector_config: { comparator: 'max_sim' } } } }, 400, /only multi-vectors/],
     [
       { vectors: { a: { size: 2, distance: 'Cosine' }, c: { size: 2, distance: 'Dot', multivector_config: { comparator: 'sum' } } } },
       400,
       /vectors\.c\.multivector_config\.comparator: unknown variant/,
     ],
-    [{ vectors: {}, sparse_vectors: { s: {} } }, 400, /without a dense vector/],
     [{ vectors: { size: 2, distance: 'Cosine' }, sparse_vectors: { s: { modifier: 'bm25' } } }, 400, /sparse_vectors\.s\.modifier: unknown variant/],
     [{ vectors: { text: { size: 2, distance: 'Cosine' } }, sparse_vectors: { text: {} } }, 400, /sparse_vectors\.text: the dense vector is named "text"/],
     [{ vectors: { size: 2, distance: 'Cosine', multivector_config: { comparator: 'max_sim' } } }, 400, /a multi-vector as the only dense vector/],
     [{ vectors: { size: 2, distance: 'Cosine' }, quantization_config: { binary: { always_ram: true } } }, 400, /binary quantization/],
-    [{}, 400, /vectors: required/],
   ] as const) {
     const r = await http(url, 'PUT', '/collections/bad', body);
     assert.equal(r.status, status, JSON.stringify(body));
     assert.match(r.body.status.error, pattern);
   }
   assert.deepEqual((await client.getCollections()).collections.map((c) => c.name).sort(), ['flat', 'plain'], 'no refused create left a collection');
+  // Qdrant's `vectors` defaults to none: a collection without dense vectors (qdrant-no-dense-vector.test.ts).
+  assert.equal((await http(url, 'PUT', '/collections/none', {})).status, 200);
+  assert.deepEqual((await client.getCollection('none')).config.params.vectors, {});
 });
 
 test('payload indexes are accepted, listed in payload_schema with their point counts, and dropped', async (t) => {

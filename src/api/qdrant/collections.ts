@@ -31,6 +31,7 @@ import {
 import { updateResult } from './shape.js';
 import { parseStrictModeConfig } from './strict-mode-config.js';
 import type { QdrantCollection, QdrantCollectionFacts, QdrantRead, QdrantStore } from './store.js';
+import { NO_DENSE_VECTOR } from './vector-layout.js';
 
 const DISTANCES: Record<string, 'Cosine' | 'Euclid' | 'Dot'> = { Cosine: 'Cosine', Euclid: 'Euclid', Dot: 'Dot' };
 const FIELD_TYPES = new Set(['keyword', 'integer', 'float', 'bool', 'geo', 'datetime', 'text', 'uuid']);
@@ -96,23 +97,23 @@ function parseVectors(raw: unknown): {
   path: string;
   others: Record<string, OtherVector>;
 } {
-  if (raw === undefined || raw === null) throw formatError('vectors', 'required: {size, distance}');
-  const v = asObject(raw, 'vectors');
+  // Qdrant's default: no dense vector (a collection of sparse vectors only, or of none).
+  const v = raw === undefined || raw === null ? {} : asObject(raw, 'vectors');
   if (Object.hasOwn(v, 'size') || Object.hasOwn(v, 'distance')) {
     if (v.multivector_config !== undefined && v.multivector_config !== null)
       throw notSupported('vectors.multivector_config', 'a multi-vector as the only dense vector (kith needs a plain one beside it)', true);
     return { name: '', ...denseParams(v, 'vectors'), params: v, path: 'vectors', others: {} };
   }
   const names = Object.keys(v);
-  if (names.length === 0) throw notSupported('vectors', 'a collection without a dense vector (sparse vectors only)', true);
   const parsed = names.map((name) => {
     const path = childPath('vectors', name);
     if (name.length > LIMITS.vectorNameLength.max) throw validationError(path, `a vector name is at most ${LIMITS.vectorNameLength.max} characters`);
+    if (name === NO_DENSE_VECTOR) throw formatError(path, `the name ${JSON.stringify(name)} is reserved by kith`);
     const params = asObject(v[name], path);
     return { name, path, params, multivector: multivectorOf(params, path), ...denseParams(params, path) };
   });
-  const main = parsed.find((p) => !p.multivector);
-  if (main === undefined) throw notSupported('vectors', 'only multi-vectors (kith needs one plain dense vector per point)', true);
+  // Without a plain dense vector, kith's main vector is a placeholder no request sees (vector-layout.ts).
+  const main = parsed.find((p) => !p.multivector) ?? { name: NO_DENSE_VECTOR, size: 1, distance: 'Dot' as const, params: {}, path: 'vectors' };
   const others: Record<string, OtherVector> = Object.create(null);
   for (const p of parsed) {
     if (p === main) continue;
@@ -236,7 +237,8 @@ async function createCollection(store: QdrantStore, name: string, body: Record<s
         name,
         vector_size: vectors.size,
         distance: vectors.distance,
-        hnsw: m !== 0,
+        // The placeholder of a collection without a plain dense vector needs no graph (its multi-vectors have none either).
+        hnsw: m !== 0 && vectors.name !== NO_DENSE_VECTOR,
         parameters: m === 0 ? { ef_construction: efConstruct } : { m, ef_construction: efConstruct },
         quantization,
         ...(vectors.name === '' ? {} : { vector_name: vectors.name }),
@@ -300,7 +302,7 @@ async function collectionInfo(collection: QdrantCollection): Promise<Record<stri
         max_indexing_threads: 0,
         on_disk: false,
         ...echoed('hnsw_config'),
-        m: info.hnsw ? info.parameters.m : 0,
+        m: info.hnsw || info.vector_name === NO_DENSE_VECTOR ? info.parameters.m : 0,
         ef_construct: info.parameters.ef_construction,
       },
       optimizer_config: {
@@ -330,7 +332,7 @@ function vectorsEcho(given: Record<string, unknown>, info: QdrantCollectionFacts
   if (name === '' && others.length === 0) return { ...given, size: info.vector_size, distance: info.distance };
   const own = (n: string): Record<string, unknown> => asObject(Object.hasOwn(given, n) ? given[n] : undefined, 'vectors');
   const out: Record<string, unknown> = Object.create(null);
-  out[name] = { ...own(name), size: info.vector_size, distance: info.distance };
+  if (name !== NO_DENSE_VECTOR) out[name] = { ...own(name), size: info.vector_size, distance: info.distance };
   for (const [n, spec] of others) {
     const given = own(n);
     // Its graph's m and ef_construct as kith builds it, when it set its own.

@@ -14,6 +14,7 @@ import { parseQdrantFilter } from './filter.js';
 import { toQdrantId } from './ids.js';
 import { shortestFloat32 } from '../../core/float32-text.js';
 import type { QdrantStore } from './store.js';
+import { layoutOf, unknownVectorName } from './vector-layout.js';
 
 type NameParams = { Params: { name: string } };
 
@@ -23,6 +24,8 @@ export async function qdrantMatrixRoutes(app: FastifyInstance, { store }: { stor
     const body = asObject(request.body, 'body');
     if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported('shard_key', 'custom sharding');
     if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported('using', 'named vectors');
+    // The unnamed vector: a collection without a plain dense vector has none (vector-layout.ts).
+    if (layoutOf(await collection.facts()).denseHidden) throw unknownVectorName('');
     // Qdrant's bounds first (422), then kith's (sample at most a batch's searches).
     const sample = optionalInteger(body.sample, 'sample', 10, 2, REQUEST_BUDGET.searches);
     const limit = optionalInteger(body.limit, 'limit', 3, 1, Number.MAX_SAFE_INTEGER);

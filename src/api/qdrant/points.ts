@@ -19,7 +19,16 @@ import { parseQdrantFilter } from './filter.js';
 import { pathIdToKithId, toKithId, toQdrantId } from './ids.js';
 import { type QdrantRecord, toRecord, updateResult, type VectorView } from './shape.js';
 import type { QdrantCollection, QdrantStore } from './store.js';
-import { layoutOf, parseVectorSelection, type PointVectors, pointVectors, readsVectors, unknownVectorName, type VectorLayout } from './vector-layout.js';
+import {
+  layoutOf,
+  NO_DENSE_VALUE,
+  parseVectorSelection,
+  type PointVectors,
+  pointVectors,
+  readsVectors,
+  unknownVectorName,
+  type VectorLayout,
+} from './vector-layout.js';
 
 type NameParams = { Params: { name: string } };
 
@@ -47,8 +56,12 @@ function refuseShardKey(body: Record<string, unknown>): void {
   if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported('shard_key', 'custom sharding');
 }
 
-/** A point to write: its dense vector is required (kith points have one), its sparse ones optional. */
+/**
+ * A point to write: its dense vector is required (kith points have one), its sparse ones optional;
+ * in a collection without a plain dense vector, the placeholder (NO_DENSE_VECTOR).
+ */
 function withDense(vectors: PointVectors, layout: VectorLayout, path: string): PointVectors & { vector: unknown } {
+  if (layout.denseHidden) return { ...vectors, vector: [...NO_DENSE_VALUE] };
   if (vectors.vector === undefined) {
     throw formatError(path, `every point needs its dense vector${layout.dense === '' ? '' : ` \`${layout.dense}\``} in kith (the other vectors are optional)`);
   }
@@ -105,7 +118,7 @@ function batchColumns(vectors: unknown, count: number, layout: VectorLayout): Ar
     throw formatError('batch.vectors', `expected an array of vectors or a map of named lists, got ${describeJson(vectors)}`);
   return Object.entries(vectors).map(([name, list]) => {
     const at = childPath('batch.vectors', name);
-    if (name !== layout.dense && !layout.sparse.has(name) && !layout.named.has(name)) throw unknownVectorName(name);
+    if ((name !== layout.dense || layout.denseHidden) && !layout.sparse.has(name) && !layout.named.has(name)) throw unknownVectorName(name);
     if (!Array.isArray(list)) throw formatError(at, `expected a list of vectors, got ${describeJson(list)}`);
     if (list.length !== count) throw formatError(at, `${list.length} vectors for ${count} ids`);
     return [name, list];
@@ -158,7 +171,8 @@ export async function vectorDeletion(body: Record<string, unknown>): Promise<(co
   return async (collection) => {
     const layout = await layoutOfCollection(collection);
     names.forEach((name, i) => {
-      if (name === layout.dense) throw notSupported(childPath('vector', i), 'removing the main dense vector (a kith point has one; delete the point instead)');
+      if (name === layout.dense && !layout.denseHidden)
+        throw notSupported(childPath('vector', i), 'removing the main dense vector (a kith point has one; delete the point instead)');
       if (!layout.sparse.has(name) && !layout.named.has(name)) throw unknownVectorName(name);
     });
     if (collection.deleteVectors === undefined) throw notSupported('vector', 'deleting vectors on a cluster node', true);

@@ -17,13 +17,29 @@ import { formatError, notSupported, QdrantHttpError } from './errors.js';
 export interface VectorLayout {
   /** The main dense vector's name ("" for the unnamed vector). */
   readonly dense: string;
+  /**
+   * The collection has no plain dense vector on this port (sparse vectors or multi-vectors only):
+   * kith's main vector is a placeholder (NO_DENSE_VECTOR), named by no point, query or answer.
+   */
+  readonly denseHidden: boolean;
   readonly sparse: ReadonlySet<string>;
   /** Dense vectors beside the main one (multi-vectors among them), searched exactly. */
   readonly named: ReadonlyMap<string, NamedVectorConfig>;
 }
 
 /** A collection with only the unnamed dense vector. */
-export const UNNAMED_ONLY: VectorLayout = { dense: '', sparse: new Set(), named: new Map() };
+export const UNNAMED_ONLY: VectorLayout = { dense: '', denseHidden: false, sparse: new Set(), named: new Map() };
+
+/**
+ * The main vector's name in kith for a Qdrant collection without a plain dense vector (sparse
+ * vectors or multi-vectors only): kith's points always hold one, so each such point holds this
+ * one-component zero vector, in a Flat index (4 bytes a point), which the Qdrant port never shows
+ * nor lets a request name. A Qdrant collection cannot take the name for a vector of its own.
+ */
+export const NO_DENSE_VECTOR = 'kith:no-dense-vector';
+
+/** The placeholder's stored value. */
+export const NO_DENSE_VALUE: readonly number[] = Object.freeze([0]);
 
 /** The layout of a collection as its facts (kith's collection info) describe it. */
 export function layoutOf(facts: {
@@ -34,7 +50,8 @@ export function layoutOf(facts: {
   const sparse = facts.sparse_vectors === undefined ? [] : Object.keys(facts.sparse_vectors);
   const named = facts.named_vectors === undefined ? [] : Object.entries(facts.named_vectors);
   if ((facts.vector_name ?? '') === '' && sparse.length === 0 && named.length === 0) return UNNAMED_ONLY;
-  return { dense: facts.vector_name ?? '', sparse: new Set(sparse), named: new Map(named) };
+  const dense = facts.vector_name ?? '';
+  return { dense, denseHidden: dense === NO_DENSE_VECTOR, sparse: new Set(sparse), named: new Map(named) };
 }
 
 /** Whether answers show vectors as a map of names (anything but the unnamed vector alone). */
@@ -43,7 +60,7 @@ function named(layout: VectorLayout): boolean {
 }
 
 function knownName(layout: VectorLayout, name: string): boolean {
-  return name === layout.dense || layout.sparse.has(name) || layout.named.has(name);
+  return (name === layout.dense && !layout.denseHidden) || layout.sparse.has(name) || layout.named.has(name);
 }
 
 /** Qdrant's 400 for a vector name the collection does not have, in its words. */
@@ -65,7 +82,10 @@ export type UsedVector =
 export function usedVector(raw: unknown, layout: VectorLayout, path: string): UsedVector {
   const name = raw === undefined || raw === null ? '' : raw;
   if (typeof name !== 'string') throw formatError(path, `expected a vector name, got ${describeJson(raw)}`);
-  if (name === layout.dense) return { kind: 'dense' };
+  if (name === layout.dense) {
+    if (layout.denseHidden) throw unknownVectorName(name);
+    return { kind: 'dense' };
+  }
   if (layout.sparse.has(name)) return { kind: 'sparse', name };
   const spec = layout.named.get(name);
   if (spec !== undefined) return { kind: 'named', name, spec };
@@ -112,6 +132,7 @@ export function pointVectors(raw: unknown, layout: VectorLayout, path: string): 
   for (const [name, value] of Object.entries(raw)) {
     const at = childPath(path, name);
     if (name === layout.dense) {
+      if (layout.denseHidden) throw unknownVectorName(name);
       if (Array.isArray(value) && value.some((x) => Array.isArray(x))) throw notSupported(at, 'multi-vectors', true);
       if (!Array.isArray(value)) throw formatError(at, `expected a dense vector (an array of numbers), got ${describeJson(value)}`);
       out.vector = value;
@@ -168,7 +189,7 @@ export function shownVectors(
   if (selection === true && !named(layout)) return shortestFloat32s(point.vector);
   const wanted = (name: string): boolean => selection === true || selection.includes(name);
   const out: Record<string, unknown> = Object.create(null);
-  if (wanted(layout.dense)) out[layout.dense] = shortestFloat32s(point.vector);
+  if (wanted(layout.dense) && !layout.denseHidden) out[layout.dense] = shortestFloat32s(point.vector);
   for (const [name, v] of Object.entries(point.sparse_vectors ?? {})) {
     if (wanted(name)) out[name] = { indices: v.indices, values: shortestFloat32s(v.values) };
   }
