@@ -182,6 +182,12 @@ export class NamedDenseSpace implements SlotTable {
     return this.toLink.length;
   }
 
+  /** What linking one node costs, in the units of the insert-work bound: m × ef_construction × size (0 without a graph). */
+  get linkWork(): number {
+    const graph = this.graph;
+    return graph === undefined ? 0 : graph.params.m * graph.params.efConstruction * this.config.size;
+  }
+
   /** Links up to `count` pending nodes; returns how many it linked. */
   link(count: number): number {
     const now = this.toLink.splice(0, count);

@@ -224,10 +224,31 @@ export class NamedVectorSpaces implements NamedVectorsReader {
     return left;
   }
 
-  /** Links up to `count` pending nodes; returns how many it linked. */
-  link(count: number): number {
+  /** What the pending nodes cost to link, over every name (m × ef_construction × size each). */
+  get linkWorkLeft(): number {
+    let work = 0;
+    for (const space of this.dense.values()) work += space.linksLeft * space.linkWork;
+    return work;
+  }
+
+  /**
+   * Links pending nodes worth up to `work` (m × ef_construction × size each, as the insert-work
+   * bound counts it), at least one node; returns how many it linked. Callers size their steps in
+   * the main graph's nodes: a named vector's node may cost far more (a 65,536-d name beside a 4-d
+   * main vector), and counted as one it would stretch a step.
+   */
+  link(work: number): number {
     let linked = 0;
-    for (const space of this.dense.values()) if (linked < count) linked += space.link(count - linked);
+    let left = work;
+    for (const space of this.dense.values()) {
+      if (space.linksLeft === 0) continue;
+      const nodes = Math.max(linked === 0 ? 1 : 0, Math.floor(left / space.linkWork));
+      if (nodes === 0) break;
+      const now = space.link(nodes);
+      linked += now;
+      left -= now * space.linkWork;
+      if (left <= 0) break;
+    }
     return linked;
   }
 

@@ -390,7 +390,7 @@ export class Segment implements SegmentReader {
     }
     const staged = this.startUpserts(points);
     this.stageUpserts(staged, points.length, inserters !== undefined);
-    this.linkStaged(staged, this.linksLeft(staged), inserters);
+    while (this.linkStaged(staged, Math.max(1, this.linksLeft(staged)), inserters));
     this.publishStaged(staged, points.length);
     this.repairStaged(staged, () => false);
   }
@@ -455,20 +455,26 @@ export class Segment implements SegmentReader {
     return false;
   }
 
-  /** Graph nodes of a staged write not linked yet: the main graph's, then the named vectors' graphs'. */
+  /**
+   * The links a staged write has left, in main-graph nodes: the main graph's nodes, then the named
+   * vectors' graphs' by their cost (a 65,536-d named node beside a 4-d main vector counts as many).
+   * Link steps are sized in these units (`linkStaged`'s count).
+   */
   linksLeft(staged: StagedWrite): number {
-    return staged.toLink.length + this.namedSpaces.linksLeft;
+    return staged.toLink.length + this.namedSpaces.linkWorkLeft / this.linkWork;
   }
 
   /**
-   * Links up to `count` staged nodes, the main graph's first (shared with `inserters` when given),
-   * then the named vectors' graphs' (alone); returns whether some are left.
+   * Links up to `count` staged nodes (in `linksLeft`'s units), the main graph's first (shared with
+   * `inserters` when given), then the named vectors' graphs' (alone, at least one); returns whether
+   * some are left.
    */
   linkStaged(staged: StagedWrite, count: number, inserters?: SegmentInserters): boolean {
     const hnsw = this.hnsw as HnswIndex;
     const now = staged.toLink.splice(0, count);
     if (now.length > 0) hnsw.linkPending(now, inserters === undefined ? undefined : { join: (job) => inserters.join(job, this.storedVectorContext()) });
-    if (now.length < count) this.namedSpaces.link(count - now.length);
+    // Named nodes fill the rest of the step, by their cost in main-graph nodes.
+    if (now.length < count) this.namedSpaces.link((count - now.length) * this.linkWork);
     return this.linksLeft(staged) > 0;
   }
 
@@ -730,8 +736,8 @@ export class Segment implements SegmentReader {
     while (named.linksLeft > 0) {
       // Each node linked is a change the next graph snapshot saves (a rebuild is not repeated at the next start).
       this.timedLoadLinks((count) => {
-        this.changesSinceSnapshot += named.link(count);
-      }, named.linksLeft);
+        this.changesSinceSnapshot += named.link(count * this.linkWork);
+      }, named.linkWorkLeft / this.linkWork);
       yield 0;
     }
     named.publish();
@@ -789,6 +795,12 @@ export class Segment implements SegmentReader {
     this.sparseSpaces.add(slot, point.sparse);
     if (moved === undefined) this.namedSpaces.add(slot, point.named);
     else this.namedSpaces.add(slot, point.named, moved.old, moved.named ?? NOTHING_STAGED);
+  }
+
+  /** What linking one main-graph node costs (m × ef_construction × vector_size): the unit of link steps. */
+  private get linkWork(): number {
+    const p = this.config.parameters;
+    return p.m * p.efConstruction * this.config.vectorSize;
   }
 
   /** The collection's HNSW parameters: its main graph's, and each named vector's graph's. */

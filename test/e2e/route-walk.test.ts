@@ -141,6 +141,19 @@ function pointsUpTo(rng: SeededRng, from: number, bytes: number, dim = DIM): str
   return `{"points":[${parts.join(',')}]}`;
 }
 
+/** A points body of about `bytes`: each point a 2-d main vector and a `dim`-d named vector `wide`. */
+function namedPointsUpTo(rng: SeededRng, bytes: number, dim: number): string {
+  const parts: string[] = [];
+  let size = 20;
+  for (let id = 0; ; id++) {
+    const part = JSON.stringify({ id, vector: vector(rng, 2), named_vectors: { wide: vector(rng, dim) } });
+    if (size + part.length + 1 > bytes) break;
+    parts.push(part);
+    size += part.length + 1;
+  }
+  return `{"points":[${parts.join(',')}]}`;
+}
+
 test('every route of both ports at its largest legal values keeps /healthz answering within 250 ms, and the process up', async (t) => {
   const seed = testSeed(1919);
   t.diagnostic(`seed ${seed}`);
@@ -187,6 +200,8 @@ test('every route of both ports at its largest legal values keeps /healthz answe
   const vectorsFor = (count: number, dim: number): string =>
     `{"points":[${Array.from({ length: count }, (_, id) => JSON.stringify({ id, vector: vector(rng, dim) })).join(',')}]}`;
   const bigVectorsBody = vectorsFor(pointsIn(fullBigBody), 65536);
+  // A full body of points whose named vector is 65536-d beside a 2-d main one: the named graph's links are the write's cost.
+  const fullNamedBody = namedPointsUpTo(rng, BODY_LIMIT - 4096, 65536);
   const qdrantVectorsBody = vectorsFor(pointsIn(fullQdrantBody), DIM);
   const hitsBatch = Array.from({ length: REQUEST_BUDGET.searches }, () => ({
     vector: query,
@@ -232,6 +247,19 @@ test('every route of both ports at its largest legal values keeps /healthz answe
         distance: 'dot',
         hnsw: true,
         parameters: { m: 32, ef_construction: 128, ef_search: 10000, k: 10000 },
+      }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections',
+      what: 'a 2-d collection with a 65536-d named vector, both graphs at m 32, ef_construction 128',
+      run: kSend('POST', '/collections', {
+        name: 'nv',
+        vector_size: 2,
+        distance: 'dot',
+        hnsw: true,
+        parameters: { m: 32, ef_construction: 128 },
+        named_vectors: { wide: { size: 65536, distance: 'dot' } },
       }),
     },
     {
@@ -299,6 +327,18 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       route: 'PUT /collections/:name/points',
       what: `${BODY_LIMIT >> 20} MiB of 65536-d points into HNSW m 32, ef_construction 128 (the most insert work a collection may have)`,
       run: kSend('PUT', '/collections/big/points', fullBigBody),
+    },
+    {
+      port: 'kith',
+      route: 'PUT /collections/:name/points',
+      what: `${BODY_LIMIT >> 20} MiB of points with a 65536-d named vector (its own graph, m 32, ef_construction 128) beside a 2-d main one`,
+      run: kSend('PUT', '/collections/nv/points', fullNamedBody),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search',
+      what: 'the 65536-d named vector through its graph, ef 10,000',
+      run: search('/collections/nv/points/search', { named_vector: { name: 'wide', vector: vector(rng, 65536) }, limit: 100, params: { ef: 10000 } }),
     },
     {
       port: 'kith',
