@@ -67,6 +67,8 @@ export interface CollectionChange {
   readonly hnsw?: boolean | null;
   /** Named vectors' own graph parameters, by name; a null field goes back to the collection's. */
   readonly named_vectors?: Readonly<Record<string, { readonly m?: number | null; readonly ef_construction?: number | null }>> | null;
+  /** Sparse vectors' modifiers, by name (idf is computed at query time: nothing is rebuilt for it). */
+  readonly sparse_vectors?: Readonly<Record<string, { readonly modifier?: 'none' | 'idf' | null }>> | null;
 }
 
 /** The configuration `change` asks for, checked as a create checks it (bounds, m × ef_construction × vector_size). */
@@ -74,7 +76,35 @@ function changedConfig(current: CollectionConfig, change: CollectionChange): Col
   const info = configToInfo(current);
   const { ef_search, ...kept } = info.parameters;
   const parameters = { ...kept, ...(current.parameters.efSearchExplicit ? { ef_search } : {}), ...(change.parameters ?? {}) };
-  return parseCollectionConfig({ ...info, hnsw: change.hnsw ?? info.hnsw, parameters, named_vectors: changedNamed(info.named_vectors, change.named_vectors) });
+  return parseCollectionConfig({
+    ...info,
+    hnsw: change.hnsw ?? info.hnsw,
+    parameters,
+    named_vectors: changedNamed(info.named_vectors, change.named_vectors),
+    sparse_vectors: changedSparse(info.sparse_vectors, change.sparse_vectors),
+  });
+}
+
+/** The sparse vectors' configurations with `change`'s modifiers; a name the collection lacks is a 400. */
+function changedSparse(
+  current: Readonly<Record<string, { modifier: 'none' | 'idf' }>> | undefined,
+  change: CollectionChange['sparse_vectors'],
+): Record<string, { modifier: 'none' | 'idf' }> | undefined {
+  if (change === undefined || change === null) return current;
+  const out: Record<string, { modifier: 'none' | 'idf' }> = Object.create(null);
+  for (const [name, spec] of Object.entries(current ?? {})) out[name] = { ...spec };
+  for (const [name, fields] of Object.entries(change)) {
+    const at = childPath('sparse_vectors', name);
+    const spec = Object.hasOwn(out, name) ? out[name] : undefined;
+    if (spec === undefined) throw badInput(at, `the collection has no sparse vector ${JSON.stringify(name)}`);
+    for (const [field, value] of Object.entries(fields ?? {})) {
+      if (field !== 'modifier') throw badInput(childPath(at, field), 'unknown field');
+      if (value === null || value === undefined) continue;
+      if (value !== 'none' && value !== 'idf') throw badInput(childPath(at, field), `expected "none" or "idf", got ${describeJson(value)}`);
+      spec.modifier = value;
+    }
+  }
+  return { ...out };
 }
 
 /** The named vectors' configurations with `change`'s graph parameters merged in; a name the collection lacks is a 400. */

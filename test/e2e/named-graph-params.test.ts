@@ -4,11 +4,12 @@
  * `ef_construction` at create and in PATCH. Each is applied (kith's port's `explain` shows the
  * strategy: a graph walk, or an exact scan for `m: 0`), shown by both GETs, kept over a restart,
  * and the answers stay those of a brute-force model; bad values are 4xx naming the field and
- * change nothing.
+ * change nothing. A sparse vector's modifier changes the same ways.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SeededRng } from '../../src/core/rng.js';
+import { nastySparse, type SparseJson, sameSparseHits, sparseModelSearch } from '../helpers/sparse-model.js';
 import { http, startQdrant } from './qdrant-harness.js';
 
 const SIZE = 6;
@@ -148,4 +149,54 @@ test("named vectors' own graph parameters: Qdrant's per-vector hnsw_config and k
   assert.equal(tooCostly.status, 400, tooCostly.text);
   assert.match(tooCostly.text, /named_vectors\.wide: m × ef_construction × size is 838860800/);
   assert.equal((await http(kithUrl, 'GET', '/collections/big')).status, 404);
+});
+
+test("a sparse vector's modifier in PATCH, on both ports: answers follow it (idf on, then off), index options echoed", async (t) => {
+  const { kithUrl, url } = await startQdrant(t);
+  const rng = new SeededRng(4343);
+  const created = await http(url, 'PUT', '/collections/s', { vectors: { size: 2, distance: 'Dot' }, sparse_vectors: { text: { index: { on_disk: false } } } });
+  assert.equal(created.status, 200, created.text);
+  const stored = new Map<string, SparseJson>();
+  const points = Array.from({ length: 90 }, (_, i) => {
+    const text = nastySparse(rng, 10);
+    stored.set(String(i), text);
+    return { id: i, vector: { '': [1, i % 3], text } };
+  });
+  assert.equal((await http(url, 'PUT', '/collections/s/points?wait=true', { points })).status, 200);
+  const check = async (idf: boolean, label: string): Promise<void> => {
+    for (let q = 0; q < 10; q++) {
+      const query = nastySparse(rng, 10);
+      const answer = await http(url, 'POST', '/collections/s/points/query', { query, using: 'text', limit: 7 });
+      assert.equal(answer.status, 200, answer.text);
+      sameSparseHits(
+        answer.body.result.points.map((h: { id: number; score: number }) => ({ id: String(h.id), score: h.score })),
+        sparseModelSearch(stored, query, { idf, limit: 7 }),
+        `${label}: ${JSON.stringify(query)} (seed 4343)`,
+      );
+    }
+  };
+  await check(false, 'created without a modifier');
+  for (const [body, pattern] of [
+    [{ sparse_vectors: { nope: { modifier: 'idf' } } }, /Not existing vector name error: nope/],
+    [{ sparse_vectors: { text: { modifier: 'bm25' } } }, /sparse_vectors\.text\.modifier: unknown variant/],
+    [{ sparse_vectors: { text: { size: 3 } } }, /sparse_vectors\.text\.size: unknown field/],
+  ] as const) {
+    const refused = await http(url, 'PATCH', '/collections/s', body);
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.text, pattern);
+  }
+  const patched = await http(url, 'PATCH', '/collections/s', {
+    sparse_vectors: { text: { modifier: 'idf', index: { on_disk: true, full_scan_threshold: 100 } } },
+  });
+  assert.equal(patched.status, 200, patched.text);
+  const echoed = (await http(url, 'GET', '/collections/s')).body.result.config.params.sparse_vectors.text;
+  assert.deepEqual(echoed, { index: { on_disk: true, full_scan_threshold: 100 }, modifier: 'idf' });
+  assert.deepEqual((await http(kithUrl, 'GET', '/collections/s')).body.result.sparse_vectors, { text: { modifier: 'idf' } });
+  await check(true, 'after the Qdrant PATCH');
+  const badKith = await http(kithUrl, 'PATCH', '/collections/s', { sparse_vectors: { nope: { modifier: 'none' } } });
+  assert.equal(badKith.status, 400, badKith.text);
+  assert.match(badKith.text, /sparse_vectors\.nope/);
+  const kithPatched = await http(kithUrl, 'PATCH', '/collections/s', { sparse_vectors: { text: { modifier: 'none' } } });
+  assert.equal(kithPatched.status, 200, kithPatched.text);
+  await check(false, 'after the kith PATCH');
 });

@@ -13,8 +13,10 @@
  *   rebuild its graph with them the same way (`m: 0` drops it: exact scans); its
  *   `quantization_config` and `on_disk` are echoed, as at create (kith keeps named vectors as
  *   float32 in memory).
- * - A change of the collection's quantization or of sparse vectors is refused (400): kith cannot
- *   do them in place, and accepting them would answer success for nothing.
+ * - A sparse vector's `modifier` (`sparse_vectors.<name>.modifier`) is applied: idf is computed at
+ *   query time, so nothing is rebuilt for it; its `index` options are merged into the echo.
+ * - A change of the collection's quantization is refused (400): kith cannot do it in place, and
+ *   accepting it would answer success for nothing.
  */
 import type { FastifyInstance } from 'fastify';
 import { childPath } from '../../core/field-path.js';
@@ -22,7 +24,7 @@ import type { CollectionChange } from '../../db/database.js';
 import { LIMITS } from '../../segment/collection-config.js';
 import { ok } from '../envelope.js';
 import { extrasOf, namedGraphParams, parseQuantization, type QdrantExtras, requestCollection } from './collections.js';
-import { asObject, notSupported, optionalInteger, validationError } from './errors.js';
+import { asObject, formatError, notSupported, optionalInteger, unknownVariant, validationError } from './errors.js';
 import type { QdrantCollection, QdrantStore } from './store.js';
 import { layoutOf, unknownVectorName } from './vector-layout.js';
 import { mergeStrictModeConfig, parseStrictModeConfig, storedStrictModeConfig } from './strict-mode-config.js';
@@ -72,9 +74,8 @@ export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store
   app.patch<{ Params: { name: string } }>('/collections/:name', async (request, reply) => {
     const collection = await requestCollection(store, request);
     const body = asObject(request.body, 'body');
-    const sparse = body.sparse_vectors;
-    if (sparse !== undefined && sparse !== null && Object.keys(asObject(sparse, 'sparse_vectors')).length > 0)
-      throw notSupported('sparse_vectors', 'changing sparse vectors', true);
+    // Sparse vectors: `modifier` is applied (idf is computed at query time); `index` options are echoed.
+    const sparseGiven = asObject(body.sparse_vectors, 'sparse_vectors');
     // Checked before anything changes; merged field by field into the stored config below.
     const strictChange = body.strict_mode_config === undefined || body.strict_mode_config === null ? undefined : parseStrictModeConfig(body.strict_mode_config);
     const vectors = asObject(body.vectors, 'vectors');
@@ -96,11 +97,23 @@ export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store
       }
       if (name !== denseName) throw unknownVectorName(name);
     }
+    const sparseChanges: Record<string, { modifier: 'none' | 'idf' }> = Object.create(null);
+    for (const [name, raw] of Object.entries(sparseGiven)) {
+      const at = childPath('sparse_vectors', name);
+      if (!layout.sparse.has(name)) throw unknownVectorName(name);
+      const given = asObject(raw, at);
+      for (const key of Object.keys(given)) if (key !== 'modifier' && key !== 'index') throw formatError(childPath(at, key), 'unknown field');
+      const modifier = given.modifier;
+      if (modifier === undefined || modifier === null) continue;
+      if (modifier !== 'none' && modifier !== 'idf') throw unknownVariant(childPath(at, 'modifier'), modifier, ['none', 'idf']);
+      sparseChanges[name] = { modifier };
+    }
     const unnamed = asObject(vectors[denseName], childPath('vectors', denseName));
     const hnswConfig = { ...asObject(unnamed.hnsw_config, 'vectors[""].hnsw_config'), ...asObject(body.hnsw_config, 'hnsw_config') };
     const change: CollectionChange = {
       ...graphChange(hnswConfig, 'hnsw_config'),
       ...(Object.keys(namedChanges).length === 0 ? {} : { named_vectors: { ...namedChanges } }),
+      ...(Object.keys(sparseChanges).length === 0 ? {} : { sparse_vectors: { ...sparseChanges } }),
     };
     await refuseQuantizationChange(collection, body.quantization_config, 'quantization_config');
     await refuseQuantizationChange(collection, unnamed.quantization_config, 'vectors[""].quantization_config');
@@ -108,7 +121,7 @@ export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store
     const optimizers = asObject(body.optimizers_config, 'optimizers_config');
     const metadata = body.metadata === undefined || body.metadata === null ? undefined : asObject(body.metadata, 'metadata');
 
-    if (change.hnsw !== undefined || change.parameters !== undefined || change.named_vectors !== undefined) {
+    if (change.hnsw !== undefined || change.parameters !== undefined || change.named_vectors !== undefined || change.sparse_vectors !== undefined) {
       if (collection.reconfigure === undefined) throw notSupported('hnsw_config', 'changing the graph on a cluster node', true);
       await collection.reconfigure(change);
     }
@@ -119,6 +132,14 @@ export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store
     if (Object.keys(optimizers).length > 0) options.optimizers_config = merged(options.optimizers_config, optimizers);
     for (const key of PARAMS) if (params[key] !== undefined && params[key] !== null) options[key] = params[key];
     if (unnamed.on_disk !== undefined && unnamed.on_disk !== null) options.vectors = merged(options.vectors, { on_disk: unnamed.on_disk });
+    for (const [name, raw] of Object.entries(sparseGiven)) {
+      // Echoed by GET as given at create, `index` merged field by field (the modifier is kith's, shown from the collection).
+      const stored = asObject(asObject(options.sparse_vectors, 'sparse_vectors')[name], 'sparse_vectors');
+      const given = asObject(raw, 'sparse_vectors');
+      const next = given.index === undefined || given.index === null ? stored : { ...stored, index: merged(stored.index, asObject(given.index, 'index')) };
+      options.sparse_vectors = { ...asObject(options.sparse_vectors, 'sparse_vectors') };
+      Object.defineProperty(options.sparse_vectors, name, { value: next, enumerable: true, configurable: true, writable: true });
+    }
     for (const [name, given] of Object.entries(namedGiven)) {
       // Echoed by GET as given at create, merged one level deeper (its hnsw_config field by field).
       const stored = asObject(asObject(options.vectors, 'vectors')[name], 'vectors');

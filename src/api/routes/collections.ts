@@ -81,11 +81,12 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
     },
     async (request, reply) => {
       validateCollectionName(request.params.name);
-      const { parameters, hnsw, named_vectors } = request.body;
+      const { parameters, hnsw, named_vectors, sparse_vectors } = request.body;
       const info = await db.reconfigureCollection(request.params.name, {
         ...(parameters === undefined || parameters === null ? {} : { parameters }),
         ...(hnsw === undefined || hnsw === null ? {} : { hnsw }),
         ...(named_vectors === undefined || named_vectors === null ? {} : { named_vectors }),
+        ...(sparse_vectors === undefined || sparse_vectors === null ? {} : { sparse_vectors }),
       });
       return ok(reply, info);
     },

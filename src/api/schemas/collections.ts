@@ -184,6 +184,13 @@ export const UpdateCollectionBody = Type.Object(
         description: "Named vectors' own graph parameters to change (null: back to the collection's); the others keep theirs.",
       }),
     ),
+    sparse_vectors: Nullable(
+      Type.Record(
+        Type.String(),
+        Type.Object({ modifier: Nullable(Type.Union([Type.Literal('none'), Type.Literal('idf')])) }, { additionalProperties: false }),
+        { description: "Sparse vectors' modifiers to change (idf is computed at query time: nothing is rebuilt); the others keep theirs." },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
