@@ -191,7 +191,7 @@ export function searchNamed(memory: SegmentReader, config: CollectionConfig, inp
         slots.push(slot);
         scores.push(s);
       }
-      return { slots: Int32Array.from(slots), scores: Float64Array.from(scores) };
+      return { slots: Int32Array.from(slots), scores: Float64Array.from(scores), scored: slots.length };
     };
     if (plan.strategy === 'graph-filtered') {
       const twoHop =
@@ -201,7 +201,9 @@ export function searchNamed(memory: SegmentReader, config: CollectionConfig, inp
       hits = memory.named.searchGraph(name, vector.data, k, ef, accept, twoHop);
       explain.exact = false;
       if (hits.slots.length < k) {
+        const walked = hits.scored;
         hits = exactMatches();
+        hits = { ...hits, scored: walked + hits.scored };
         explain.fallback = true;
         explain.exact = true;
       }
@@ -210,7 +212,7 @@ export function searchNamed(memory: SegmentReader, config: CollectionConfig, inp
     }
   }
   const out = shapeExactHits(memory, hits, input, { offset, limit, ascending: namedScoresAscend(spec), score: (s) => wireScore(spec, s) });
-  explain.scored = hits.slots.length;
+  explain.scored = hits.scored;
   return { points: out, explain };
 }
 

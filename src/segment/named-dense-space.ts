@@ -39,6 +39,8 @@ import type { GraphPart, GraphToEncode, SlotEntry } from './snapshot.js';
 export interface NamedHits {
   readonly slots: Int32Array;
   readonly scores: Float64Array;
+  /** Vectors scored to find them (explain's `scored`). */
+  readonly scored: number;
 }
 
 export class NamedDenseSpace implements SlotTable {
@@ -124,7 +126,9 @@ export class NamedDenseSpace implements SlotTable {
    */
   scan(query: Float32Array, k: number, accept: ((slot: number) => boolean) | undefined): NamedHits {
     const segmentOf = this.segmentOf;
-    return this.toSegmentSlots(this.flat.search({ query, k, accept: accept === undefined ? undefined : (named) => accept(segmentOf[named] as number) }));
+    const stats = { scored: 0 };
+    const hits = this.flat.search({ query, k, accept: accept === undefined ? undefined : (named) => accept(segmentOf[named] as number), stats });
+    return this.toSegmentSlots(hits, stats.scored);
   }
 
   /** A graph search (HnswIndex.search, a beam of max(ef, k)) among the segment slots that pass `accept`. */
@@ -132,21 +136,23 @@ export class NamedDenseSpace implements SlotTable {
     const graph = this.graph;
     if (graph === undefined) throw new Error('the named vector has no graph');
     const segmentOf = this.segmentOf;
+    const stats = { scored: 0 };
     const hits = graph.search({
       query,
       k,
       ef,
       accept: accept === undefined ? undefined : (named) => (segmentOf[named] as number) >= 0 && accept(segmentOf[named] as number),
       twoHop,
+      stats,
     });
-    return this.toSegmentSlots(hits);
+    return this.toSegmentSlots(hits, stats.scored);
   }
 
   /** Hits over named slots as hits over the segment slots they are bound to. */
-  private toSegmentSlots(hits: SearchHits): NamedHits {
+  private toSegmentSlots(hits: SearchHits, scored: number): NamedHits {
     const slots = new Int32Array(hits.slots.length);
     for (let i = 0; i < slots.length; i++) slots[i] = this.segmentOf[hits.slots[i] as number] as number;
-    return { slots, scores: hits.sims };
+    return { slots, scores: hits.sims, scored };
   }
 
   /** Bytes of the vectors, the slot maps and the graph. */

@@ -331,21 +331,23 @@ export class NamedVectorSpaces implements NamedVectorsReader {
     slotCount: number,
     accept: ((slot: number) => boolean) | undefined,
     idOf: (slot: number) => string,
-  ): { slots: Int32Array; scores: Float64Array } {
+  ): NamedHits {
     const config = this.configs.get(name);
     const top = new TopK(k, idOf);
-    if (config === undefined) return drained(top);
+    if (config === undefined) return drained(top, 0);
     const space = this.dense.get(name);
     // A one-row name's query is one row (named-input.ts).
     if (space !== undefined) return space.scan(query.data, k, accept);
     const bySlot = this.vectors.slotsOf(name);
     const end = Math.min(slotCount, bySlot.length);
+    let scored = 0;
     for (let slot = 0; slot < end; slot++) {
       const vector = bySlot[slot];
       if (vector === undefined || (accept !== undefined && !accept(slot))) continue;
       top.offer(slot, similarity(config, query, vector));
+      scored++;
     }
-    return drained(top);
+    return drained(top, scored);
   }
 
   graphM(name: string): number | undefined {
@@ -434,7 +436,7 @@ export function namedVectorsJson(vectors: NamedVectors, configs: (name: string) 
 }
 
 /** The kept hits best first, as a named search answers them. */
-function drained(top: TopK): { slots: Int32Array; scores: Float64Array } {
+function drained(top: TopK, scored: number): NamedHits {
   const best = top.drainSorted();
-  return { slots: best.slots, scores: best.sims };
+  return { slots: best.slots, scores: best.sims, scored };
 }

@@ -177,6 +177,9 @@ test("a named vector's graph: recall against exact search, compaction of replace
       assert.equal(graph.explain.strategy, 'graph', label);
       const exact = await c.searchParallel({ named_vector: { name: 'e', vector: q }, limit: 10, params: { exact: true, explain: true }, with_payload: false });
       assert.equal(exact.explain.strategy, 'flat-scan', label);
+      // The scan scores every vector (and the free named slots among them); the walk a small part of them.
+      assert.ok(exact.explain.scored >= n, `${label}: the scan scored ${exact.explain.scored}`);
+      assert.ok(graph.explain.scored > 0 && graph.explain.scored < n / 2, `${label}: the walk scored ${graph.explain.scored} of ${n}`);
       const truth = new Set(exact.points.map((p) => p.id));
       found += graph.points.filter((p) => truth.has(p.id)).length;
       answers.push(graph.points.map((p) => p.id));
