@@ -684,19 +684,43 @@ export class Collection {
    * The distance matrix (search/matrix.ts): `sample` (10) matching points drawn at random, and for
    * each its `limit` (3) nearest among them, scored exactly.
    */
-  async searchMatrix(request: { readonly filter?: FilterInput | null; readonly sample?: number | null; readonly limit?: number | null }): Promise<Matrix> {
+  async searchMatrix(request: {
+    readonly filter?: FilterInput | null;
+    readonly sample?: number | null;
+    readonly limit?: number | null;
+    readonly using?: string | null;
+  }): Promise<Matrix> {
     const { sample, limit } = checkMatrix(request);
     const filter = request.filter === undefined || request.filter === null ? undefined : toFilter(request.filter);
+    const using = request.using ?? undefined;
+    const spec = using === undefined ? undefined : this.config.namedVectors.get(using);
+    if (using !== undefined && spec === undefined) throw badInput('using', `the collection has no named dense vector ${JSON.stringify(using)}`);
     const source: MatrixSource = {
-      vectorSize: this.config.vectorSize,
-      sample: async (where, size) =>
-        (await this.sample({ ...(where === undefined ? {} : { filter: where }), limit: size, with_payload: false, with_vector: true })).map((r) => ({
-          id: r.id,
-          vector: r.vector ?? [],
-        })),
+      vectorSize: spec?.size ?? this.config.vectorSize,
+      sample: async (where, size, name) => {
+        if (name === undefined || spec === undefined)
+          return (await this.sample({ ...(where === undefined ? {} : { filter: where }), limit: size, with_payload: false, with_vector: true })).map((r) => ({
+            id: r.id,
+            vector: r.vector ?? [],
+          }));
+        // Among the points that hold the vector (Qdrant adds `has_vector` to the filter), read as searched.
+        const reservoir = new Reservoir<PointId>(size);
+        await this.scanMatches(where, (slot, table) => {
+          if (this.segment.named.vectorOf(name, slot) !== undefined) reservoir.add(table.idOf(slot));
+        });
+        const out: { id: PointId; vector: number[] | number[][] }[] = [];
+        for (const id of reservoir.items()) {
+          const slot = this.segment.table.slotOf(id);
+          const held = slot === undefined ? undefined : this.segment.named.vectorOf(name, slot);
+          if (held === undefined) continue;
+          const rows = Array.from({ length: held.rows }, (_, r) => vectorArray(held.data.subarray(r * spec.size, (r + 1) * spec.size)));
+          out.push({ id, vector: spec.multivector === true ? rows : (rows[0] as number[]) });
+        }
+        return out;
+      },
       queryChecked: async (queries, options) => (await this.queryChecked(queries, options)).map((outcome) => outcome.points),
     };
-    return searchMatrix(source, { ...(filter === undefined ? {} : { filter }), sample, limit });
+    return searchMatrix(source, { ...(filter === undefined ? {} : { filter }), sample, limit, ...(using === undefined ? {} : { using }) });
   }
 
   /** A search near a stored point's vector, the point left out (query-verbs.ts); ERR_POINT_NOT_FOUND when it does not exist. */

@@ -2,7 +2,8 @@
  * Queries by stored points and by examples of a named vector on the Qdrant port (`using` a named
  * dense, multi- or sparse vector): a point id as the query (in /points/query, its batch, a
  * prefetch and /points/query/groups), recommendations (average_vector, best_score, sum_scores),
- * discovery and context searches, all against a brute-force model over nasty data (zero vectors,
+ * discovery and context searches, and the distance matrix by a named vector, all against a
+ * brute-force model over nasty data (zero vectors,
  * duplicates, points that lack the vector, Dot over non-negative vectors); Qdrant 1.18's 404 for a
  * point that lacks the vector, and 400s that name the field for what stays refused.
  */
@@ -360,4 +361,48 @@ test('recommendations, discovery and context searches by a named vector, against
     assert.match(r.body.status.error, pattern, JSON.stringify(body));
   }
   assert.equal((await client.count('e')).count, 60, 'no refused query changed anything');
+});
+
+test('the distance matrix by a named vector: every holder sampled, each row its nearest others, against the model', async (t) => {
+  const { client, url, data } = await setUp(t);
+  const cases = [
+    { using: 'img', stored: rowsOf(data.vectors.img), distance: 'Dot' as Distance },
+    { using: 'euc', stored: rowsOf(data.vectors.euc), distance: 'Euclid' as Distance },
+    { using: 'cos', stored: rowsOf(data.vectors.cos), distance: 'Cosine' as Distance },
+    { using: 'multi', stored: data.multi, distance: 'Dot' as Distance },
+  ];
+  for (const { using, stored, distance } of cases) {
+    for (const g of [undefined, 1]) {
+      const limit = g === undefined ? 4 : 2;
+      const filter = g === undefined ? undefined : { must: [{ key: 'g', match: { value: g } }] };
+      const holders = new Map([...stored].filter(([id]) => g === undefined || Number(id) % 3 === g));
+      const ids = [...holders.keys()].map(Number).sort((x, y) => x - y);
+      const context = `seed ${SEED}: matrix by ${using}${g === undefined ? '' : ` among g = ${g}`}`;
+      const offsets = await http(url, 'POST', '/collections/e/points/search/matrix/offsets', { using, sample: 100, limit, ...(filter ? { filter } : {}) });
+      assert.equal(offsets.status, 200, `${context}: ${offsets.text}`);
+      const result = offsets.body.result;
+      assert.deepEqual(result.ids, ids, `${context}: the sample is every point holding the vector`);
+      const pairs = await http(url, 'POST', '/collections/e/points/search/matrix/pairs', { using, sample: 100, limit, ...(filter ? { filter } : {}) });
+      assert.equal(pairs.status, 200, `${context}: ${pairs.text}`);
+      ids.forEach((a, row) => {
+        const expected = namedModelSearch(without(holders, [String(a)]), holders.get(String(a)) as number[][], { distance, limit });
+        const fromOffsets = (result.offsets_row as number[])
+          .map((r, i) => ({ r, i }))
+          .filter(({ r }) => r === row)
+          .map(({ i }) => ({ id: String(result.ids[result.offsets_col[i]]), score: result.scores[i] as number }));
+        sameSparseHits(fromOffsets, expected, `${context}: offsets row of ${a}`);
+        const fromPairs = (pairs.body.result.pairs as Body[]).filter((p) => p.a === a).map((p) => ({ id: String(p.b), score: p.score as number }));
+        sameSparseHits(fromPairs, expected, `${context}: pairs of ${a}`);
+      });
+    }
+  }
+  for (const [body, pattern] of [
+    [{ using: 'words' }, /using.*sparse vector `words`/],
+    [{ using: 'nope' }, /Not existing vector name error: nope/],
+  ] as const) {
+    const r = await http(url, 'POST', '/collections/e/points/search/matrix/pairs', body);
+    assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+    assert.match(r.body.status.error, pattern);
+  }
+  assert.equal((await client.count('e')).count, 60);
 });
