@@ -15,6 +15,7 @@ import type { SegmentReader } from '../segment/segment.js';
 import { acceptor, collectMatches, estimateInto, freshExplain, type SearchInput, type SearchOutcome, shapeExactHits } from './collection-search.js';
 import { type ExampleQuery, exampleScore, exampleVectors } from './example-scoring.js';
 import type { RequestCost } from './request-cost.js';
+import { type NamedVector, similarity } from '../segment/named-vectors.js';
 
 /** The most slots scored against every example at once. */
 const MAX_CHUNK = 4096;
@@ -128,11 +129,11 @@ function namedSims(
   sims: readonly Float64Array[],
   i: number,
 ): boolean {
-  for (let e = 0; e < rows.length; e++) {
-    const s = memory.named.score(name, rows[e] as { rows: number; data: Float32Array }, slot);
-    if (s === undefined) return false;
-    (sims[e] as Float64Array)[i] = s;
-  }
+  const config = memory.named.configOf(name);
+  // Read once, scored against every example.
+  const stored = memory.named.vectorOf(name, slot);
+  if (config === undefined || stored === undefined) return false;
+  for (let e = 0; e < rows.length; e++) (sims[e] as Float64Array)[i] = similarity(config, rows[e] as NamedVector, stored);
   return true;
 }
 

@@ -406,3 +406,42 @@ test('the distance matrix by a named vector: every holder sampled, each row its 
   }
   assert.equal((await client.count('e')).count, 60);
 });
+
+test("a recommendation's examples of a named vector are counted at that vector's size before any is read", async (t) => {
+  const { client, url } = await startQdrant(t);
+  await client.createCollection('b', { vectors: { text: { size: 2, distance: 'Cosine' }, big: { size: 65536, distance: 'Dot' } } });
+  const big = (x: number): number[] => new Array(65536).fill(x);
+  await client.upsert('b', {
+    points: [
+      { id: 0, vector: { text: [1, 0], big: big(1) } },
+      { id: 1, vector: { text: [0, 1], big: big(0.5) } },
+      { id: 2, vector: { text: [1, 1] } },
+    ],
+  });
+  // 300 examples: 600 components of the main vector, 19,660,800 of `big` (the bound is 16,777,216).
+  const positive = new Array(300).fill(1);
+  const byMain = await http(url, 'POST', '/collections/b/points/query', {
+    query: { recommend: { positive, strategy: 'sum_scores' } },
+    using: 'text',
+    limit: 3,
+  });
+  assert.equal(byMain.status, 200, byMain.text);
+  for (const body of [
+    { query: { recommend: { positive, strategy: 'sum_scores' } }, using: 'big' },
+    { query: { recommend: { positive } }, using: 'big' },
+    { query: { context: positive.slice(0, 150).map(() => ({ positive: 0, negative: 1 })) }, using: 'big' },
+  ]) {
+    const r = await http(url, 'POST', '/collections/b/points/query', body);
+    // The port answers kith's request bounds as Qdrant answers its own limits: 422, a validation error.
+    assert.equal(r.status, 422, `${JSON.stringify(body).slice(0, 80)}: ${r.text}`);
+    assert.match(r.body.status.error, /(positive|context): the request asks for 19,660,800 example vector components.*16,777,216/);
+  }
+  // Within the bound, by `big`: point 0 (the example) left out, point 2 (no `big`) not scored.
+  const within = await http(url, 'POST', '/collections/b/points/query', { query: { recommend: { positive: [0], strategy: 'sum_scores' } }, using: 'big' });
+  assert.equal(within.status, 200, within.text);
+  assert.deepEqual(
+    within.body.result.points.map((p: Body) => [p.id, p.score]),
+    [[1, 32768]],
+  );
+  assert.equal((await client.count('b')).count, 3);
+});
