@@ -6,6 +6,7 @@
  */
 import type { Distance } from '../core/distance.js';
 import { badInput, KithError } from '../core/errors.js';
+import { parseNamedVector } from '../search/named-input.js';
 import { childPath } from '../core/field-path.js';
 import { describeJson, normalizePointId, type PointId } from '../core/point-id.js';
 import { ShardedMap } from '../core/sharded-map.js';
@@ -83,7 +84,7 @@ export type { FilterInput, FilterJson, SearchRequest } from '../search/embedded-
 export type { PointInput } from './prepare-points.js';
 export type { PayloadOperation, PointSelection } from './payload-operations.js';
 export type { Example, PointQueryRequest, QueryRequest, RecommendRequest } from '../search/query-verbs.js';
-export { PointNotFoundError } from '../search/query-verbs.js';
+export { PointNotFoundError, VectorNotFoundError } from '../search/query-verbs.js';
 export type { Grouping, GroupId, PointGroup } from '../search/groups.js';
 export type { OrderByInput } from '../search/order-by.js';
 export type { FusionInput, PrefetchInput, StagesInput } from '../search/stage-input.js';
@@ -593,6 +594,26 @@ export class Collection {
       hasPoint: (id) => this.hasPoint(id),
       sumOfVectors: (ids) => this.sumOfVectors(ids),
       prepare: (vector, path) => prepareQuery(vector, this.config.vectorSize, this.config.distance, path),
+      usingOf: (name) => {
+        const spec = this.config.namedVectors.get(name);
+        if (spec !== undefined) return { kind: 'named', size: spec.size, multivector: spec.multivector === true };
+        return this.config.sparseVectors.has(name) ? { kind: 'sparse' } : undefined;
+      },
+      storedOf: (name, id) => {
+        this.changes.settleNow();
+        const slot = this.segment.table.slotOf(id);
+        if (slot === undefined) return undefined;
+        if (this.config.sparseVectors.has(name)) {
+          const sparse = this.segment.sparse.vectorOf(name, slot);
+          return sparse === undefined ? undefined : { indices: Array.from(sparse.indices), values: Array.from(sparse.values) };
+        }
+        return this.segment.named.vectorOf(name, slot);
+      },
+      prepareNamed: (name, vector, path) => {
+        const spec = this.config.namedVectors.get(name);
+        if (spec === undefined) throw badInput(path, `the collection has no named vector ${JSON.stringify(name)}`);
+        return parseNamedVector(vector, spec, path).data;
+      },
     };
     const searches: S[] = [];
     for (const [i, request] of requests.entries()) searches.push(await resolveQuery(source, request, paths?.[i] ?? childPath('searches', i), cost));
@@ -634,6 +655,7 @@ export class Collection {
         const spec = this.config.namedVectors.get(name);
         return spec !== undefined && namedScoresAscend(spec);
       },
+      namedSize: (name) => this.config.namedVectors.get(name)?.size,
       queryChecked: async (queries, options) => (await this.queryChecked(queries, options)).map((outcome) => outcome.points),
       scroll: (request) => this.scroll(request),
       retrieve: (ids, options) => this.retrieve(ids, options),
@@ -662,19 +684,43 @@ export class Collection {
    * The distance matrix (search/matrix.ts): `sample` (10) matching points drawn at random, and for
    * each its `limit` (3) nearest among them, scored exactly.
    */
-  async searchMatrix(request: { readonly filter?: FilterInput | null; readonly sample?: number | null; readonly limit?: number | null }): Promise<Matrix> {
+  async searchMatrix(request: {
+    readonly filter?: FilterInput | null;
+    readonly sample?: number | null;
+    readonly limit?: number | null;
+    readonly using?: string | null;
+  }): Promise<Matrix> {
     const { sample, limit } = checkMatrix(request);
     const filter = request.filter === undefined || request.filter === null ? undefined : toFilter(request.filter);
+    const using = request.using ?? undefined;
+    const spec = using === undefined ? undefined : this.config.namedVectors.get(using);
+    if (using !== undefined && spec === undefined) throw badInput('using', `the collection has no named dense vector ${JSON.stringify(using)}`);
     const source: MatrixSource = {
-      vectorSize: this.config.vectorSize,
-      sample: async (where, size) =>
-        (await this.sample({ ...(where === undefined ? {} : { filter: where }), limit: size, with_payload: false, with_vector: true })).map((r) => ({
-          id: r.id,
-          vector: r.vector ?? [],
-        })),
+      vectorSize: spec?.size ?? this.config.vectorSize,
+      sample: async (where, size, name) => {
+        if (name === undefined || spec === undefined)
+          return (await this.sample({ ...(where === undefined ? {} : { filter: where }), limit: size, with_payload: false, with_vector: true })).map((r) => ({
+            id: r.id,
+            vector: r.vector ?? [],
+          }));
+        // Among the points that hold the vector (Qdrant adds `has_vector` to the filter), read as searched.
+        const reservoir = new Reservoir<PointId>(size);
+        await this.scanMatches(where, (slot, table) => {
+          if (this.segment.named.vectorOf(name, slot) !== undefined) reservoir.add(table.idOf(slot));
+        });
+        const out: { id: PointId; vector: number[] | number[][] }[] = [];
+        for (const id of reservoir.items()) {
+          const slot = this.segment.table.slotOf(id);
+          const held = slot === undefined ? undefined : this.segment.named.vectorOf(name, slot);
+          if (held === undefined) continue;
+          const rows = Array.from({ length: held.rows }, (_, r) => vectorArray(held.data.subarray(r * spec.size, (r + 1) * spec.size)));
+          out.push({ id, vector: spec.multivector === true ? rows : (rows[0] as number[]) });
+        }
+        return out;
+      },
       queryChecked: async (queries, options) => (await this.queryChecked(queries, options)).map((outcome) => outcome.points),
     };
-    return searchMatrix(source, { ...(filter === undefined ? {} : { filter }), sample, limit });
+    return searchMatrix(source, { ...(filter === undefined ? {} : { filter }), sample, limit, ...(using === undefined ? {} : { using }) });
   }
 
   /** A search near a stored point's vector, the point left out (query-verbs.ts); ERR_POINT_NOT_FOUND when it does not exist. */

@@ -24,10 +24,14 @@ export interface ContextPair<V> {
 }
 
 /** A search by examples, its vectors prepared as the kernels take them (unit length under Cosine). */
-export type ExampleQuery<V = Float32Array> =
+export type ExampleQuery<V = Float32Array> = (
   | { readonly kind: 'best_score' | 'sum_scores'; readonly positive: readonly V[]; readonly negative: readonly V[] }
   | { readonly kind: 'discover'; readonly target: V; readonly pairs: readonly ContextPair<V>[] }
-  | { readonly kind: 'context'; readonly pairs: readonly ContextPair<V>[] };
+  | { readonly kind: 'context'; readonly pairs: readonly ContextPair<V>[] }
+) & {
+  /** The one-row named dense vector the examples are of and points are scored by (those without it are not scored); the main vector without. */
+  readonly using?: string;
+};
 
 /** Every example vector, in the order `exampleScore` reads their similarities. */
 export function exampleVectors<V>(query: ExampleQuery<V>): V[] {

@@ -15,6 +15,7 @@ import type { SegmentReader } from '../segment/segment.js';
 import { acceptor, collectMatches, estimateInto, freshExplain, type SearchInput, type SearchOutcome, shapeExactHits } from './collection-search.js';
 import { type ExampleQuery, exampleScore, exampleVectors } from './example-scoring.js';
 import type { RequestCost } from './request-cost.js';
+import { type NamedVector, similarity } from '../segment/named-vectors.js';
 
 /** The most slots scored against every example at once. */
 const MAX_CHUNK = 4096;
@@ -23,7 +24,15 @@ const CHUNK_COMPONENTS = 1 << 20;
 
 /** Adds a search by examples' work (points × examples × vector_size) to the request's cost. */
 export function boundExampleSearch(memory: SegmentReader, config: CollectionConfig, query: ExampleQuery, cost: RequestCost, path: string): void {
-  cost.add('exampleScoring', memory.table.liveCount * exampleVectors(query).length * config.vectorSize, path === '' ? 'body' : path);
+  const { points, dim } = scoredBy(memory, config, query);
+  cost.add('exampleScoring', points * exampleVectors(query).length * dim, path === '' ? 'body' : path);
+}
+
+/** The points a search by examples may score and their vectors' size: the main vector's, or the named one's it uses. */
+function scoredBy(memory: SegmentReader, config: CollectionConfig, query: ExampleQuery): { points: number; dim: number } {
+  if (query.using === undefined) return { points: memory.table.liveCount, dim: config.vectorSize };
+  const spec = config.namedVectors.get(query.using);
+  return { points: memory.named.countOf(query.using), dim: spec?.size ?? config.vectorSize };
 }
 
 /** One search by examples, all on this thread, in one go. */
@@ -80,24 +89,52 @@ function* exampleSearchSteps(
   const vectors = exampleVectors(query);
   const top = new TopK(offset + limit, (slot) => table.idOf(slot));
   // Many examples of many dimensions score few slots a chunk, so that a pause is never far off.
-  const chunkSlots = Math.max(1, Math.min(MAX_CHUNK, Math.floor(CHUNK_COMPONENTS / Math.max(1, vectors.length * config.vectorSize))));
+  const { dim } = scoredBy(memory, config, query);
+  const chunkSlots = Math.max(1, Math.min(MAX_CHUNK, Math.floor(CHUNK_COMPONENTS / Math.max(1, vectors.length * dim))));
   const sims = vectors.map(() => new Float64Array(chunkSlots));
+  const name = query.using;
+  const rows = vectors.map((data) => ({ rows: 1, data }));
+  let scored = 0;
   for (let from = 0; from < slots.length; from += chunkSlots) {
     const chunk = Array.prototype.slice.call(slots, from, Math.min(slots.length, from + chunkSlots)) as number[];
-    vectors.forEach((v, e) => {
-      memory.scoreEach(v, chunk, sims[e] as Float64Array);
-    });
-    for (let i = 0; i < chunk.length; i++)
+    if (name === undefined) {
+      vectors.forEach((v, e) => {
+        memory.scoreEach(v, chunk, sims[e] as Float64Array);
+      });
+    }
+    for (let i = 0; i < chunk.length; i++) {
+      const slot = chunk[i] as number;
+      // A named vector's examples: a point that lacks the vector is not scored (Qdrant searches that vector's points only).
+      if (name !== undefined && !namedSims(memory, name, rows, slot, sims, i)) continue;
+      scored++;
       top.offer(
-        chunk[i] as number,
+        slot,
         exampleScore(query, (e) => (sims[e] as Float64Array)[i] as number),
       );
+    }
     yield;
   }
   const best = top.drainSorted();
   const out = shapeExactHits(memory, { slots: best.slots, scores: best.sims }, input, { offset, limit, ascending: false });
-  explain.scored = slots.length * vectors.length;
+  explain.scored = scored * vectors.length;
   return { points: out, explain };
+}
+
+/** Slot's similarities to each example of the named vector `name`, into `sims[e][i]`; false when the point lacks the vector. */
+function namedSims(
+  memory: SegmentReader,
+  name: string,
+  rows: readonly { rows: number; data: Float32Array }[],
+  slot: number,
+  sims: readonly Float64Array[],
+  i: number,
+): boolean {
+  const config = memory.named.configOf(name);
+  // Read once, scored against every example.
+  const stored = memory.named.vectorOf(name, slot);
+  if (config === undefined || stored === undefined) return false;
+  for (let e = 0; e < rows.length; e++) (sims[e] as Float64Array)[i] = similarity(config, rows[e] as NamedVector, stored);
+  return true;
 }
 
 /** Slots tested between two chances to pause: a filter of thousands of terms makes each test long. */

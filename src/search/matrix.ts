@@ -24,6 +24,8 @@ export interface MatrixRequest {
   readonly filter?: Filter;
   readonly sample: number;
   readonly limit: number;
+  /** A named dense vector beside the main one: the points that hold it are sampled, and scored by it (Qdrant's `using`). */
+  readonly using?: string;
 }
 
 /** The sampled ids in id order, and per sampled point its nearest others, best first. */
@@ -33,9 +35,10 @@ export interface Matrix {
 }
 
 export interface MatrixSource {
+  /** The size of the vector the matrix scores by (the main one's, or the named one's it uses). */
   readonly vectorSize: number;
-  /** A uniform random sample of the matching points, with their stored vectors. */
-  sample(filter: Filter | undefined, size: number): Promise<{ readonly id: PointId; readonly vector: number[] }[]>;
+  /** A uniform random sample of the matching points (those holding `using`'s vector), with their stored vectors (a multi-vector's rows). */
+  sample(filter: Filter | undefined, size: number, using?: string): Promise<{ readonly id: PointId; readonly vector: number[] | number[][] }[]>;
   queryChecked(
     queries: readonly QueryRequest<SearchInput>[],
     options: { readonly cost: RequestCost; readonly paths: readonly string[] },
@@ -66,7 +69,8 @@ export function countMatrix(request: MatrixRequest, vectorSize: number, cost: Re
 
 export async function searchMatrix(source: MatrixSource, request: MatrixRequest, path = ''): Promise<Matrix> {
   countMatrix(request, source.vectorSize, new RequestCost(), path);
-  const sampled = (await source.sample(request.filter, request.sample)).sort((a, b) => compareIds(a.id, b.id));
+  const using = request.using;
+  const sampled = (await source.sample(request.filter, request.sample, using)).sort((a, b) => compareIds(a.id, b.id));
   if (sampled.length < 2) return { ids: [], rows: [] };
   const ids = new Set(sampled.map((p) => p.id));
   const among: Filter = { must: [{ kind: 'has_id', ids }], mustNot: [], should: [] };
@@ -74,7 +78,7 @@ export async function searchMatrix(source: MatrixSource, request: MatrixRequest,
     (point): QueryRequest<SearchInput> => ({
       kind: 'vector',
       search: {
-        vector: point.vector,
+        ...(using === undefined ? { vector: point.vector } : { named_vector: { name: using, vector: point.vector } }),
         limit: request.limit + 1,
         offset: 0,
         filter: among,

@@ -70,6 +70,8 @@ export interface StageSource {
   readonly smallerBetter: boolean;
   /** Whether a named vector's lower scores are better (a plain Euclid one's distances); false when absent. */
   readonly namedAscending?: (name: string) => boolean;
+  /** A named dense vector's size (a row's floats); undefined when absent. */
+  readonly namedSize?: (name: string) => number | undefined;
   queryChecked(
     queries: readonly QueryRequest<SearchInput>[],
     options: { readonly cost: RequestCost; readonly paths: readonly string[] },
@@ -107,7 +109,14 @@ const CANDIDATES_PER_SEARCH = FILTER_LIMITS.values;
  * scores (`pointCount` points, or its candidates when it re-scores prefetches, × examples × dim),
  * all stages' together, as its own check counts one stage's when it runs.
  */
-export function countStages(top: Stage, selection: Selection, vectorSize: number, cost: RequestCost, pointCount: number): void {
+export function countStages(
+  top: Stage,
+  selection: Selection,
+  vectorSize: number,
+  cost: RequestCost,
+  pointCount: number,
+  namedSize?: (name: string) => number | undefined,
+): void {
   const payloadPaths = selectorPatterns(selection.with_payload);
   const walk = (stage: Stage, isTop: boolean): void => {
     if (stage.kind === 'list') {
@@ -130,7 +139,10 @@ export function countStages(top: Stage, selection: Selection, vectorSize: number
     const search = stage.query.search;
     // Examples are counted again when the stage reads them; here, all stages' together, before any runs.
     const examples = examplesOf(stage.query);
-    if (examples > 0) cost.add('exampleComponents', examples * vectorSize, stage.path);
+    // Examples of a named vector (`using`) are of its size.
+    const using = (search as { readonly using?: unknown }).using;
+    const dim = typeof using === 'string' ? (namedSize?.(using) ?? vectorSize) : vectorSize;
+    if (examples > 0) cost.add('exampleComponents', examples * dim, stage.path);
     if (stage.query.kind === 'examples') {
       const scored =
         stage.sources.length === 0
@@ -139,7 +151,7 @@ export function countStages(top: Stage, selection: Selection, vectorSize: number
               pointCount,
               stage.sources.reduce((sum, source) => sum + mostCandidates(source), 0),
             );
-      cost.add('exampleScoring', scored * examples * vectorSize, stage.path);
+      cost.add('exampleScoring', scored * examples * dim, stage.path);
     }
     const shape = {
       offset: search.offset ?? 0,
@@ -194,7 +206,7 @@ function chunksOf(stage: Extract<Stage, { kind: 'search' }>): number {
 
 /** The query's answer: the top stage's hits, with the payloads and vectors `selection` asks for. */
 export async function runStages(source: StageSource, top: Stage, selection: Selection): Promise<ScoredPoint[]> {
-  countStages(top, selection, source.vectorSize, new RequestCost(), source.pointCount);
+  countStages(top, selection, source.vectorSize, new RequestCost(), source.pointCount, source.namedSize);
   const hits = await run(source, top, selection, new OneAtATime());
   if (top.kind === 'search') return hits;
   // Fused (or listed) hits carry ids and scores only: the records come in one read.

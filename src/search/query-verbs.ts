@@ -25,12 +25,16 @@ export type Example = PointId | number | readonly number[];
  */
 export type PointQueryRequest<S extends SearchRequest = SearchRequest> = Omit<S, 'vector'> & {
   readonly point: PointId | number;
+  /** The named dense or sparse vector of the point to search by (and among); the main vector without. */
+  readonly using?: string | null;
 };
 
 /** A recommendation (average_vector): near the positives' mean, away from the negatives'; examples given by id are left out. */
 export type RecommendRequest<S extends SearchRequest = SearchRequest> = Omit<S, 'vector'> & {
   readonly positive: readonly Example[];
   readonly negative?: readonly Example[] | null;
+  /** A one-row named dense vector the examples are of (and the search is by); the main vector without. */
+  readonly using?: string | null;
 };
 
 /**
@@ -48,7 +52,11 @@ export interface ContextPairInput {
   readonly negative: Example;
 }
 
-export type ExamplesRequest<S extends SearchRequest = SearchRequest> = Omit<S, 'vector'> & { readonly examples: ExamplesInput };
+export type ExamplesRequest<S extends SearchRequest = SearchRequest> = Omit<S, 'vector'> & {
+  readonly examples: ExamplesInput;
+  /** A one-row named dense vector the examples are of (and the points are scored by); the main vector without. */
+  readonly using?: string | null;
+};
 
 /** One search of `Collection.query` (`Collection.queryChecked` for `SearchInput`s). */
 export type QueryRequest<S extends SearchRequest = SearchRequest> =
@@ -67,6 +75,23 @@ export class PointNotFoundError extends KithError {
   }
 }
 
+/**
+ * A point was given by id for a vector it does not hold (Qdrant answers 404 "Vector with name … for
+ * point"); `name` is the vector's name.
+ */
+export class VectorNotFoundError extends KithError {
+  constructor(
+    readonly given: PointId | number,
+    readonly vectorName: string,
+    collection: string,
+  ) {
+    super('ERR_POINT_NOT_FOUND', `point ${JSON.stringify(given)} of collection "${collection}" has no vector named ${JSON.stringify(vectorName)}`);
+  }
+}
+
+/** What a `using` name is in the collection: a named dense vector (of `size` floats a row) or a sparse one. */
+export type UsingKind = { readonly kind: 'named'; readonly size: number; readonly multivector: boolean } | { readonly kind: 'sparse' };
+
 /** What resolving reads of the collection. */
 export interface QuerySource {
   readonly name: string;
@@ -78,58 +103,149 @@ export interface QuerySource {
   sumOfVectors(ids: readonly PointId[]): Promise<Float64Array>;
   /** A given vector as the kernels take it (checked: the collection's size, finite; unit length under Cosine). */
   prepare(vector: unknown, path: string): Float32Array;
+  /** What the vector `name` is; undefined when the collection has none of that name. */
+  usingOf?(name: string): UsingKind | undefined;
+  /** An existing point's vector `name` (a named dense one's rows, flat, or a sparse one), a copy; undefined when it lacks it. */
+  storedOf?(
+    name: string,
+    id: PointId,
+  ): { readonly rows: number; readonly data: Float32Array } | { readonly indices: number[]; readonly values: number[] } | undefined;
+  /** A given vector of the one-row named vector `name` as the kernels take it (checked; unit length under Cosine). */
+  prepareNamed?(name: string, vector: unknown, path: string): Float32Array;
 }
 
 /** The plain search a query stands for; `path` names it in errors, `cost` counts its examples. */
 export async function resolveQuery<S extends SearchRequest>(source: QuerySource, request: QueryRequest<S>, path: string, cost: RequestCost): Promise<S> {
   if (request.kind === 'vector') return request.search;
   if (request.kind === 'examples') {
-    const { examples, ...rest } = request.search;
+    const { examples, using, ...rest } = request.search;
     const excluded: PointId[] = [];
+    const named = using === undefined || using === null ? undefined : oneRowNamed(source, using, path);
     // Named as the request wrote them (`positive`, `context[2]`), without the engine's `examples` wrapper.
-    const query = resolveExamples(source, examples, path, excluded, cost);
+    const query = resolveExamples(source, examples, path, excluded, cost, named);
     return excluding({ ...rest, example_query: query } as unknown as S, excluded, path);
   }
   if (request.kind === 'point') {
-    const { point, ...rest } = request.search;
+    const { point, using, ...rest } = request.search;
     const id = normalizePointId(point, childPath(path, 'point'));
+    if (using !== undefined && using !== null) return excluding(byStoredVector(source, using, point, id, path, rest) as unknown as S, [id], path);
     const vector = source.vectorOf(id);
     if (vector === undefined) throw new PointNotFoundError(point, source.name);
     return excluding({ ...rest, vector: vectorArray(vector) } as unknown as S, [id], path);
   }
-  const { positive, negative, ...rest } = request.search;
+  const { positive, negative, using, ...rest } = request.search;
   const count = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
-  cost.add('exampleComponents', (count(positive) + count(negative)) * source.vectorSize, childPath(path, 'positive'));
+  const named = using === undefined || using === null ? undefined : oneRowNamed(source, using, path);
+  const dim = named === undefined ? source.vectorSize : named.size;
+  cost.add('exampleComponents', (count(positive) + count(negative)) * dim, childPath(path, 'positive'));
   const excluded: PointId[] = [];
-  const positives = await examples(source, positive, childPath(path, 'positive'), excluded);
-  const negatives = await examples(source, negative, childPath(path, 'negative'), excluded);
+  const positives = await examples(source, positive, childPath(path, 'positive'), excluded, dim);
+  const negatives = await examples(source, negative, childPath(path, 'negative'), excluded, dim);
+  if (named !== undefined) {
+    const vector = recommendationVector(namedSum(source, named.name, positives, dim), namedSum(source, named.name, negatives, dim), path);
+    return excluding({ ...rest, named_vector: { name: named.name, vector } } as unknown as S, excluded, path);
+  }
   const vector = recommendationVector(await exampleSum(source, positives), await exampleSum(source, negatives), path);
   return excluding({ ...rest, vector } as unknown as S, excluded, path);
 }
 
+/** What `using` names, checked: ERR_BAD_INPUT at `path.using` when the collection has no such vector. */
+function usingKind(source: QuerySource, using: unknown, path: string): UsingKind {
+  const at = childPath(path, 'using');
+  if (typeof using !== 'string') throw badInput(at, `expected a vector name, got ${describeJson(using)}`);
+  const kind = source.usingOf?.(using);
+  if (kind === undefined) throw badInput(at, `the collection has no named or sparse vector ${JSON.stringify(using)}`);
+  return kind;
+}
+
+/** A one-row named dense vector `using` names (searches by examples read no other kind). */
+function oneRowNamed(source: QuerySource, using: unknown, path: string): { name: string; size: number } {
+  const kind = usingKind(source, using, path);
+  const name = using as string;
+  if (kind.kind === 'sparse') throw badInput(childPath(path, 'using'), `searches by examples of the sparse vector ${JSON.stringify(name)} are not supported`);
+  if (kind.multivector) throw badInput(childPath(path, 'using'), `searches by examples of the multi-vector ${JSON.stringify(name)} are not supported`);
+  return { name, size: kind.size };
+}
+
+/**
+ * The search near point `id`'s vector `using` (a named dense one, its rows for a multi-vector, or a
+ * sparse one): ERR_POINT_NOT_FOUND when the point does not exist, VectorNotFoundError when it lacks
+ * the vector (Qdrant's 404).
+ */
+function byStoredVector(source: QuerySource, using: unknown, point: PointId | number, id: PointId, path: string, rest: object): object {
+  const kind = usingKind(source, using, path);
+  const name = using as string;
+  if (!source.hasPoint(id)) throw new PointNotFoundError(point, source.name);
+  const stored = source.storedOf?.(name, id);
+  if (stored === undefined) throw new VectorNotFoundError(point, name, source.name);
+  if ('indices' in stored) return { ...rest, sparse_vector: { name, indices: stored.indices, values: stored.values } };
+  const size = kind.kind === 'named' ? kind.size : stored.data.length;
+  const rows = Array.from({ length: stored.rows }, (_, r) => vectorArray(stored.data.subarray(r * size, (r + 1) * size)));
+  return { ...rest, named_vector: { name, vector: kind.kind === 'named' && kind.multivector ? rows : rows[0] } };
+}
+
+/**
+ * The sum of one side's examples of the one-row named vector `name`: the points' stored vectors
+ * (those that lack it are left out, as Qdrant leaves them out) and the given vectors.
+ */
+function namedSum(source: QuerySource, name: string, side: { ids: PointId[]; vectors: number[][] }, dim: number): ExampleSum {
+  const sum = new Float64Array(dim);
+  let count = 0;
+  for (const id of side.ids) {
+    const stored = source.storedOf?.(name, id);
+    if (stored === undefined || 'indices' in stored) continue;
+    for (let d = 0; d < dim; d++) sum[d] = (sum[d] as number) + (stored.data[d] as number);
+    count++;
+  }
+  for (const v of side.vectors) for (let d = 0; d < dim; d++) sum[d] = (sum[d] as number) + (v[d] as number);
+  return { sum, count: count + side.vectors.length };
+}
+
 /** The examples' vectors (ids read from the collection, which are added to `excluded`), checked as Qdrant checks them. */
-function resolveExamples(source: QuerySource, examples: ExamplesInput, path: string, excluded: PointId[], cost: RequestCost): ExampleQuery {
+function resolveExamples(
+  source: QuerySource,
+  examples: ExamplesInput,
+  path: string,
+  excluded: PointId[],
+  cost: RequestCost,
+  named?: { readonly name: string; readonly size: number },
+): ExampleQuery {
   if (typeof examples !== 'object' || examples === null) throw badInput(path, `expected examples, got ${describeJson(examples)}`);
-  const one = (raw: unknown, at: string): Float32Array => {
+  const dim = named === undefined ? source.vectorSize : named.size;
+  const using = named === undefined ? {} : { using: named.name };
+  // A point without the named vector: undefined (a recommendation leaves it out, as Qdrant does); `required`, Qdrant's 404.
+  const maybe = (raw: unknown, at: string, required: boolean): Float32Array | undefined => {
     if (typeof raw === 'number' || typeof raw === 'string') {
       const id = normalizePointId(raw, at);
-      const vector = source.vectorOf(id);
-      if (vector === undefined) throw new PointNotFoundError(raw, source.name);
+      if (named === undefined) {
+        const vector = source.vectorOf(id);
+        if (vector === undefined) throw new PointNotFoundError(raw, source.name);
+        excluded.push(id);
+        return vector;
+      }
+      if (!source.hasPoint(id)) throw new PointNotFoundError(raw, source.name);
       excluded.push(id);
-      return vector;
+      const stored = source.storedOf?.(named.name, id);
+      if (stored === undefined || 'indices' in stored) {
+        if (required) throw new VectorNotFoundError(raw, named.name, source.name);
+        return undefined;
+      }
+      return stored.data;
     }
+    if (named !== undefined && source.prepareNamed !== undefined) return source.prepareNamed(named.name, raw, at);
     return source.prepare(raw, at);
   };
+  const one = (raw: unknown, at: string): Float32Array => maybe(raw, at, true) as Float32Array;
   const list = (raw: unknown, at: string): Float32Array[] => {
     if (raw === undefined || raw === null) return [];
     if (!Array.isArray(raw)) throw badInput(at, `expected a list of point ids or vectors, got ${describeJson(raw)}`);
-    cost.add('exampleComponents', raw.length * source.vectorSize, at);
-    return raw.map((e, i) => one(e, childPath(at, i)));
+    cost.add('exampleComponents', raw.length * dim, at);
+    return raw.map((e, i) => maybe(e, childPath(at, i), false)).filter((v): v is Float32Array => v !== undefined);
   };
   const pairs = (raw: unknown, at: string): Array<{ positive: Float32Array; negative: Float32Array }> => {
     if (raw === undefined || raw === null) return [];
     const items = Array.isArray(raw) ? raw : [raw];
-    cost.add('exampleComponents', 2 * items.length * source.vectorSize, at);
+    cost.add('exampleComponents', 2 * items.length * dim, at);
     return items.map((pair, i) => {
       const pairAt = Array.isArray(raw) ? childPath(at, i) : at;
       if (typeof pair !== 'object' || pair === null || Array.isArray(pair)) throw badInput(pairAt, `expected {positive, negative}, got ${describeJson(pair)}`);
@@ -139,18 +255,19 @@ function resolveExamples(source: QuerySource, examples: ExamplesInput, path: str
     });
   };
   if ('strategy' in examples) {
+    const given = (raw: unknown): number => (Array.isArray(raw) ? raw.length : 0);
+    if (given(examples.positive) + given(examples.negative) === 0) throw badInput(path, `${examples.strategy} needs at least one positive or negative example`);
     const positive = list(examples.positive, childPath(path, 'positive'));
     const negative = list(examples.negative, childPath(path, 'negative'));
-    if (positive.length + negative.length === 0) throw badInput(path, `${examples.strategy} needs at least one positive or negative example`);
-    return { kind: examples.strategy, positive, negative };
+    return { kind: examples.strategy, positive, negative, ...using };
   }
   if ('target' in examples && examples.target !== undefined && examples.target !== null) {
     const target = one(examples.target, childPath(path, 'target'));
-    return { kind: 'discover', target, pairs: pairs(examples.context, childPath(path, 'context')) };
+    return { kind: 'discover', target, pairs: pairs(examples.context, childPath(path, 'context')), ...using };
   }
   const context = pairs((examples as { context?: unknown }).context, childPath(path, 'context'));
   if (context.length === 0) throw badInput(childPath(path, 'context'), 'a context search needs at least one pair');
-  return { kind: 'context', pairs: context };
+  return { kind: 'context', pairs: context, ...using };
 }
 
 /** The search with `ids` left out through its filter's `has_id` exclusion. */
@@ -169,6 +286,7 @@ async function examples(
   raw: readonly Example[] | null | undefined,
   path: string,
   excluded: PointId[],
+  dim: number,
 ): Promise<{ ids: PointId[]; vectors: number[][] }> {
   const out = { ids: [] as PointId[], vectors: [] as number[][] };
   if (raw === undefined || raw === null) return out;
@@ -186,7 +304,7 @@ async function examples(
     }
     if (!Array.isArray(example) || example.some((x) => typeof x !== 'number' || !Number.isFinite(x)))
       throw badInput(at, 'expected a point id or a vector of finite numbers');
-    if (example.length !== source.vectorSize) throw badInput(at, `expected a vector of ${source.vectorSize} numbers, got ${example.length}`);
+    if (example.length !== dim) throw badInput(at, `expected a vector of ${dim} numbers, got ${example.length}`);
     out.vectors.push(example as number[]);
   }
   return out;

@@ -323,10 +323,10 @@ test('several named dense vectors and a multi-vector: writes, reads, exact queri
   const [p0] = await client.retrieve('m', { ids: [0], with_vector: true });
   assert.deepEqual(Object.keys(p0?.vector as Body).sort(), ['image', 'text'], 'the update added image and kept text');
   for (const [body, pattern] of [
-    [{ query: 3, using: 'image' }, /a point id as a query of the named vector `image` is not supported yet/],
+    [{ query: { recommend: { positive: [1] } }, using: 'colbert' }, /a recommendation by the multi-vector `colbert` is not supported yet/],
     [{ query: [1, 2], using: 'image' }, /query: expected 3 numbers, got 2/],
     [{ query: [[1, 2, 3]], using: 'image' }, /query: expected a vector of 3 numbers; this vector is not a multi-vector/],
-    [{ query: { recommend: { positive: [1] } }, using: 'image' }, /a recommendation by the named vector `image` is not supported yet/],
+    [{ query: { recommend: { positive: [[1, 2]] } }, using: 'image' }, /positive\[0\]: expected a vector of 3 numbers, got 2/],
   ] as const) {
     const r = await http(url, 'POST', '/collections/m/points/query', body);
     assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);

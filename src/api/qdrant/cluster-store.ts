@@ -121,6 +121,9 @@ export function clusterStore(engine: ClusterEngine): QdrantStore {
             const at = paths[i] ?? childPath('searches', i);
             // Each shard would score its own points by the examples: the engine's search by examples is one node's for now.
             if (query.kind === 'examples') throw notSupported(at, 'searches by examples (best_score, sum_scores, discover, context) on a cluster node', true);
+            const using = (query.search as { readonly using?: unknown }).using;
+            if (query.kind !== 'vector' && using !== undefined && using !== null)
+              throw notSupported(at, 'a query by a stored point or examples of a named or sparse vector (`using`) on a cluster node', true);
             if (query.kind === 'point') ids.add(normalizePointId(query.search.point, childPath(at, 'query')));
             if (query.kind === 'recommend')
               for (const example of [...query.search.positive, ...(query.search.negative ?? [])])

@@ -2,7 +2,8 @@
  * The distance matrix on the Qdrant port: POST …/points/search/matrix/pairs (`{pairs: [{a, b,
  * score}]}`) and …/matrix/offsets (`{offsets_row, offsets_col, scores, ids}`), over the engine's
  * matrix (search/matrix.ts): `sample` (10) random matching points, each with its `limit` (3)
- * nearest among them.
+ * nearest among them. `using` a named dense vector samples the points holding it and scores by it
+ * (Qdrant adds `has_vector` to the filter); a sparse one is refused.
  */
 import type { FastifyInstance } from 'fastify';
 import { checkMatrix, type Matrix } from '../../search/matrix.js';
@@ -14,7 +15,7 @@ import { parseQdrantFilter } from './filter.js';
 import { toQdrantId } from './ids.js';
 import { shortestFloat32 } from '../../core/float32-text.js';
 import type { QdrantStore } from './store.js';
-import { layoutOf, unknownVectorName } from './vector-layout.js';
+import { denseUsed, layoutOf, usedVector } from './vector-layout.js';
 
 type NameParams = { Params: { name: string } };
 
@@ -23,16 +24,18 @@ export async function qdrantMatrixRoutes(app: FastifyInstance, { store }: { stor
     const collection = await requestCollection(store, request);
     const body = asObject(request.body, 'body');
     if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported('shard_key', 'custom sharding');
-    if (body.using !== undefined && body.using !== null && body.using !== '') throw notSupported('using', 'named vectors');
-    // The unnamed vector: a collection without a plain dense vector has none (vector-layout.ts).
-    if (layoutOf(await collection.facts()).denseHidden) throw unknownVectorName('');
+    const facts = await collection.facts();
+    // The main vector, or a named dense one (a multi-vector's rows scored by max_sim); sparse vectors stay refused.
+    const used = usedVector(body.using, layoutOf(facts), 'using');
+    if (used.kind === 'sparse') throw notSupported('using', `the distance matrix of the sparse vector \`${used.name}\``, true);
+    denseUsed(used);
     // Qdrant's bounds first (422), then kith's (sample at most a batch's searches).
     const sample = optionalInteger(body.sample, 'sample', 10, 2, REQUEST_BUDGET.searches);
     const limit = optionalInteger(body.limit, 'limit', 3, 1, Number.MAX_SAFE_INTEGER);
     checkMatrix({ sample, limit });
     const filter = parseQdrantFilter(body.filter);
     if (collection.searchMatrix === undefined) throw notSupported('', 'the distance matrix on a cluster node', true);
-    return collection.searchMatrix({ ...(filter === undefined ? {} : { filter }), sample, limit });
+    return collection.searchMatrix({ ...(filter === undefined ? {} : { filter }), sample, limit, ...(used.kind === 'named' ? { using: used.name } : {}) });
   };
 
   app.post<NameParams>('/collections/:name/points/search/matrix/pairs', async (request, reply) => {

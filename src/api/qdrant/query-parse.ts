@@ -54,9 +54,10 @@ export type Query =
   | { kind: 'sparse'; name: string; vector: { indices: unknown; values: unknown } }
   | { kind: 'named'; name: string; vector: unknown }
   /** Scored by examples: best_score / sum_scores recommendations, discovery, context (search/example-scoring.ts). */
-  | { kind: 'examples'; examples: ExamplesInput }
-  | { kind: 'point'; point: QdrantId; lookup?: string }
-  | { kind: 'recommend'; positive: Example[]; negative: Example[]; lookup?: string };
+  | { kind: 'examples'; examples: ExamplesInput; using?: string }
+  /** `using`: the named dense or sparse vector searched by (the point's own) and among; the main vector without. */
+  | { kind: 'point'; point: QdrantId; lookup?: string; using?: string }
+  | { kind: 'recommend'; positive: Example[]; negative: Example[]; lookup?: string; using?: string };
 
 /** Qdrant's `lookup_from {collection, vector}`: the collection whose points the ids name; its unnamed vector only. */
 export function parseLookupFrom(raw: unknown, path: string): string | undefined {
@@ -143,13 +144,13 @@ export function searchPlan(layout: VectorLayout, raw: unknown, path: string): Pl
  */
 export function nearestQuery(query: unknown, path: string, lookup: string | undefined, used: UsedVector, idAllowed = true): Query {
   if (used.kind === 'sparse') {
-    if (typeof query === 'number' || typeof query === 'string') throw notSupported(path, 'a point id as a sparse query', true);
+    if (idAllowed && (typeof query === 'number' || typeof query === 'string')) return pointById(query, path, used.name);
     if (!isSparseShape(query)) throw formatError(path, `expected a sparse vector {indices, values} for \`${used.name}\`, got ${describeJson(query)}`);
     checkSparseVector(query, path);
     return { kind: 'sparse', name: used.name, vector: query };
   }
   if (used.kind === 'named') {
-    if (typeof query === 'number' || typeof query === 'string') throw notSupported(path, `a point id as a query of the named vector \`${used.name}\``, true);
+    if (idAllowed && (typeof query === 'number' || typeof query === 'string')) return pointById(query, path, used.name);
     checkNamedVector(query, used.spec, path);
     return { kind: 'named', name: used.name, vector: query };
   }
@@ -160,6 +161,26 @@ export function nearestQuery(query: unknown, path: string, lookup: string | unde
   }
   if (isSparseShape(query)) throw formatError(path, 'a sparse vector {indices, values} needs `using` naming a sparse vector of the collection');
   return { kind: 'vector', vector: denseVector(query, path) };
+}
+
+/** A search near point `query`'s own vector `using` (the point left out of the answer). */
+function pointById(query: number | string, path: string, using: string): Query {
+  toKithId(query, path);
+  return { kind: 'point', point: query, using };
+}
+
+/**
+ * The size of the examples of the vector a search by examples uses: the collection's, or a
+ * one-row named vector's (with `using` set to its name). Sparse and multi-vector names are refused.
+ */
+function examplesVector(dim: number, used: UsedVector, path: string, what: string): { dim: number; using?: string } {
+  if (used.kind === 'sparse') throw notSupported(path, `${what} by the sparse vector \`${used.name}\``, true);
+  if (used.kind === 'named') {
+    if (used.spec.multivector === true) throw notSupported(path, `${what} by the multi-vector \`${used.name}\``, true);
+    return { dim: used.spec.size, using: used.name };
+  }
+  denseUsed(used);
+  return { dim };
 }
 
 /** One side of a recommendation, checked as Qdrant checks it: point ids and vectors of the collection's size. */
@@ -190,18 +211,20 @@ export function recommendQuery(dim: number, body: Record<string, unknown>, path:
   const strategy = body.strategy ?? 'average_vector';
   if (strategy !== 'average_vector' && strategy !== 'best_score' && strategy !== 'sum_scores')
     throw unknownVariant(childPath(path, 'strategy'), strategy, ['average_vector', 'best_score', 'sum_scores']);
-  if (used.kind === 'sparse' || used.kind === 'named') throw notSupported(path, `a recommendation by the ${used.kind} vector \`${used.name}\``, true);
-  denseUsed(used);
+  const vector = examplesVector(dim, used, path, 'a recommendation');
+  const using = vector.using === undefined ? {} : { using: vector.using };
   const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from')) ?? outerLookup;
-  const positive = examples(body.positive, childPath(path, 'positive'), dim);
-  const negative = examples(body.negative, childPath(path, 'negative'), dim);
+  if (lookup !== undefined && vector.using !== undefined)
+    throw notSupported(childPath(path, 'lookup_from'), `\`lookup_from\` with the named vector \`${vector.using}\``, true);
+  const positive = examples(body.positive, childPath(path, 'positive'), vector.dim);
+  const negative = examples(body.negative, childPath(path, 'negative'), vector.dim);
   if (strategy !== 'average_vector') {
     if (lookup !== undefined) throw notSupported(childPath(path, 'lookup_from'), `\`lookup_from\` with the ${strategy} strategy`, true);
     if (positive.length + negative.length === 0) throw formatError(path, `the ${strategy} strategy needs at least one positive or negative example`);
-    return { kind: 'examples', examples: { strategy, positive, negative } };
+    return { kind: 'examples', examples: { strategy, positive, negative }, ...using };
   }
   if (positive.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
-  return { kind: 'recommend', positive, negative, ...(lookup === undefined ? {} : { lookup }) };
+  return { kind: 'recommend', positive, negative, ...(lookup === undefined ? {} : { lookup }), ...using };
 }
 
 /** Context pairs `[{positive, negative}, …]` (one pair alone too), each example an id or a vector. */
@@ -218,20 +241,19 @@ function contextPairs(raw: unknown, path: string, dim: number): ContextPairInput
 
 /** `{discover: {target, context}}`: a target ranked within the context pairs' zones. */
 export function discoverQuery(dim: number, body: Record<string, unknown>, path: string, used: UsedVector): Query {
-  if (used.kind === 'sparse' || used.kind === 'named') throw notSupported(path, `a discovery by the ${used.kind} vector \`${used.name}\``, true);
-  denseUsed(used);
+  const vector = examplesVector(dim, used, path, 'a discovery');
   if (body.target === undefined || body.target === null) throw formatError(childPath(path, 'target'), 'required');
-  const target = oneExample(body.target, childPath(path, 'target'), dim);
-  return { kind: 'examples', examples: { target, context: contextPairs(body.context, childPath(path, 'context'), dim) } };
+  const target = oneExample(body.target, childPath(path, 'target'), vector.dim);
+  const context = contextPairs(body.context, childPath(path, 'context'), vector.dim);
+  return { kind: 'examples', examples: { target, context }, ...(vector.using === undefined ? {} : { using: vector.using }) };
 }
 
 /** `{context: pairs}`: the points on the positive side of every pair score 0, the others less. */
 export function contextQuery(dim: number, raw: unknown, path: string, used: UsedVector): Query {
-  if (used.kind === 'sparse' || used.kind === 'named') throw notSupported(path, `a context search by the ${used.kind} vector \`${used.name}\``, true);
-  denseUsed(used);
-  const context = contextPairs(raw, path, dim);
+  const vector = examplesVector(dim, used, path, 'a context search');
+  const context = contextPairs(raw, path, vector.dim);
   if (context.length === 0) throw formatError(path, 'at least one context pair is required');
-  return { kind: 'examples', examples: { context } };
+  return { kind: 'examples', examples: { context }, ...(vector.using === undefined ? {} : { using: vector.using }) };
 }
 
 /** POST …/points/discover: `target` and `context` at the top of the body (either may be absent, not both). */
@@ -278,11 +300,12 @@ export function engineQuery(plan: Extract<Plan, { kind: 'search' }>): QueryReque
     ...(plan.mmr === undefined ? {} : { mmr: plan.mmr }),
   };
   const query = plan.query;
-  if (query.kind === 'point') return { kind: 'point', search: { ...search, point: query.point } };
-  if (query.kind === 'recommend') return { kind: 'recommend', search: { ...search, positive: query.positive, negative: query.negative } };
+  const using = query.kind !== 'vector' && 'using' in query && query.using !== undefined ? { using: query.using } : {};
+  if (query.kind === 'point') return { kind: 'point', search: { ...search, point: query.point, ...using } };
+  if (query.kind === 'recommend') return { kind: 'recommend', search: { ...search, positive: query.positive, negative: query.negative, ...using } };
   if (query.kind === 'examples') {
     if (plan.mmr !== undefined) throw notSupported('query.mmr', 'MMR over a search by examples', true);
-    return { kind: 'examples', search: { ...search, examples: query.examples } };
+    return { kind: 'examples', search: { ...search, examples: query.examples, ...using } };
   }
   if (query.kind === 'sparse') {
     if (plan.mmr !== undefined) throw notSupported('query.mmr', 'MMR over a sparse vector', true);

@@ -10,7 +10,7 @@
  * what Qdrant's wire format requires (its ids, shapes and refusals).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { PointNotFoundError } from '../../search/query-verbs.js';
+import { PointNotFoundError, VectorNotFoundError } from '../../search/query-verbs.js';
 import { countStages, runStages, type StageSource } from '../../search/multi-stage.js';
 import { addScroll, REQUEST_BUDGET, RequestCost } from '../../search/request-cost.js';
 import { childPath } from '../../core/field-path.js';
@@ -35,6 +35,7 @@ export async function pointsFound<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
+    if (error instanceof VectorNotFoundError) throw new QdrantHttpError(404, `Not found: Vector with name ${JSON.stringify(error.vectorName)} for point`);
     if (error instanceof PointNotFoundError) throw new QdrantHttpError(404, `Not found: No point with id ${JSON.stringify(error.given)} found`);
     throw error;
   }
@@ -50,6 +51,7 @@ export function stageSource(collection: QdrantCollection, facts: QdrantCollectio
       const spec = facts.named_vectors?.[name];
       return spec !== undefined && namedScoresAscend(spec);
     },
+    namedSize: (name) => facts.named_vectors?.[name]?.size,
     queryChecked: (queries, options) => collection.queryChecked(queries, options),
     scroll: (request) => collection.scroll(request),
     retrieve: (ids, options) => collection.retrieve(ids, options),
@@ -68,7 +70,7 @@ async function runPlans(collection: QdrantCollection, plans: readonly Plan[], pa
   const searchAt: number[] = [];
   plans.forEach((plan, i) => {
     if (plan.kind === 'search') searchAt.push(i);
-    else if (plan.kind === 'stages') countStages(plan.stage, plan.selection, vectorSize, cost, facts.points_count);
+    else if (plan.kind === 'stages') countStages(plan.stage, plan.selection, vectorSize, cost, facts.points_count, (name) => facts.named_vectors?.[name]?.size);
     else
       addScroll(
         cost,

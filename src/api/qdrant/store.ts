@@ -90,7 +90,7 @@ export interface QdrantCollection {
   /** New index parameters, the collection rebuilt with them (Database.reconfigureCollection); absent on a cluster node. */
   reconfigure?(change: CollectionChange): Promise<void>;
   /** The distance matrix (search/matrix.ts); absent on a cluster node. */
-  searchMatrix?(request: { readonly filter?: Filter; readonly sample: number; readonly limit: number }): Promise<Matrix>;
+  searchMatrix?(request: { readonly filter?: Filter; readonly sample: number; readonly limit: number; readonly using?: string }): Promise<Matrix>;
   /** Matching points drawn at random (search/sample.ts); absent on a cluster node. */
   sample?(request: {
     readonly filter?: Filter;
