@@ -105,7 +105,8 @@ test('scripts/cluster-up.mjs starts three NATS servers and three kith nodes, and
   const script = runScript(args);
   try {
     const startedAt = Date.now();
-    const processes = await waitForReady(script, 60_000);
+    // Longer than the script's own 60 s wait for JetStream, so that a start that fails shows the script's reason (its last error).
+    const processes = await waitForReady(script, 90_000);
     t.diagnostic(`ready after ${Date.now() - startedAt} ms`);
     const kith = processes.filter((p) => p.kind === 'kith');
     assert.deepEqual(
