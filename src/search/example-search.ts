@@ -15,7 +15,7 @@ import type { SegmentReader } from '../segment/segment.js';
 import { acceptor, collectMatches, estimateInto, freshExplain, type SearchInput, type SearchOutcome, shapeExactHits } from './collection-search.js';
 import { type ExampleQuery, exampleScore, exampleVectors } from './example-scoring.js';
 import type { RequestCost } from './request-cost.js';
-import { type NamedVector, similarity } from '../segment/named-vectors.js';
+import { type NamedVector, type NamedVectorConfig, similarity } from '../segment/named-vectors.js';
 
 /** The most slots scored against every example at once. */
 const MAX_CHUNK = 4096;
@@ -93,6 +93,8 @@ function* exampleSearchSteps(
   const chunkSlots = Math.max(1, Math.min(MAX_CHUNK, Math.floor(CHUNK_COMPONENTS / Math.max(1, vectors.length * dim))));
   const sims = vectors.map(() => new Float64Array(chunkSlots));
   const name = query.using;
+  // Looked up once, not per point scored.
+  const namedConfig = name === undefined ? undefined : memory.named.configOf(name);
   const rows = vectors.map((data) => ({ rows: 1, data }));
   let scored = 0;
   for (let from = 0; from < slots.length; from += chunkSlots) {
@@ -105,7 +107,7 @@ function* exampleSearchSteps(
     for (let i = 0; i < chunk.length; i++) {
       const slot = chunk[i] as number;
       // A named vector's examples: a point that lacks the vector is not scored (Qdrant searches that vector's points only).
-      if (name !== undefined && !namedSims(memory, name, rows, slot, sims, i)) continue;
+      if (name !== undefined && (namedConfig === undefined || !namedSims(memory, name, namedConfig, rows, slot, sims, i))) continue;
       scored++;
       top.offer(
         slot,
@@ -124,15 +126,15 @@ function* exampleSearchSteps(
 function namedSims(
   memory: SegmentReader,
   name: string,
+  config: NamedVectorConfig,
   rows: readonly { rows: number; data: Float32Array }[],
   slot: number,
   sims: readonly Float64Array[],
   i: number,
 ): boolean {
-  const config = memory.named.configOf(name);
   // Read once, scored against every example.
   const stored = memory.named.vectorOf(name, slot);
-  if (config === undefined || stored === undefined) return false;
+  if (stored === undefined) return false;
   for (let e = 0; e < rows.length; e++) (sims[e] as Float64Array)[i] = similarity(config, rows[e] as NamedVector, stored);
   return true;
 }

@@ -26,7 +26,7 @@ import { ok } from '../envelope.js';
 import { extrasOf, namedGraphParams, parseQuantization, type QdrantExtras, requestCollection } from './collections.js';
 import { asObject, formatError, notSupported, optionalInteger, unknownVariant, validationError } from './errors.js';
 import type { QdrantCollection, QdrantStore } from './store.js';
-import { layoutOf, unknownVectorName } from './vector-layout.js';
+import { layoutOf, setOwn, unknownVectorName } from './vector-layout.js';
 import { mergeStrictModeConfig, parseStrictModeConfig, storedStrictModeConfig } from './strict-mode-config.js';
 
 /** What a PATCH may give for a named vector: its graph's parameters (applied) and what is echoed. */
@@ -138,7 +138,7 @@ export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store
       const given = asObject(raw, 'sparse_vectors');
       const next = given.index === undefined || given.index === null ? stored : { ...stored, index: merged(stored.index, asObject(given.index, 'index')) };
       options.sparse_vectors = { ...asObject(options.sparse_vectors, 'sparse_vectors') };
-      Object.defineProperty(options.sparse_vectors, name, { value: next, enumerable: true, configurable: true, writable: true });
+      setOwn(options.sparse_vectors as Record<string, unknown>, name, next);
     }
     for (const [name, given] of Object.entries(namedGiven)) {
       // Echoed by GET as given at create, merged one level deeper (its hnsw_config field by field).
@@ -149,7 +149,7 @@ export async function qdrantCollectionUpdateRoutes(app: FastifyInstance, { store
         ...(given.hnsw_config === undefined ? {} : { hnsw_config: merged(stored.hnsw_config, asObject(given.hnsw_config, 'hnsw_config')) }),
       };
       options.vectors = { ...asObject(options.vectors, 'vectors') };
-      Object.defineProperty(options.vectors, name, { value: next, enumerable: true, configurable: true, writable: true });
+      setOwn(options.vectors as Record<string, unknown>, name, next);
     }
     if (metadata !== undefined) options.metadata = merged(options.metadata, metadata);
     if (strictChange !== undefined) options.strict_mode_config = mergeStrictModeConfig(storedStrictModeConfig(options), strictChange);

@@ -111,7 +111,7 @@ export interface PointVectors {
 }
 
 /** `record[name] = value` as an own property, whatever the name (`__proto__` too). */
-function setOwn(record: Record<string, unknown>, name: string, value: unknown): void {
+export function setOwn(record: Record<string, unknown>, name: string, value: unknown): void {
   Object.defineProperty(record, name, { value, enumerable: true, configurable: true, writable: true });
 }
 
