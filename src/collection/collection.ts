@@ -14,10 +14,11 @@ import { runSteps, type Steps } from '../core/steps.js';
 import { mapInSlices, nextTurn, SLICE_MS, TimeSlices } from '../core/time-slices.js';
 import { type AppliedPosition, checkAppliedPosition } from '../core/applied-position.js';
 import { CLOCK_VERSIONS, MAX_VERSION, type VersionSource } from '../core/version-clock.js';
+import { bindFilter } from '../search/filter-bind.js';
 import { compileFilter, type PayloadPredicate } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
 import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types.js';
-import { bindTextIndexes, parseTextIndexParams, type TextIndexes, type TextIndexParams } from '../payload/text-index.js';
+import { parseTextIndexParams, type TextIndexes, type TextIndexParams } from '../payload/text-index.js';
 import { checkJsonValue, isPlainObject } from '../payload/json-value.js';
 import { type PayloadSelector, selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
 import type { LmdbStore, PointWrite } from '../storage/lmdb-store.js';
@@ -1099,7 +1100,7 @@ export class Collection {
       for (const slot of table.liveSlots()) out.push({ id: table.idOf(slot), payload: table.payloadOf(slot) });
       return out;
     }
-    const filter = bindTextIndexes(unbound, segment.payloadIndex.textIndexes);
+    const filter = bindFilter(unbound, segment);
     const estimated = estimateFilter(filter, segment.payloadIndex, table.liveCount, (id) => table.slotOf(id));
     const predicate = compileFilter(filter, estimated.conditions);
     const accept = (slot: number): boolean => predicate(table.payloadOf(slot), table.idOf(slot));
@@ -1298,7 +1299,7 @@ export class Collection {
   /** A write's `update_filter` as a predicate on a stored point; undefined when every point matches. */
   private matcherOf(condition: Filter | undefined): PayloadPredicate | undefined {
     if (condition === undefined || isEmptyFilter(condition)) return undefined;
-    return compileFilter(bindTextIndexes(condition, this.segment.payloadIndex.textIndexes));
+    return compileFilter(bindFilter(condition, this.segment));
   }
 
   /** Whether a point with this id exists. */

@@ -8,7 +8,7 @@
  */
 import { TopK } from '../core/top-k.js';
 import type { SearchHits, SearchStats } from '../index/vector-index.js';
-import { portableFilter } from '../payload/thread-filter.js';
+import { filterReads, portableFilter } from '../payload/thread-filter.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import { type LocalPredicate, type LocalWork, type SearchInput, type SearchOutcome, scoreHere, searchSteps } from '../search/collection-search.js';
 import type { SlotFilter } from '../segment/search-work.js';
@@ -77,6 +77,8 @@ export function threadWork(work: LocalWork, payloads: PayloadAccess): ThreadWork
 /** A slot filter as a thread takes it: a predicate as its filter in portable form, once the payloads it reads are shared. */
 function portableOnly(only: SlotFilter<LocalPredicate>, payloads: PayloadAccess): SlotFilter<PortableFilter> | undefined {
   if (only.kind !== 'predicate') return only;
+  // Threads hold no named or sparse vectors: a filter on which a point holds is run here.
+  if (filterReads(only.predicate.filter).vectors) return undefined;
   if (!payloads.shared) {
     void payloads.want();
     return undefined;

@@ -8,7 +8,7 @@ import type { Condition, CountRange, DatetimeRange, ElementsCondition, FieldCond
 import { isPlainObject, type JsonValue, jsonEqual, someValueAt } from './json-value.js';
 import { textMatcher } from './text-index.js';
 
-/** Whether the point (its payload, and its id for `has_id`) passes the filter. */
+/** Whether the point (its payload, and its id for `has_id` and `has_vector`) passes the filter. */
 export type PayloadPredicate = (payload: Record<string, unknown>, id: string) => boolean;
 
 /** Expected matches per condition (payload/filter-estimate.ts), to order the checks. */
@@ -76,6 +76,12 @@ function compileCondition(condition: Condition): PayloadPredicate {
     case 'has_id': {
       const ids = condition.ids;
       return (_payload, id) => ids.has(id);
+    }
+    case 'has_vector': {
+      const holders = condition.holders;
+      // Unbound, the answer is unknown: a path that skipped binding must fail loudly, not match nothing.
+      if (holders === undefined) throw new Error(`has_vector "${condition.name}" compiled without binding it to a segment (search/filter-bind.ts)`);
+      return (_payload, id) => holders.holds(id);
     }
     case 'elements':
       return compileElements(condition);

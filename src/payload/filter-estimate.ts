@@ -7,6 +7,7 @@
  * (regex, substrings, `except`, geo, `nested`, non-scalar values, keys without an index, keys with
  * `[]`) are unknown: [0, points having the key (or all points)], expected half of that, and the
  * estimate says it was not counted (`counted`). `has_id` is answered exactly from the point table,
+ * a bound `has_vector` from the vector's holders,
  * `is_empty` from the count of points holding a non-empty value, `values_count` and `min_should`
  * within brackets.
  *
@@ -17,7 +18,7 @@
 import { bitsToArray, bitsWords, countBits, forEachBit, hasBit } from '../core/slot-bits.js';
 import { type FieldIndex, MAX_KEYWORD_LENGTH } from './field-index.js';
 import { compileFilter, countTest } from './filter-compile.js';
-import type { Condition, ElementsCondition, FieldCondition, Filter, HasIdCondition, MinShould } from './filter-types.js';
+import type { Condition, ElementsCondition, FieldCondition, Filter, HasIdCondition, HasVectorCondition, MinShould } from './filter-types.js';
 import type { PayloadIndexReader } from './payload-index.js';
 import type { PostingSet } from './posting-set.js';
 
@@ -113,6 +114,9 @@ function conditionPart(condition: Condition, context: Context): Part {
     case 'has_id':
       part = hasIdPart(condition, context);
       break;
+    case 'has_vector':
+      part = hasVectorPart(condition, context);
+      break;
     case 'elements': {
       if (holdsNoValue(condition, context)) {
         part = absentPart(condition, context);
@@ -153,6 +157,23 @@ function hasIdPart(c: HasIdCondition, context: Context): Part {
       },
       has: (slot) => found.has(slot),
       array: () => array,
+    },
+  };
+}
+
+/** Exactly the points holding the vector, when the condition is bound to the segment (filter-bind.ts). */
+function hasVectorPart(c: HasVectorCondition, context: Context): Part {
+  const holders = c.holders;
+  if (holders === undefined) return { estimate: unknown(context.n, context) };
+  return {
+    estimate: exactly(holders.count),
+    candidates: {
+      count: holders.count,
+      counted: true,
+      exact: true,
+      forEach: (visit) => holders.forEach(visit),
+      has: (slot) => holders.has(slot),
+      bits: () => holders.bits(),
     },
   };
 }

@@ -98,6 +98,8 @@ function conditionJson(condition: Condition): Json {
       return { nested: { key: elementsKey(condition.key), filter: filterJson(condition.filter) } };
     case 'has_id':
       return { has_id: [...condition.ids] };
+    case 'has_vector':
+      return { has_vector: condition.name };
     default:
       return fieldJson(condition);
   }

@@ -66,7 +66,7 @@ const FILTER_KEYS = new Set(['must', 'must_not', 'should', 'min_should']);
 const TESTS = ['match', 'range', 'values_count', 'geo_radius', 'geo_bounding_box', 'geo_polygon'] as const;
 const CONDITION_KEYS = new Set(['key', 'type', ...TESTS]);
 /** Conditions without a `key` of their own, by the one field that names them. */
-const KEYLESS = ['is_empty', 'is_null', 'has_id', 'nested'] as const;
+const KEYLESS = ['is_empty', 'is_null', 'has_id', 'has_vector', 'nested'] as const;
 const MATCH_KEYS = new Set(['value', 'any', 'except', 'text', 'text_any', 'phrase']);
 const GEO_POINT_KEYS = new Set(['lon', 'lat']);
 /** Mean Earth radius in meters (IUGG), for `geo_radius`; documented in docs/filters.md. */
@@ -164,7 +164,7 @@ function parseCondition(raw: unknown, path: string, depth: number, budget: Budge
     raw,
     CONDITION_KEYS,
     path,
-    `${[...CONDITION_KEYS].join(', ')} (or is_empty, is_null, has_id, nested, or a nested filter with must, must_not, should, min_should)`,
+    `${[...CONDITION_KEYS].join(', ')} (or is_empty, is_null, has_id, has_vector, nested, or a nested filter with must, must_not, should, min_should)`,
   );
   return parseFieldCondition(raw, path, budget);
 }
@@ -185,6 +185,10 @@ function parseKeylessCondition(
       if (!Array.isArray(body)) throw badInput(at, `expected an array of point ids, got ${describeJson(body)}`);
       takeValues(body.length, at, budget, 'ids');
       return { kind: 'has_id', ids: new Set(body.map((id, i) => normalizePointId(id, childPath(at, i)))) };
+    }
+    case 'has_vector': {
+      if (typeof body !== 'string') throw badInput(at, `expected a vector name (a string; "" names the unnamed vector), got ${describeJson(body)}`);
+      return { kind: 'has_vector', name: body };
     }
     case 'nested': {
       if (!isPlainObject(body)) throw badInput(at, `expected an object {key, filter}, got ${describeJson(body)}`);

@@ -23,12 +23,38 @@ export interface MinShould {
   readonly minCount: number;
 }
 
-export type Condition = FieldCondition | NestedCondition | HasIdCondition | ElementsCondition;
+export type Condition = FieldCondition | NestedCondition | HasIdCondition | HasVectorCondition | ElementsCondition;
 
 /** The point's id is one of `ids` (kith ids: numbers given as their decimal strings). */
 export interface HasIdCondition {
   readonly kind: 'has_id';
   readonly ids: ReadonlySet<string>;
+}
+
+/**
+ * The point holds a vector under `name` (Qdrant's `has_vector`): the main vector's name holds for
+ * every point, a named or sparse vector's for the points that hold one, any other name for none.
+ * Parsed unbound; the engine binds `holders` to the segment searched (search/filter-bind.ts)
+ * before the filter is estimated or compiled, and compiling an unbound one is a bug (it throws).
+ */
+export interface HasVectorCondition {
+  readonly kind: 'has_vector';
+  readonly name: string;
+  readonly holders?: VectorHolders;
+}
+
+/** The points of one segment that hold a vector under one name. */
+export interface VectorHolders {
+  /** How many points hold it. */
+  readonly count: number;
+  /** Whether the live point with this id holds it. */
+  holds(id: string): boolean;
+  /** Whether the slot holds it. */
+  has(slot: number): boolean;
+  /** Each holding slot once, in slot order. */
+  forEach(visit: (slot: number) => void): void;
+  /** The holding slots as a bitset (core/slot-bits.ts), built on each call. */
+  bits(): Uint32Array;
 }
 
 /**

@@ -17,7 +17,8 @@
 import { badInput } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
-import type { Condition, Filter } from './filter-types.js';
+import type { Filter } from './filter-types.js';
+import { mapFilterConditions } from './filter-map.js';
 import { isPlainObject } from './json-value.js';
 import { STOPWORD_ALIASES, STOPWORDS } from './stopwords.js';
 
@@ -353,45 +354,11 @@ function unindexedMatcher(match: TextMatch, text: string): (strings: readonly st
  */
 export function bindTextIndexes(filter: Filter, indexes: TextIndexes): Filter {
   if (indexes.size === 0) return filter;
-  return bindFilter(filter, indexes, '');
-}
-
-function bindFilter(filter: Filter, indexes: TextIndexes, prefix: string): Filter {
-  let changed = false;
-  const bind = (list: readonly Condition[]): readonly Condition[] => {
-    const out = list.map((c) => bindCondition(c, indexes, prefix));
-    if (out.some((c, i) => c !== list[i])) {
-      changed = true;
-      return out;
-    }
-    return list;
-  };
-  const must = bind(filter.must);
-  const mustNot = bind(filter.mustNot);
-  const should = bind(filter.should);
-  const minConditions = filter.minShould === undefined ? undefined : bind(filter.minShould.conditions);
-  if (!changed) return filter;
-  const out: Filter = { must, mustNot, should };
-  return filter.minShould === undefined ? out : { ...out, minShould: { conditions: minConditions as Condition[], minCount: filter.minShould.minCount } };
-}
-
-function bindCondition(condition: Condition, indexes: TextIndexes, prefix: string): Condition {
-  switch (condition.kind) {
-    case 'text': {
-      const index = indexes.get(prefix + condition.key);
-      if (index === condition.index) return condition;
-      const { index: _previous, ...rest } = condition;
-      return index === undefined ? rest : { ...rest, index };
-    }
-    case 'nested': {
-      const filter = bindFilter(condition.filter, indexes, prefix);
-      return filter === condition.filter ? condition : { ...condition, filter };
-    }
-    case 'elements': {
-      const filter = bindFilter(condition.filter, indexes, `${prefix}${condition.key}[].`);
-      return filter === condition.filter ? condition : { ...condition, filter };
-    }
-    default:
-      return condition;
-  }
+  return mapFilterConditions(filter, (condition, prefix) => {
+    if (condition.kind !== 'text') return condition;
+    const index = indexes.get(prefix + condition.key);
+    if (index === condition.index) return condition;
+    const { index: _previous, ...rest } = condition;
+    return index === undefined ? rest : { ...rest, index };
+  });
 }

@@ -5,13 +5,14 @@
  */
 import { RE2JS } from 're2js';
 import { compileFilter } from './filter-compile.js';
-import type { Condition, ElementsCondition, FieldCondition, Filter, NestedCondition } from './filter-types.js';
+import type { Condition, ElementsCondition, FieldCondition, Filter, HasVectorCondition, NestedCondition } from './filter-types.js';
 import { ProjectionKeys, type SharedPayloadReader } from './shared-payloads.js';
 
 type RegexCondition = Extract<FieldCondition, { kind: 'regex' }>;
 
 export type PortableCondition =
-  | Exclude<Condition, RegexCondition | NestedCondition | ElementsCondition>
+  | Exclude<Condition, RegexCondition | NestedCondition | ElementsCondition | HasVectorCondition>
+  | Omit<HasVectorCondition, 'holders'>
   | Omit<RegexCondition, 'regex'>
   | { readonly kind: 'nested'; readonly filter: PortableFilter }
   | (Omit<ElementsCondition, 'filter'> & { readonly filter: PortableFilter });
@@ -43,6 +44,9 @@ function portableCondition(condition: Condition): PortableCondition {
       const { regex: _compiled, ...rest } = condition;
       return rest;
     }
+    case 'has_vector':
+      // Unbound: a thread cannot answer it (filterReads), and parallel-search.ts keeps such filters here.
+      return { kind: 'has_vector', name: condition.name };
     case 'nested':
       return { kind: 'nested', filter: portableFilter(condition.filter) };
     case 'elements':
@@ -72,14 +76,17 @@ function reviveCondition(condition: PortableCondition): Condition {
 
 /**
  * What a filter reads of a point: the top-level payload keys (a key as written, which payloads
- * may hold literally, and its first dotted part) and whether its id (`has_id`).
+ * may hold literally, and its first dotted part), whether its id (`has_id`) and whether which
+ * vectors it holds (`has_vector`, which threads cannot answer: they hold no vectors but the main one).
  */
-export function filterReads(filter: PortableFilter | Filter): { readonly keys: Set<string>; readonly ids: boolean } {
+export function filterReads(filter: PortableFilter | Filter): { readonly keys: Set<string>; readonly ids: boolean; readonly vectors: boolean } {
   const keys = new Set<string>();
   let ids = false;
+  let vectors = false;
   const visit = (f: PortableFilter | Filter): void => {
     for (const c of [...f.must, ...f.mustNot, ...f.should, ...(f.minShould?.conditions ?? [])]) {
       if (c.kind === 'has_id') ids = true;
+      else if (c.kind === 'has_vector') vectors = true;
       else if (c.kind === 'nested') visit(c.filter);
       else {
         // An elements condition reads inside the array at its key: the key is all it needs.
@@ -89,7 +96,7 @@ export function filterReads(filter: PortableFilter | Filter): { readonly keys: S
     }
   };
   visit(filter);
-  return { keys, ids };
+  return { keys, ids, vectors };
 }
 
 /**

@@ -16,7 +16,7 @@ import { choosePlan, exactStrategy, type Strategy } from '../index/planner.js';
 import type { SearchHits, SearchOptions, SearchStats } from '../index/vector-index.js';
 import { type ConditionCounts, compileFilter, orderFilter } from '../payload/filter-compile.js';
 import { type Candidates, type Estimate, estimateFilter } from '../payload/filter-estimate.js';
-import { bindTextIndexes } from '../payload/text-index.js';
+import { bindFilter } from './filter-bind.js';
 import { type Filter, filterTerms, isEmptyFilter } from '../payload/filter-types.js';
 import { type PayloadSelector, selectorPatterns, selectPayload, toPayloadSelector } from '../payload/payload-selector.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
@@ -226,7 +226,7 @@ export function* searchSteps(
   const exact = params.exact === true;
   const efChoice = searchEf(params.ef, config, calibratedEf, k);
   const ef = efChoice.ef;
-  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindTextIndexes(input.filter, memory.payloadIndex.textIndexes);
+  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindFilter(input.filter, memory);
   const n = memory.table.liveCount;
   const m = memory.graphM;
   const explain = freshExplain('flat-scan', m === undefined ? null : { ef, source: efChoice.source });

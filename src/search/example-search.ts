@@ -9,7 +9,7 @@
 import { TimeSlices } from '../core/time-slices.js';
 import { TopK } from '../core/top-k.js';
 import { isEmptyFilter } from '../payload/filter-types.js';
-import { bindTextIndexes } from '../payload/text-index.js';
+import { bindFilter } from './filter-bind.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { SegmentReader } from '../segment/segment.js';
 import { acceptor, collectMatches, estimateInto, freshExplain, type SearchInput, type SearchOutcome, shapeExactHits } from './collection-search.js';
@@ -71,7 +71,7 @@ function* exampleSearchSteps(
   const offset = input.offset ?? 0;
   const table = memory.table;
   const explain = freshExplain('flat-scan', null);
-  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindTextIndexes(input.filter, memory.payloadIndex.textIndexes);
+  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindFilter(input.filter, memory);
   let slots: ArrayLike<number>;
   if (filter === undefined) {
     slots = yield* liveSlots(memory);

@@ -13,6 +13,7 @@ import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
 import { parseDatetime } from '../payload/datetime.js';
 import { compileFilter } from '../payload/filter-compile.js';
+import { filterReads } from '../payload/thread-filter.js';
 import { parseKeyPath } from '../payload/filter-parse.js';
 import type { Filter } from '../payload/filter-types.js';
 import { decayLambda, type Formula, type FormulaExpr } from './formula.js';
@@ -84,7 +85,11 @@ class FormulaParser {
     const keys = Object.keys(body);
     const operator = keys.length === 1 && OPERATORS.has(keys[0] as string) ? (keys[0] as string) : undefined;
     if (operator === undefined) {
-      const test = compileFilter(this.dialect.condition(body, path));
+      const condition = this.dialect.condition(body, path);
+      // A formula's conditions are compiled here, before any segment is at hand to bind has_vector to.
+      if (filterReads(condition).vectors)
+        throw this.dialect.malformed(path, "`has_vector` in a formula condition is not supported: give it in the query's filter");
+      const test = compileFilter(condition);
       return { op: 'condition', test: (payload, id) => test(payload, id) };
     }
     return this.operation(operator, body[operator], childPath(path, operator), depth);

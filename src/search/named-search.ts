@@ -11,7 +11,7 @@ import { badInput } from '../core/errors.js';
 import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
 import { isEmptyFilter } from '../payload/filter-types.js';
-import { bindTextIndexes } from '../payload/text-index.js';
+import { bindFilter } from './filter-bind.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { NamedVector, NamedVectorConfig } from '../segment/named-vectors.js';
 import type { SegmentReader } from '../segment/segment.js';
@@ -108,7 +108,7 @@ function planNamed(memory: SegmentReader, config: CollectionConfig, input: Searc
   const efChoice = searchEf(params.ef, config, UNCALIBRATED, k);
   const ef = efChoice.ef;
   const n = memory.named.countOf(name);
-  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindTextIndexes(input.filter, memory.payloadIndex.textIndexes);
+  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindFilter(input.filter, memory);
   const base = { filter, k, ef, efSource: efChoice.source, m, n };
   if (filter === undefined) {
     const strategy = choosePlan({ n, ef, m, exact, matches: undefined, candidates: undefined });

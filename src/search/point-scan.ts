@@ -13,7 +13,7 @@ import type { PointId } from '../core/point-id.js';
 import { TimeSlices } from '../core/time-slices.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
-import { bindTextIndexes } from '../payload/text-index.js';
+import { bindFilter } from './filter-bind.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import { collectMatches } from './collection-search.js';
 import type { SegmentReader } from '../segment/segment.js';
@@ -30,7 +30,7 @@ export async function scanMatches(segment: SegmentReader, filter: Filter | undef
     }
     return;
   }
-  const bound = bindTextIndexes(filter, segment.payloadIndex.textIndexes);
+  const bound = bindFilter(filter, segment);
   const estimated = estimateFilter(bound, segment.payloadIndex, table.liveCount, (id) => table.slotOf(id));
   const predicate = compileFilter(bound, estimated.conditions);
   const candidates = estimated.candidates;

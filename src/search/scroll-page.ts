@@ -14,7 +14,7 @@ import { compareIds, type PointId } from '../core/point-id.js';
 import { TimeSlices } from '../core/time-slices.js';
 import { compileFilter } from '../payload/filter-compile.js';
 import { estimateFilter } from '../payload/filter-estimate.js';
-import { bindTextIndexes } from '../payload/text-index.js';
+import { bindFilter } from './filter-bind.js';
 import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
 import { collectMatches } from './collection-search.js';
 import { LowestIds } from './lowest-ids.js';
@@ -42,7 +42,7 @@ export async function pageSlots(segment: SegmentReader, query: PageQuery): Promi
   const { from, skip, take } = query;
   const wanted = skip + take;
   if (query.filter === undefined || isEmptyFilter(query.filter)) return walk(segment, from, skip, take, () => true);
-  const filter = bindTextIndexes(query.filter, segment.payloadIndex.textIndexes);
+  const filter = bindFilter(query.filter, segment);
   const estimated = estimateFilter(filter, segment.payloadIndex, table.liveCount, (id) => table.slotOf(id));
   const predicate = compileFilter(filter, estimated.conditions);
   const accept = (slot: number): boolean => predicate(table.payloadOf(slot), table.idOf(slot));

@@ -14,7 +14,7 @@ import { describeJson } from '../core/point-id.js';
 import type { SparseIndex } from '../index/sparse/sparse-index.js';
 import { parseSparseVector, type SparseVector, sparseDot } from '../index/sparse/sparse-vector.js';
 import { isEmptyFilter } from '../payload/filter-types.js';
-import { bindTextIndexes } from '../payload/text-index.js';
+import { bindFilter } from './filter-bind.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { SegmentReader } from '../segment/segment.js';
 import { acceptor, collectMatches, estimateInto, freshExplain, type SearchInput, type SearchOutcome, shapeExactHits } from './collection-search.js';
@@ -59,7 +59,7 @@ export function searchSparse(memory: SegmentReader, config: CollectionConfig, in
   // Ties at the k-th place are broken by id inside the index, so the k kept are the answer's.
   const idOf = (slot: number): string => table.idOf(slot);
   const explain = freshExplain('sparse-index', null);
-  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindTextIndexes(input.filter, memory.payloadIndex.textIndexes);
+  const filter = input.filter === undefined || isEmptyFilter(input.filter) ? undefined : bindFilter(input.filter, memory);
   let hits: { slots: Int32Array; scores: Float64Array };
   if (filter === undefined) {
     hits = index.search(vector, k, undefined, idOf);

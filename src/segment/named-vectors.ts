@@ -9,6 +9,7 @@
  * scored by late interaction (Qdrant's `max_sim`): the sum over the query's rows of the best
  * similarity to any of the point's rows.
  */
+import type { VectorHolders } from '../payload/filter-types.js';
 import type { NamedVectorConfig } from './named-vector-config.js';
 import { TopK } from '../core/top-k.js';
 import type { HnswIndex, HnswParams } from '../index/hnsw/hnsw-index.js';
@@ -54,6 +55,8 @@ export interface NamedVectorsReader {
   graphM(name: string): number | undefined;
   /** Points holding a vector under the name. */
   countOf(name: string): number;
+  /** The points holding a vector under the name (`has_vector`); undefined for a name the collection lacks. */
+  holders(name: string, slotOf: (id: string) => number | undefined): VectorHolders | undefined;
   /** A search through the name's graph (`graphM` defined): a beam of max(ef, k), among the slots that pass `accept`. */
   searchGraph(name: string, query: Float32Array, k: number, ef: number, accept: ((slot: number) => boolean) | undefined, twoHop: boolean): NamedHits;
 }
@@ -357,9 +360,11 @@ export class NamedVectorSpaces implements NamedVectorsReader {
   countOf(name: string): number {
     const space = this.dense.get(name);
     if (space !== undefined) return space.liveCount;
-    let count = 0;
-    for (const vector of this.vectors.slotsOf(name)) if (vector !== undefined) count++;
-    return count;
+    return this.vectors.countOf(name);
+  }
+
+  holders(name: string, slotOf: (id: string) => number | undefined): VectorHolders | undefined {
+    return this.vectors.holders(name, slotOf);
   }
 
   searchGraph(name: string, query: Float32Array, k: number, ef: number, accept: ((slot: number) => boolean) | undefined, twoHop: boolean): NamedHits {

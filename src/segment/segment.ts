@@ -22,6 +22,7 @@ import { Sq8Arena } from '../kernels/sq8-arena.js';
 import { VectorArena } from '../kernels/vector-arena.js';
 import { PayloadIndex, type PayloadIndexReader } from '../payload/payload-index.js';
 import type { TextIndexes } from '../payload/text-index.js';
+import type { VectorHolders } from '../payload/filter-types.js';
 import type { SharedPayloadArrays } from '../payload/shared-payloads.js';
 import type { Steps } from '../core/steps.js';
 import type { StoredVector } from '../storage/point-record.js';
@@ -73,6 +74,11 @@ export interface SegmentReader {
   readonly named: NamedVectorsReader;
   /** HNSW m, or undefined when the collection has no graph. */
   readonly graphM: number | undefined;
+  /**
+   * The points holding a vector under the name (`has_vector`): every point for the main vector,
+   * none for a name the collection lacks.
+   */
+  vectorHolders(name: string): VectorHolders | 'all' | 'none';
   /** Dedupes candidate slots during one search or delete-by-filter (scratch). */
   readonly candidateMarks: VisitedSet;
   /** Filter answers per slot during one search (scratch). */
@@ -242,6 +248,12 @@ export class Segment implements SegmentReader {
 
   get named(): NamedVectorsReader {
     return this.namedSpaces;
+  }
+
+  vectorHolders(name: string): VectorHolders | 'all' | 'none' {
+    if (name === this.config.vectorName) return 'all';
+    const slotOf = (id: string): number | undefined => this.points.slotOf(id);
+    return this.sparseSpaces.holders(name, slotOf) ?? this.namedSpaces.holders(name, slotOf) ?? 'none';
   }
 
   /** The collection's declared text indexes, which filters are bound to before they run. */

@@ -3,11 +3,23 @@
  * (sparse-spaces.ts) and its named dense vectors (named-vectors.ts). A point's values move with
  * its slot; the owner hears of each value set and cleared, to keep its indexes and counts.
  */
+import { bitsWords, setBit } from '../core/slot-bits.js';
+import type { VectorHolders } from '../payload/filter-types.js';
+
 export class SlotValues<V> {
   private readonly byName = new Map<string, Array<V | undefined>>();
+  private readonly counts = new Map<string, number>();
 
   constructor(names: Iterable<string>) {
-    for (const name of names) this.byName.set(name, []);
+    for (const name of names) {
+      this.byName.set(name, []);
+      this.counts.set(name, 0);
+    }
+  }
+
+  /** Slots holding a value under the name. */
+  countOf(name: string): number {
+    return this.counts.get(name) ?? 0;
   }
 
   get(name: string, slot: number): V | undefined {
@@ -32,6 +44,7 @@ export class SlotValues<V> {
     for (const [name, value] of values) {
       const bySlot = this.byName.get(name);
       if (bySlot === undefined) continue;
+      if (bySlot[slot] === undefined) this.counts.set(name, (this.counts.get(name) as number) + 1);
       bySlot[slot] = value;
       added(name, value);
     }
@@ -43,6 +56,7 @@ export class SlotValues<V> {
       const value = bySlot[slot];
       if (value === undefined) continue;
       bySlot[slot] = undefined;
+      this.counts.set(name, (this.counts.get(name) as number) - 1);
       removed(name, value);
     }
   }
@@ -50,6 +64,29 @@ export class SlotValues<V> {
   /** Every slot's value under a name, by slot (undefined where a slot holds none). */
   slotsOf(name: string): readonly (V | undefined)[] {
     return this.byName.get(name) ?? [];
+  }
+
+  /** The slots holding a value under the name, for `has_vector`; undefined for a name not kept. */
+  holders(name: string, slotOf: (id: string) => number | undefined): VectorHolders | undefined {
+    const bySlot = this.byName.get(name);
+    if (bySlot === undefined) return undefined;
+    const has = (slot: number): boolean => bySlot[slot] !== undefined;
+    return {
+      count: this.countOf(name),
+      has,
+      holds: (id) => {
+        const slot = slotOf(id);
+        return slot !== undefined && has(slot);
+      },
+      forEach: (visit) => {
+        for (let slot = 0; slot < bySlot.length; slot++) if (bySlot[slot] !== undefined) visit(slot);
+      },
+      bits: () => {
+        const bits = new Uint32Array(bitsWords(bySlot.length));
+        for (let slot = 0; slot < bySlot.length; slot++) if (bySlot[slot] !== undefined) setBit(bits, slot);
+        return bits;
+      },
+    };
   }
 
   /** Slots allotted over all names (8 bytes each in the per-slot lists). */

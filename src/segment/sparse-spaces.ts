@@ -6,6 +6,7 @@
  */
 import { SparseIndex } from '../index/sparse/sparse-index.js';
 import type { SparseVector } from '../index/sparse/sparse-vector.js';
+import type { VectorHolders } from '../payload/filter-types.js';
 import type { SparseVectorConfig } from './collection-config.js';
 import { SlotValues } from './slot-values.js';
 
@@ -19,6 +20,8 @@ export interface SparseSpacesReader {
   vectorOf(name: string, slot: number): SparseVector | undefined;
   /** Every sparse vector the slot holds, by name; undefined when it holds none. */
   vectorsOf(slot: number): SparseVectors | undefined;
+  /** The points holding a vector under the name (`has_vector`); undefined for a name the collection lacks. */
+  holders(name: string, slotOf: (id: string) => number | undefined): VectorHolders | undefined;
 }
 
 export class SparseSpaces implements SparseSpacesReader {
@@ -44,6 +47,10 @@ export class SparseSpaces implements SparseSpacesReader {
 
   vectorsOf(slot: number): SparseVectors | undefined {
     return this.vectors.all(slot);
+  }
+
+  holders(name: string, slotOf: (id: string) => number | undefined): VectorHolders | undefined {
+    return this.vectors.holders(name, slotOf);
   }
 
   /** The slot now holds these vectors (it held none: `remove` came first). */

@@ -195,4 +195,22 @@ test("kith's port: named vectors and a multi-vector declared, written, shown, se
   );
   assert.equal(kith[0]?.id, 'c', 'c holds both query rows exactly: max_sim 2');
   assert.ok(Math.abs((kith[0]?.score ?? 0) - 2) < 1e-6);
+  // has_vector on kith's port: the main vector ("") every point, a named one its holders, another name none.
+  const holders = async (filter: unknown): Promise<string[]> => {
+    const answer = await http(kithUrl, 'POST', '/collections/n/points/scroll', { filter, limit: 10 });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.body.result.points.map((p: { id: string }) => p.id);
+  };
+  assert.deepEqual(await holders({ must: [{ has_vector: '' }] }), ['a', 'b', 'c']);
+  assert.deepEqual(await holders({ must: [{ has_vector: 'img' }] }), ['a', 'b']);
+  assert.deepEqual(await holders({ must_not: [{ has_vector: 'img' }] }), ['c']);
+  assert.deepEqual(await holders({ must: [{ has_vector: 'nope' }] }), []);
+  const filtered = await client.search('n', { vector: [1, 1], filter: { must_not: [{ has_vector: 'img' }] }, params: { exact: true } });
+  assert.deepEqual(
+    filtered.map((h) => h.id),
+    ['c'],
+  );
+  const badName = await http(kithUrl, 'POST', '/collections/n/points/scroll', { filter: { must: [{ has_vector: null }] } });
+  assert.equal(badName.status, 400, badName.text);
+  assert.match(badName.body.status.error, /filter\.must\[0\]/);
 });

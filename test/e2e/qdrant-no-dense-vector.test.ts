@@ -52,6 +52,17 @@ test('a collection of sparse vectors only: created without `vectors`, written, s
     }
   };
   await check('written');
+  // has_vector: the sparse vectors' holders; the placeholder is no vector on this port, so no point holds it.
+  for (const [name, expected] of [
+    ['text', [...model.values()].filter((p) => p.text !== undefined).length],
+    ['tags', [...model.values()].filter((p) => p.tags !== undefined).length],
+    [PLACEHOLDER, 0],
+    ['', 0],
+  ] as const) {
+    const counted = await http(url, 'POST', '/collections/s/points/count', { filter: { must: [{ has_vector: name }] }, exact: true });
+    assert.equal(counted.status, 200, counted.text);
+    assert.equal(counted.body.result.count, expected, `has_vector ${JSON.stringify(name)}`);
+  }
 
   // Reads show the sparse vectors a point has, and nothing else: no placeholder.
   const read = await http(url, 'POST', '/collections/s/points', { ids: [0, 1, 3], with_vector: true });

@@ -210,6 +210,20 @@ function valueHolds(c: JsonObject, v: Json): [string, boolean] {
   }
 }
 
+/**
+ * Which vectors the reference's points hold, for `has_vector`: the main vector ("") every point,
+ * "dense" and "sparse" the points whose id's character codes sum to an even (or odd) number,
+ * any other name none. A test that binds `has_vector` (search/filter-bind.ts) binds it to this rule.
+ */
+export function refHoldsVector(name: string, id: string): boolean {
+  if (name === '') return true;
+  let sum = 0;
+  for (let i = 0; i < id.length; i++) sum += id.charCodeAt(i);
+  if (name === 'dense') return sum % 2 === 0;
+  if (name === 'sparse') return sum % 2 === 1;
+  return false;
+}
+
 /** The whole condition over every value the key reaches (is_empty, is_null, values_count, nested). */
 function keyWide(c: JsonObject, payload: JsonObject, id: string | undefined): [string, boolean] | undefined {
   if (isObject(c.is_empty)) {
@@ -223,6 +237,10 @@ function keyWide(c: JsonObject, payload: JsonObject, id: string | undefined): [s
   if (Array.isArray(c.has_id)) {
     if (id === undefined) throw new Error('reference: has_id needs the point id');
     return ['has_id', c.has_id.some((x) => (typeof x === 'number' || typeof x === 'string') && idKey(x) === id)];
+  }
+  if (typeof c.has_vector === 'string') {
+    if (id === undefined) throw new Error('reference: has_vector needs the point id');
+    return ['has_vector', refHoldsVector(c.has_vector, id)];
   }
   if (isObject(c.nested)) {
     let key = c.nested.key as string;

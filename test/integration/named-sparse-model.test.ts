@@ -7,7 +7,8 @@
  * duplicate vectors, zero and negative values, indices near 2^32, points without any sparse
  * vector, zero dense vectors; filters selective (the exact candidates path) and broad (the
  * postings walk testing each point). The named dense vectors beside the main one (a plain Euclid
- * vector, a multi-vector scored by max_sim) go through the same steps against the same model.
+ * vector, a multi-vector scored by max_sim) go through the same steps against the same model, and
+ * so do `has_vector` filters of every kind of name (in counts, scrolls, deletes and searches).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -15,6 +16,7 @@ import { SeededRng } from '../../src/core/rng.js';
 import { Database } from '../../src/db/database.js';
 import { parseFilter } from '../../src/payload/filter-parse.js';
 import type { Filter } from '../../src/payload/filter-types.js';
+import type { FilterJson } from '../../src/search/embedded-input.js';
 import { type ModelRows, namedModelSearch, nastySparse, type SparseJson, sameSparseHits, sparseModelSearch } from '../helpers/sparse-model.js';
 import { tempDbPath } from '../helpers/temp-dir.js';
 
@@ -67,6 +69,79 @@ for (const { hnsw, seed } of [
     };
     const namedInput = (named: Map<string, ModelRows>): Record<string, number[] | number[][]> =>
       Object.fromEntries([...named].map(([name, rows]) => [name, name === 'img' ? (rows[0] as number[]) : rows]));
+
+    const holds = (id: string, name: string): boolean => {
+      const p = model.get(id) as ModelPoint;
+      return name === '' || p.sparse.has(name) || p.named.has(name);
+    };
+    // `has_vector` of each kind of name (the main vector's "", sparse, named, multi, one the
+    // collection lacks), alone, negated and beside a payload condition: in counts, scrolls, a
+    // delete's selection and searches of every vector, against the model.
+    const hasVectorFilter = (): { filter: FilterJson; accept: (id: string) => boolean; shown: string } => {
+      const name = rng.pick(['', 'a', 'b', 'img', 'col', 'none']);
+      const g = rng.int(3);
+      const form = rng.int(4);
+      const filter =
+        form === 0
+          ? { must: [{ has_vector: name }] }
+          : form === 1
+            ? { must_not: [{ has_vector: name }] }
+            : form === 2
+              ? { must: [{ has_vector: name }, { key: 'g', match: { value: g } }] }
+              : { should: [{ has_vector: name }, { key: 'g', match: { value: g } }] };
+      const accept = (id: string): boolean => {
+        const held = holds(id, name);
+        const inG = (model.get(id) as ModelPoint).payload.g === g;
+        return form === 0 ? held : form === 1 ? !held : form === 2 ? held && inG : held || inG;
+      };
+      return { filter, accept, shown: JSON.stringify(filter) };
+    };
+    const checkHasVector = async (c: ReturnType<Database['collection']>, context: string): Promise<void> => {
+      for (let round = 0; round < 3; round++) {
+        const { filter, accept, shown } = hasVectorFilter();
+        const expected = [...model.keys()].filter(accept).sort();
+        assert.equal(await c.count(filter), expected.length, `${context}: count ${shown}`);
+        const page = await c.scroll({ filter, limit: 100, with_payload: false });
+        assert.deepEqual(page.points.map((p) => p.id).sort(), expected, `${context}: scroll ${shown}`);
+        const main = new Map<string, ModelRows>([...model].map(([id, p]) => [id, [p.dense]]));
+        const query = dense();
+        const limit = 1 + rng.int(12);
+        for (const exact of [true, false]) {
+          const answer = await c.searchParallel({ vector: query, limit, filter, params: { exact, ef: 1000 }, with_payload: false });
+          sameSparseHits(
+            answer.points.map((h) => ({ id: h.id, score: h.score })),
+            namedModelSearch(main, [query], { distance: 'Cosine', limit, accept }),
+            `${context}: main vector ${JSON.stringify(query)} exact ${exact} ${shown}`,
+          );
+        }
+        const sparse = new Map<string, SparseJson>();
+        for (const [id, p] of model) {
+          const v = p.sparse.get('b');
+          if (v !== undefined) sparse.set(id, v);
+        }
+        const sparseQuery = nastySparse(rng, 10);
+        if (sparseQuery.indices.length > 0) {
+          const answer = await c.searchParallel({ sparse_vector: { name: 'b', ...sparseQuery }, limit, filter, with_payload: false });
+          sameSparseHits(
+            answer.points.map((h) => ({ id: h.id, score: h.score })),
+            sparseModelSearch(sparse, sparseQuery, { idf: false, limit, accept }),
+            `${context}: sparse b ${JSON.stringify(sparseQuery)} ${shown}`,
+          );
+        }
+        const img = new Map<string, ModelRows>();
+        for (const [id, p] of model) {
+          const v = p.named.get('img');
+          if (v !== undefined) img.set(id, v);
+        }
+        const imgQuery = rowsOf(3, 1);
+        const answer = await c.searchParallel({ named_vector: { name: 'img', vector: imgQuery[0] }, limit, filter, with_payload: false });
+        sameSparseHits(
+          answer.points.map((h) => ({ id: h.id, score: h.score })),
+          namedModelSearch(img, imgQuery, { distance: 'Euclid', limit, accept }),
+          `${context}: named img ${JSON.stringify(imgQuery)} ${shown}`,
+        );
+      }
+    };
 
     const check = async (step: number, op: string): Promise<void> => {
       const c = db.collection('c');
@@ -125,6 +200,7 @@ for (const { hnsw, seed } of [
           `${context}, ${name} ${JSON.stringify(query)} rare ${rare}`,
         );
       }
+      await checkHasVector(c, context);
       // Every point's vectors as stored: the dense one, and exactly the sparse ones it has (indices ascending).
       const some = [...model.keys()].slice(0, 6);
       for (const record of await c.retrieve(some, { with_vector: true, with_payload: false })) {
@@ -199,6 +275,14 @@ for (const { hnsw, seed } of [
           }
         }
         op = `delete vectors ${names.join(',')} where g = ${g}`;
+      } else if (roll === 15 && model.size > 0 && rng.int(2) === 0) {
+        // A delete selecting by which vectors the points hold.
+        const { filter, accept, shown } = hasVectorFilter();
+        const gone = [...model.keys()].filter(accept);
+        const { deleted } = await c.deleteByFilter(filter);
+        assert.equal(deleted, gone.length, `seed ${seed}, step ${step}: delete ${shown}`);
+        for (const id of gone) model.delete(id);
+        op = `delete where ${shown}`;
       } else if (roll < 16 && model.size > 0) {
         const id = [...model.keys()][rng.int(model.size)] as string;
         const p = model.get(id) as ModelPoint;

@@ -25,10 +25,11 @@ import { parseDatetime } from '../../src/payload/datetime.js';
 import { compileFilter } from '../../src/payload/filter-compile.js';
 import { filterToJson } from '../../src/payload/filter-json.js';
 import { FILTER_LIMITS, type ParseFilterOptions, parseFilter } from '../../src/payload/filter-parse.js';
+import { mapFilterConditions } from '../../src/payload/filter-map.js';
 import type { Condition, Filter } from '../../src/payload/filter-types.js';
 import { portableFilter } from '../../src/payload/thread-filter.js';
 import { testSeed } from '../helpers/data.js';
-import { filterArb, type Json, type JsonObject, payloadArb, refFilter } from '../helpers/filter-reference.js';
+import { filterArb, type Json, type JsonObject, payloadArb, refFilter, refHoldsVector } from '../helpers/filter-reference.js';
 
 const SEED = testSeed(0xf1175);
 const RUNS = 3000;
@@ -124,9 +125,11 @@ function ring(rng: SeededRng, corners: number): JsonObject {
 /** One condition of a kind the shared generator lacks or rarely makes, up to `depth` levels deep. */
 function extraCondition(rng: SeededRng, depth: number): JsonObject {
   const key = rng.pick(KEYS);
-  switch (rng.int(depth > 0 ? 17 : 15)) {
+  switch (rng.int(depth > 0 ? 18 : 16)) {
     case 0:
       return { has_id: Array.from({ length: rng.int(4) }, () => rng.pick(HAS_ID_ENTRIES)) };
+    case 15:
+      return { has_vector: rng.pick(['', 'dense', 'sparse', 'other']) };
     case 1:
     case 2:
       return { key: rng.pick(['t', 't', 'a', 'c[].a']), range: rangeOf(rng, () => datetimeText(rng)) };
@@ -160,7 +163,7 @@ function extraCondition(rng: SeededRng, depth: number): JsonObject {
     case 14:
       // The nothing-condition written in kith's dialect, and min_should of nothing that always holds.
       return { min_should: { conditions: [], min_count: rng.int(2) } };
-    case 15:
+    case 16:
       return { nested: { key: rng.pick(ELEMENT_KEYS), filter: extraFilter(rng, depth - 1) } };
     default:
       return extraFilter(rng, depth - 1);
@@ -206,7 +209,7 @@ function spice(filter: JsonObject, rng: SeededRng): JsonObject {
 function spiceCondition(condition: JsonObject, rng: SeededRng): JsonObject {
   const nested = condition.nested as JsonObject | undefined;
   if (nested !== undefined) return { nested: { ...nested, filter: spice(nested.filter as JsonObject, rng) } };
-  const isFilter = !Object.hasOwn(condition, 'key') && !['is_empty', 'is_null', 'has_id'].some((k) => Object.hasOwn(condition, k));
+  const isFilter = !Object.hasOwn(condition, 'key') && !['is_empty', 'is_null', 'has_id', 'has_vector'].some((k) => Object.hasOwn(condition, k));
   return isFilter ? spice(condition, rng) : condition;
 }
 
@@ -242,6 +245,21 @@ function assertPlainJson(value: unknown, at: string): void {
   }
 }
 
+/**
+ * `has_vector` bound to the reference's rule (refHoldsVector), as the engine binds it to a
+ * segment's holders; only `holds` is read when a filter is compiled.
+ */
+function bindRefHolders(filter: Filter): Filter {
+  return mapFilterConditions(filter, (c) => {
+    if (c.kind !== 'has_vector') return c;
+    const name = c.name;
+    const unused = (): never => {
+      throw new Error('a compiled filter reads only holds()');
+    };
+    return { ...c, holders: { count: 0, holds: (id) => refHoldsVector(name, id), has: unused, forEach: unused, bits: unused } };
+  });
+}
+
 /** What the random filters held, to check that every kind is exercised. */
 function tally(filter: Filter, seen: Map<string, number>): void {
   const add = (what: string): void => {
@@ -264,6 +282,9 @@ function tally(filter: Filter, seen: Map<string, number>): void {
       case 'has_id':
         add('has_id');
         for (const id of c.ids) add(/^\d+$/.test(id) ? 'has_id decimal' : id === UUID ? 'has_id uuid' : 'has_id string');
+        return;
+      case 'has_vector':
+        add('has_vector');
         return;
       case 'range':
         add(`${c.range.kind} range`);
@@ -300,6 +321,7 @@ const KINDS = [
   'has_id decimal',
   'has_id uuid',
   'has_id string',
+  'has_vector',
   'nested',
   'nothing',
   'elements',
@@ -341,8 +363,8 @@ test(`filterToJson: parse, write, parse again gives the same filter and the same
     const travelled = parsed(parseJson(JSON.stringify(json)));
     assert.deepStrictEqual(withoutNegativeZero(portableFilter(travelled)), withoutNegativeZero(portableFilter(first)), `through JSON text: ${shown()}`);
 
-    const before = compileFilter(first);
-    const after = compileFilter(second);
+    const before = compileFilter(bindRefHolders(first));
+    const after = compileFilter(bindRefHolders(second));
     for (const payload of payloadsFor(rng, pool)) {
       const id = rng.pick(POINT_IDS);
       const expected = before(payload, id);

@@ -3,15 +3,17 @@
  * Qdrant's conditions, and its `qdrant` dialect gives an explicit `should: []` Qdrant's meaning
  * (no point matches). What this module adds is the id mapping: `has_id` lists Qdrant ids, which
  * are checked and turned into kith ids as request bodies' ids are (ids.ts); the field forms
- * `{"key": k, "is_empty": true}` and `"is_null": …` become kith's conditions; `has_vector` of the
- * unnamed vector (`""`) matches every point (each has it). `has_vector` of a named vector, which
- * kith points cannot have, gets a 400 saying so.
+ * `{"key": k, "is_empty": true}` and `"is_null": …` become kith's conditions. `has_vector` is
+ * kith's own condition (search/filter-bind.ts answers it per segment), except for the name of the
+ * placeholder main vector of a collection without a plain dense vector (vector-layout.ts), which
+ * no point holds on this port.
  */
 import { childPath } from '../../core/field-path.js';
 import { parseFilter } from '../../payload/filter-parse.js';
 import type { Filter } from '../../payload/filter-types.js';
 import { describeJson } from '../../core/point-id.js';
-import { formatError, notSupported } from './errors.js';
+import { formatError } from './errors.js';
+import { NO_DENSE_VECTOR } from './vector-layout.js';
 import { toKithId } from './ids.js';
 
 /** Beyond this depth the walk stops rewriting; parseFilter refuses filters nested that deep anyway. */
@@ -67,11 +69,8 @@ function withFlagForms(condition: Record<string, unknown>, path: string): unknow
 
 function rewriteCondition(raw: unknown, path: string, depth: number): unknown {
   if (!isObject(raw)) return raw;
-  if (Object.hasOwn(raw, 'has_vector')) {
-    // Every kith point has the unnamed vector: the condition holds for each (an empty filter).
-    if (raw.has_vector === '' && Object.keys(raw).length === 1) return {};
-    throw notSupported(childPath(path, 'has_vector'), '`has_vector` of a named vector (kith points have exactly one vector, the unnamed one: "")');
-  }
+  // kith's placeholder main vector is no vector on this port: no point has it (Qdrant's answer for a name the collection lacks).
+  if (raw.has_vector === NO_DENSE_VECTOR) return { has_id: [] };
   if (Array.isArray(raw.has_id)) {
     const at = childPath(path, 'has_id');
     return { ...raw, has_id: raw.has_id.map((id, i) => toKithId(id, childPath(at, i))) };

@@ -139,15 +139,23 @@ const HasId = Type.Object(
   { has_id: Type.Array(PointIdSchema) },
   { additionalProperties: false, description: 'The point\'s id is listed (7 and "7" are one id).' },
 );
+const HasVector = Type.Object(
+  { has_vector: Type.String() },
+  {
+    additionalProperties: false,
+    description:
+      'The point holds a vector under the name: the main vector\'s name ("" unless the collection names it) every point, a named or sparse vector\'s the points that hold one, any other name none.',
+  },
+);
 const Nested = Type.Object(
   { nested: Type.Object({ key: KeySchema(), filter: Type.Ref('Filter') }, { additionalProperties: false }) },
   { additionalProperties: false, description: 'Some object element of the array at key satisfies the whole filter by itself.' },
 );
 
 /** One condition, shared by reference so the document states it once. */
-export const ConditionSchema = Type.Union([FieldCondition, IsEmpty, IsNull, HasId, Nested, Type.Ref('Filter')], {
+export const ConditionSchema = Type.Union([FieldCondition, IsEmpty, IsNull, HasId, HasVector, Nested, Type.Ref('Filter')], {
   $id: 'FilterCondition',
-  description: 'A field condition, is_empty, is_null, has_id, nested, or a nested filter.',
+  description: 'A field condition, is_empty, is_null, has_id, has_vector, nested, or a nested filter.',
 });
 
 const Condition = Type.Ref('FilterCondition');

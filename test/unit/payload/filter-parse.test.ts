@@ -34,7 +34,7 @@ function parsed(raw: unknown): Filter {
 
 function firstField(raw: unknown): FieldCondition {
   const c: Condition | undefined = parsed(raw).must[0];
-  assert.ok(c !== undefined && c.kind !== 'nested' && c.kind !== 'has_id' && c.kind !== 'elements');
+  assert.ok(c !== undefined && c.kind !== 'nested' && c.kind !== 'has_id' && c.kind !== 'has_vector' && c.kind !== 'elements');
   return c;
 }
 
