@@ -613,7 +613,7 @@ export class Collection {
       prepareNamed: (name, vector, path) => {
         const spec = this.config.namedVectors.get(name);
         if (spec === undefined) throw badInput(path, `the collection has no named vector ${JSON.stringify(name)}`);
-        return parseNamedVector(vector, spec, path).data;
+        return parseNamedVector(vector, spec, path);
       },
     };
     const searches: S[] = [];

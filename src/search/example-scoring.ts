@@ -12,10 +12,19 @@
  * - context: per pair, min(sim(positive) − sim(negative) − ε, 0) squashed into (−1, 0], summed:
  *   0 for a point on the positive side of every pair.
  *
- * Similarities are the kernels' (core/distance.ts): dot products, or −‖a − b‖² under Euclid.
- * Larger scores are better whatever the distance. The squashing is Qdrant's fast sigmoid
- * x / (1 + |x|).
+ * Similarities are the kernels' (core/distance.ts): dot products, or −‖a − b‖² under Euclid; a
+ * multi-vector's max_sim; a sparse vector's dot product (the examples' weights times idf under the
+ * idf modifier, as Qdrant weights every query vector). Larger scores are better whatever the
+ * distance. The squashing is Qdrant's fast sigmoid x / (1 + |x|).
  */
+import type { SparseVector } from '../index/sparse/sparse-vector.js';
+import type { NamedVector } from '../segment/named-vectors.js';
+
+/**
+ * One example as it is scored: the main vector's (as the kernels take it), a named dense vector's
+ * rows (one, or a multi-vector's), or a sparse vector (indices ascending).
+ */
+export type ExampleVector = Float32Array | NamedVector | SparseVector;
 
 /** One context pair's vectors, as the kernels take them. */
 export interface ContextPair<V> {
@@ -24,12 +33,16 @@ export interface ContextPair<V> {
 }
 
 /** A search by examples, its vectors prepared as the kernels take them (unit length under Cosine). */
-export type ExampleQuery<V = Float32Array> = (
+export type ExampleQuery<V = ExampleVector> = (
   | { readonly kind: 'best_score' | 'sum_scores'; readonly positive: readonly V[]; readonly negative: readonly V[] }
   | { readonly kind: 'discover'; readonly target: V; readonly pairs: readonly ContextPair<V>[] }
   | { readonly kind: 'context'; readonly pairs: readonly ContextPair<V>[] }
 ) & {
-  /** The one-row named dense vector the examples are of and points are scored by (those without it are not scored); the main vector without. */
+  /**
+   * The named dense vector (NamedVector examples) or sparse vector (SparseVector examples) the
+   * examples are of and the points are scored by, those without it not scored; without, the main
+   * vector (Float32Array examples).
+   */
   readonly using?: string;
 };
 

@@ -13,26 +13,75 @@ import { bindFilter } from './filter-bind.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { SegmentReader } from '../segment/segment.js';
 import { acceptor, collectMatches, estimateInto, freshExplain, type SearchInput, type SearchOutcome, shapeExactHits } from './collection-search.js';
-import { type ExampleQuery, exampleScore, exampleVectors } from './example-scoring.js';
+import { type ExampleQuery, type ExampleVector, exampleScore, exampleVectors } from './example-scoring.js';
 import type { RequestCost } from './request-cost.js';
-import { type NamedVector, type NamedVectorConfig, similarity } from '../segment/named-vectors.js';
+import { type NamedVector, similarity } from '../segment/named-vectors.js';
+import { type SparseVector, sparseDot } from '../index/sparse/sparse-vector.js';
 
 /** The most slots scored against every example at once. */
 const MAX_CHUNK = 4096;
 /** About this many vector components are scored between two chances to pause (about a millisecond's work). */
 const CHUNK_COMPONENTS = 1 << 20;
 
-/** Adds a search by examples' work (points × examples × vector_size) to the request's cost. */
+/** Adds a search by examples' work (the components it reads scoring every point against every example) to the request's cost. */
 export function boundExampleSearch(memory: SegmentReader, config: CollectionConfig, query: ExampleQuery, cost: RequestCost, path: string): void {
-  const { points, dim } = scoredBy(memory, config, query);
-  cost.add('exampleScoring', points * exampleVectors(query).length * dim, path === '' ? 'body' : path);
+  cost.add('exampleScoring', scoringWork(memory, config, query).components, path === '' ? 'body' : path);
 }
 
-/** The points a search by examples may score and their vectors' size: the main vector's, or the named one's it uses. */
-function scoredBy(memory: SegmentReader, config: CollectionConfig, query: ExampleQuery): { points: number; dim: number } {
-  if (query.using === undefined) return { points: memory.table.liveCount, dim: config.vectorSize };
-  const spec = config.namedVectors.get(query.using);
-  return { points: memory.named.countOf(query.using), dim: spec?.size ?? config.vectorSize };
+/**
+ * The points a search by examples scores and the components it reads scoring them against every
+ * example: of the main vector, points × examples × vector_size; of a named one, the examples'
+ * rows × the floats held under the name (a multi-vector's max_sim reads every stored row per query
+ * row); of a sparse one, each merge join's both lists: holders × the examples' indices + examples ×
+ * the postings held.
+ */
+function scoringWork(memory: SegmentReader, config: CollectionConfig, query: ExampleQuery): { points: number; components: number } {
+  const vectors = exampleVectors(query);
+  const name = query.using;
+  if (name === undefined) {
+    const points = memory.table.liveCount;
+    return { points, components: points * vectors.length * config.vectorSize };
+  }
+  if (memory.named.configOf(name) !== undefined) {
+    const rows = (vectors as NamedVector[]).reduce((sum, v) => sum + v.rows, 0);
+    return { points: memory.named.countOf(name), components: rows * memory.named.floatsOf(name) };
+  }
+  const points = memory.sparse.countOf(name);
+  const terms = (vectors as SparseVector[]).reduce((sum, v) => sum + v.indices.length, 0);
+  return { points, components: points * terms + vectors.length * (memory.sparse.index(name)?.postings ?? 0) };
+}
+
+/**
+ * Writes a slot's similarity to each example into `sims[e][i]`; false when the slot does not hold
+ * the vector the examples are of (it is not scored). Undefined for the main vector, which the
+ * kernels score a chunk at a time.
+ */
+type SlotSims = (slot: number, sims: readonly Float64Array[], i: number) => boolean;
+
+function slotSims(memory: SegmentReader, query: ExampleQuery, vectors: readonly ExampleVector[]): SlotSims | undefined {
+  const name = query.using;
+  if (name === undefined) return undefined;
+  // Looked up once, not per point scored.
+  const config = memory.named.configOf(name);
+  if (config !== undefined) {
+    const rows = vectors as readonly NamedVector[];
+    return (slot, sims, i) => {
+      // Read once, scored against every example.
+      const stored = memory.named.vectorOf(name, slot);
+      if (stored === undefined) return false;
+      for (let e = 0; e < rows.length; e++) (sims[e] as Float64Array)[i] = similarity(config, rows[e] as NamedVector, stored);
+      return true;
+    };
+  }
+  const index = memory.sparse.index(name);
+  // Each example weighted by idf once (the modifier's query weights), as a sparse search weights its query.
+  const weighted = (vectors as readonly SparseVector[]).map((v) => (index === undefined ? v : index.weighted(v)));
+  return (slot, sims, i) => {
+    const stored = memory.sparse.vectorOf(name, slot);
+    if (stored === undefined) return false;
+    for (let e = 0; e < weighted.length; e++) (sims[e] as Float64Array)[i] = sparseDot(weighted[e] as SparseVector, stored);
+    return true;
+  };
 }
 
 /** One search by examples, all on this thread, in one go. */
@@ -89,25 +138,23 @@ function* exampleSearchSteps(
   const vectors = exampleVectors(query);
   const top = new TopK(offset + limit, (slot) => table.idOf(slot));
   // Many examples of many dimensions score few slots a chunk, so that a pause is never far off.
-  const { dim } = scoredBy(memory, config, query);
-  const chunkSlots = Math.max(1, Math.min(MAX_CHUNK, Math.floor(CHUNK_COMPONENTS / Math.max(1, vectors.length * dim))));
+  const work = scoringWork(memory, config, query);
+  const perSlot = work.points === 0 ? 1 : work.components / work.points;
+  const chunkSlots = Math.max(1, Math.min(MAX_CHUNK, Math.floor(CHUNK_COMPONENTS / Math.max(1, perSlot))));
   const sims = vectors.map(() => new Float64Array(chunkSlots));
-  const name = query.using;
-  // Looked up once, not per point scored.
-  const namedConfig = name === undefined ? undefined : memory.named.configOf(name);
-  const rows = vectors.map((data) => ({ rows: 1, data }));
+  const scoreSlot = slotSims(memory, query, vectors);
   let scored = 0;
   for (let from = 0; from < slots.length; from += chunkSlots) {
     const chunk = Array.prototype.slice.call(slots, from, Math.min(slots.length, from + chunkSlots)) as number[];
-    if (name === undefined) {
+    if (scoreSlot === undefined) {
       vectors.forEach((v, e) => {
-        memory.scoreEach(v, chunk, sims[e] as Float64Array);
+        memory.scoreEach(v as Float32Array, chunk, sims[e] as Float64Array);
       });
     }
     for (let i = 0; i < chunk.length; i++) {
       const slot = chunk[i] as number;
-      // A named vector's examples: a point that lacks the vector is not scored (Qdrant searches that vector's points only).
-      if (name !== undefined && (namedConfig === undefined || !namedSims(memory, name, namedConfig, rows, slot, sims, i))) continue;
+      // A named or sparse vector's examples: a point that lacks the vector is not scored (Qdrant searches that vector's points only).
+      if (scoreSlot !== undefined && !scoreSlot(slot, sims, i)) continue;
       scored++;
       top.offer(
         slot,
@@ -120,23 +167,6 @@ function* exampleSearchSteps(
   const out = shapeExactHits(memory, { slots: best.slots, scores: best.sims }, input, { offset, limit, ascending: false });
   explain.scored = scored * vectors.length;
   return { points: out, explain };
-}
-
-/** Slot's similarities to each example of the named vector `name`, into `sims[e][i]`; false when the point lacks the vector. */
-function namedSims(
-  memory: SegmentReader,
-  name: string,
-  config: NamedVectorConfig,
-  rows: readonly { rows: number; data: Float32Array }[],
-  slot: number,
-  sims: readonly Float64Array[],
-  i: number,
-): boolean {
-  // Read once, scored against every example.
-  const stored = memory.named.vectorOf(name, slot);
-  if (stored === undefined) return false;
-  for (let e = 0; e < rows.length; e++) (sims[e] as Float64Array)[i] = similarity(config, rows[e] as NamedVector, stored);
-  return true;
 }
 
 /** Slots tested between two chances to pause: a filter of thousands of terms makes each test long. */

@@ -13,11 +13,22 @@ import { type SearchRequest, toFilter } from './embedded-input.js';
 import { type ExampleSum, recommendationVector } from './recommend.js';
 import type { RequestCost } from './request-cost.js';
 import { TimeSlices } from '../core/time-slices.js';
-import type { ExampleQuery } from './example-scoring.js';
+import type { ExampleQuery, ExampleVector } from './example-scoring.js';
+import { parseSparseVector, type SparseVector } from '../index/sparse/sparse-vector.js';
+import type { NamedVector } from '../segment/named-vectors.js';
 import { vectorArray } from '../core/vector-math.js';
 
-/** An example of a recommendation: a point id (its stored vector) or a vector. */
-export type Example = PointId | number | readonly number[];
+/**
+ * An example of a recommendation: a point id (its stored vector) or a vector: the numbers of the
+ * main or a one-row named vector, a multi-vector's rows, or a sparse vector.
+ */
+export type Example = PointId | number | readonly number[] | readonly (readonly number[])[] | SparseExample;
+
+/** A sparse vector given as an example, as requests write one. */
+export interface SparseExample {
+  readonly indices: readonly number[];
+  readonly values: readonly number[];
+}
 
 /**
  * A search near the stored vector of `point`, which is left out of the answer. `S`: a search as
@@ -29,11 +40,15 @@ export type PointQueryRequest<S extends SearchRequest = SearchRequest> = Omit<S,
   readonly using?: string | null;
 };
 
-/** A recommendation (average_vector): near the positives' mean, away from the negatives'; examples given by id are left out. */
+/**
+ * A recommendation (average_vector): near the positives' mean, away from the negatives'; examples
+ * given by id are left out. Of a multi-vector, Qdrant's "average" is every positive row and every
+ * negative row negated, as one multi-vector query.
+ */
 export type RecommendRequest<S extends SearchRequest = SearchRequest> = Omit<S, 'vector'> & {
   readonly positive: readonly Example[];
   readonly negative?: readonly Example[] | null;
-  /** A one-row named dense vector the examples are of (and the search is by); the main vector without. */
+  /** The named dense (one-row or multi) or sparse vector the examples are of (and the search is by); the main vector without. */
   readonly using?: string | null;
 };
 
@@ -54,7 +69,7 @@ export interface ContextPairInput {
 
 export type ExamplesRequest<S extends SearchRequest = SearchRequest> = Omit<S, 'vector'> & {
   readonly examples: ExamplesInput;
-  /** A one-row named dense vector the examples are of (and the points are scored by); the main vector without. */
+  /** The named dense (one-row or multi) or sparse vector the examples are of (and the points are scored by); the main vector without. */
   readonly using?: string | null;
 };
 
@@ -110,8 +125,8 @@ export interface QuerySource {
     name: string,
     id: PointId,
   ): { readonly rows: number; readonly data: Float32Array } | { readonly indices: number[]; readonly values: number[] } | undefined;
-  /** A given vector of the one-row named vector `name` as the kernels take it (checked; unit length under Cosine). */
-  prepareNamed?(name: string, vector: unknown, path: string): Float32Array;
+  /** A given vector of the named vector `name` (a row, or a multi-vector's rows) as searched (checked; unit length under Cosine). */
+  prepareNamed?(name: string, vector: unknown, path: string): NamedVector;
 }
 
 /** The plain search a query stands for; `path` names it in errors, `cost` counts its examples. */
@@ -120,9 +135,9 @@ export async function resolveQuery<S extends SearchRequest>(source: QuerySource,
   if (request.kind === 'examples') {
     const { examples, using, ...rest } = request.search;
     const excluded: PointId[] = [];
-    const named = using === undefined || using === null ? undefined : oneRowNamed(source, using, path);
+    const reader = new ExampleReader(source, exampleSpace(source, using, path), excluded, cost);
     // Named as the request wrote them (`positive`, `context[2]`), without the engine's `examples` wrapper.
-    const query = resolveExamples(source, examples, path, excluded, cost, named);
+    const query = resolveExamples(reader, examples, path);
     return excluding({ ...rest, example_query: query } as unknown as S, excluded, path);
   }
   if (request.kind === 'point') {
@@ -134,8 +149,22 @@ export async function resolveQuery<S extends SearchRequest>(source: QuerySource,
     return excluding({ ...rest, vector: vectorArray(vector) } as unknown as S, [id], path);
   }
   const { positive, negative, using, ...rest } = request.search;
+  const space = exampleSpace(source, using, path);
+  if (space.kind === 'sparse' || (space.kind === 'named' && space.multivector)) {
+    const excluded: PointId[] = [];
+    const reader = new ExampleReader(source, space, excluded, cost);
+    const positives = reader.list(positive, childPath(path, 'positive'));
+    const negatives = reader.list(negative, childPath(path, 'negative'));
+    if (positives.length === 0)
+      throw badInput(childPath(path, 'positive'), `at least one positive example holding the vector ${JSON.stringify(space.name)} is required`);
+    const search =
+      space.kind === 'sparse'
+        ? { sparse_vector: { name: space.name, ...sparseRecommendation(positives as SparseVector[], negatives as SparseVector[]) } }
+        : { named_vector: { name: space.name, vector: multiRecommendation(positives as NamedVector[], negatives as NamedVector[], space.size) } };
+    return excluding({ ...rest, ...search } as unknown as S, excluded, path);
+  }
   const count = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
-  const named = using === undefined || using === null ? undefined : oneRowNamed(source, using, path);
+  const named = space.kind === 'named' ? space : undefined;
   const dim = named === undefined ? source.vectorSize : named.size;
   cost.add('exampleComponents', (count(positive) + count(negative)) * dim, childPath(path, 'positive'));
   const excluded: PointId[] = [];
@@ -158,13 +187,51 @@ function usingKind(source: QuerySource, using: unknown, path: string): UsingKind
   return kind;
 }
 
-/** A one-row named dense vector `using` names (searches by examples read no other kind). */
-function oneRowNamed(source: QuerySource, using: unknown, path: string): { name: string; size: number } {
+/** The vector a search by examples reads: the main one, a named dense one (one row or a multi-vector) or a sparse one. */
+type ExampleSpace =
+  | { readonly kind: 'main' }
+  | { readonly kind: 'named'; readonly name: string; readonly size: number; readonly multivector: boolean }
+  | { readonly kind: 'sparse'; readonly name: string };
+
+function exampleSpace(source: QuerySource, using: unknown, path: string): ExampleSpace {
+  if (using === undefined || using === null) return { kind: 'main' };
   const kind = usingKind(source, using, path);
   const name = using as string;
-  if (kind.kind === 'sparse') throw badInput(childPath(path, 'using'), `searches by examples of the sparse vector ${JSON.stringify(name)} are not supported`);
-  if (kind.multivector) throw badInput(childPath(path, 'using'), `searches by examples of the multi-vector ${JSON.stringify(name)} are not supported`);
-  return { name, size: kind.size };
+  return kind.kind === 'sparse' ? { kind: 'sparse', name } : { kind: 'named', name, size: kind.size, multivector: kind.multivector };
+}
+
+/**
+ * Qdrant's average of sparse examples: per index, the positives' mean, pushed away from the
+ * negatives' (2·pos − neg, an index missing on one side counting 0 there), indices ascending.
+ */
+function sparseRecommendation(positive: readonly SparseVector[], negative: readonly SparseVector[]): { indices: number[]; values: number[] } {
+  const mean = (side: readonly SparseVector[]): Map<number, number> => {
+    const sums = new Map<number, number>();
+    for (const v of side)
+      for (let i = 0; i < v.indices.length; i++) sums.set(v.indices[i] as number, (sums.get(v.indices[i] as number) ?? 0) + (v.values[i] as number));
+    for (const [index, sum] of sums) sums.set(index, sum / side.length);
+    return sums;
+  };
+  const pos = mean(positive);
+  const merged = negative.length === 0 ? pos : new Map<number, number>();
+  if (negative.length > 0) {
+    const neg = mean(negative);
+    for (const index of new Set([...pos.keys(), ...neg.keys()])) merged.set(index, 2 * (pos.get(index) ?? 0) - (neg.get(index) ?? 0));
+  }
+  const indices = [...merged.keys()].sort((a, b) => a - b);
+  return { indices, values: indices.map((index) => merged.get(index) as number) };
+}
+
+/** Qdrant's "average" of multi-vector examples: every positive row, then every negative row negated, as one multi-vector. */
+function multiRecommendation(positive: readonly NamedVector[], negative: readonly NamedVector[], size: number): number[][] {
+  const rows: number[][] = [];
+  for (const [side, sign] of [
+    [positive, 1],
+    [negative, -1],
+  ] as const) {
+    for (const v of side) for (let r = 0; r < v.rows; r++) rows.push(Array.from(v.data.subarray(r * size, (r + 1) * size), (x) => sign * x));
+  }
+  return rows;
 }
 
 /**
@@ -201,71 +268,105 @@ function namedSum(source: QuerySource, name: string, side: { ids: PointId[]; vec
   return { sum, count: count + side.vectors.length };
 }
 
-/** The examples' vectors (ids read from the collection, which are added to `excluded`), checked as Qdrant checks them. */
-function resolveExamples(
-  source: QuerySource,
-  examples: ExamplesInput,
-  path: string,
-  excluded: PointId[],
-  cost: RequestCost,
-  named?: { readonly name: string; readonly size: number },
-): ExampleQuery {
-  if (typeof examples !== 'object' || examples === null) throw badInput(path, `expected examples, got ${describeJson(examples)}`);
-  const dim = named === undefined ? source.vectorSize : named.size;
-  const using = named === undefined ? {} : { using: named.name };
-  // A point without the named vector: undefined (a recommendation leaves it out, as Qdrant does); `required`, Qdrant's 404.
-  const maybe = (raw: unknown, at: string, required: boolean): Float32Array | undefined => {
+/**
+ * Reads examples of one vector: a point id's stored vector (the id added to `excluded`), or a
+ * given vector checked as that vector's queries are. Counts what it reads on `cost`: a list's
+ * length × the vector's size before reading it (the main and one-row named vectors), or each
+ * multi-vector's rows and each sparse vector's indices as read.
+ */
+class ExampleReader {
+  constructor(
+    private readonly source: QuerySource,
+    readonly space: ExampleSpace,
+    private readonly excluded: PointId[],
+    private readonly cost: RequestCost,
+  ) {}
+
+  /** Components counted per example before a list is read; 0 where each is counted as read. */
+  private get perExample(): number {
+    const space = this.space;
+    if (space.kind === 'main') return this.source.vectorSize;
+    return space.kind === 'named' && !space.multivector ? space.size : 0;
+  }
+
+  /** One example; undefined when a point given by id lacks the vector and is not `required` (Qdrant leaves it out; else its 404). */
+  maybe(raw: unknown, at: string, required: boolean): ExampleVector | undefined {
+    const source = this.source;
+    const space = this.space;
     if (typeof raw === 'number' || typeof raw === 'string') {
       const id = normalizePointId(raw, at);
-      if (named === undefined) {
+      if (space.kind === 'main') {
         const vector = source.vectorOf(id);
         if (vector === undefined) throw new PointNotFoundError(raw, source.name);
-        excluded.push(id);
+        this.excluded.push(id);
         return vector;
       }
       if (!source.hasPoint(id)) throw new PointNotFoundError(raw, source.name);
-      excluded.push(id);
-      const stored = source.storedOf?.(named.name, id);
-      if (stored === undefined || 'indices' in stored) {
-        if (required) throw new VectorNotFoundError(raw, named.name, source.name);
+      this.excluded.push(id);
+      const stored = source.storedOf?.(space.name, id);
+      if (stored === undefined) {
+        if (required) throw new VectorNotFoundError(raw, space.name, source.name);
         return undefined;
       }
-      return stored.data;
+      return this.counted('indices' in stored ? { indices: Uint32Array.from(stored.indices), values: Float32Array.from(stored.values) } : stored, at);
     }
-    if (named !== undefined && source.prepareNamed !== undefined) return source.prepareNamed(named.name, raw, at);
-    return source.prepare(raw, at);
-  };
-  const one = (raw: unknown, at: string): Float32Array => maybe(raw, at, true) as Float32Array;
-  const list = (raw: unknown, at: string): Float32Array[] => {
+    if (space.kind === 'main') return source.prepare(raw, at);
+    if (space.kind === 'sparse') return this.counted(parseSparseVector(raw, at), at);
+    if (source.prepareNamed === undefined) throw badInput(at, 'vectors of named vectors are not read here');
+    return this.counted(source.prepareNamed(space.name, raw, at), at);
+  }
+
+  /** A multi-vector's or a sparse vector's components, counted once read. */
+  private counted<V extends NamedVector | SparseVector>(vector: V, at: string): V {
+    if (this.perExample > 0) return vector;
+    this.cost.add('exampleComponents', 'indices' in vector ? vector.indices.length : vector.data.length, at);
+    return vector;
+  }
+
+  one(raw: unknown, at: string): ExampleVector {
+    return this.maybe(raw, at, true) as ExampleVector;
+  }
+
+  /** A list's examples, those given by id that lack the vector left out. */
+  list(raw: unknown, at: string): ExampleVector[] {
     if (raw === undefined || raw === null) return [];
     if (!Array.isArray(raw)) throw badInput(at, `expected a list of point ids or vectors, got ${describeJson(raw)}`);
-    cost.add('exampleComponents', raw.length * dim, at);
-    return raw.map((e, i) => maybe(e, childPath(at, i), false)).filter((v): v is Float32Array => v !== undefined);
-  };
-  const pairs = (raw: unknown, at: string): Array<{ positive: Float32Array; negative: Float32Array }> => {
+    this.cost.add('exampleComponents', raw.length * this.perExample, at);
+    return raw.map((e, i) => this.maybe(e, childPath(at, i), false)).filter((v): v is ExampleVector => v !== undefined);
+  }
+
+  /** Context pairs `[{positive, negative}, …]` (one pair alone too); both examples of a pair are required. */
+  pairs(raw: unknown, at: string): Array<{ positive: ExampleVector; negative: ExampleVector }> {
     if (raw === undefined || raw === null) return [];
     const items = Array.isArray(raw) ? raw : [raw];
-    cost.add('exampleComponents', 2 * items.length * dim, at);
+    this.cost.add('exampleComponents', 2 * items.length * this.perExample, at);
     return items.map((pair, i) => {
       const pairAt = Array.isArray(raw) ? childPath(at, i) : at;
       if (typeof pair !== 'object' || pair === null || Array.isArray(pair)) throw badInput(pairAt, `expected {positive, negative}, got ${describeJson(pair)}`);
       const p = pair as { positive?: unknown; negative?: unknown };
       if (p.positive === undefined || p.negative === undefined) throw badInput(pairAt, 'a context pair needs a positive and a negative example');
-      return { positive: one(p.positive, childPath(pairAt, 'positive')), negative: one(p.negative, childPath(pairAt, 'negative')) };
+      return { positive: this.one(p.positive, childPath(pairAt, 'positive')), negative: this.one(p.negative, childPath(pairAt, 'negative')) };
     });
-  };
+  }
+}
+
+/** The examples' vectors (ids read from the collection, which are added to `excluded`), checked as Qdrant checks them. */
+function resolveExamples(reader: ExampleReader, examples: ExamplesInput, path: string): ExampleQuery {
+  if (typeof examples !== 'object' || examples === null) throw badInput(path, `expected examples, got ${describeJson(examples)}`);
+  const space = reader.space;
+  const using = space.kind === 'main' ? {} : { using: space.name };
   if ('strategy' in examples) {
     const given = (raw: unknown): number => (Array.isArray(raw) ? raw.length : 0);
     if (given(examples.positive) + given(examples.negative) === 0) throw badInput(path, `${examples.strategy} needs at least one positive or negative example`);
-    const positive = list(examples.positive, childPath(path, 'positive'));
-    const negative = list(examples.negative, childPath(path, 'negative'));
+    const positive = reader.list(examples.positive, childPath(path, 'positive'));
+    const negative = reader.list(examples.negative, childPath(path, 'negative'));
     return { kind: examples.strategy, positive, negative, ...using };
   }
   if ('target' in examples && examples.target !== undefined && examples.target !== null) {
-    const target = one(examples.target, childPath(path, 'target'));
-    return { kind: 'discover', target, pairs: pairs(examples.context, childPath(path, 'context')), ...using };
+    const target = reader.one(examples.target, childPath(path, 'target'));
+    return { kind: 'discover', target, pairs: reader.pairs(examples.context, childPath(path, 'context')), ...using };
   }
-  const context = pairs((examples as { context?: unknown }).context, childPath(path, 'context'));
+  const context = reader.pairs((examples as { context?: unknown }).context, childPath(path, 'context'));
   if (context.length === 0) throw badInput(childPath(path, 'context'), 'a context search needs at least one pair');
   return { kind: 'context', pairs: context, ...using };
 }

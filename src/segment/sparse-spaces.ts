@@ -22,6 +22,8 @@ export interface SparseSpacesReader {
   vectorsOf(slot: number): SparseVectors | undefined;
   /** The points holding a vector under the name (`has_vector`); undefined for a name the collection lacks. */
   holders(name: string, slotOf: (id: string) => number | undefined): VectorHolders | undefined;
+  /** Points holding a vector under the name (an empty one too). */
+  countOf(name: string): number;
 }
 
 export class SparseSpaces implements SparseSpacesReader {
@@ -51,6 +53,10 @@ export class SparseSpaces implements SparseSpacesReader {
 
   holders(name: string, slotOf: (id: string) => number | undefined): VectorHolders | undefined {
     return this.vectors.holders(name, slotOf);
+  }
+
+  countOf(name: string): number {
+    return this.vectors.countOf(name);
   }
 
   /** The slot now holds these vectors (it held none: `remove` came first). */

@@ -105,6 +105,22 @@ async function setUp(t: Parameters<typeof startQdrant>[0]) {
   return { ...harness, rng, data };
 }
 
+/** Each query on collection `e` answers with its status and an error text matching its pattern. */
+async function refusals(url: string, cases: readonly (readonly [Body, number, RegExp])[]): Promise<void> {
+  for (const [body, status, pattern] of cases) {
+    const r = await http(url, 'POST', '/collections/e/points/query', body);
+    assert.equal(r.status, status, `${JSON.stringify(body)}: ${r.text}`);
+    assert.match(r.body.status.error, pattern, JSON.stringify(body));
+  }
+}
+
+/** The hits of a search on collection `e` (a 200 asserted) by `…/points/<path>`. */
+async function hitsAt(url: string, path: string, body: Body): Promise<SparseHit[]> {
+  const r = await http(url, 'POST', `/collections/e/points/${path}`, body);
+  assert.equal(r.status, 200, `seed ${SEED}: ${JSON.stringify(body)}: ${r.text}`);
+  return hitsOf(path === 'query' ? r.body.result.points : r.body.result);
+}
+
 /** Hits of a Qdrant answer as the model gives them. */
 function hitsOf(points: readonly { id: unknown; score: number }[]): SparseHit[] {
   return points.map((p) => ({ id: String(p.id), score: p.score }));
@@ -205,7 +221,7 @@ test('a point id as the query of a named dense, multi- or sparse vector, against
     }
 
   // Qdrant's answers for a point without the vector, and for no such point; nothing changes.
-  for (const [body, status, pattern] of [
+  await refusals(url, [
     [{ query: 0, using: 'img' }, 404, /Vector with name "img" for point/],
     [{ query: { nearest: 2 }, using: 'cos' }, 404, /Vector with name "cos" for point/],
     [{ query: 3, using: 'multi' }, 404, /Vector with name "multi" for point/],
@@ -213,11 +229,7 @@ test('a point id as the query of a named dense, multi- or sparse vector, against
     [{ prefetch: { query: 5, using: 'img' }, query: 1, using: 'euc' }, 404, /Vector with name "(img|euc)" for point/],
     [{ query: 999, using: 'img' }, 404, /No point with id 999 found/],
     [{ query: 1, using: 'nope' }, 400, /Not existing vector name error: nope/],
-  ] as const) {
-    const r = await http(url, 'POST', '/collections/e/points/query', body);
-    assert.equal(r.status, status, `${JSON.stringify(body)}: ${r.text}`);
-    assert.match(r.body.status.error, pattern, JSON.stringify(body));
-  }
+  ]);
   assert.equal((await client.count('e')).count, 60);
 });
 
@@ -233,7 +245,14 @@ interface ExampleCase {
 }
 
 function exampleModel(c: ExampleCase, v: number[], distance: Distance): number {
-  const sim = (e: number[]): number => similarity(v, e, distance);
+  return exampleModelBy(c, (e) => similarity(v, e, distance));
+}
+
+/** The model's score by examples of any kind, from a point's similarity to each example. */
+function exampleModelBy<V>(
+  c: { strategy: Strategy; positive: V[]; negative: V[]; target?: V; pairs: { positive: V; negative: V }[] },
+  sim: (example: V) => number,
+): number {
   switch (c.strategy) {
     case 'best_score': {
       const bp = Math.max(Number.NEGATIVE_INFINITY, ...c.positive.map(sim));
@@ -243,7 +262,7 @@ function exampleModel(c: ExampleCase, v: number[], distance: Distance): number {
     case 'sum_scores':
       return c.positive.reduce((s, e) => s + sim(e), 0) - c.negative.reduce((s, e) => s + sim(e), 0);
     case 'discover':
-      return c.pairs.reduce((s, p) => s + Math.sign(sim(p.positive) - sim(p.negative)), 0) + scaledSigmoid(sim(c.target as number[]));
+      return c.pairs.reduce((s, p) => s + Math.sign(sim(p.positive) - sim(p.negative)), 0) + scaledSigmoid(sim(c.target as V));
     case 'context':
       return c.pairs.reduce((s, p) => s + fastSigmoid(Math.min(sim(p.positive) - sim(p.negative) - 2 ** -23, 0)), 0);
   }
@@ -251,11 +270,7 @@ function exampleModel(c: ExampleCase, v: number[], distance: Distance): number {
 
 test('recommendations, discovery and context searches by a named vector, against the model', async (t) => {
   const { client, url, rng, data } = await setUp(t);
-  const run = async (path: string, body: Body): Promise<SparseHit[]> => {
-    const r = await http(url, 'POST', `/collections/e/points/${path}`, body);
-    assert.equal(r.status, 200, `seed ${SEED}: ${JSON.stringify(body)}: ${r.text}`);
-    return hitsOf(path === 'query' ? r.body.result.points : r.body.result);
-  };
+  const run = (path: string, body: Body): Promise<SparseHit[]> => hitsAt(url, path, body);
   const ids = [...Array(60).keys()].map(String);
   for (let round = 0; round < 16; round++) {
     const limit = 1 + rng.int(10);
@@ -345,21 +360,13 @@ test('recommendations, discovery and context searches by a named vector, against
   }
 
   // Qdrant's 404 for a discovery's or context pair's point that lacks the vector; 400s naming the field for what stays refused.
-  for (const [body, status, pattern] of [
+  await refusals(url, [
     [{ query: { discover: { target: 0, context: [{ positive: 1, negative: 2 }] } }, using: 'img' }, 404, /Vector with name "img" for point/],
     [{ query: { context: [{ positive: 1, negative: 5 }] }, using: 'euc' }, 404, /Vector with name "euc" for point/],
     [{ query: { recommend: { positive: [0, 5] } }, using: 'img' }, 400, /positive/],
-    [{ query: { recommend: { positive: [1] } }, using: 'multi' }, 400, /query.*multi-vector `multi`/],
-    [{ query: { discover: { target: 1, context: [] } }, using: 'multi' }, 400, /query.*multi-vector `multi`/],
-    [{ query: { recommend: { positive: [1], strategy: 'best_score' } }, using: 'words' }, 400, /query.*sparse vector `words`/],
-    [{ query: { context: [{ positive: 1, negative: 2 }] }, using: 'words' }, 400, /query.*sparse vector `words`/],
     [{ query: { recommend: { positive: [[1, 1]] } }, using: 'img' }, 400, /positive\[0\]: expected a vector of 3 numbers, got 2/],
     [{ query: { recommend: { positive: [1] } }, using: 'img', lookup_from: { collection: 'e' } }, 400, /lookup_from/],
-  ] as const) {
-    const r = await http(url, 'POST', '/collections/e/points/query', body);
-    assert.equal(r.status, status, `${JSON.stringify(body)}: ${r.text}`);
-    assert.match(r.body.status.error, pattern, JSON.stringify(body));
-  }
+  ]);
   assert.equal((await client.count('e')).count, 60, 'no refused query changed anything');
 });
 
@@ -444,4 +451,158 @@ test("a recommendation's examples of a named vector are counted at that vector's
     [[1, 32768]],
   );
   assert.equal((await client.count('b')).count, 3);
+});
+
+/** Max-sim of dot products: Σ over the query's rows of the best dot product with a stored row. */
+function maxSim(query: readonly number[][], stored: readonly number[][]): number {
+  return query.reduce((sum, q) => sum + Math.max(...stored.map((row) => q.reduce((s, x, i) => s + x * (row[i] as number), 0))), 0);
+}
+
+/** A sparse dot product (exact here: the values are multiples of 1/4). */
+function sparseDotModel(a: SparseJson, b: SparseJson): number {
+  const at = new Map(b.indices.map((index, i) => [index, b.values[i] as number]));
+  return a.indices.reduce((s, index, i) => s + (a.values[i] as number) * (at.get(index) ?? 0), 0);
+}
+
+/** Qdrant's average of sparse examples: per index the positives' mean, pushed from the negatives' (2·p − n); float32 values. */
+function sparseAverage(positive: SparseJson[], negative: SparseJson[]): SparseJson {
+  const mean = (side: SparseJson[]): Map<number, number> => {
+    const sums = new Map<number, number>();
+    for (const v of side)
+      for (let i = 0; i < v.indices.length; i++) sums.set(v.indices[i] as number, (sums.get(v.indices[i] as number) ?? 0) + (v.values[i] as number));
+    return new Map([...sums].map(([index, sum]) => [index, sum / side.length]));
+  };
+  const p = mean(positive);
+  const n = negative.length === 0 ? undefined : mean(negative);
+  const indices = [...new Set([...p.keys(), ...(n?.keys() ?? [])])].sort((a, b) => a - b);
+  return { indices, values: indices.map((index) => Math.fround(n === undefined ? (p.get(index) as number) : 2 * (p.get(index) ?? 0) - (n.get(index) ?? 0))) };
+}
+
+test('recommendations, discovery and context searches by a multi-vector and by a sparse vector, against the model', async (t) => {
+  const { client, url, rng, data } = await setUp(t);
+  const run = (path: string, body: Body): Promise<SparseHit[]> => hitsAt(url, path, body);
+  const ids = [...Array(60).keys()].map(String);
+  const signed = (): number[] => [rng.int(5) - 2, rng.int(5) - 2];
+  for (const kind of ['multi', 'words'] as const) {
+    for (let round = 0; round < 10; round++) {
+      const limit = 1 + rng.int(10);
+      const context = `seed ${SEED} ${kind} round ${round}`;
+      type V = number[][] | SparseJson;
+      const stored: ReadonlyMap<string, V> = kind === 'multi' ? data.multi : data.words;
+      const sim =
+        (v: V) =>
+        (e: V): number =>
+          kind === 'multi' ? maxSim(e as number[][], v as number[][]) : sparseDotModel(e as SparseJson, v as SparseJson);
+      // An example: any point's id (it may lack the vector) or a vector (a multi-vector's rows, or a sparse vector).
+      const given: string[] = [];
+      const example = (mayLack: boolean): { wire: Body; model: V | undefined } => {
+        if (rng.int(3) === 0) {
+          if (kind === 'multi') {
+            const rows = Array.from({ length: 1 + rng.int(3) }, signed);
+            return { wire: rows, model: rows };
+          }
+          const v = nastySparse(rng, 10);
+          return { wire: v, model: storedSparse(v) };
+        }
+        const pool = mayLack ? ids : [...stored.keys()];
+        const id = pool[rng.int(pool.length)] as string;
+        given.push(id);
+        return { wire: Number(id), model: stored.get(id) };
+      };
+      const models = (list: { model: V | undefined }[]): V[] => list.map((e) => e.model).filter((v): v is V => v !== undefined);
+      const expectedBy = (c: Parameters<typeof exampleModelBy<V>>[0], excluded: string[]): SparseHit[] =>
+        [...without(stored, excluded)]
+          .map(([id, v]) => ({ id, score: exampleModelBy(c, sim(v)) }))
+          .sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1))
+          .slice(0, limit);
+
+      for (const strategy of ['best_score', 'sum_scores'] as const) {
+        given.length = 0;
+        const pos = Array.from({ length: 1 + rng.int(3) }, () => example(true));
+        const neg = Array.from({ length: rng.int(3) }, () => example(true));
+        const expected = expectedBy({ strategy, positive: models(pos), negative: models(neg), pairs: [] }, given);
+        const body = { positive: pos.map((e) => e.wire), negative: neg.map((e) => e.wire), strategy };
+        if (models(pos).length + models(neg).length === 0) continue;
+        sameSparseHits(await run('query', { query: { recommend: body }, using: kind, limit }), expected, `${context} ${strategy}`);
+        sameSparseHits(await run('recommend', { ...body, using: kind, limit }), expected, `${context} ${strategy} on /points/recommend`);
+      }
+
+      // average_vector: a multi-vector's rows and the negatives' rows negated; a sparse vector's mean pushed from the negatives'.
+      given.length = 0;
+      const pos = Array.from({ length: 1 + rng.int(3) }, () => example(true));
+      const neg = Array.from({ length: rng.int(3) }, () => example(true));
+      const body = { query: { recommend: { positive: pos.map((e) => e.wire), negative: neg.map((e) => e.wire) } }, using: kind, limit };
+      if (models(pos).length === 0) {
+        const r = await http(url, 'POST', '/collections/e/points/query', body);
+        assert.equal(r.status, 400, `${context}: every positive lacks the vector: ${r.text}`);
+        assert.match(r.body.status.error, /positive/);
+      } else if (kind === 'multi') {
+        const rows = [...(models(pos) as number[][][]).flat(), ...(models(neg) as number[][][]).flat().map((row) => row.map((x) => -x))];
+        const expected = namedModelSearch(without(data.multi, given), rows, { distance: 'Dot', limit });
+        sameSparseHits(await run('query', body), expected, `${context} average_vector`);
+      } else {
+        const average = sparseAverage(models(pos) as SparseJson[], models(neg) as SparseJson[]);
+        const expected = sparseModelSearch(without(data.words, given), average, { idf: false, limit });
+        sameSparseHits(await run('query', body), expected, `${context} average_vector ${JSON.stringify(average)}`);
+      }
+
+      given.length = 0;
+      const target = example(false);
+      const pairs = Array.from({ length: 1 + rng.int(3) }, () => ({ positive: example(false), negative: example(false) }));
+      const modelPairs = pairs.map((pair) => ({ positive: pair.positive.model as V, negative: pair.negative.model as V }));
+      const wirePairs = pairs.map((pair) => ({ positive: pair.positive.wire, negative: pair.negative.wire }));
+      for (const strategy of ['discover', 'context'] as const) {
+        const excluded = strategy === 'discover' ? given : given.slice(typeof target.wire === 'number' ? 1 : 0);
+        const expected = expectedBy({ strategy, positive: [], negative: [], target: target.model as V, pairs: modelPairs }, excluded);
+        const query = strategy === 'discover' ? { discover: { target: target.wire, context: wirePairs } } : { context: wirePairs };
+        sameSparseHits(await run('query', { query, using: kind, limit }), expected, `${context} ${strategy}`);
+      }
+    }
+  }
+
+  // Examples of the wrong kind are 400s naming the field; a point that lacks the vector as a discovery's target, Qdrant's 404.
+  const lacking = ids.find((id) => !data.words.has(id)) as string;
+  await refusals(url, [
+    [{ query: { recommend: { positive: [[1, 1, 1]] } }, using: 'words' }, 400, /positive\[0\].*sparse vector/],
+    [{ query: { recommend: { positive: [{ indices: [1, 1], values: [1, 2] }] } }, using: 'words' }, 400, /positive\[0\]\.indices\[1\]: duplicate index/],
+    [{ query: { recommend: { positive: [[[1, 2, 3]]] } }, using: 'multi' }, 400, /positive\[0\]/],
+    [{ query: { discover: { target: Number(lacking), context: [] } }, using: 'words' }, 404, /Vector with name "words" for point/],
+  ]);
+  assert.equal((await client.count('e')).count, 60, 'no refused query changed anything');
+});
+
+test('searches by examples of a sparse vector with the idf modifier weight every example by idf, as a sparse query is weighted', async (t) => {
+  const { url } = await startQdrant(t);
+  const rng = new SeededRng(SEED + 7);
+  const created = await http(url, 'PUT', '/collections/i', { vectors: { size: 2, distance: 'Dot' }, sparse_vectors: { t: { modifier: 'idf' } } });
+  assert.equal(created.status, 200, created.text);
+  const words = new Map<string, SparseJson>();
+  const points = Array.from({ length: 40 }, (_, i) => {
+    const v = nastySparse(rng, 8);
+    words.set(String(i), storedSparse(v));
+    return { id: i, vector: { '': [1, i], t: v } };
+  });
+  const put = await http(url, 'PUT', '/collections/i/points?wait=true', { points });
+  assert.equal(put.status, 200, put.text);
+  // Qdrant's idf: ln(1 + (N − df + 0.5) / (df + 0.5)), N the points holding a non-empty vector, df those holding the index.
+  const nonEmpty = [...words.values()].filter((v) => v.indices.length > 0);
+  const idfOf = (index: number): number => {
+    const df = nonEmpty.filter((v) => v.indices.includes(index)).length;
+    return Math.log(1 + (nonEmpty.length - df + 0.5) / (df + 0.5));
+  };
+  const weighted = (v: SparseJson): SparseJson => ({ indices: v.indices, values: v.values.map((x, i) => x * idfOf(v.indices[i] as number)) });
+  for (let round = 0; round < 8; round++) {
+    const positive = [nastySparse(rng, 8), nastySparse(rng, 8)];
+    const negative = [nastySparse(rng, 8)];
+    const limit = 1 + rng.int(8);
+    for (const strategy of ['best_score', 'sum_scores'] as const) {
+      const expected = [...words]
+        .map(([id, v]) => ({ id, score: exampleModelBy({ strategy, positive, negative, pairs: [] }, (e) => sparseDotModel(weighted(storedSparse(e)), v)) }))
+        .sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1))
+        .slice(0, limit);
+      const r = await http(url, 'POST', '/collections/i/points/query', { query: { recommend: { positive, negative, strategy } }, using: 't', limit });
+      assert.equal(r.status, 200, r.text);
+      sameSparseHits(hitsOf(r.body.result.points), expected, `seed ${SEED + 7} round ${round} ${strategy}`, 1e-3);
+    }
+  }
 });

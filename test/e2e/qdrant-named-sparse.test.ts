@@ -323,7 +323,7 @@ test('several named dense vectors and a multi-vector: writes, reads, exact queri
   const [p0] = await client.retrieve('m', { ids: [0], with_vector: true });
   assert.deepEqual(Object.keys(p0?.vector as Body).sort(), ['image', 'text'], 'the update added image and kept text');
   for (const [body, pattern] of [
-    [{ query: { recommend: { positive: [1] } }, using: 'colbert' }, /a recommendation by the multi-vector `colbert` is not supported yet/],
+    [{ query: { recommend: { positive: [[[1, 2, 3]]] } }, using: 'colbert' }, /positive\[0\]\[0\]: expected 2 numbers, got 3/],
     [{ query: [1, 2], using: 'image' }, /query: expected 3 numbers, got 2/],
     [{ query: [[1, 2, 3]], using: 'image' }, /query: expected a vector of 3 numbers; this vector is not a multi-vector/],
     [{ query: { recommend: { positive: [[1, 2]] } }, using: 'image' }, /positive\[0\]: expected a vector of 3 numbers, got 2/],

@@ -170,39 +170,52 @@ function pointById(query: number | string, path: string, using: string): Query {
 }
 
 /**
- * The size of the examples of the vector a search by examples uses: the collection's, or a
- * one-row named vector's (with `using` set to its name). Sparse and multi-vector names are refused.
+ * What the examples of a search by examples are: vectors of the collection's size (the main
+ * vector), of a one-row named vector's, a multi-vector's rows, or sparse vectors; `using` names
+ * the vector when it is not the main one.
  */
-function examplesVector(dim: number, used: UsedVector, path: string, what: string): { dim: number; using?: string } {
-  if (used.kind === 'sparse') throw notSupported(path, `${what} by the sparse vector \`${used.name}\``, true);
-  if (used.kind === 'named') {
-    if (used.spec.multivector === true) throw notSupported(path, `${what} by the multi-vector \`${used.name}\``, true);
-    return { dim: used.spec.size, using: used.name };
-  }
+type ExampleShape =
+  | { readonly kind: 'dense'; readonly dim: number; readonly using?: string }
+  | { readonly kind: 'multi'; readonly spec: Extract<UsedVector, { kind: 'named' }>['spec']; readonly using: string }
+  | { readonly kind: 'sparse'; readonly using: string };
+
+function examplesVector(dim: number, used: UsedVector): ExampleShape {
+  if (used.kind === 'sparse') return { kind: 'sparse', using: used.name };
+  if (used.kind === 'named')
+    return used.spec.multivector === true ? { kind: 'multi', spec: used.spec, using: used.name } : { kind: 'dense', dim: used.spec.size, using: used.name };
   denseUsed(used);
-  return { dim };
+  return { kind: 'dense', dim };
 }
 
-/** One side of a recommendation, checked as Qdrant checks it: point ids and vectors of the collection's size. */
-function examples(raw: unknown, path: string, dim: number): Example[] {
+/** One side of a recommendation, checked as Qdrant checks it: point ids and vectors of the vector the examples are of. */
+function examples(raw: unknown, path: string, shape: ExampleShape): Example[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw formatError(path, `expected a list of point ids or vectors, got ${describeJson(raw)}`);
   return raw.map((example, i): Example => {
     // The common case, an unsigned integer id, without building its path (a side may list 131,072).
     if (typeof example === 'number' && Number.isSafeInteger(example) && example >= 0) return example;
-    return oneExample(example, childPath(path, i), dim);
+    return oneExample(example, childPath(path, i), shape);
   });
 }
 
-/** One example at `at`: a point id or a vector of the collection's size. */
-function oneExample(example: unknown, at: string, dim: number): Example {
+/** One example at `at`: a point id, or a vector of the kind the examples are. */
+function oneExample(example: unknown, at: string, shape: ExampleShape): Example {
   if (typeof example === 'number' || typeof example === 'string') {
     toKithId(example, at);
     return example;
   }
+  if (shape.kind === 'sparse') {
+    if (!isSparseShape(example)) throw formatError(at, `expected a point id or a sparse vector {indices, values}, got ${describeJson(example)}`);
+    checkSparseVector(example, at);
+    return example as Example;
+  }
+  if (shape.kind === 'multi') {
+    checkNamedVector(example, shape.spec, at);
+    return example as Example;
+  }
   const vector = denseVector(example, at);
   if (!Array.isArray(vector) || vector.some((x) => typeof x !== 'number')) throw formatError(at, 'expected a point id or a vector of numbers');
-  if (vector.length !== dim) throw formatError(at, `expected a vector of ${dim} numbers, got ${vector.length}`);
+  if (vector.length !== shape.dim) throw formatError(at, `expected a vector of ${shape.dim} numbers, got ${vector.length}`);
   return vector as number[];
 }
 
@@ -211,13 +224,13 @@ export function recommendQuery(dim: number, body: Record<string, unknown>, path:
   const strategy = body.strategy ?? 'average_vector';
   if (strategy !== 'average_vector' && strategy !== 'best_score' && strategy !== 'sum_scores')
     throw unknownVariant(childPath(path, 'strategy'), strategy, ['average_vector', 'best_score', 'sum_scores']);
-  const vector = examplesVector(dim, used, path, 'a recommendation');
-  const using = vector.using === undefined ? {} : { using: vector.using };
+  const shape = examplesVector(dim, used);
+  const using = shape.using === undefined ? {} : { using: shape.using };
   const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from')) ?? outerLookup;
-  if (lookup !== undefined && vector.using !== undefined)
-    throw notSupported(childPath(path, 'lookup_from'), `\`lookup_from\` with the named vector \`${vector.using}\``, true);
-  const positive = examples(body.positive, childPath(path, 'positive'), vector.dim);
-  const negative = examples(body.negative, childPath(path, 'negative'), vector.dim);
+  if (lookup !== undefined && shape.using !== undefined)
+    throw notSupported(childPath(path, 'lookup_from'), `\`lookup_from\` with the named vector \`${shape.using}\``, true);
+  const positive = examples(body.positive, childPath(path, 'positive'), shape);
+  const negative = examples(body.negative, childPath(path, 'negative'), shape);
   if (strategy !== 'average_vector') {
     if (lookup !== undefined) throw notSupported(childPath(path, 'lookup_from'), `\`lookup_from\` with the ${strategy} strategy`, true);
     if (positive.length + negative.length === 0) throw formatError(path, `the ${strategy} strategy needs at least one positive or negative example`);
@@ -228,32 +241,32 @@ export function recommendQuery(dim: number, body: Record<string, unknown>, path:
 }
 
 /** Context pairs `[{positive, negative}, …]` (one pair alone too), each example an id or a vector. */
-function contextPairs(raw: unknown, path: string, dim: number): ContextPairInput[] {
+function contextPairs(raw: unknown, path: string, shape: ExampleShape): ContextPairInput[] {
   if (raw === undefined || raw === null) return [];
   const items = Array.isArray(raw) ? raw : [raw];
   return items.map((pair, i) => {
     const at = Array.isArray(raw) ? childPath(path, i) : path;
     const p = asObject(pair, at);
     if (p.positive === undefined || p.negative === undefined) throw formatError(at, 'a context pair needs `positive` and `negative`');
-    return { positive: oneExample(p.positive, childPath(at, 'positive'), dim), negative: oneExample(p.negative, childPath(at, 'negative'), dim) };
+    return { positive: oneExample(p.positive, childPath(at, 'positive'), shape), negative: oneExample(p.negative, childPath(at, 'negative'), shape) };
   });
 }
 
 /** `{discover: {target, context}}`: a target ranked within the context pairs' zones. */
 export function discoverQuery(dim: number, body: Record<string, unknown>, path: string, used: UsedVector): Query {
-  const vector = examplesVector(dim, used, path, 'a discovery');
+  const shape = examplesVector(dim, used);
   if (body.target === undefined || body.target === null) throw formatError(childPath(path, 'target'), 'required');
-  const target = oneExample(body.target, childPath(path, 'target'), vector.dim);
-  const context = contextPairs(body.context, childPath(path, 'context'), vector.dim);
-  return { kind: 'examples', examples: { target, context }, ...(vector.using === undefined ? {} : { using: vector.using }) };
+  const target = oneExample(body.target, childPath(path, 'target'), shape);
+  const context = contextPairs(body.context, childPath(path, 'context'), shape);
+  return { kind: 'examples', examples: { target, context }, ...(shape.using === undefined ? {} : { using: shape.using }) };
 }
 
 /** `{context: pairs}`: the points on the positive side of every pair score 0, the others less. */
 export function contextQuery(dim: number, raw: unknown, path: string, used: UsedVector): Query {
-  const vector = examplesVector(dim, used, path, 'a context search');
-  const context = contextPairs(raw, path, vector.dim);
+  const shape = examplesVector(dim, used);
+  const context = contextPairs(raw, path, shape);
   if (context.length === 0) throw formatError(path, 'at least one context pair is required');
-  return { kind: 'examples', examples: { context }, ...(vector.using === undefined ? {} : { using: vector.using }) };
+  return { kind: 'examples', examples: { context }, ...(shape.using === undefined ? {} : { using: shape.using }) };
 }
 
 /** POST …/points/discover: `target` and `context` at the top of the body (either may be absent, not both). */
