@@ -565,7 +565,16 @@ export class Collection {
   async query(requests: readonly QueryRequest[], options: { readonly cost?: RequestCost; readonly paths?: readonly string[] } = {}): Promise<SearchOutcome[]> {
     const cost = options.cost ?? new RequestCost();
     const searches = await this.resolveQueries(requests, cost, options.paths);
-    return this.searchBatch(searches, { cost, ...(options.paths === undefined ? {} : { paths: options.paths }) });
+    this.searchStarted();
+    // A search by examples carries the examples the engine read (`example_query`), which no caller
+    // gives and the check of a caller's fields refuses: the rest is checked, then it is put back.
+    const checked = searches.map((search, i) => {
+      const { example_query: examples, ...rest } = search as SearchRequest & Pick<SearchInput, 'example_query'>;
+      const input = prefixErrors(searchPath('searches', options.paths, i), () => checkSearchInput(rest));
+      return examples === undefined || examples === null ? input : { ...input, example_query: examples };
+    });
+    this.boundSearches(checked, 'searches', cost, options.paths);
+    return this.runBatch(checked, options.paths);
   }
 
   /** `query` for searches checked at the edge (see `searchChecked`): the Qdrant port's parse checks every field. */

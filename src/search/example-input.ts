@@ -36,8 +36,8 @@ export interface DiscoverInput {
 
 const STRATEGIES: readonly string[] = ['average_vector', 'best_score', 'sum_scores'];
 
-/** The query near a stored point's vector; the point is left out of the answer. */
-export function pointQuery<S extends SearchRequest>(point: unknown, path: string, search: Omit<S, 'vector'>): QueryRequest<S> {
+/** The query near a stored point's vector (under `search.using` when it names one); the point is left out of the answer. */
+export function pointQuery<S extends SearchRequest>(point: unknown, path: string, search: Omit<S, 'vector'> & { using?: string }): QueryRequest<S> {
   checkedId(point, path);
   return { kind: 'point', search: { ...search, point: point as PointId | number } } as QueryRequest<S>;
 }
@@ -85,12 +85,17 @@ function checkedId(raw: unknown, path: string): void {
   normalizePointId(raw, path);
 }
 
-/** One example: a point id, or a vector of finite numbers (of `vectorSize` when known). */
+/**
+ * One example: a point id, or a vector of finite numbers (of `vectorSize` when known: the main
+ * vector's). Without `vectorSize` (a search `using` another vector) a vector may also be a
+ * multi-vector's rows or a sparse vector; the engine checks it against the vector `using` names.
+ */
 function example(raw: unknown, path: string, vectorSize: number | undefined): Example {
   if (typeof raw === 'number' || typeof raw === 'string') {
     checkedId(raw, path);
     return raw;
   }
+  if (vectorSize === undefined && (isPlainObject(raw) || (Array.isArray(raw) && raw.some((row) => Array.isArray(row))))) return raw as Example;
   if (!Array.isArray(raw)) throw badInput(path, `expected a point id or a vector, got ${describeJson(raw)}`);
   for (const [i, x] of raw.entries())
     if (typeof x !== 'number' || !Number.isFinite(x)) throw badInput(childPath(path, i), `expected a finite number, got ${describeJson(x)}`);

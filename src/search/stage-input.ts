@@ -52,6 +52,8 @@ export interface PrefetchInput {
   readonly discover?: DiscoverInput | null;
   /** A context search by pairs. */
   readonly context?: readonly ContextPairInput[] | null;
+  /** The named dense or sparse vector `point`, `recommend`, `discover` or `context` is of; the main vector without. */
+  readonly using?: string | null;
   readonly fusion?: FusionInput | null;
   /** The prefetches' candidates re-scored by this expression (search/formula-parse.ts). */
   readonly formula?: FormulaJson | null;
@@ -79,7 +81,9 @@ export type FusionInput =
 
 const QUERY_KEYS = ['vector', 'sparse_vector', 'named_vector', 'point', 'recommend', 'discover', 'context'] as const;
 type QueryKey = (typeof QUERY_KEYS)[number];
-const STAGE_KEYS = new Set<string>([...QUERY_KEYS, 'fusion', 'formula', 'defaults', 'prefetch', 'filter', 'limit', 'score_threshold', 'params']);
+const STAGE_KEYS = new Set<string>([...QUERY_KEYS, 'using', 'fusion', 'formula', 'defaults', 'prefetch', 'filter', 'limit', 'score_threshold', 'params']);
+/** The queries whose vector comes from points or examples: `using` names the vector they are of. */
+const EXAMPLE_KEYS: readonly QueryKey[] = ['point', 'recommend', 'discover', 'context'];
 const TOP_KEYS = new Set([...STAGE_KEYS, 'offset', 'with_payload', 'with_vector']);
 
 /** kith's words for a formula's errors, and its filter conditions. */
@@ -155,6 +159,7 @@ function parseStage(body: Record<string, unknown>, path: string, above: Filter |
   if (hasFormula && (hasVector || hasFusion))
     throw badInput(childPath(path, 'formula'), `give either a formula or ${hasFusion ? 'a fusion' : `a query (${queries[0]})`}, not both`);
   if (!hasFormula && body.defaults !== undefined && body.defaults !== null) throw badInput(childPath(path, 'defaults'), 'defaults are a formula’s');
+  if (!hasVector) stageUsing(body, path, undefined);
   if (hasFormula) {
     if (sources.length === 0) throw badInput(childPath(path, 'formula'), 'a formula re-scores prefetches: give it prefetches');
     const formula = parseFormula(KITH_FORMULAS, body.formula, childPath(path, 'formula'), body.defaults, childPath(path, 'defaults'));
@@ -180,7 +185,27 @@ function parseStage(body: Record<string, unknown>, path: string, above: Filter |
     with_vector: false,
     params: parseParams(body.params, childPath(path, 'params')),
   };
-  return { kind: 'search', path, query: stageQuery(queries[0] as QueryKey, body, path, search, counter.vectorSize), sources };
+  const using = stageUsing(body, path, queries[0] as QueryKey);
+  const query =
+    using === undefined
+      ? stageQuery(queries[0] as QueryKey, body, path, search, counter.vectorSize)
+      : stageQuery(queries[0] as QueryKey, body, path, { ...search, using }, undefined);
+  return { kind: 'search', path, query, sources };
+}
+
+/**
+ * A stage's `using`: the named dense or sparse vector a query by a point or by examples is of
+ * (its examples then checked by the engine against that vector); "" or none, the main vector.
+ */
+function stageUsing(body: Record<string, unknown>, path: string, key: QueryKey | undefined): string | undefined {
+  const using = body.using;
+  if (using === undefined || using === null || using === '') return undefined;
+  const at = childPath(path, 'using');
+  if (typeof using !== 'string') throw badInput(at, `expected a vector name, got ${describeJson(using)}`);
+  if (key === undefined) throw badInput(at, `names the vector of a query by ${EXAMPLE_KEYS.join(', ')}; this stage has none`);
+  if (!EXAMPLE_KEYS.includes(key))
+    throw badInput(at, `names the vector of ${EXAMPLE_KEYS.join(', ')}; ${key} names its own (${key === 'vector' ? 'the main vector' : `${key}.name`})`);
+  return using;
 }
 
 /** The engine's query for a stage's query field `key`. */
@@ -188,7 +213,7 @@ function stageQuery(
   key: QueryKey,
   body: Record<string, unknown>,
   path: string,
-  search: Omit<SearchInput, 'vector'>,
+  search: Omit<SearchInput, 'vector'> & { using?: string },
   vectorSize: number | undefined,
 ): QueryRequest<SearchInput> {
   const at = childPath(path, key);

@@ -318,7 +318,10 @@ test("refusals on kith's port: missing points 404, bad shapes and budgets 400 na
   await refused('recommend', { negative: [1] }, 400, 'ERR_BAD_INPUT', /^positive: average_vector needs at least one positive example/);
   await refused('recommend', { positive: [], strategy: 'sum_scores' }, 400, 'ERR_BAD_INPUT', /sum_scores needs at least one positive or negative example/);
   await refused('recommend', { positive: [1], strategy: 'best' }, 400, 'ERR_BAD_INPUT', /^strategy/);
-  await refused('recommend', { positive: [1], using: 'other' }, 400, 'ERR_BAD_INPUT', /^using: searches by examples use the main vector only/);
+  await refused('recommend', { positive: [1], using: 'other' }, 400, 'ERR_BAD_INPUT', /^using: the collection has no named or sparse vector "other"/);
+  await refused('recommend', { positive: [{ indices: [1], values: [1] }] }, 400, 'ERR_BAD_INPUT', /^positive\[0\]: expected a point id or a vector/);
+  await refused('query', { vector: [1, 2, 3], using: 'other' }, 400, 'ERR_BAD_INPUT', /^using: names the vector of point, recommend, discover, context/);
+  await refused('query', { prefetch: [{ vector: [1, 2, 3] }], fusion: 'rrf', using: 'x' }, 400, 'ERR_BAD_INPUT', /^using: .*this stage has none/);
   await refused('recommend', { positive: [1], vector: [1, 2, 3] }, 400, 'ERR_BAD_INPUT', /vector/);
   await refused('recommend', { positive: [1], filter: { must: [{ key: 'i', match: {} }] } }, 400, 'ERR_BAD_INPUT', /^filter\.must\[0\]/);
   await refused('recommend/batch', { searches: [{ positive: [1] }, { positive: [2, [1]] }] }, 400, 'ERR_BAD_INPUT', /^searches\[1\]\.positive\[1\]/);

@@ -7,7 +7,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { badInput } from '../../core/errors.js';
 import { childPath } from '../../core/field-path.js';
 import type { Collection } from '../../collection/collection.js';
 import type { Database } from '../../db/database.js';
@@ -27,18 +26,24 @@ import { checkedSearch } from './search.js';
 type RecommendJson = Static<typeof RecommendBody>;
 type DiscoverJson = Static<typeof DiscoverBody>;
 
-/** The search fields of a body by examples, checked as a search's; `using` refused unless it names the main vector. */
-function searchFields(body: Omit<RecommendJson, 'positive' | 'negative' | 'strategy'>): Omit<SearchInput, 'vector'> {
+/**
+ * The search fields of a body by examples, checked as a search's, and `using`: a named dense or
+ * sparse vector the examples are of (the engine checks the name), or the main vector ("" or none).
+ */
+function searchFields(body: Omit<RecommendJson, 'positive' | 'negative' | 'strategy'>): Omit<SearchInput, 'vector'> & { using?: string } {
   const { using, ...search } = body;
-  if (using !== undefined && using !== null && using !== '')
-    throw badInput('using', `searches by examples use the main vector only; \`${using}\` (a named or sparse vector) cannot be searched by examples yet`);
-  return checkedSearch(search);
+  return { ...checkedSearch(search), ...(using === undefined || using === null || using === '' ? {} : { using }) };
+}
+
+/** The size the examples' vectors are checked against here: the main vector's; another vector's examples are checked by the engine. */
+function exampleSize(collection: Collection, search: { using?: string }): number | undefined {
+  return search.using === undefined ? collection.config.vectorSize : undefined;
 }
 
 /** A recommendation body as the engine's query (average_vector, or a search by examples), its search fields checked already. */
-function recommendation(collection: Collection, body: RecommendJson, search: Omit<SearchInput, 'vector'>): QueryRequest<SearchInput> {
+function recommendation(collection: Collection, body: RecommendJson, search: Omit<SearchInput, 'vector'> & { using?: string }): QueryRequest<SearchInput> {
   const { positive, negative, strategy } = body;
-  return recommendQuery<SearchInput>({ positive, negative, strategy }, '', search, collection.config.vectorSize);
+  return recommendQuery<SearchInput>({ positive, negative, strategy }, '', search, exampleSize(collection, search));
 }
 
 const ScoredPoints = Type.Array(ScoredPointSchema);
@@ -97,7 +102,7 @@ export const exampleRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: 
       );
       const collection = db.collection(request.params.name);
       const queries = searches.map((body, i) =>
-        prefixErrors(paths[i] as string, () => recommendation(collection, body, checked[i] as Omit<SearchInput, 'vector'>)),
+        prefixErrors(paths[i] as string, () => recommendation(collection, body, checked[i] as Omit<SearchInput, 'vector'> & { using?: string })),
       );
       const outcomes = await collection.queryChecked(queries, { paths });
       for (const { explain } of outcomes) metrics?.countSearch(explain.strategy);
@@ -121,7 +126,7 @@ export const exampleRoutes: FastifyPluginAsyncTypebox<{ db: Database; metrics?: 
       const { target, context, ...rest } = request.body as DiscoverJson;
       const search = searchFields(rest);
       const collection = db.collection(request.params.name);
-      const query = discoverQuery<SearchInput>({ target, context }, '', search, collection.config.vectorSize);
+      const query = discoverQuery<SearchInput>({ target, context }, '', search, exampleSize(collection, search));
       return answer(reply, await one(collection, query), request.body.params?.explain);
     },
   );

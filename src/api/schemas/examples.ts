@@ -7,9 +7,20 @@ import { Type } from 'typebox';
 import { Nullable, PointIdSchema } from './common.js';
 import { MAX_BATCH_SEARCHES, SearchBody } from './points.js';
 
-export const ExampleSchema = Type.Union([PointIdSchema, Type.Array(Type.Number(), { description: 'A vector of the collection’s size.' })], {
-  description: 'A point id (its stored vector; the point is left out of the answer) or a vector.',
-});
+export const ExampleSchema = Type.Union(
+  [
+    PointIdSchema,
+    Type.Array(Type.Number(), { description: 'A vector of the main or the named vector’s size.' }),
+    Type.Array(Type.Array(Type.Number()), { description: 'A multi-vector’s rows (with `using` naming one).' }),
+    Type.Object(
+      { indices: Type.Array(Type.Integer({ minimum: 0 })), values: Type.Array(Type.Number()) },
+      { additionalProperties: false, description: 'A sparse vector (with `using` naming one).' },
+    ),
+  ],
+  {
+    description: 'A point id (its stored vector under `using`; the point is left out of the answer) or a vector of the kind `using` names.',
+  },
+);
 
 const Examples = Type.Array(ExampleSchema, {
   description: 'Point ids and vectors; together with the other side at most the exampleComponents budget (examples × vector_size).',
@@ -47,10 +58,15 @@ export const DiscoverSchema = Type.Object(
 /** The fields of a search kept by a search by examples: all but the query vector's. */
 const { vector: _v, sparse_vector: _s, named_vector: _n, ...SearchFields } = SearchBody.properties;
 
-/** `using`: the vector searched; the examples are of the main vector only, so any name is refused (a clear 400). */
-const Using = Nullable(Type.String({ description: 'Refused unless empty: searches by examples use the main vector only.' }));
+/** `using`: the vector the examples are of and the points are scored (or searched) by. */
+export const ExampleUsing = Nullable(
+  Type.String({
+    description:
+      'A named dense vector (one row or a multi-vector) or a sparse vector the examples are of, and the points are scored by (points without it are not); the main vector when absent or "".',
+  }),
+);
 
-export const RecommendBody = Type.Object({ ...RecommendSchema.properties, using: Using, ...SearchFields }, { additionalProperties: false });
+export const RecommendBody = Type.Object({ ...RecommendSchema.properties, using: ExampleUsing, ...SearchFields }, { additionalProperties: false });
 
 export const RecommendBatchBody = Type.Object(
   {
@@ -63,4 +79,4 @@ export const RecommendBatchBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const DiscoverBody = Type.Object({ ...DiscoverSchema.properties, using: Using, ...SearchFields }, { additionalProperties: false });
+export const DiscoverBody = Type.Object({ ...DiscoverSchema.properties, using: ExampleUsing, ...SearchFields }, { additionalProperties: false });

@@ -3,7 +3,7 @@ import { type Static, Type } from 'typebox';
 import { LIMITS } from '../../segment/collection-config.js';
 import type { FormulaJson } from '../../search/formula-json.js';
 import { Nullable, PointIdSchema } from './common.js';
-import { ContextPairSchema, DiscoverSchema, RecommendSchema } from './examples.js';
+import { ContextPairSchema, DiscoverSchema, ExampleUsing, RecommendSchema } from './examples.js';
 import { FilterRef } from './filter.js';
 import { SearchBody } from './points.js';
 
@@ -39,6 +39,7 @@ const StageFields = {
   recommend: Nullable(RecommendSchema),
   discover: Nullable(DiscoverSchema),
   context: Nullable(Type.Array(ContextPairSchema, { description: 'A context search: points on the good side of every pair score 0, the others less.' })),
+  using: ExampleUsing,
   fusion: Nullable(FusionSchema),
   formula: Nullable(FormulaSchema),
   defaults: Nullable(
