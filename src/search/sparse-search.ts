@@ -13,7 +13,8 @@ import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
 import type { SparseIndex } from '../index/sparse/sparse-index.js';
 import { parseSparseVector, type SparseVector, sparseDot } from '../index/sparse/sparse-vector.js';
-import { isEmptyFilter } from '../payload/filter-types.js';
+import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
+import { estimateFilter } from '../payload/filter-estimate.js';
 import { bindFilter } from './filter-bind.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { SegmentReader } from '../segment/segment.js';
@@ -56,7 +57,7 @@ export function boundSparseSearch(memory: SegmentReader, config: CollectionConfi
   const query = parseSparseQuery(input.sparse_vector, config, at);
   cost.add('sparseTerms', query.vector.indices.length, childPath(at, 'indices'));
   const index = memory.sparse.index(query.name) as SparseIndex;
-  cost.add('sparsePostings', index.cost(query.vector), at);
+  cost.add('sparsePostings', sparseReads(memory, index, query.vector, input.filter), at);
   // MMR compares each pick with every candidate left, here on the service thread; a dot product
   // merges both vectors' indices, so each comparison is counted as two of the widest vector's.
   const mmr = input.mmr ?? undefined;
@@ -89,6 +90,20 @@ function pickSparseMmr(
   };
   const order = mmrOrder(pool, picks, diversity);
   return { slots: Int32Array.from(order, (i) => hits.slots[i] as number), scores: Float64Array.from(order, (i) => hits.scores[i] as number) };
+}
+
+/**
+ * What a sparse search reads at most, by the way it will run (`searchSparse`): the postings of the
+ * query's indices, or, when the payload indexes name fewer matches exactly (a matrix row's or a
+ * stage's `has_id`), each match's vector merged with the query's.
+ */
+function sparseReads(memory: SegmentReader, index: SparseIndex, vector: SparseVector, filterInput: Filter | undefined): number {
+  const walk = index.cost(vector);
+  if (filterInput === undefined || isEmptyFilter(filterInput)) return walk;
+  const filter = bindFilter(filterInput, memory);
+  const candidates = estimateFilter(filter, memory.payloadIndex, memory.table.liveCount, (id) => memory.table.slotOf(id)).candidates;
+  if (candidates?.exact !== true || candidates.count >= walk) return walk;
+  return candidates.count * (vector.indices.length + index.widest);
 }
 
 /** One sparse search, all on this thread. */
