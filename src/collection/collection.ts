@@ -36,6 +36,7 @@ import { FacetCounter, type FacetHit, facetKey, MAX_FACET_LIMIT } from '../searc
 import { checkOrderBy, type OrderBy, type OrderByInput, OrderedEntries } from '../search/order-by.js';
 import { checkMatrix, type Matrix, type MatrixSource, searchMatrix } from '../search/matrix.js';
 import { Reservoir } from '../search/sample.js';
+import { sparseToJson } from '../index/sparse/sparse-vector.js';
 import { checkGrouping, type Grouping, type PointGroup, searchGroups } from '../search/groups.js';
 import { runStages, type StageSource } from '../search/multi-stage.js';
 import { parseStages, type StagesInput } from '../search/stage-input.js';
@@ -703,34 +704,74 @@ export class Collection {
     const { sample, limit } = checkMatrix(request);
     const filter = request.filter === undefined || request.filter === null ? undefined : toFilter(request.filter);
     const using = request.using ?? undefined;
-    const spec = using === undefined ? undefined : this.config.namedVectors.get(using);
-    if (using !== undefined && spec === undefined) throw badInput('using', `the collection has no named dense vector ${JSON.stringify(using)}`);
-    const source: MatrixSource = {
-      vectorSize: spec?.size ?? this.config.vectorSize,
-      sample: async (where, size, name) => {
-        if (name === undefined || spec === undefined)
-          return (await this.sample({ ...(where === undefined ? {} : { filter: where }), limit: size, with_payload: false, with_vector: true })).map((r) => ({
-            id: r.id,
-            vector: r.vector ?? [],
-          }));
-        // Among the points that hold the vector (Qdrant adds `has_vector` to the filter), read as searched.
-        const reservoir = new Reservoir<PointId>(size);
-        await this.scanMatches(where, (slot, table) => {
-          if (this.segment.named.vectorOf(name, slot) !== undefined) reservoir.add(table.idOf(slot));
-        });
-        const out: { id: PointId; vector: number[] | number[][] }[] = [];
-        for (const id of reservoir.items()) {
-          const slot = this.segment.table.slotOf(id);
-          const held = slot === undefined ? undefined : this.segment.named.vectorOf(name, slot);
-          if (held === undefined) continue;
-          const rows = Array.from({ length: held.rows }, (_, r) => vectorArray(held.data.subarray(r * spec.size, (r + 1) * spec.size)));
-          out.push({ id, vector: spec.multivector === true ? rows : (rows[0] as number[]) });
-        }
-        return out;
-      },
-      queryChecked: async (queries, options) => (await this.queryChecked(queries, options)).map((outcome) => outcome.points),
-    };
+    const source = using === undefined ? this.mainMatrixSource() : this.usedMatrixSource(using);
     return searchMatrix(source, { ...(filter === undefined ? {} : { filter }), sample, limit, ...(using === undefined ? {} : { using }) });
+  }
+
+  /** The matrix by the main vector: the sample drawn as `sample` draws it. */
+  private mainMatrixSource(): MatrixSource {
+    return {
+      vectorSize: this.config.vectorSize,
+      sample: async (where, size) =>
+        (await this.sample({ ...(where === undefined ? {} : { filter: where }), limit: size, with_payload: false, with_vector: true })).map((r) => ({
+          id: r.id,
+          query: { vector: r.vector ?? [] },
+        })),
+      queryChecked: (queries, options) => this.matrixRows(queries, options),
+    };
+  }
+
+  /**
+   * The matrix by a named dense or sparse vector: among the points that hold it (Qdrant adds
+   * `has_vector` to the filter), each row a search by the vector as stored.
+   */
+  private usedMatrixSource(name: string): MatrixSource {
+    const spec = this.config.namedVectors.get(name);
+    if (spec !== undefined) {
+      return {
+        vectorSize: spec.size,
+        sample: async (where, size) =>
+          (await this.sampleHolders(where, size, (slot) => this.segment.named.vectorOf(name, slot))).map(({ id, vector }) => {
+            const rows = Array.from({ length: vector.rows }, (_, r) => vectorArray(vector.data.subarray(r * spec.size, (r + 1) * spec.size)));
+            return { id, query: { named_vector: { name, vector: spec.multivector === true ? rows : (rows[0] as number[]) } } };
+          }),
+        queryChecked: (queries, options) => this.matrixRows(queries, options),
+      };
+    }
+    const index = this.segment.sparse.index(name);
+    if (index === undefined) throw badInput('using', `the collection has no named dense or sparse vector ${JSON.stringify(name)}`);
+    return {
+      vectorSize: index.widest,
+      // A row scores at most the sample's points, each a dot product merging two vectors' indices
+      // (or walks fewer postings than that): bounded here, before the sample is drawn.
+      boundRows: (rows, cost, path) => cost.add('sparsePostings', rows * rows * 2 * index.widest, childPath(path, 'sample')),
+      sample: async (where, size) =>
+        (await this.sampleHolders(where, size, (slot) => this.segment.sparse.vectorOf(name, slot))).map(({ id, vector }) => ({
+          id,
+          query: { sparse_vector: { name, ...sparseToJson(vector) } },
+        })),
+      queryChecked: (queries, options) => this.matrixRows(queries, options),
+    };
+  }
+
+  /** A uniform sample of the matching points that hold a vector (`vectorAt` gives it, or undefined), with the vector each holds. */
+  private async sampleHolders<V>(where: Filter | undefined, size: number, vectorAt: (slot: number) => V | undefined): Promise<{ id: PointId; vector: V }[]> {
+    const reservoir = new Reservoir<PointId>(size);
+    await this.scanMatches(where, (slot, table) => {
+      if (vectorAt(slot) !== undefined) reservoir.add(table.idOf(slot));
+    });
+    const out: { id: PointId; vector: V }[] = [];
+    for (const id of reservoir.items()) {
+      const slot = this.segment.table.slotOf(id);
+      const vector = slot === undefined ? undefined : vectorAt(slot);
+      if (vector !== undefined) out.push({ id, vector });
+    }
+    return out;
+  }
+
+  /** The matrix's rows, each an exact search checked and counted as any search is. */
+  private async matrixRows(queries: readonly QueryRequest<SearchInput>[], options: { readonly cost: RequestCost; readonly paths: readonly string[] }) {
+    return (await this.queryChecked(queries, options)).map((outcome) => outcome.points);
   }
 
   /** A search near a stored point's vector, the point left out (query-verbs.ts); ERR_POINT_NOT_FOUND when it does not exist. */

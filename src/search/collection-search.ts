@@ -441,13 +441,21 @@ function shapeHits(
 
 /**
  * An exact search's page (sparse, named, by examples): the best hits ranked by score (`ascending`:
- * distances), ties by id, `offset` skipped, then shaped until one fails `score_threshold`.
+ * distances), ties by id (or kept in MMR's order), `offset` skipped, then shaped until one fails
+ * `score_threshold` (in MMR's order: those that fail are skipped).
  */
 export function shapeExactHits(
   memory: SegmentReader,
   hits: { readonly slots: Int32Array; readonly scores: Float64Array },
   input: SearchInput,
-  page: { readonly offset: number; readonly limit: number; readonly ascending: boolean; readonly score?: (similarity: number) => number },
+  page: {
+    readonly offset: number;
+    readonly limit: number;
+    readonly ascending: boolean;
+    readonly score?: (similarity: number) => number;
+    /** The hits are in their final order (MMR's), not to be ranked by score. */
+    readonly ordered?: boolean;
+  },
 ): ScoredPoint[] {
   const table = memory.table;
   const ranked: Array<{ slot: number; score: number; id: PointId }> = [];
@@ -456,15 +464,36 @@ export function shapeExactHits(
     const raw = hits.scores[i] as number;
     ranked.push({ slot, score: page.score === undefined ? raw : page.score(raw), id: table.idOf(slot) });
   }
-  ranked.sort((a, b) => compareHits(a, b, page.ascending));
+  if (page.ordered !== true) ranked.sort((a, b) => compareHits(a, b, page.ascending));
   const threshold = input.score_threshold;
   const selector = toPayloadSelector(input.with_payload, 'with_payload', true);
   const out: ScoredPoint[] = [];
   for (const hit of ranked.slice(page.offset, page.offset + page.limit)) {
-    if (threshold !== undefined && threshold !== null && (page.ascending ? hit.score > threshold : hit.score < threshold)) break;
+    if (threshold !== undefined && threshold !== null && (page.ascending ? hit.score > threshold : hit.score < threshold)) {
+      // By score, every later hit fails too; in MMR order a later one may still pass.
+      if (page.ordered === true) continue;
+      break;
+    }
     out.push(scoredPointOf(memory, hit, selector, input.with_vector === true));
   }
   return out;
+}
+
+/**
+ * The best `k` of an exact search's hits (similarities, higher better), ties by id as text: MMR's
+ * candidates, in the order its picks break ties by. Exact scans may hand back more than `k` (ties
+ * kept without ids, every match scored), and in no particular order.
+ */
+export function bestCandidates(
+  memory: SegmentReader,
+  hits: { readonly slots: Int32Array; readonly scores: Float64Array },
+  k: number,
+): { slots: Int32Array; scores: Float64Array } {
+  const table = memory.table;
+  const ranked = Array.from(hits.slots, (slot, i) => ({ slot, score: hits.scores[i] as number, id: table.idOf(slot) }));
+  ranked.sort((a, b) => compareHits(a, b, false));
+  const kept = ranked.slice(0, k);
+  return { slots: Int32Array.from(kept, (h) => h.slot), scores: Float64Array.from(kept, (h) => h.score) };
 }
 
 /** A filter's estimate from the payload indexes, written into `explain` as every search reports it. */

@@ -24,9 +24,12 @@ export interface MatrixRequest {
   readonly filter?: Filter;
   readonly sample: number;
   readonly limit: number;
-  /** A named dense vector beside the main one: the points that hold it are sampled, and scored by it (Qdrant's `using`). */
+  /** A named dense or sparse vector beside the main one: the points that hold it are sampled, and scored by it (Qdrant's `using`). */
   readonly using?: string;
 }
+
+/** A sampled point's vector as its row's search asks by it: the main vector, a named one (a multi-vector's rows), or a sparse one. */
+export type MatrixQuery = Pick<SearchInput, 'vector' | 'named_vector' | 'sparse_vector'>;
 
 /** The sampled ids in id order, and per sampled point its nearest others, best first. */
 export interface Matrix {
@@ -35,10 +38,12 @@ export interface Matrix {
 }
 
 export interface MatrixSource {
-  /** The size of the vector the matrix scores by (the main one's, or the named one's it uses). */
+  /** The size of the vector the matrix scores by (the main one's, the named one's it uses, a sparse one's most indices). */
   readonly vectorSize: number;
-  /** A uniform random sample of the matching points (those holding `using`'s vector), with their stored vectors (a multi-vector's rows). */
-  sample(filter: Filter | undefined, size: number, using?: string): Promise<{ readonly id: PointId; readonly vector: number[] | number[][] }[]>;
+  /** Counts what the rows may score at most, where the search's own count cannot see it before the sample is drawn (a sparse `using`). */
+  boundRows?(sample: number, cost: RequestCost, path: string): void;
+  /** A uniform random sample of the matching points (those holding `using`'s vector), each with its row's query by its stored vector. */
+  sample(filter: Filter | undefined, size: number, using?: string): Promise<{ readonly id: PointId; readonly query: MatrixQuery }[]>;
   queryChecked(
     queries: readonly QueryRequest<SearchInput>[],
     options: { readonly cost: RequestCost; readonly paths: readonly string[] },
@@ -68,9 +73,10 @@ export function countMatrix(request: MatrixRequest, vectorSize: number, cost: Re
 }
 
 export async function searchMatrix(source: MatrixSource, request: MatrixRequest, path = ''): Promise<Matrix> {
-  countMatrix(request, source.vectorSize, new RequestCost(), path);
-  const using = request.using;
-  const sampled = (await source.sample(request.filter, request.sample, using)).sort((a, b) => compareIds(a.id, b.id));
+  const cost = new RequestCost();
+  countMatrix(request, source.vectorSize, cost, path);
+  source.boundRows?.(request.sample, cost, path);
+  const sampled = (await source.sample(request.filter, request.sample, request.using)).sort((a, b) => compareIds(a.id, b.id));
   if (sampled.length < 2) return { ids: [], rows: [] };
   const ids = new Set(sampled.map((p) => p.id));
   const among: Filter = { must: [{ kind: 'has_id', ids }], mustNot: [], should: [] };
@@ -78,7 +84,7 @@ export async function searchMatrix(source: MatrixSource, request: MatrixRequest,
     (point): QueryRequest<SearchInput> => ({
       kind: 'vector',
       search: {
-        ...(using === undefined ? { vector: point.vector } : { named_vector: { name: using, vector: point.vector } }),
+        ...point.query,
         limit: request.limit + 1,
         offset: 0,
         filter: among,

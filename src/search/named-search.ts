@@ -13,7 +13,8 @@ import { describeJson } from '../core/point-id.js';
 import { isEmptyFilter } from '../payload/filter-types.js';
 import { bindFilter } from './filter-bind.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
-import type { NamedVector, NamedVectorConfig } from '../segment/named-vectors.js';
+import { type NamedVector, type NamedVectorConfig, similarity } from '../segment/named-vectors.js';
+import { type MmrPool, mmrOrder } from '../segment/mmr.js';
 import type { SegmentReader } from '../segment/segment.js';
 import { choosePlan, exactStrategy, type Strategy } from '../index/planner.js';
 import type { NamedHits } from '../segment/named-dense-space.js';
@@ -21,6 +22,7 @@ import type { FilterEstimate } from '../payload/filter-estimate.js';
 import type { Filter } from '../payload/filter-types.js';
 import {
   acceptor,
+  bestCandidates,
   collectMatches,
   estimateInto,
   type FilterTest,
@@ -77,6 +79,22 @@ export function boundNamedSearch(memory: SegmentReader, config: CollectionConfig
   const candidates = plan.estimated?.candidates;
   if (plan.strategy === 'candidates-exact' && candidates !== undefined) read = Math.min(read, candidates.count * most);
   cost.add('namedComponents', read * query.vector.rows, at);
+  // MMR compares each pick with every candidate left, here on the service thread: counted in the same budget.
+  const mmr = input.mmr ?? undefined;
+  if (mmr !== undefined) {
+    const picks = (input.offset ?? 0) + (input.limit ?? config.parameters.k);
+    cost.add('namedComponents', picks * mmr.candidates * mmrPairFloats(most, query.spec.size), mmrPath(path));
+  }
+}
+
+/** Floats one MMR similarity reads at most: rows × rows × size for a multi-vector (max_sim), size for one row. */
+function mmrPairFloats(mostFloats: number, size: number): number {
+  return Math.max(size, Math.ceil((mostFloats * mostFloats) / size));
+}
+
+/** Where a search's MMR candidates are named in errors. */
+export function mmrPath(path: string): string {
+  return path === '' ? 'mmr.candidates' : childPath(childPath(path, 'mmr'), 'candidates');
 }
 
 /** How a named search runs: the strategy (index/planner.ts) and what it chose by. */
@@ -100,7 +118,7 @@ interface NamedPlan {
  * estimate (written into `explain`), its straddling estimate taken as it is (no sample).
  */
 function planNamed(memory: SegmentReader, config: CollectionConfig, input: SearchInput, name: string, explain: SearchExplain): NamedPlan {
-  const k = (input.offset ?? 0) + (input.limit ?? config.parameters.k);
+  const k = candidatesWanted(input, config);
   const params = input.params ?? {};
   const exact = params.exact === true;
   const m = memory.named.graphM(name);
@@ -123,6 +141,11 @@ function planNamed(memory: SegmentReader, config: CollectionConfig, input: Searc
   }
   if (strategy !== 'graph-filtered' || m === undefined) strategy = exactStrategy(estimated.candidates?.count, memory.table.liveCount);
   return { ...base, estimated, strategy: strategy as Exclude<Strategy, 'sample'> };
+}
+
+/** Hits a search finds: offset + limit, or MMR's candidates when it asks for more (sparse-search.ts too). */
+export function candidatesWanted(input: SearchInput, config: Pick<CollectionConfig, 'parameters'>): number {
+  return Math.max((input.offset ?? 0) + (input.limit ?? config.parameters.k), input.mmr?.candidates ?? 0);
 }
 
 /** How many ids a filter's top-level `has_id` lists (the points it can match at most), if it has one. */
@@ -211,9 +234,51 @@ export function searchNamed(memory: SegmentReader, config: CollectionConfig, inp
       hits = exactMatches();
     }
   }
-  const out = shapeExactHits(memory, hits, input, { offset, limit, ascending: namedScoresAscend(spec), score: (s) => wireScore(spec, s) });
+  const mmr = input.mmr ?? undefined;
+  if (mmr !== undefined)
+    hits = pickNamedMmr(memory, name, spec, vector, { ...bestCandidates(memory, hits, k), scored: hits.scored }, offset + limit, mmr.diversity);
+  const out = shapeExactHits(memory, hits, input, {
+    offset,
+    limit,
+    ascending: namedScoresAscend(spec),
+    score: (s) => wireScore(spec, s),
+    ordered: mmr !== undefined,
+  });
   explain.scored = hits.scored;
   return { points: out, explain };
+}
+
+/**
+ * MMR over a named search's candidates (segment/mmr.ts), with Qdrant's raw similarities: the
+ * search's own (dot product of normalised vectors for Cosine, −‖a − b‖² for Euclid, max_sim
+ * summed over a multi-vector's rows) for relevance, and the same between candidates, each
+ * candidate's rows against the picked one's. The hits keep their scores against the query.
+ */
+function pickNamedMmr(
+  memory: SegmentReader,
+  name: string,
+  spec: NamedVectorConfig,
+  query: NamedVector,
+  hits: NamedHits,
+  picks: number,
+  diversity: number,
+): NamedHits {
+  const vectors = Array.from(hits.slots, (slot) => memory.named.vectorOf(name, slot) as NamedVector);
+  let scored = 0;
+  const pool: MmrPool = {
+    relevance: Float64Array.from(vectors, (vector) => similarity(spec, query, vector)),
+    similarities: (picked, others, out) => {
+      const chosen = vectors[picked] as NamedVector;
+      for (let f = 0; f < others.length; f++) out[f] = similarity(spec, vectors[others[f] as number] as NamedVector, chosen);
+      scored += others.length;
+    },
+  };
+  const order = mmrOrder(pool, picks, diversity);
+  return {
+    slots: Int32Array.from(order, (i) => hits.slots[i] as number),
+    scores: Float64Array.from(order, (i) => hits.scores[i] as number),
+    scored: hits.scored + hits.slots.length + scored,
+  };
 }
 
 /** Checks a named vector as the engine will, so a port can name the field as its client wrote it. */

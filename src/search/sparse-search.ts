@@ -13,12 +13,24 @@ import { childPath } from '../core/field-path.js';
 import { describeJson } from '../core/point-id.js';
 import type { SparseIndex } from '../index/sparse/sparse-index.js';
 import { parseSparseVector, type SparseVector, sparseDot } from '../index/sparse/sparse-vector.js';
-import { isEmptyFilter } from '../payload/filter-types.js';
+import { type Filter, isEmptyFilter } from '../payload/filter-types.js';
+import { estimateFilter } from '../payload/filter-estimate.js';
 import { bindFilter } from './filter-bind.js';
 import type { CollectionConfig } from '../segment/collection-config.js';
 import type { SegmentReader } from '../segment/segment.js';
-import { acceptor, collectMatches, estimateInto, freshExplain, type SearchInput, type SearchOutcome, shapeExactHits } from './collection-search.js';
+import {
+  acceptor,
+  bestCandidates,
+  collectMatches,
+  estimateInto,
+  freshExplain,
+  type SearchInput,
+  type SearchOutcome,
+  shapeExactHits,
+} from './collection-search.js';
 import type { RequestCost } from './request-cost.js';
+import { type MmrPool, mmrOrder } from '../segment/mmr.js';
+import { candidatesWanted, mmrPath } from './named-search.js';
 
 /** A sparse query as a search carries it: the sparse vector's name and Qdrant's `{indices, values}`. */
 export interface SparseQueryInput {
@@ -45,7 +57,53 @@ export function boundSparseSearch(memory: SegmentReader, config: CollectionConfi
   const query = parseSparseQuery(input.sparse_vector, config, at);
   cost.add('sparseTerms', query.vector.indices.length, childPath(at, 'indices'));
   const index = memory.sparse.index(query.name) as SparseIndex;
-  cost.add('sparsePostings', index.cost(query.vector), at);
+  cost.add('sparsePostings', sparseReads(memory, index, query.vector, input.filter), at);
+  // MMR compares each pick with every candidate left, here on the service thread; a dot product
+  // merges both vectors' indices, so each comparison is counted as two of the widest vector's.
+  const mmr = input.mmr ?? undefined;
+  if (mmr !== undefined) {
+    const picks = (input.offset ?? 0) + (input.limit ?? config.parameters.k);
+    cost.add('sparsePostings', picks * mmr.candidates * 2 * index.widest, mmrPath(path));
+  }
+}
+
+/**
+ * MMR over a sparse search's candidates (segment/mmr.ts), with Qdrant's similarities: the plain
+ * dot product (no idf, whatever the modifier) of the query and each candidate for relevance, and
+ * of two candidates between them. The hits keep their scores against the query (with idf).
+ */
+function pickSparseMmr(
+  memory: SegmentReader,
+  name: string,
+  query: SparseVector,
+  hits: { slots: Int32Array; scores: Float64Array },
+  picks: number,
+  diversity: number,
+): { slots: Int32Array; scores: Float64Array } {
+  const vectors = Array.from(hits.slots, (slot) => memory.sparse.vectorOf(name, slot) as SparseVector);
+  const pool: MmrPool = {
+    relevance: Float64Array.from(vectors, (vector) => sparseDot(query, vector)),
+    similarities: (picked, others, out) => {
+      const chosen = vectors[picked] as SparseVector;
+      for (let f = 0; f < others.length; f++) out[f] = sparseDot(vectors[others[f] as number] as SparseVector, chosen);
+    },
+  };
+  const order = mmrOrder(pool, picks, diversity);
+  return { slots: Int32Array.from(order, (i) => hits.slots[i] as number), scores: Float64Array.from(order, (i) => hits.scores[i] as number) };
+}
+
+/**
+ * What a sparse search reads at most, by the way it will run (`searchSparse`): the postings of the
+ * query's indices, or, when the payload indexes name fewer matches exactly (a matrix row's or a
+ * stage's `has_id`), each match's vector merged with the query's.
+ */
+function sparseReads(memory: SegmentReader, index: SparseIndex, vector: SparseVector, filterInput: Filter | undefined): number {
+  const walk = index.cost(vector);
+  if (filterInput === undefined || isEmptyFilter(filterInput)) return walk;
+  const filter = bindFilter(filterInput, memory);
+  const candidates = estimateFilter(filter, memory.payloadIndex, memory.table.liveCount, (id) => memory.table.slotOf(id)).candidates;
+  if (candidates?.exact !== true || candidates.count >= walk) return walk;
+  return candidates.count * (vector.indices.length + index.widest);
 }
 
 /** One sparse search, all on this thread. */
@@ -54,7 +112,7 @@ export function searchSparse(memory: SegmentReader, config: CollectionConfig, in
   const index = memory.sparse.index(name) as SparseIndex;
   const limit = input.limit ?? config.parameters.k;
   const offset = input.offset ?? 0;
-  const k = offset + limit;
+  const k = candidatesWanted(input, config);
   const table = memory.table;
   // Ties at the k-th place are broken by id inside the index, so the k kept are the answer's.
   const idOf = (slot: number): string => table.idOf(slot);
@@ -75,7 +133,9 @@ export function searchSparse(memory: SegmentReader, config: CollectionConfig, in
       hits = index.search(vector, k, test.accept, idOf);
     }
   }
-  const out = shapeExactHits(memory, hits, input, { offset, limit, ascending: false });
+  const mmr = input.mmr ?? undefined;
+  if (mmr !== undefined) hits = pickSparseMmr(memory, name, vector, bestCandidates(memory, hits, k), offset + limit, mmr.diversity);
+  const out = shapeExactHits(memory, hits, input, { offset, limit, ascending: false, ordered: mmr !== undefined });
   explain.scored = hits.slots.length;
   return { points: out, explain };
 }

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SeededRng } from '../../src/core/rng.js';
 import { namedModelSearch, nastySparse, type SparseHit, type SparseJson, sameSparseHits, sparseModelSearch, storedSparse } from '../helpers/sparse-model.js';
+import { matrixRow } from '../helpers/matrix-answer.js';
 import { http, startQdrant } from './qdrant-harness.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are inspected field by field
@@ -393,20 +394,13 @@ test('the distance matrix by a named vector: every holder sampled, each row its 
       assert.equal(pairs.status, 200, `${context}: ${pairs.text}`);
       ids.forEach((a, row) => {
         const expected = namedModelSearch(without(holders, [String(a)]), holders.get(String(a)) as number[][], { distance, limit });
-        const fromOffsets = (result.offsets_row as number[])
-          .map((r, i) => ({ r, i }))
-          .filter(({ r }) => r === row)
-          .map(({ i }) => ({ id: String(result.ids[result.offsets_col[i]]), score: result.scores[i] as number }));
+        const { fromOffsets, fromPairs } = matrixRow(result, pairs.body.result, a, row);
         sameSparseHits(fromOffsets, expected, `${context}: offsets row of ${a}`);
-        const fromPairs = (pairs.body.result.pairs as Body[]).filter((p) => p.a === a).map((p) => ({ id: String(p.b), score: p.score as number }));
         sameSparseHits(fromPairs, expected, `${context}: pairs of ${a}`);
       });
     }
   }
-  for (const [body, pattern] of [
-    [{ using: 'words' }, /using.*sparse vector `words`/],
-    [{ using: 'nope' }, /Not existing vector name error: nope/],
-  ] as const) {
+  for (const [body, pattern] of [[{ using: 'nope' }, /Not existing vector name error: nope/]] as const) {
     const r = await http(url, 'POST', '/collections/e/points/search/matrix/pairs', body);
     assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
     assert.match(r.body.status.error, pattern);

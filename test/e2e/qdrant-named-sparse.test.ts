@@ -225,12 +225,6 @@ test('vector updates keep the vectors they do not name; payload updates keep spa
     ['POST', '/collections/u/points/query', { query: [1, 0], using: 's' }, /expected a sparse vector \{indices, values\} for `s`/],
     ['POST', '/collections/u/points/query', { query: { indices: [1], values: [1] }, using: 'nope' }, /Not existing vector name error: nope/],
     ['POST', '/collections/u/points/query', { query: { indices: [-1], values: [1] }, using: 's' }, /query\.indices\[0\]/],
-    [
-      'POST',
-      '/collections/u/points/query',
-      { query: { nearest: { indices: [1], values: [1] }, mmr: {} }, using: 's' },
-      /MMR over a sparse vector is not supported yet/,
-    ],
     ['POST', '/collections/u/points', { ids: [1], with_vector: ['x'] }, /Not existing vector name error: x/],
     ['POST', '/collections/u/points/vectors/delete', { points: [1], vector: [''] }, /vector\[0\]: removing the main dense vector/],
     ['POST', '/collections/u/points/vectors/delete', { points: [1], vector: ['t'] }, /Not existing vector name error: t/],

@@ -2,8 +2,8 @@
  * The distance matrix on the Qdrant port: POST …/points/search/matrix/pairs (`{pairs: [{a, b,
  * score}]}`) and …/matrix/offsets (`{offsets_row, offsets_col, scores, ids}`), over the engine's
  * matrix (search/matrix.ts): `sample` (10) random matching points, each with its `limit` (3)
- * nearest among them. `using` a named dense vector samples the points holding it and scores by it
- * (Qdrant adds `has_vector` to the filter); a sparse one is refused.
+ * nearest among them. `using` a named dense or sparse vector samples the points holding it and
+ * scores by it (Qdrant adds `has_vector` to the filter).
  */
 import type { FastifyInstance } from 'fastify';
 import { checkMatrix, type Matrix } from '../../search/matrix.js';
@@ -25,9 +25,8 @@ export async function qdrantMatrixRoutes(app: FastifyInstance, { store }: { stor
     const body = asObject(request.body, 'body');
     if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported('shard_key', 'custom sharding');
     const facts = await collection.facts();
-    // The main vector, or a named dense one (a multi-vector's rows scored by max_sim); sparse vectors stay refused.
+    // The main vector, a named dense one (a multi-vector's rows scored by max_sim) or a sparse one (dot product, idf under its modifier).
     const used = usedVector(body.using, layoutOf(facts), 'using');
-    if (used.kind === 'sparse') throw notSupported('using', `the distance matrix of the sparse vector \`${used.name}\``, true);
     denseUsed(used);
     // Qdrant's bounds first (422), then kith's (sample at most a batch's searches).
     const sample = optionalInteger(body.sample, 'sample', 10, 2, REQUEST_BUDGET.searches);
@@ -35,7 +34,12 @@ export async function qdrantMatrixRoutes(app: FastifyInstance, { store }: { stor
     checkMatrix({ sample, limit });
     const filter = parseQdrantFilter(body.filter);
     if (collection.searchMatrix === undefined) throw notSupported('', 'the distance matrix on a cluster node', true);
-    return collection.searchMatrix({ ...(filter === undefined ? {} : { filter }), sample, limit, ...(used.kind === 'named' ? { using: used.name } : {}) });
+    return collection.searchMatrix({
+      ...(filter === undefined ? {} : { filter }),
+      sample,
+      limit,
+      ...(used.kind === 'named' || used.kind === 'sparse' ? { using: used.name } : {}),
+    });
   };
 
   app.post<NameParams>('/collections/:name/points/search/matrix/pairs', async (request, reply) => {

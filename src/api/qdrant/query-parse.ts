@@ -321,11 +321,9 @@ export function engineQuery(plan: Extract<Plan, { kind: 'search' }>): QueryReque
     return { kind: 'examples', search: { ...search, examples: query.examples, ...using } };
   }
   if (query.kind === 'sparse') {
-    if (plan.mmr !== undefined) throw notSupported('query.mmr', 'MMR over a sparse vector', true);
     return { kind: 'vector', search: { ...search, sparse_vector: { name: query.name, ...query.vector } } };
   }
   if (query.kind === 'named') {
-    if (plan.mmr !== undefined) throw notSupported('query.mmr', 'MMR over a named vector beside the main one', true);
     return { kind: 'vector', search: { ...search, named_vector: { name: query.name, vector: query.vector } } };
   }
   return { kind: 'vector', search: { ...search, vector: query.vector } };

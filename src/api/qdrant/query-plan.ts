@@ -216,8 +216,6 @@ function queryPart(dim: number, raw: unknown, queryPath: string, limit: number, 
     }
   }
   if (query === undefined || query === null) throw formatError(queryPath, `expected a vector, a point id or {nearest}, got ${describeJson(query)}`);
-  if (mmr !== undefined && used.kind === 'sparse') throw notSupported(childPath(queryPath, 'mmr'), 'MMR over a sparse vector', true);
-  if (mmr !== undefined && used.kind === 'named') throw notSupported(childPath(queryPath, 'mmr'), 'MMR over a named vector beside the main one', true);
   return { kind: 'search', query: nearestQuery(query, queryPath, lookup, used), ...(mmr === undefined ? {} : { mmr }) };
 }
 

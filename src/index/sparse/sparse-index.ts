@@ -84,6 +84,7 @@ export class SparseIndex {
   private held = new Uint8Array(64);
   private indexed = 0;
   private postingCount = 0;
+  private widestSeen = 0;
 
   // Search scratch, reused across searches; the accumulator's sized to `held`'s capacity.
   private readonly scratch = new TermAtATimeScratch();
@@ -101,6 +102,14 @@ export class SparseIndex {
   /** Postings stored, over all indices. */
   get postings(): number {
     return this.postingCount;
+  }
+
+  /**
+   * The most indices any vector added has held (not lowered on removal): an upper bound of one
+   * vector's length, for bounding work that reads stored vectors (MMR's comparisons).
+   */
+  get widest(): number {
+    return this.widestSeen;
   }
 
   /** Number of slots holding the index (Qdrant's df: the posting list's length). */
@@ -128,6 +137,7 @@ export class SparseIndex {
       list.insert(slot, values[i] as number);
     }
     this.held[slot] = INDEXED;
+    this.widestSeen = Math.max(this.widestSeen, indices.length);
     this.indexed++;
     this.postingCount += indices.length;
   }
