@@ -366,7 +366,6 @@ test('recommendations, discovery and context searches by a named vector, against
     [{ query: { context: [{ positive: 1, negative: 5 }] }, using: 'euc' }, 404, /Vector with name "euc" for point/],
     [{ query: { recommend: { positive: [0, 5] } }, using: 'img' }, 400, /positive/],
     [{ query: { recommend: { positive: [[1, 1]] } }, using: 'img' }, 400, /positive\[0\]: expected a vector of 3 numbers, got 2/],
-    [{ query: { recommend: { positive: [1] } }, using: 'img', lookup_from: { collection: 'e' } }, 400, /lookup_from/],
   ]);
   assert.equal((await client.count('e')).count, 60, 'no refused query changed anything');
 });

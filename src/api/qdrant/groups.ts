@@ -97,13 +97,8 @@ export async function qdrantGroupRoutes(app: FastifyInstance, { store }: { store
     if (facts.sharding !== undefined) throw notSupported('', 'grouped searches on a cluster node', true);
     // The groups' count is `limit`: the search itself is asked for groups × group_size hits per round.
     const layout = layoutOf(facts);
-    const [planned] = await withLookups(
-      [plan({ dim: facts.vector_size, layout }, { ...body, limit: undefined, offset: undefined })],
-      [''],
-      store,
-      read,
-      facts.vector_size,
-    );
+    const target = { dim: facts.vector_size, layout };
+    const [planned] = await withLookups([plan(target, { ...body, limit: undefined, offset: undefined })], [''], store, read, target);
     const search = groupedSearch(planned as Plan);
     const groups = await pointsFound(() =>
       searchGroups(

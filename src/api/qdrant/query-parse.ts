@@ -54,19 +54,31 @@ export type Query =
   | { kind: 'sparse'; name: string; vector: { indices: unknown; values: unknown } }
   | { kind: 'named'; name: string; vector: unknown }
   /** Scored by examples: best_score / sum_scores recommendations, discovery, context (search/example-scoring.ts). */
-  | { kind: 'examples'; examples: ExamplesInput; using?: string }
+  | { kind: 'examples'; examples: ExamplesInput; using?: string; lookup?: Lookup }
   /** `using`: the named dense or sparse vector searched by (the point's own) and among; the main vector without. */
-  | { kind: 'point'; point: QdrantId; lookup?: string; using?: string }
-  | { kind: 'recommend'; positive: Example[]; negative: Example[]; lookup?: string; using?: string };
+  | { kind: 'point'; point: QdrantId; lookup?: Lookup; using?: string }
+  | { kind: 'recommend'; positive: Example[]; negative: Example[]; lookup?: Lookup; using?: string };
 
-/** Qdrant's `lookup_from {collection, vector}`: the collection whose points the ids name; its unnamed vector only. */
-export function parseLookupFrom(raw: unknown, path: string): string | undefined {
+/**
+ * Qdrant's `lookup_from {collection, vector}`: the collection whose points the ids name, and the
+ * name of its vector they stand for (absent: the name the search uses, as Qdrant's
+ * `get_lookup_vector_name`).
+ */
+export interface Lookup {
+  readonly collection: string;
+  readonly vector?: string;
+}
+
+export function parseLookupFrom(raw: unknown, path: string): Lookup | undefined {
   if (raw === undefined || raw === null) return undefined;
   const body = asObject(raw, path);
   if (typeof body.collection !== 'string' || body.collection === '')
     throw formatError(childPath(path, 'collection'), `expected a collection name, got ${describeJson(body.collection)}`);
-  if (body.vector !== undefined && body.vector !== null && body.vector !== '') throw notSupported(childPath(path, 'vector'), 'named vectors');
-  return body.collection;
+  if (body.shard_key !== undefined && body.shard_key !== null) throw notSupported(childPath(path, 'shard_key'), 'custom sharding');
+  const vector = body.vector;
+  if (vector === undefined || vector === null) return { collection: body.collection };
+  if (typeof vector !== 'string') throw formatError(childPath(path, 'vector'), `expected a vector name, got ${describeJson(vector)}`);
+  return { collection: body.collection, vector };
 }
 
 /** One search of a request: a query (a vector maybe re-ranked by MMR, a point, a recommendation), or a page in id order. */
@@ -142,15 +154,15 @@ export function searchPlan(layout: VectorLayout, raw: unknown, path: string): Pl
  * its stored vector and leaves it out; of `lookup`'s collection when given). A sparse vector's
  * query is `{indices, values}`; `idAllowed`: a point id may stand for the vector.
  */
-export function nearestQuery(query: unknown, path: string, lookup: string | undefined, used: UsedVector, idAllowed = true): Query {
+export function nearestQuery(query: unknown, path: string, lookup: Lookup | undefined, used: UsedVector, idAllowed = true): Query {
   if (used.kind === 'sparse') {
-    if (idAllowed && (typeof query === 'number' || typeof query === 'string')) return pointById(query, path, used.name);
+    if (idAllowed && (typeof query === 'number' || typeof query === 'string')) return pointById(query, path, used.name, lookup);
     if (!isSparseShape(query)) throw formatError(path, `expected a sparse vector {indices, values} for \`${used.name}\`, got ${describeJson(query)}`);
     checkSparseVector(query, path);
     return { kind: 'sparse', name: used.name, vector: query };
   }
   if (used.kind === 'named') {
-    if (idAllowed && (typeof query === 'number' || typeof query === 'string')) return pointById(query, path, used.name);
+    if (idAllowed && (typeof query === 'number' || typeof query === 'string')) return pointById(query, path, used.name, lookup);
     checkNamedVector(query, used.spec, path);
     return { kind: 'named', name: used.name, vector: query };
   }
@@ -163,10 +175,10 @@ export function nearestQuery(query: unknown, path: string, lookup: string | unde
   return { kind: 'vector', vector: denseVector(query, path) };
 }
 
-/** A search near point `query`'s own vector `using` (the point left out of the answer). */
-function pointById(query: number | string, path: string, using: string): Query {
+/** A search near point `query`'s own vector `using` (the point left out of the answer; of `lookup`'s collection when given, and kept). */
+function pointById(query: number | string, path: string, using: string, lookup: Lookup | undefined): Query {
   toKithId(query, path);
-  return { kind: 'point', point: query, using };
+  return { kind: 'point', point: query, using, ...(lookup === undefined ? {} : { lookup }) };
 }
 
 /**
@@ -220,21 +232,19 @@ function oneExample(example: unknown, at: string, shape: ExampleShape): Example 
 }
 
 /** Qdrant's average_vector recommendation, translated: the engine reads the examples and leaves those given by id out. */
-export function recommendQuery(dim: number, body: Record<string, unknown>, path: string, outerLookup: string | undefined, used: UsedVector): Query {
+export function recommendQuery(dim: number, body: Record<string, unknown>, path: string, outerLookup: Lookup | undefined, used: UsedVector): Query {
   const strategy = body.strategy ?? 'average_vector';
   if (strategy !== 'average_vector' && strategy !== 'best_score' && strategy !== 'sum_scores')
     throw unknownVariant(childPath(path, 'strategy'), strategy, ['average_vector', 'best_score', 'sum_scores']);
   const shape = examplesVector(dim, used);
   const using = shape.using === undefined ? {} : { using: shape.using };
   const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from')) ?? outerLookup;
-  if (lookup !== undefined && shape.using !== undefined)
-    throw notSupported(childPath(path, 'lookup_from'), `\`lookup_from\` with the named vector \`${shape.using}\``, true);
+  const lookedUp = lookup === undefined ? {} : { lookup };
   const positive = examples(body.positive, childPath(path, 'positive'), shape);
   const negative = examples(body.negative, childPath(path, 'negative'), shape);
   if (strategy !== 'average_vector') {
-    if (lookup !== undefined) throw notSupported(childPath(path, 'lookup_from'), `\`lookup_from\` with the ${strategy} strategy`, true);
     if (positive.length + negative.length === 0) throw formatError(path, `the ${strategy} strategy needs at least one positive or negative example`);
-    return { kind: 'examples', examples: { strategy, positive, negative }, ...using };
+    return { kind: 'examples', examples: { strategy, positive, negative }, ...using, ...lookedUp };
   }
   if (positive.length === 0) throw formatError(childPath(path, 'positive'), 'at least one positive example is required');
   return { kind: 'recommend', positive, negative, ...(lookup === undefined ? {} : { lookup }), ...using };
@@ -253,20 +263,25 @@ function contextPairs(raw: unknown, path: string, shape: ExampleShape): ContextP
 }
 
 /** `{discover: {target, context}}`: a target ranked within the context pairs' zones. */
-export function discoverQuery(dim: number, body: Record<string, unknown>, path: string, used: UsedVector): Query {
+export function discoverQuery(dim: number, body: Record<string, unknown>, path: string, used: UsedVector, lookup?: Lookup): Query {
   const shape = examplesVector(dim, used);
   if (body.target === undefined || body.target === null) throw formatError(childPath(path, 'target'), 'required');
   const target = oneExample(body.target, childPath(path, 'target'), shape);
   const context = contextPairs(body.context, childPath(path, 'context'), shape);
-  return { kind: 'examples', examples: { target, context }, ...(shape.using === undefined ? {} : { using: shape.using }) };
+  return {
+    kind: 'examples',
+    examples: { target, context },
+    ...(shape.using === undefined ? {} : { using: shape.using }),
+    ...(lookup === undefined ? {} : { lookup }),
+  };
 }
 
 /** `{context: pairs}`: the points on the positive side of every pair score 0, the others less. */
-export function contextQuery(dim: number, raw: unknown, path: string, used: UsedVector): Query {
+export function contextQuery(dim: number, raw: unknown, path: string, used: UsedVector, lookup?: Lookup): Query {
   const shape = examplesVector(dim, used);
   const context = contextPairs(raw, path, shape);
   if (context.length === 0) throw formatError(path, 'at least one context pair is required');
-  return { kind: 'examples', examples: { context }, ...(shape.using === undefined ? {} : { using: shape.using }) };
+  return { kind: 'examples', examples: { context }, ...(shape.using === undefined ? {} : { using: shape.using }), ...(lookup === undefined ? {} : { lookup }) };
 }
 
 /** POST …/points/discover: `target` and `context` at the top of the body (either may be absent, not both). */
@@ -274,11 +289,11 @@ export function discoverPlan(target: PlanTarget, raw: unknown, path: string): Pl
   const body = asObject(raw, path);
   const common = commonPlan(body, path, false, target.layout);
   const used = usedVector(body.using, target.layout, childPath(path, 'using'));
-  if (body.lookup_from !== undefined && body.lookup_from !== null) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from` in a discovery', true);
+  const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from'));
   const query =
     body.target === undefined || body.target === null
-      ? contextQuery(target.dim, body.context, childPath(path, 'context'), used)
-      : discoverQuery(target.dim, body, path, used);
+      ? contextQuery(target.dim, body.context, childPath(path, 'context'), used, lookup)
+      : discoverQuery(target.dim, body, path, used, lookup);
   return { kind: 'search', ...common, query };
 }
 

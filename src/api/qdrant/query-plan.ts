@@ -20,6 +20,7 @@ import {
   contextQuery,
   discoverQuery,
   engineQuery,
+  type Lookup,
   type Mmr,
   nearestQuery,
   parseLookupFrom,
@@ -48,8 +49,6 @@ export function queryPlan(target: PlanTarget, raw: unknown, path: string): Plan 
   const common = commonPlan(body, path, false, target.layout);
   const queryPath = childPath(path, 'query');
   const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from'));
-  if (lookup !== undefined && (used.kind === 'sparse' || used.kind === 'named'))
-    throw notSupported(childPath(path, 'lookup_from'), `\`lookup_from\` with the ${used.kind} vector \`${used.name}\``, true);
   const part = queryPart(target.dim, body.query, queryPath, common.limit, used, lookup);
   const prefetches = prefetchList(body.prefetch, path);
   if (prefetches.length === 0) {
@@ -168,7 +167,7 @@ function badRequest(message: string): QdrantHttpError {
 }
 
 /** `query`: a vector, an id, `{nearest: vector | id, mmr?}`, `{recommend}`, a fusion, or absent. */
-function queryPart(dim: number, raw: unknown, queryPath: string, limit: number, used: UsedVector, lookup?: string): QueryPart {
+function queryPart(dim: number, raw: unknown, queryPath: string, limit: number, used: UsedVector, lookup?: Lookup): QueryPart {
   let query = raw;
   if (query === undefined || query === null) return { kind: 'none' };
   let mmr: Mmr | undefined;
@@ -186,9 +185,9 @@ function queryPart(dim: number, raw: unknown, queryPath: string, limit: number, 
     }
     if (Object.hasOwn(q, 'discover')) {
       const discoverPath = childPath(queryPath, 'discover');
-      return { kind: 'search', query: discoverQuery(dim, asObject(q.discover, discoverPath), discoverPath, used) };
+      return { kind: 'search', query: discoverQuery(dim, asObject(q.discover, discoverPath), discoverPath, used, lookup) };
     }
-    if (Object.hasOwn(q, 'context')) return { kind: 'search', query: contextQuery(dim, q.context, childPath(queryPath, 'context'), used) };
+    if (Object.hasOwn(q, 'context')) return { kind: 'search', query: contextQuery(dim, q.context, childPath(queryPath, 'context'), used, lookup) };
     if (Object.hasOwn(q, 'fusion')) return { kind: 'fuse', fusion: namedFusion(q.fusion, childPath(queryPath, 'fusion')) };
     if (Object.hasOwn(q, 'rrf')) return { kind: 'fuse', fusion: rrfFusion(q.rrf, childPath(queryPath, 'rrf')) };
     if (Object.hasOwn(q, 'recommend')) {

@@ -155,7 +155,7 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { stor
 
   /** The plans with the ids of another collection (lookup_from) read into vectors. */
   const looked = async (request: FastifyRequest, collection: QdrantCollection, plans: Plan[], paths: readonly string[]): Promise<Plan[]> =>
-    withLookups(plans, paths, store, readOf(request), (await targetOf(collection)).dim);
+    withLookups(plans, paths, store, readOf(request), await targetOf(collection));
   /** A batch's plans (its bodies read once, each planned at `searches[i]`), lookups read. */
   const batchPlans = async (
     request: FastifyRequest,
@@ -171,7 +171,7 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { stor
         paths,
         store,
         readOf(request),
-        target.dim,
+        target,
       ),
       paths,
     };
@@ -209,7 +209,8 @@ export async function qdrantSearchRoutes(app: FastifyInstance, { store }: { stor
 
   app.post<NameParams>('/collections/:name/points/discover', async (request, reply) => {
     const collection = await requestCollection(store, request);
-    const [answer] = await runPlans(collection, [discoverPlan(await targetOf(collection), request.body, '')], [''], new RequestCost());
+    const plans = await looked(request, collection, [discoverPlan(await targetOf(collection), request.body, '')], ['']);
+    const [answer] = await runPlans(collection, plans, [''], new RequestCost());
     return okSliced(reply, answer);
   });
 
