@@ -53,7 +53,7 @@ export interface VectorHolders {
   has(slot: number): boolean;
   /** Each holding slot once, in slot order. */
   forEach(visit: (slot: number) => void): void;
-  /** The holding slots as a bitset (core/slot-bits.ts), built on each call. */
+  /** The holding slots as a bitset (core/slot-bits.ts; read-only, shared by the searches between two writes). */
   bits(): Uint32Array;
 }
 

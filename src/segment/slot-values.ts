@@ -9,6 +9,8 @@ import type { VectorHolders } from '../payload/filter-types.js';
 export class SlotValues<V> {
   private readonly byName = new Map<string, Array<V | undefined>>();
   private readonly counts = new Map<string, number>();
+  /** Per name, the holders' bitset as last built: searches between two writes share it (a write drops it). */
+  private readonly holderBits = new Map<string, Uint32Array>();
 
   constructor(names: Iterable<string>) {
     for (const name of names) {
@@ -46,6 +48,7 @@ export class SlotValues<V> {
       if (bySlot === undefined) continue;
       if (bySlot[slot] === undefined) this.counts.set(name, (this.counts.get(name) as number) + 1);
       bySlot[slot] = value;
+      this.holderBits.delete(name);
       added(name, value);
     }
   }
@@ -57,6 +60,7 @@ export class SlotValues<V> {
       if (value === undefined) continue;
       bySlot[slot] = undefined;
       this.counts.set(name, (this.counts.get(name) as number) - 1);
+      this.holderBits.delete(name);
       removed(name, value);
     }
   }
@@ -82,8 +86,11 @@ export class SlotValues<V> {
         for (let slot = 0; slot < bySlot.length; slot++) if (bySlot[slot] !== undefined) visit(slot);
       },
       bits: () => {
+        const cached = this.holderBits.get(name);
+        if (cached !== undefined) return cached;
         const bits = new Uint32Array(bitsWords(bySlot.length));
         for (let slot = 0; slot < bySlot.length; slot++) if (bySlot[slot] !== undefined) setBit(bits, slot);
+        this.holderBits.set(name, bits);
         return bits;
       },
     };
