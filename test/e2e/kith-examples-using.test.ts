@@ -135,6 +135,21 @@ test("kith's port and the library search by points and examples of named, multi-
       );
     }
   }
+  // The distance matrix `using` each vector: every holder sampled (the sample is larger), the same pairs as the Qdrant port's.
+  for (const name of ['img', 'col', 's'] as const) {
+    const kith = await http(kithUrl, 'POST', '/collections/u/points/search/matrix', { sample: 60, limit: 3, using: name });
+    assert.equal(kith.status, 200, kith.text);
+    const qdrant = await http(url, 'POST', '/collections/u/points/search/matrix/pairs', { sample: 60, limit: 3, using: name });
+    assert.equal(qdrant.status, 200, qdrant.text);
+    assert.deepEqual([...kith.body.result.ids].sort(), holders(name).map(String).sort(), `matrix ${name}: every holder sampled`);
+    const pairsOf = (pairs: { a: unknown; b: unknown; score: number }[]): string[] =>
+      pairs.map((p) => `${String(p.a)}>${String(p.b)}:${Math.fround(p.score).toPrecision(6)}`).sort();
+    assert.deepEqual(pairsOf(kith.body.result.pairs), pairsOf(qdrant.body.result.pairs), `matrix ${name}: the pairs`);
+  }
+  const badMatrix = await http(kithUrl, 'POST', '/collections/u/points/search/matrix', { using: 'nope' });
+  assert.equal(badMatrix.status, 400, badMatrix.text);
+  assert.match(badMatrix.body.status.error, /^using: /);
+
   // A point that lacks the vector as a discovery's target: kith's 404 on its port.
   const lacking = points.find((p) => p.named_vectors.img === undefined)?.id as number;
   const r = await http(kithUrl, 'POST', '/collections/u/points/discover', { target: lacking, context: [], using: 'img' });

@@ -24,9 +24,10 @@ export const matrixRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
     },
     async (request, reply) => {
       validateCollectionName(request.params.name);
-      const { filter, sample, limit } = request.body;
+      const { filter, sample, limit, using } = request.body;
       const parsed = filter === undefined || filter === null ? undefined : parseFilter(filter, 'filter');
-      const matrix = await db.collection(request.params.name).searchMatrix({ ...(parsed === undefined ? {} : { filter: parsed }), sample, limit });
+      const named = using === undefined || using === null || using === '' ? {} : { using };
+      const matrix = await db.collection(request.params.name).searchMatrix({ ...(parsed === undefined ? {} : { filter: parsed }), sample, limit, ...named });
       const pairs = matrix.rows.flatMap((row, i) => row.map((hit) => ({ a: matrix.ids[i] as string, b: hit.id, score: hit.score })));
       // In slices: 4,096 × 31 pairs written in one go held the service thread 130 ms.
       return okSliced(reply, { ids: matrix.ids, pairs });

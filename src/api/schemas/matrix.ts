@@ -18,6 +18,15 @@ export const MatrixBody = Type.Object(
         Type.Integer({ minimum: 1, maximum: LIMITS.limit.max - 1, description: 'Nearest others per sampled point, among the sample; 3 by default.' }),
       ]),
     ),
+    using: Type.Optional(
+      Type.Union([
+        Type.Null(),
+        Type.String({
+          description:
+            'A named dense (a multi-vector too: max_sim) or sparse vector: only the points holding it are sampled, and the rows are searches by it; the main vector when absent or "".',
+        }),
+      ]),
+    ),
   },
   { additionalProperties: false },
 );
