@@ -73,7 +73,10 @@ test("Qdrant's lookup_from cases: ids of another collection stand for their vect
   await call('PUT', '/collections/c5/points?wait=true', { points: [{ id: 1, vector: [1, 0, 0, 0, 0] }] });
   const wrongSize = await call('POST', '/collections/a/points/recommend', { limit: 3, positive: [1], lookup_from: { collection: 'c5' } }, 400);
   assert.match(wrongSize.status.error, /5 dimensions/);
-  await call('POST', '/collections/a/points/query', { prefetch: { query: [1, 0, 0, 0] }, query: 1, lookup_from: lookup }, 400);
+  // Over prefetches: the query re-scoring their candidates is the other collection's point 1's vector.
+  const over = await call('POST', '/collections/a/points/query', { prefetch: { query: [0, 0, 0, 1], limit: 5 }, query: 1, lookup_from: lookup, limit: 3 });
+  const overByVector = await call('POST', '/collections/a/points/query', { prefetch: { query: [0, 0, 0, 1], limit: 5 }, query: [1, 0, 0, 0], limit: 3 });
+  assert.deepEqual(over.result.points, overByVector.result.points);
 });
 
 test('lookup_from with named, multi- and sparse vectors, by any strategy and in discovery: ids stand for their vectors under the looked-up name', async (t) => {
@@ -172,6 +175,42 @@ test('lookup_from with named, multi- and sparse vectors, by any strategy and in 
     { query: theirs[2].words, using: 's', limit: 5 },
     'a nearest query by an id of `words`',
   );
+  // In prefetches, each with its own lookup_from (or none), fused; the query over them by a looked-up id too.
+  await same(
+    '/collections/a/points/query',
+    {
+      prefetch: [
+        { query: { recommend: { positive: [1], negative: [2], strategy: 'best_score' } }, using: 'col', lookup_from: { collection: 'b' }, limit: 10 },
+        { query: 2, using: 's', lookup_from: { collection: 'b', vector: 'words' }, limit: 10 },
+        { query: 4, using: 'img', limit: 10 },
+      ],
+      query: { fusion: 'rrf' },
+      limit: 8,
+    },
+    {
+      prefetch: [
+        { query: { recommend: { positive: [theirs[1].col], negative: [theirs[2].col], strategy: 'best_score' } }, using: 'col', limit: 10 },
+        { query: theirs[2].words, using: 's', limit: 10 },
+        { query: 4, using: 'img', limit: 10 },
+      ],
+      query: { fusion: 'rrf' },
+      limit: 8,
+    },
+    'prefetches by looked-up ids, fused',
+  );
+  await same(
+    '/collections/a/points/query',
+    { prefetch: { query: [1, 1, 1, 1], using: 'dense', limit: 12 }, query: 1, using: 'img', lookup_from: { collection: 'b' }, limit: 5 },
+    { prefetch: { query: [1, 1, 1, 1], using: 'dense', limit: 12 }, query: theirs[1].img, using: 'img', limit: 5 },
+    'a looked-up id re-scoring the prefetches',
+  );
+  const inPrefetch = await call(
+    '/collections/a/points/query',
+    { prefetch: { query: 3, using: 'img', lookup_from: { collection: 'b' } }, query: { fusion: 'rrf' } },
+    404,
+  );
+  assert.match(inPrefetch.status.error, /Vector with name "img" for point 3/);
+
   // A looked-up point is another collection's: an id that is also one of this collection's is not left out.
   const near = await call('/collections/a/points/query', { query: 1, using: 'img', lookup_from: { collection: 'b' }, limit: 30 });
   assert.ok(near.result.points.some((h: Body) => h.id === 1));

@@ -13,22 +13,54 @@ import { childPath } from '../../core/field-path.js';
 import type { PointId } from '../../core/point-id.js';
 import { NO_PAYLOAD } from '../../payload/payload-selector.js';
 import type { PointRecord } from '../../collection/collection.js';
-import type { ContextPairInput, Example, ExamplesInput } from '../../search/query-verbs.js';
+import type { ContextPairInput, Example, ExamplesInput, QueryRequest } from '../../search/query-verbs.js';
 import { collectionOf } from './collections.js';
 import { formatError, QdrantHttpError } from './errors.js';
 import { toKithId } from './ids.js';
-import type { Lookup, Plan, PlanTarget, Query } from './query-parse.js';
+import { engineQuery, type Lookup, type PendingLookup, type Plan, type PlanTarget, type Query } from './query-parse.js';
+import type { Stage } from '../../search/multi-stage.js';
+import type { SearchInput } from '../../search/collection-search.js';
 import type { QdrantRead, QdrantStore } from './store.js';
 import { layoutOf, unknownVectorName, type VectorLayout } from './vector-layout.js';
 
-/** The plans, each search whose query names another collection's points turned into a search by their vectors. */
+/**
+ * The plans, each search whose query names another collection's points turned into a search by
+ * their vectors: a plan's own query, and the search stages of a stage tree (a prefetch's or the
+ * query over them) that wait for one.
+ */
 export async function withLookups(plans: readonly Plan[], paths: readonly string[], store: QdrantStore, read: QdrantRead, target: PlanTarget): Promise<Plan[]> {
   const out: Plan[] = [];
   for (const [i, plan] of plans.entries()) {
-    if (plan.kind !== 'search' || !hasLookup(plan.query)) out.push(plan);
-    else out.push({ ...plan, query: await lookedUp(plan.query, childPath(paths[i] ?? '', 'lookup_from'), store, read, target) });
+    if (plan.kind === 'search' && hasLookup(plan.query))
+      out.push({ ...plan, query: await lookedUp(plan.query, childPath(paths[i] ?? '', 'lookup_from'), store, read, target) });
+    else if (plan.kind === 'stages' && plan.lookups !== undefined)
+      out.push({ ...plan, stage: await stagesLookedUp(plan.stage, plan.lookups, paths[i] ?? '', store, read, target) });
+    else out.push(plan);
   }
   return out;
+}
+
+/** The stage tree with each waiting search stage's engine query made from its query by vectors. */
+async function stagesLookedUp(
+  stage: Stage,
+  pending: ReadonlyMap<Stage, PendingLookup>,
+  planPath: string,
+  store: QdrantStore,
+  read: QdrantRead,
+  target: PlanTarget,
+): Promise<Stage> {
+  const queries = new Map<Stage, QueryRequest<SearchInput>>();
+  for (const [waiting, { query, common, mmr, path }] of pending) {
+    const at = childPath(path === '' ? planPath : path, 'lookup_from');
+    const resolved = await lookedUp(query as LookupQuery, at, store, read, target);
+    queries.set(waiting, engineQuery({ kind: 'search', ...common, query: resolved, ...(mmr === undefined ? {} : { mmr }) }));
+  }
+  const rebuilt = (s: Stage): Stage => {
+    if (s.kind === 'list') return s;
+    const sources = s.sources.map(rebuilt);
+    return s.kind === 'search' ? { ...s, query: queries.get(s) ?? s.query, sources } : { ...s, sources };
+  };
+  return rebuilt(stage);
 }
 
 type LookupQuery = Extract<Query, { kind: 'point' | 'recommend' | 'examples' }> & { lookup: Lookup };

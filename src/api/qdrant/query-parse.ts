@@ -95,7 +95,18 @@ export interface Mmr {
 export type Plan =
   | (Common & { kind: 'search'; query: Query; mmr?: Mmr })
   | (Common & { kind: 'list'; orderBy?: OrderByInput; sample?: true })
-  | (Common & { kind: 'stages'; stage: Stage; selection: Selection });
+  | (Common & { kind: 'stages'; stage: Stage; selection: Selection; lookups?: ReadonlyMap<Stage, PendingLookup> });
+
+/**
+ * A search stage whose query names points of another collection (`lookup_from`): its engine query
+ * is made once lookups.ts has read their vectors, from the Qdrant query and the stage's fields.
+ */
+export interface PendingLookup {
+  readonly query: Query;
+  readonly common: Common;
+  readonly mmr?: Mmr;
+  readonly path: string;
+}
 
 export function parseParams(raw: unknown, path: string): { ef?: number; exact: boolean } {
   const params = asObject(raw, path);

@@ -23,6 +23,7 @@ import {
   type Lookup,
   type Mmr,
   nearestQuery,
+  type PendingLookup,
   parseLookupFrom,
   type Plan,
   type PlanTarget,
@@ -45,7 +46,7 @@ type QueryPart =
 /** A query request body. */
 export function queryPlan(target: PlanTarget, raw: unknown, path: string): Plan {
   const body = asObject(raw, path);
-  const used = usedOf(body, target, path, true);
+  const used = usedOf(body, target, path);
   const common = commonPlan(body, path, false, target.layout);
   const queryPath = childPath(path, 'query');
   const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from'));
@@ -69,40 +70,48 @@ export function queryPlan(target: PlanTarget, raw: unknown, path: string): Plan 
     return { kind: 'search', ...common, query: part.query, ...(part.mmr === undefined ? {} : { mmr: part.mmr }) };
   }
   if (part.kind === 'none') throw badRequest("A query is needed to merge the prefetches. Can't have prefetches without defining a query.");
-  if (lookup !== undefined) throw notSupported(childPath(path, 'lookup_from'), '`lookup_from` over prefetches', true);
-  const counter = { stages: 1 };
-  const sources = prefetches.map((p, i) => prefetchStage(target, p, prefetchPath(path, i, Array.isArray(body.prefetch)), common.filter, 1, counter));
+  const walk: Walk = { stages: 1, lookups: new Map() };
+  const sources = prefetches.map((p, i) => prefetchStage(target, p, prefetchPath(path, i, Array.isArray(body.prefetch)), common.filter, 1, walk));
+  const stage = stageOf(part, common, sources, path, walk);
   return {
     kind: 'stages',
     ...common,
-    stage: stageOf(part, common, sources, path),
+    stage,
     selection: { with_payload: common.withPayload, with_vector: common.withVector },
+    ...(walk.lookups.size === 0 ? {} : { lookups: walk.lookups }),
   };
 }
 
+/** What building a stage tree carries: the stages counted so far, and the search stages waiting for a lookup. */
+interface Walk {
+  stages: number;
+  readonly lookups: Map<Stage, PendingLookup>;
+}
+
 /** A prefetch (at `depth`), its filter joined with the ones above it. */
-function prefetchStage(target: PlanTarget, raw: unknown, path: string, above: Filter | undefined, depth: number, counter: { stages: number }): Stage {
+function prefetchStage(target: PlanTarget, raw: unknown, path: string, above: Filter | undefined, depth: number, walk: Walk): Stage {
   if (depth > MAX_DEPTH) throw validationError(path, `prefetches nest at most ${MAX_DEPTH} deep`);
-  counter.stages++;
-  if (counter.stages > MAX_STAGES) throw validationError(path, `a query has at most ${MAX_STAGES} stages (prefetches at every depth)`);
+  walk.stages++;
+  if (walk.stages > MAX_STAGES) throw validationError(path, `a query has at most ${MAX_STAGES} stages (prefetches at every depth)`);
   const body = asObject(raw, path);
   const used = usedOf(body, target, path);
+  const lookup = parseLookupFrom(body.lookup_from, childPath(path, 'lookup_from'));
   for (const key of ['offset', 'with_payload', 'with_vector']) {
     if (body[key] !== undefined && body[key] !== null) throw formatError(childPath(path, key), 'not a field of a prefetch (give it on the request)');
   }
   const own = commonPlan(body, path, false, target.layout);
   const common: Common = { ...own, ...joined(above, own.filter) };
-  const part = queryPart(target.dim, body.query, childPath(path, 'query'), common.limit, used);
+  const part = queryPart(target.dim, body.query, childPath(path, 'query'), common.limit, used, lookup);
   const prefetches = prefetchList(body.prefetch, path);
-  const sources = prefetches.map((p, i) => prefetchStage(target, p, prefetchPath(path, i, Array.isArray(body.prefetch)), common.filter, depth + 1, counter));
-  if (part.kind !== 'none') return stageOf(part, common, sources, path);
+  const sources = prefetches.map((p, i) => prefetchStage(target, p, prefetchPath(path, i, Array.isArray(body.prefetch)), common.filter, depth + 1, walk));
+  if (part.kind !== 'none') return stageOf(part, common, sources, path, walk);
   if (sources.length > 0) throw badRequest("A query is needed to merge the prefetches. Can't have prefetches without defining a query.");
   if (common.scoreThreshold !== undefined)
     throw badRequest("A query is needed to use the score_threshold. Can't have score_threshold without defining a query.");
   return { kind: 'list', path, limit: common.limit, ...(common.filter === undefined ? {} : { filter: common.filter }) };
 }
 
-function stageOf(part: Exclude<QueryPart, { kind: 'none' }>, common: Common, sources: Stage[], path: string): Stage {
+function stageOf(part: Exclude<QueryPart, { kind: 'none' }>, common: Common, sources: Stage[], path: string, walk: Walk): Stage {
   if (part.kind === 'formula') {
     if (sources.length === 0) throw badRequest('A formula re-scores the prefetches. Give it prefetches to re-score.');
     return {
@@ -118,8 +127,11 @@ function stageOf(part: Exclude<QueryPart, { kind: 'none' }>, common: Common, sou
   if (part.kind === 'order') throw notSupported(childPath(childPath(path, 'query'), 'order_by'), 'order_by over prefetches or in a prefetch', true);
   if (part.kind === 'sample') throw notSupported(childPath(childPath(path, 'query'), 'sample'), 'sampling over prefetches or in a prefetch', true);
   if (part.kind === 'search') {
-    const query = engineQuery({ kind: 'search', ...common, query: part.query, ...(part.mmr === undefined ? {} : { mmr: part.mmr }) });
-    return { kind: 'search', path, query, sources };
+    const mmr = part.mmr === undefined ? {} : { mmr: part.mmr };
+    const stage: Stage = { kind: 'search', path, query: engineQuery({ kind: 'search', ...common, query: part.query, ...mmr }), sources };
+    // Its ids are another collection's: the engine query is made again once their vectors are read.
+    if ('lookup' in part.query && part.query.lookup !== undefined) walk.lookups.set(stage, { query: part.query, common, ...mmr, path });
+    return stage;
   }
   if (sources.length === 0) throw formatError(childPath(path, 'query'), 'a fusion needs prefetches to fuse');
   const weights = part.fusion.kind === 'rrf' ? part.fusion.weights : undefined;
@@ -154,10 +166,8 @@ function joined(above: Filter | undefined, own: Filter | undefined): { filter?: 
   return filter === undefined ? {} : { filter };
 }
 
-/** The vector a request or prefetch searches by (`using`); `lookup_from` only on the request. */
-function usedOf(body: Record<string, unknown>, target: PlanTarget, path: string, lookupAllowed = false): UsedVector {
-  if (!lookupAllowed && body.lookup_from !== undefined && body.lookup_from !== null)
-    throw notSupported(childPath(path, 'lookup_from'), '`lookup_from` in a prefetch', true);
+/** The vector a request or prefetch searches by (`using`). */
+function usedOf(body: Record<string, unknown>, target: PlanTarget, path: string): UsedVector {
   return usedVector(body.using, target.layout, childPath(path, 'using'));
 }
 
