@@ -186,7 +186,9 @@ function parseNamedVectors(
   if (names.length > LIMITS.namedVectors.max) throw badInput(path, `at most ${LIMITS.namedVectors.max} named vectors beside the main one, got ${names.length}`);
   for (const name of names) {
     const at = childPath(path, name);
-    parseVectorName(name, at);
+    // "" names a named vector only when the main vector has a name of its own (the Qdrant port's
+    // unnamed multi-vector beside its placeholder main vector).
+    if (name !== '') parseVectorName(name, at);
     if (taken.has(name)) throw badInput(at, `the name ${JSON.stringify(name)} is taken by another vector of the collection`);
     const spec = (raw as Record<string, unknown>)[name];
     if (typeof spec !== 'object' || spec === null || Array.isArray(spec))

@@ -88,7 +88,7 @@ test('configuration mapping: no hnsw_config is HNSW with Qdrant defaults, m 0 is
     ],
     [{ vectors: { size: 2, distance: 'Cosine' }, sparse_vectors: { s: { modifier: 'bm25' } } }, 400, /sparse_vectors\.s\.modifier: unknown variant/],
     [{ vectors: { text: { size: 2, distance: 'Cosine' } }, sparse_vectors: { text: {} } }, 400, /sparse_vectors\.text: the dense vector is named "text"/],
-    [{ vectors: { size: 2, distance: 'Cosine', multivector_config: { comparator: 'max_sim' } } }, 400, /a multi-vector as the only dense vector/],
+    [{ vectors: { size: 2, distance: 'Cosine', multivector_config: { comparator: 'sum' } } }, 400, /vectors\.multivector_config\.comparator: unknown variant/],
     [{ vectors: { size: 2, distance: 'Cosine' }, quantization_config: { binary: { always_ram: true } } }, 400, /binary quantization/],
   ] as const) {
     const r = await http(url, 'PUT', '/collections/bad', body);

@@ -154,3 +154,60 @@ test('a collection of multi-vectors only: late-interaction search against the mo
   const unnamed = await http(url, 'POST', '/collections/m/points/query', { query: [1, 2, 3], limit: 3 });
   assert.equal(unnamed.status, 400, unnamed.text);
 });
+
+test("the unnamed vector as a multi-vector (Qdrant's multivector docs): written, read bare, searched without `using`, against the model", async (t) => {
+  const { url, client, db } = await startQdrant(t);
+  const rng = new SeededRng(7303);
+  // As Qdrant's documentation creates one, through the official client.
+  await client.createCollection('u', { vectors: { size: 3, distance: 'Dot', multivector_config: { comparator: 'max_sim' } } });
+  const info = await client.getCollection('u');
+  assert.deepEqual(info.config.params.vectors, { size: 3, distance: 'Dot', multivector_config: { comparator: 'max_sim' } });
+  const rows = (): number[][] => Array.from({ length: 1 + rng.int(4) }, () => Array.from({ length: 3 }, () => rng.int(5) - 2));
+  const model = new Map<number, number[][]>();
+  const points = Array.from({ length: 60 }, (_, i) => {
+    const v = rows();
+    model.set(i, v);
+    return { id: i, vector: v, payload: { i } };
+  });
+  await client.upsert('u', { wait: true, points });
+  // The batch form (a column of multi-vectors) too.
+  const extra = [rows(), rows()];
+  await client.upsert('u', { wait: true, batch: { ids: [60, 61], vectors: extra } });
+  model.set(60, extra[0] as number[][]);
+  model.set(61, extra[1] as number[][]);
+  const [read] = await client.retrieve('u', { ids: [3], with_vector: true });
+  assert.deepEqual(read?.vector, model.get(3), 'read back bare, as Qdrant shows the unnamed vector');
+  const maxSim = (q: number[][], d: number[][]): number =>
+    q.reduce((sum, qr) => sum + Math.max(...d.map((dr) => qr.reduce((s, x, i) => s + x * (dr[i] as number), 0))), 0);
+  const expectedFor = (query: number[][], limit: number, without: number[] = []): number[] =>
+    [...model]
+      .filter(([id]) => !without.includes(id))
+      .map(([, d]) => maxSim(query, d))
+      .sort((a, b) => b - a)
+      .slice(0, limit);
+  for (let round = 0; round < 12; round++) {
+    const query = rows();
+    const answer = await client.query('u', { query, limit: 5, with_vector: true });
+    assert.deepEqual(
+      answer.points.map((h) => h.score),
+      expectedFor(query, 5),
+      `round ${round} (seed 7303)`,
+    );
+    for (const h of answer.points) assert.deepEqual(h.vector, model.get(Number(h.id)));
+    // A point id as the query: its own rows, the point left out.
+    const near = await client.query('u', { query: round, limit: 4 });
+    assert.deepEqual(
+      near.points.map((h) => h.score),
+      expectedFor(model.get(round) as number[][], 4, [round]),
+      `near ${round}`,
+    );
+  }
+  // has_vector of the unnamed vector: every point holds it.
+  assert.equal((await client.count('u', { filter: { must: [{ has_vector: '' }] }, exact: true })).count, 62);
+  // A plain vector is not this collection's vector.
+  const flat = await http(url, 'POST', '/collections/u/points/query', { query: [[1, 2]] });
+  assert.equal(flat.status, 400, flat.text);
+  assert.match(flat.body.status.error, /query\[0\]: expected 3 numbers, got 2/);
+  // kith's port shows it as kith holds it: the named vector "" beside the placeholder.
+  assert.deepEqual(db.collection('u').config.namedVectors.get('')?.multivector, true);
+});

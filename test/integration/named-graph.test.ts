@@ -239,3 +239,32 @@ test("a named vector's graph: recall against exact search, compaction of replace
   assert.ok(after.recall >= 0.95, `recall@10 ${after.recall} after the second restart (seed 821)`);
   assert.ok(expected.recall >= 0.95);
 });
+
+test('a named vector called "" (beside a named main vector): written, searched through its graph, and restored from the snapshot after a restart', async (t) => {
+  const path = tempDbPath(t);
+  let db = Database.open(path);
+  t.after(() => db.close());
+  await db.createCollection({
+    name: 'c',
+    vector_size: 2,
+    distance: 'Dot',
+    hnsw: true,
+    vector_name: 'main',
+    named_vectors: { '': { size: 3, distance: 'Euclid' }, m: { size: 2, distance: 'Dot', multivector: true } },
+  });
+  const points = Array.from({ length: 300 }, (_, i) => ({ id: `p${i}`, vector: [1, i % 7], named_vectors: { '': [i % 11, i % 13, i % 17], m: [[1, i % 5]] } }));
+  await db.collection('c').upsert(points);
+  const search = async (): Promise<string[]> =>
+    (await db.collection('c').searchParallel({ named_vector: { name: '', vector: [3, 4, 5] }, limit: 5, params: { ef: 1000, explain: true } })).points.map(
+      (p) => p.id,
+    );
+  const before = await search();
+  assert.equal(before.length, 5);
+  assert.equal(await db.collection('c').count({ must: [{ has_vector: '' }] }), 300);
+  await db.close();
+  db = Database.open(path);
+  const report = db.loadReports.get('c');
+  assert.equal(report?.namedFromSnapshot, 300, 'the named graph of "" came from the snapshot');
+  assert.deepEqual(await search(), before);
+  assert.deepEqual(db.collection('c').checkIntegrity(), []);
+});

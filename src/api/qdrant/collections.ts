@@ -100,8 +100,13 @@ function parseVectors(raw: unknown): {
   // Qdrant's default: no dense vector (a collection of sparse vectors only, or of none).
   const v = raw === undefined || raw === null ? {} : asObject(raw, 'vectors');
   if (Object.hasOwn(v, 'size') || Object.hasOwn(v, 'distance')) {
-    if (v.multivector_config !== undefined && v.multivector_config !== null)
-      throw notSupported('vectors.multivector_config', 'a multi-vector as the only dense vector (kith needs a plain one beside it)', true);
+    if (multivectorOf(v, 'vectors')) {
+      // The unnamed vector is a multi-vector: kith holds it as the named vector "" beside the placeholder main one (vector-layout.ts).
+      const graph = namedGraphParams(asObject(v.hnsw_config, childPath('vectors', 'hnsw_config')), childPath('vectors', 'hnsw_config'));
+      const others: Record<string, OtherVector> = Object.create(null);
+      others[''] = { ...denseParams(v, 'vectors'), multivector: true, ...graph };
+      return { name: NO_DENSE_VECTOR, size: 1, distance: 'Dot', params: {}, path: 'vectors', others: { ...others } };
+    }
     return { name: '', ...denseParams(v, 'vectors'), params: v, path: 'vectors', others: {} };
   }
   const names = Object.keys(v);
@@ -330,6 +335,9 @@ function vectorsEcho(given: Record<string, unknown>, info: QdrantCollectionFacts
   const name = info.vector_name ?? '';
   const others = Object.entries(info.named_vectors ?? {});
   if (name === '' && others.length === 0) return { ...given, size: info.vector_size, distance: info.distance };
+  const unnamed = info.named_vectors?.[''];
+  if (name === NO_DENSE_VECTOR && others.length === 1 && unnamed !== undefined)
+    return { ...given, size: unnamed.size, distance: unnamed.distance, multivector_config: { comparator: 'max_sim' } };
   const own = (n: string): Record<string, unknown> => asObject(Object.hasOwn(given, n) ? given[n] : undefined, 'vectors');
   const out: Record<string, unknown> = Object.create(null);
   if (name !== NO_DENSE_VECTOR) out[name] = { ...own(name), size: info.vector_size, distance: info.distance };

@@ -27,6 +27,7 @@ import {
   pointVectors,
   readsVectors,
   unknownVectorName,
+  unnamedMultiOnly,
   type VectorLayout,
 } from './vector-layout.js';
 
@@ -110,7 +111,7 @@ export async function upsertPoints(body: Record<string, unknown>, layout: Vector
 /** A batch's vectors as columns by name: a list (the unnamed vector's), or `{name: list}` (`""` names the unnamed one). */
 function batchColumns(vectors: unknown, count: number, layout: VectorLayout): Array<[string, unknown[]]> {
   if (Array.isArray(vectors)) {
-    if (layout.dense !== '') throw unknownVectorName('');
+    if (layout.dense !== '' && !unnamedMultiOnly(layout)) throw unknownVectorName('');
     if (vectors.length !== count) throw formatError('batch.vectors', `${vectors.length} vectors for ${count} ids`);
     return [['', vectors]];
   }

@@ -59,6 +59,15 @@ function named(layout: VectorLayout): boolean {
   return layout.dense !== '' || layout.sparse.size > 0 || layout.named.size > 0;
 }
 
+/**
+ * A collection whose only vector is the unnamed one, a multi-vector: kith holds it as the named
+ * vector "" beside the placeholder main vector (collections.ts), and answers show it bare, as
+ * Qdrant shows an unnamed vector.
+ */
+export function unnamedMultiOnly(layout: VectorLayout): boolean {
+  return layout.denseHidden && layout.sparse.size === 0 && layout.named.size === 1 && layout.named.get('')?.multivector === true;
+}
+
 function knownName(layout: VectorLayout, name: string): boolean {
   return (name === layout.dense && !layout.denseHidden) || layout.sparse.has(name) || layout.named.has(name);
 }
@@ -120,6 +129,12 @@ export function setOwn(record: Record<string, unknown>, name: string, value: unk
  * (`{"": […]}` too: Python LangChain sends that). Multi-vectors are refused.
  */
 export function pointVectors(raw: unknown, layout: VectorLayout, path: string): PointVectors {
+  if (Array.isArray(raw) && unnamedMultiOnly(layout)) {
+    checkNamedVector(raw, layout.named.get('') as NamedVectorConfig, path);
+    const named_vectors: Record<string, unknown> = Object.create(null);
+    named_vectors[''] = raw;
+    return { named_vectors };
+  }
   if (Array.isArray(raw)) {
     if (raw.some((x) => Array.isArray(x))) throw notSupported(path, 'multi-vectors', true);
     if (layout.dense !== '') throw unknownVectorName('');
@@ -186,6 +201,10 @@ export function shownVectors(
   selection: VectorSelection,
 ): unknown {
   if (selection === false || point.vector === undefined) return undefined;
+  if (selection === true && unnamedMultiOnly(layout)) {
+    const rows = point.named_vectors?.[''] as number[][] | undefined;
+    return rows === undefined ? {} : rows.map(shortestFloat32s);
+  }
   if (selection === true && !named(layout)) return shortestFloat32s(point.vector);
   const wanted = (name: string): boolean => selection === true || selection.includes(name);
   const out: Record<string, unknown> = Object.create(null);
