@@ -12,24 +12,13 @@ import { test } from 'node:test';
 import { SeededRng } from '../../src/core/rng.js';
 import { testSeed } from '../helpers/data.js';
 import { nastySparse } from '../helpers/sparse-model.js';
+import { sameHits } from '../helpers/same-hits.js';
 import { http, startQdrant } from './qdrant-harness.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: bodies are built field by field in two dialects
 type Body = any;
 
 type Hit = { id: string; score: number };
-
-function sameHits(got: readonly Hit[], want: readonly Hit[], what: string): void {
-  assert.deepEqual(
-    got.map((h) => h.id),
-    want.map((h) => h.id),
-    what,
-  );
-  got.forEach((h, i) => {
-    const other = (want[i] as Hit).score;
-    assert.ok(Math.abs(h.score - other) <= 1e-5 * Math.max(1, Math.abs(other)), `${what}: score at ${i}: ${h.score} and ${other}`);
-  });
-}
 
 test("kith's port and the library search by points and examples of named, multi- and sparse vectors as the Qdrant port does", async (t) => {
   const { url, kithUrl, db } = await startQdrant(t);

@@ -55,8 +55,8 @@ export const DiscoverSchema = Type.Object(
   { additionalProperties: false, description: 'A target ranked within the context pairs’ zones; no target: a context search (pairs required).' },
 );
 
-/** The fields of a search kept by a search by examples: all but the query vector's. */
-const { vector: _v, sparse_vector: _s, named_vector: _n, ...SearchFields } = SearchBody.properties;
+/** The fields of a search kept by a search by examples: all but the query vector's (and MMR, which re-ranks a search by one vector). */
+const { vector: _v, sparse_vector: _s, named_vector: _n, mmr: _m, ...SearchFields } = SearchBody.properties;
 
 /** `using`: the vector the examples are of and the points are scored (or searched) by. */
 export const ExampleUsing = Nullable(

@@ -170,6 +170,23 @@ export const SearchBody = Type.Object(
     score_threshold: Nullable(Type.Number({ description: 'Cosine/Dot: keep scores >= this; Euclid: keep distances <= this.' })),
     with_payload: WithPayloadSchema,
     with_vector: Nullable(Type.Boolean({ default: false, description: 'Return the stored vector (normalised for Cosine, dequantized for sq8).' })),
+    mmr: Nullable(
+      Type.Object(
+        {
+          diversity: Type.Number({ minimum: 0, maximum: 1, description: '0: by relevance alone; 1: by diversity alone (Qdrant’s MMR).' }),
+          candidates: Type.Integer({
+            minimum: LIMITS.mmrCandidates.min,
+            maximum: LIMITS.mmrCandidates.max,
+            description: 'The nearest points the picks are made among (at least offset + limit are taken).',
+          }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Maximal marginal relevance: the hits re-picked, each maximising (1 − diversity) · relevance − diversity · its highest similarity to those picked before; by the main, a named or a sparse vector.',
+        },
+      ),
+    ),
     params: Nullable(
       Type.Object(
         {
