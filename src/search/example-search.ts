@@ -15,7 +15,8 @@ import type { SegmentReader } from '../segment/segment.js';
 import { acceptor, collectMatches, estimateInto, freshExplain, type SearchInput, type SearchOutcome, shapeExactHits } from './collection-search.js';
 import { type ExampleQuery, type ExampleVector, exampleScore, exampleVectors } from './example-scoring.js';
 import type { RequestCost } from './request-cost.js';
-import { type NamedVector, similarity } from '../segment/named-vectors.js';
+import { type NamedVector, similarityOfRows } from '../segment/named-vectors.js';
+import type { NamedVectorConfig } from '../segment/named-vector-config.js';
 import { type SparseVector, sparseDot } from '../index/sparse/sparse-vector.js';
 
 /** The most slots scored against every example at once. */
@@ -52,35 +53,79 @@ function scoringWork(memory: SegmentReader, config: CollectionConfig, query: Exa
 }
 
 /**
- * Writes a slot's similarity to each example into `sims[e][i]`; false when the slot does not hold
- * the vector the examples are of (it is not scored). Undefined for the main vector, which the
- * kernels score a chunk at a time.
+ * Scores a chunk of slots against every example: writes slot `chunk[i]`'s similarity to example
+ * `e` into `sims[e][i]`, and whether the slot holds the vector the examples are of into `held[i]`
+ * (one that does not is not scored). The iterable it returns yields where a pause may come
+ * between parts of the chunk: a scorer that scores in one go does so when called, and returns NO_PAUSES.
  */
-type SlotSims = (slot: number, sims: readonly Float64Array[], i: number) => boolean;
+type ChunkScorer = (chunk: readonly number[], sims: readonly Float64Array[], held: Uint8Array) => Iterable<void>;
 
-function slotSims(memory: SegmentReader, query: ExampleQuery, vectors: readonly ExampleVector[]): SlotSims | undefined {
+const NO_PAUSES: Iterable<void> = Object.freeze([]);
+
+function chunkScorer(memory: SegmentReader, query: ExampleQuery, vectors: readonly ExampleVector[]): ChunkScorer {
   const name = query.using;
-  if (name === undefined) return undefined;
-  // Looked up once, not per point scored.
-  const config = memory.named.configOf(name);
-  if (config !== undefined) {
-    const rows = vectors as readonly NamedVector[];
-    return (slot, sims, i) => {
-      // Read once, scored against every example.
-      const stored = memory.named.vectorOf(name, slot);
-      if (stored === undefined) return false;
-      for (let e = 0; e < rows.length; e++) (sims[e] as Float64Array)[i] = similarity(config, rows[e] as NamedVector, stored);
-      return true;
+  if (name === undefined) {
+    // The main vector: every live slot holds it; the kernels score a chunk at a time.
+    return (chunk, sims, held) => {
+      vectors.forEach((v, e) => {
+        memory.scoreEach(v as Float32Array, chunk, sims[e] as Float64Array);
+      });
+      held.fill(1);
+      return NO_PAUSES;
     };
   }
+  // Looked up once, not per point scored.
+  const config = memory.named.configOf(name);
+  if (config !== undefined) return namedChunkScorer(memory, name, config, vectors as readonly NamedVector[]);
   const index = memory.sparse.index(name);
   // Each example weighted by idf once (the modifier's query weights), as a sparse search weights its query.
   const weighted = (vectors as readonly SparseVector[]).map((v) => (index === undefined ? v : index.weighted(v)));
-  return (slot, sims, i) => {
-    const stored = memory.sparse.vectorOf(name, slot);
-    if (stored === undefined) return false;
-    for (let e = 0; e < weighted.length; e++) (sims[e] as Float64Array)[i] = sparseDot(weighted[e] as SparseVector, stored);
-    return true;
+  return (chunk, sims, held) => {
+    for (let i = 0; i < chunk.length; i++) {
+      const stored = memory.sparse.vectorOf(name, chunk[i] as number);
+      held[i] = stored === undefined ? 0 : 1;
+      if (stored === undefined) continue;
+      for (let e = 0; e < weighted.length; e++) (sims[e] as Float64Array)[i] = sparseDot(weighted[e] as SparseVector, stored);
+    }
+    return NO_PAUSES;
+  };
+}
+
+/**
+ * A named vector's chunk scorer. A multi-vector's max_sim reads every stored row per example row,
+ * and one point may hold a thousand rows: with the budget's worth of example rows (116 rows against
+ * a point of 1,024 × 2,048 floats, most of what the bound counts) one point's scores were 240–290
+ * ms without a pause, and the route walk's `/healthz` waited that long. So the chunk pauses after
+ * about CHUNK_COMPONENTS floats read, between examples and, within one example's max_sim, between
+ * its rows. The longest step left is one example row against one stored vector: its rows × size
+ * floats, which the body limit keeps to some 16 million (2 ms for the walk's 1,024 × 2,048).
+ */
+function namedChunkScorer(memory: SegmentReader, name: string, config: NamedVectorConfig, examples: readonly NamedVector[]): ChunkScorer {
+  return function* (chunk, sims, held) {
+    let readSincePause = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      // Read once, scored against every example.
+      const stored = memory.named.vectorOf(name, chunk[i] as number);
+      held[i] = stored === undefined ? 0 : 1;
+      if (stored === undefined) continue;
+      const perRow = stored.data.length;
+      for (let e = 0; e < examples.length; e++) {
+        const example = examples[e] as NamedVector;
+        // Rows of this example scored between two chances to pause (at least one).
+        const rowsPerStep = Math.max(1, Math.floor((CHUNK_COMPONENTS - readSincePause) / perRow));
+        let total = 0;
+        for (let from = 0; from < example.rows; from += rowsPerStep) {
+          const to = Math.min(example.rows, from + rowsPerStep);
+          total = similarityOfRows(config, example, stored, from, to, total);
+          readSincePause += (to - from) * perRow;
+          if (readSincePause >= CHUNK_COMPONENTS) {
+            readSincePause = 0;
+            yield;
+          }
+        }
+        (sims[e] as Float64Array)[i] = total;
+      }
+    }
   };
 }
 
@@ -142,19 +187,16 @@ function* exampleSearchSteps(
   const perSlot = work.points === 0 ? 1 : work.components / work.points;
   const chunkSlots = Math.max(1, Math.min(MAX_CHUNK, Math.floor(CHUNK_COMPONENTS / Math.max(1, perSlot))));
   const sims = vectors.map(() => new Float64Array(chunkSlots));
-  const scoreSlot = slotSims(memory, query, vectors);
+  const held = new Uint8Array(chunkSlots);
+  const scoreChunk = chunkScorer(memory, query, vectors);
   let scored = 0;
   for (let from = 0; from < slots.length; from += chunkSlots) {
     const chunk = Array.prototype.slice.call(slots, from, Math.min(slots.length, from + chunkSlots)) as number[];
-    if (scoreSlot === undefined) {
-      vectors.forEach((v, e) => {
-        memory.scoreEach(v as Float32Array, chunk, sims[e] as Float64Array);
-      });
-    }
+    yield* scoreChunk(chunk, sims, held);
     for (let i = 0; i < chunk.length; i++) {
       const slot = chunk[i] as number;
       // A named or sparse vector's examples: a point that lacks the vector is not scored (Qdrant searches that vector's points only).
-      if (scoreSlot !== undefined && !scoreSlot(slot, sims, i)) continue;
+      if (held[i] === 0) continue;
       scored++;
       top.offer(
         slot,

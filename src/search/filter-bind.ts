@@ -4,7 +4,7 @@
  * (payload/text-index.ts), and `has_vector` the points holding the vector. The main vector's
  * name becomes a condition every point passes and a name the collection lacks one none passes,
  * so neither keeps a filter off the search threads; a named or sparse vector's holders stay a
- * condition only this thread can answer (collection/parallel-search.ts).
+ * condition, which a search thread answers from their bitset (payload/thread-filter.ts).
  */
 import type { Condition, Filter } from '../payload/filter-types.js';
 import { mapFilterConditions } from '../payload/filter-map.js';

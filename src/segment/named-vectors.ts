@@ -394,18 +394,27 @@ function graphOf(config: NamedVectorConfig, collection: HnswParams | undefined):
 
 /** A query's similarity to a stored vector: of one row, or max_sim over rows. */
 export function similarity(config: NamedVectorConfig, query: NamedVector, stored: NamedVector): number {
+  return similarityOfRows(config, query, stored, 0, query.rows, 0);
+}
+
+/**
+ * max_sim's part for the query's rows `from` to `to` (exclusive), added to `total` row by row: a
+ * similarity scored in consecutive parts, each given the one before's total, sums in the same
+ * order as one scored whole, so it is the same number (search/example-search.ts pauses between parts).
+ */
+export function similarityOfRows(config: NamedVectorConfig, query: NamedVector, stored: NamedVector, from: number, to: number, total: number): number {
   const size = config.size;
   const euclid = config.distance === 'Euclid';
-  let total = 0;
-  for (let q = 0; q < query.rows; q++) {
+  let sum = total;
+  for (let q = from; q < to; q++) {
     let best = Number.NEGATIVE_INFINITY;
     for (let r = 0; r < stored.rows; r++) {
       const s = euclid ? -squaredDistance(query.data, q * size, stored.data, r * size, size) : dot(query.data, q * size, stored.data, r * size, size);
       if (s > best) best = s;
     }
-    total += best;
+    sum += best;
   }
-  return total;
+  return sum;
 }
 
 function dot(a: Float32Array, at: number, b: Float32Array, bt: number, size: number): number {

@@ -2,7 +2,8 @@
  * Qdrant's `has_vector` filter through a real service with two search threads, on a collection of
  * named dense vectors (one a multi-vector), a sparse vector and a keyword index, against a model:
  * counts, scrolls, searches of every vector (graph walks filtered by the holders' bitset, exact
- * candidates, and filters mixed with payload conditions, which run on the service thread), after
+ * candidates, and filters mixed with payload conditions, which the threads answer from the holders'
+ * bitset), after
  * the load, after deletes and updates of vectors, and after a restart. A name the collection lacks
  * matches no point, as in Qdrant; a formula's condition may not name one.
  */

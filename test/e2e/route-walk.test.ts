@@ -62,9 +62,13 @@ function expectStatus(answer: Answer, status: number, what: string): void {
   assert.equal(answer.status, status, `${what}: ${answer.text.slice(0, 400)}`);
 }
 
-/** The largest filter one request may send: 255 conditions and a 1024-value match.any, every point matching. */
-function widestFilter(): object {
-  const conditions = Array.from({ length: 254 }, (_, i) => ({ key: 'k', range: { gte: -1 - i } }));
+/**
+ * The largest filter one request may send: 255 conditions and a 1024-value match.any, every point
+ * matching; `first`, when given, takes the place of one range (e.g. a `has_vector`).
+ */
+function widestFilter(first?: object): object {
+  const ranges = Array.from({ length: first === undefined ? 254 : 253 }, (_, i) => ({ key: 'k', range: { gte: -1 - i } }));
+  const conditions = first === undefined ? ranges : [first, ...ranges];
   return {
     must: [...conditions, { key: 'k', match: { any: Array.from({ length: 1024 }, (_, i) => i % 10) } }],
     must_not: [{ key: 'missing', match: { value: 'x' } }],
@@ -154,6 +158,105 @@ function namedPointsUpTo(rng: SeededRng, bytes: number, dim: number): string {
   return `{"points":[${parts.join(',')}]}`;
 }
 
+/**
+ * The Qdrant collection `nx`: a main vector, a one-row named vector `one` (its own graph), the
+ * multi-vectors `multi` (8 rows of 32) and `tall` (one row of TALL_SIZE, but one point of the
+ * most rows a multi-vector may hold), and the sparse vectors `words` (32 indices) and `long` (16,
+ * but one point of LONG_INDICES). The one huge point of each is what a search by examples `using`
+ * it scores longest: nearly all the floats (postings) the budget counts are that one point's.
+ */
+const NX_POINTS = 10_000;
+const TALL_SIZE = 2048;
+/** The most rows one multi-vector may hold. */
+const TALL_ROWS = 1024;
+/**
+ * Not the most the body limit allows: each distinct index is a posting list of its own, about 500
+ * bytes of heap, and a point of a million (510 MB more heap) made the service's later garbage
+ * collections hold `/healthz` 193–451 ms in the busiest steps after it (kith's recommend/batch),
+ * where the walk without it stays under 100 ms. That is left open; this point still puts nearly
+ * all the postings the example budget counts in one point.
+ */
+const LONG_INDICES = 100_000;
+const LONG_INDICES_EACH = 16;
+/** Which points hold which vectors (every point holds `main`). */
+const nxHolds = {
+  one: (i: number) => i % 3 !== 0,
+  multi: (i: number) => i % 2 === 0,
+  words: (i: number) => i % 5 !== 0,
+  tall: (i: number) => i % 100 === 1,
+  long: (i: number) => i % 5 === 1,
+};
+/** The ids of the points that hold `tall` (one row each) and `long` (LONG_INDICES_EACH each). */
+const tallIds = (count: number): number[] => Array.from({ length: count }, (_, i) => 100 * i + 1);
+const longIds = (count: number, from = 0): number[] => Array.from({ length: count }, (_, i) => 5 * (from + i) + 1);
+const TALL_HUGE_ID = NX_POINTS;
+const LONG_HUGE_ID = NX_POINTS + 1;
+
+function nxCollection(): object {
+  const multi = (size: number) => ({ size, distance: 'Dot', multivector_config: { comparator: 'max_sim' } });
+  return {
+    vectors: { main: { size: DIM, distance: 'Cosine' }, one: { size: DIM, distance: 'Cosine' }, multi: multi(32), tall: multi(TALL_SIZE) },
+    sparse_vectors: { words: {}, long: {} },
+  };
+}
+
+/** `count` distinct indices below `vocabulary`, ascending, with positive weights. */
+function sparseVector(rng: SeededRng, count: number, vocabulary: number): { indices: number[]; values: number[] } {
+  const picked = new Set<number>();
+  while (picked.size < count) picked.add(rng.int(vocabulary));
+  const indices = [...picked].sort((a, b) => a - b);
+  return { indices, values: indices.map(() => Math.round(rng.next() * 1e4) / 1e4 + 0.01) };
+}
+
+function rows(rng: SeededRng, count: number, size: number): number[][] {
+  return Array.from({ length: count }, () => vector(rng, size));
+}
+
+function nxPoint(rng: SeededRng, i: number): object {
+  const vectors: Record<string, unknown> = { main: vector(rng) };
+  if (nxHolds.one(i)) vectors.one = vector(rng);
+  if (nxHolds.multi(i)) vectors.multi = rows(rng, 8, 32);
+  if (nxHolds.words(i)) vectors.words = sparseVector(rng, 32, 30_000);
+  if (nxHolds.tall(i)) vectors.tall = rows(rng, 1, TALL_SIZE);
+  if (nxHolds.long(i)) vectors.long = sparseVector(rng, LONG_INDICES_EACH, 1 << 20);
+  return { id: i, vector: vectors, payload: payload(i) };
+}
+
+/** Creates and loads `nx`, then its two huge points. */
+async function loadNx(qdrant: string, rng: SeededRng): Promise<void> {
+  expectStatus(await send(qdrant, 'PUT', '/collections/nx', nxCollection()), 200, 'create nx');
+  for (let from = 0; from < NX_POINTS; from += 1000) {
+    const points = Array.from({ length: 1000 }, (_, i) => nxPoint(rng, from + i));
+    expectStatus(await send(qdrant, 'PUT', '/collections/nx/points', { points }), 200, 'load nx');
+  }
+  const tall = { id: TALL_HUGE_ID, vector: { main: vector(rng), tall: rows(rng, TALL_ROWS, TALL_SIZE) } };
+  expectStatus(await send(qdrant, 'PUT', '/collections/nx/points', { points: [tall] }), 200, 'the tallest multi-vector');
+  const long = { id: LONG_HUGE_ID, vector: { main: vector(rng), long: sparseVector(rng, LONG_INDICES, 1 << 30) } };
+  expectStatus(await send(qdrant, 'PUT', '/collections/nx/points', { points: [long] }), 200, 'the longest sparse vector');
+}
+
+/** How many of `0…NX_POINTS-1` hold a vector. */
+const nxHolders = (holds: (i: number) => boolean): number => Array.from({ length: NX_POINTS }, (_, i) => i).filter(holds).length;
+
+/**
+ * The most example rows a search by examples `using: tall` may score: the examples' rows × the
+ * floats held under `tall` (every holder's one row and the huge point's TALL_ROWS) reach the budget.
+ */
+function tallExampleRows(): number {
+  const floatsHeld = (nxHolders(nxHolds.tall) + TALL_ROWS) * TALL_SIZE;
+  return Math.floor(REQUEST_BUDGET.exampleScoring / floatsHeld);
+}
+
+/**
+ * The most examples by id (of LONG_INDICES_EACH indices) a search by examples `using: long` may
+ * score: each costs its merge joins, holders × its indices, plus the postings held.
+ */
+function longExamples(): number {
+  const holders = nxHolders(nxHolds.long) + 1;
+  const postings = nxHolders(nxHolds.long) * LONG_INDICES_EACH + LONG_INDICES;
+  return Math.floor(REQUEST_BUDGET.exampleScoring / (holders * LONG_INDICES_EACH + postings));
+}
+
 test('every route of both ports at its largest legal values keeps /healthz answering within 250 ms, and the process up', async (t) => {
   const seed = testSeed(1919);
   t.diagnostic(`seed ${seed}`);
@@ -188,6 +291,8 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     expectStatus(await send(qdrant, 'PUT', '/collections/w/index', { field_name: `p${f}`, field_schema: 'keyword' }), 200, 'declare a field');
   }
 
+  await loadNx(qdrant, rng);
+
   const widest = widestFilter();
   const ids = (count: number, from = 0): number[] => Array.from({ length: count }, (_, i) => from + (i % POINTS));
   const query = vector(rng);
@@ -214,6 +319,27 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     with_vector: true,
   }));
   const filterBatch = Array.from({ length: Math.floor(REQUEST_BUDGET.filterTerms / 1280) }, () => ({ vector: query, limit: 100, filter: widest }));
+
+  // The largest searches by examples `using` a multi-vector (one example of nearly all the rows:
+  // one max_sim against the huge point is most of the work) and a sparse vector, on `nx`.
+  const tallRows = tallExampleRows();
+  const longCount = longExamples();
+  const tallExamples = (count: number) => ({ positive: [rows(rng, count - 1, TALL_SIZE)], negative: [rows(rng, 1, TALL_SIZE)], strategy: 'best_score' });
+  const longRecommend = (count: number) => ({ positive: longIds(count >> 1), negative: longIds(count - (count >> 1), count >> 1), strategy: 'best_score' });
+  // has_vector of a sparse vector beside conditions no index answers: its holders go to the threads as a bitset.
+  const widestHolding = widestFilter({ has_vector: 'words' });
+
+  // MMR over one of nx's vectors at the most picks its candidates allow (found by trying), and one pick more (refused).
+  const mmrAtBound = (what: string, using: string, nearest: () => unknown, candidates: number, picks: number): Step[] =>
+    [picks, picks + 1].map((limit) => ({
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: `MMR over ${what}: ${candidates.toLocaleString('en-US')} candidates, ${limit} picks${limit > picks ? ' (refused)' : ''}`,
+      run: async () => {
+        const body = { query: { nearest: nearest(), mmr: { diversity: 0.5, candidates_limit: candidates } }, using, limit };
+        expectStatus(await send(qdrant, 'POST', '/collections/nx/points/query', body), limit > picks ? 422 : 200, `MMR over ${using}, ${limit} picks`);
+      },
+    }));
 
   const search =
     (path: string, body: object, status = 200): (() => Promise<void>) =>
@@ -488,6 +614,38 @@ test('every route of both ports at its largest legal values keeps /healthz answe
     },
     {
       port: 'kith',
+      route: 'POST /collections/:name/points/recommend',
+      what: `best_score using a multi-vector: every one-row holder as an example (${nxHolders(nxHolds.tall)} rows) against the floats held, one point of ${TALL_ROWS} rows`,
+      run: search('/collections/nx/points/recommend', { positive: tallIds(nxHolders(nxHolds.tall)), strategy: 'best_score', using: 'tall', limit: 100 }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/recommend',
+      what: `best_score using a sparse vector: ${longCount} examples by id, one point of ${LONG_INDICES} indices`,
+      run: search('/collections/nx/points/recommend', { ...longRecommend(longCount), using: 'long', limit: 100 }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/recommend',
+      what: `best_score using a sparse vector: ${longCount + 1} examples (refused)`,
+      run: search('/collections/nx/points/recommend', { ...longRecommend(longCount + 1), using: 'long', limit: 100 }, 400),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search',
+      what: 'limit 10,000, ef 10,000, the widest filter with has_vector of a sparse vector (its holders as a bitset, on a search thread)',
+      run: search('/collections/nx/points/search', { vector: query, limit: 10000, params: { ef: 10000 }, filter: widestHolding }),
+    },
+    {
+      port: 'kith',
+      route: 'POST /collections/:name/points/search/batch',
+      what: `${filterBatch.length} exact searches of limit 10,000 under the widest filter with has_vector (16,384 filter terms, on the search threads)`,
+      run: search('/collections/nx/points/search/batch', {
+        searches: filterBatch.map(() => ({ vector: query, limit: 10000, params: { exact: true }, filter: widestHolding })),
+      }),
+    },
+    {
+      port: 'kith',
       route: 'POST /collections/:name/points/recommend/batch',
       what: '4,096 recommendations of 32 examples',
       run: search('/collections/w/points/recommend/batch', { searches: Array.from({ length: 4096 }, (_, i) => ({ positive: ids(32, i), limit: 32 })) }),
@@ -741,6 +899,116 @@ test('every route of both ports at its largest legal values keeps /healthz answe
       route: 'POST /collections/:name/points/query',
       what: "the issue's MMR: 10,000 candidates, limit 10,000 (refused)",
       run: qSend('POST', '/collections/w/points/query', { query: { nearest: query, mmr: { diversity: 0.5, candidates_limit: 10000 } }, limit: 10000 }, 422),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: 'has_vector of a multi-vector (half the points, a bitset) through the graph, limit 10,000, hnsw_ef 10,000',
+      run: qSend('POST', '/collections/nx/points/query', {
+        query,
+        using: 'main',
+        limit: 10000,
+        params: { hnsw_ef: 10000 },
+        filter: { must: [{ has_vector: 'multi' }] },
+      }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: 'exact, limit 10,000, the widest filter with has_vector of a sparse vector (its holders as a bitset, on a search thread)',
+      run: qSend('POST', '/collections/nx/points/query', { query, using: 'main', limit: 10000, params: { exact: true }, filter: widestHolding }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: `recommend best_score using a multi-vector: examples of ${tallRows} rows × the floats held (one point of ${TALL_ROWS} rows of ${TALL_SIZE})`,
+      run: qSend('POST', '/collections/nx/points/query', { query: { recommend: tallExamples(tallRows) }, using: 'tall', limit: 100 }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: `recommend best_score using a multi-vector: ${tallRows + 1} rows (refused)`,
+      run: qSend('POST', '/collections/nx/points/query', { query: { recommend: tallExamples(tallRows + 1) }, using: 'tall', limit: 100 }, 422),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: `discover using a multi-vector: a target of ${tallRows - 16} rows, 8 pairs of one-row points`,
+      run: qSend('POST', '/collections/nx/points/query', {
+        query: {
+          discover: {
+            target: rows(rng, tallRows - 16, TALL_SIZE),
+            context: Array.from({ length: 8 }, (_, i) => ({ positive: tallIds(16)[i], negative: tallIds(16)[8 + i] })),
+          },
+        },
+        using: 'tall',
+        limit: 100,
+      }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: `recommend best_score using a sparse vector: ${longCount} examples by id, one point of ${LONG_INDICES} indices`,
+      run: qSend('POST', '/collections/nx/points/query', { query: { recommend: longRecommend(longCount) }, using: 'long', limit: 100 }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: `recommend best_score using a sparse vector: ${longCount + 1} examples (refused)`,
+      run: qSend('POST', '/collections/nx/points/query', { query: { recommend: longRecommend(longCount + 1) }, using: 'long', limit: 100 }, 422),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/query',
+      what: `context using a sparse vector: ${longCount >> 1} pairs by id`,
+      run: qSend('POST', '/collections/nx/points/query', {
+        query: { context: Array.from({ length: longCount >> 1 }, (_, i) => ({ positive: longIds(1, 2 * i)[0], negative: longIds(1, 2 * i + 1)[0] })) },
+        using: 'long',
+        limit: 100,
+      }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/recommend',
+      what: `best_score using a multi-vector: every one-row holder by id (${nxHolders(nxHolds.tall)} rows), one point of ${TALL_ROWS} rows`,
+      run: qSend('POST', '/collections/nx/points/recommend', { positive: tallIds(nxHolders(nxHolds.tall)), strategy: 'best_score', using: 'tall', limit: 100 }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/discover',
+      what: `using a sparse vector: a target and ${(longCount - 1) >> 1} pairs by id`,
+      run: qSend('POST', '/collections/nx/points/discover', {
+        target: longIds(1)[0],
+        context: Array.from({ length: (longCount - 1) >> 1 }, (_, i) => ({ positive: longIds(1, 1 + 2 * i)[0], negative: longIds(1, 2 + 2 * i)[0] })),
+        using: 'long',
+        limit: 100,
+      }),
+    },
+    // MMR over a named vector: picks × candidates × the floats of one comparison (a multi-vector's
+    // largest: rows² × size) count against the named-vector budget, a sparse one's against the
+    // postings; each at the most picks its candidates allow (one more is refused).
+    ...mmrAtBound('a one-row named vector', 'one', () => query, 16384, 15),
+    ...mmrAtBound('a multi-vector of 8 rows, by a query of 2', 'multi', () => rows(rng, 2, 32), 1024, 14),
+    ...mmrAtBound('a sparse vector', 'words', () => sparseVector(rng, 32, 30_000), 16384, 15),
+    // The sparse distance matrix: sample² × 2 × the most indices held (32) is the postings budget at
+    // a sample of 512, and 512 × (255 + 1) the hits budget.
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/search/matrix/pairs',
+      what: 'using a sparse vector: a sample of 512, 255 neighbours each',
+      run: qSend('POST', '/collections/nx/points/search/matrix/pairs', { sample: 512, limit: 255, using: 'words' }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/search/matrix/offsets',
+      what: 'using a sparse vector: a sample of 512, 255 neighbours each, under the widest filter',
+      run: qSend('POST', '/collections/nx/points/search/matrix/offsets', { sample: 512, limit: 255, using: 'words', filter: widest }),
+    },
+    {
+      port: 'qdrant',
+      route: 'POST /collections/:name/points/search/matrix/offsets',
+      what: 'using a sparse vector: a sample of 513 (refused)',
+      run: qSend('POST', '/collections/nx/points/search/matrix/offsets', { sample: 513, limit: 1, using: 'words' }, 422),
     },
     {
       port: 'qdrant',

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Collection } from '../../src/collection/collection.js';
 import { SeededRng } from '../../src/core/rng.js';
@@ -43,6 +43,16 @@ function payloadOf(rng: SeededRng, i: number): Record<string, unknown> {
   };
 }
 
+/** Collection `c` of a database with two search threads: an HNSW graph (m 8) of DIM-d cosine vectors, and `more`. */
+async function graphWithThreads(t: TestContext, more: Partial<CreateCollection>): Promise<Collection> {
+  const db = Database.open(tempDbPath(t), { threads: 2 });
+  t.after(() => db.close());
+  await db.createCollection({ name: 'c', vector_size: DIM, distance: 'cosine', hnsw: true, parameters: { m: 8, ef_construction: 32 }, ...more });
+  return db.collection('c');
+}
+
+type CreateCollection = Parameters<Database['createCollection']>[0];
+
 /** Waits until the collection's payloads are shared (copied in slices after the first search that needs them). */
 async function untilShared(c: Collection): Promise<void> {
   for (let i = 0; i < 10_000 && c.memoryStats().sharedPayloadBytesAllocated === 0; i++) await turn();
@@ -81,17 +91,7 @@ for (const payloadIndex of [false, true]) {
     const seed = testSeed(8080);
     t.diagnostic(`seed ${seed}`);
     const rng = new SeededRng(seed);
-    const db = Database.open(tempDbPath(t), { threads: 2 });
-    t.after(() => db.close());
-    await db.createCollection({
-      name: 'c',
-      vector_size: DIM,
-      distance: 'cosine',
-      hnsw: true,
-      parameters: { m: 8, ef_construction: 32 },
-      payload_index: payloadIndex,
-    });
-    const c = db.collection('c');
+    const c = await graphWithThreads(t, { payload_index: payloadIndex });
     await c.upsert(Array.from({ length: 1500 }, (_, i) => ({ id: `p${i}`, vector: vectorOf(rng), payload: payloadOf(rng, i) })));
 
     // Before the payloads are shared, such searches run here, and the first one starts the copy.
@@ -177,4 +177,43 @@ test('a payload record compaction under writes and searches on threads keeps ans
   }
   // Without compaction the records would hold 9 × 200 × 3 KB (5.4 MB).
   assert.ok(c.memoryStats().sharedPayloadBytesAllocated < 4.5e6, `${c.memoryStats().sharedPayloadBytesAllocated} bytes (was ${shared})`);
+});
+
+test('has_vector of a named or sparse vector beside conditions no index answers runs on a thread, from the holders bitset, with the service thread answers', async (t) => {
+  const seed = testSeed(6060);
+  t.diagnostic(`seed ${seed}`);
+  const rng = new SeededRng(seed);
+  const c = await graphWithThreads(t, { payload_index: false, named_vectors: { img: { size: 3, distance: 'dot' } }, sparse_vectors: { words: {} } });
+  // Holders at irregular slots (and some deleted below), so that a bit read for the wrong slot shows.
+  const holdsImg = (i: number): boolean => (i * 7) % 5 < 2;
+  const holdsWords = (i: number): boolean => (i * 3) % 7 !== 0;
+  await c.upsert(
+    Array.from({ length: 1500 }, (_, i) => ({
+      id: `p${i}`,
+      vector: vectorOf(rng),
+      payload: payloadOf(rng, i),
+      ...(holdsImg(i) ? { named_vectors: { img: [rng.next(), rng.next(), rng.next()] } } : {}),
+      ...(holdsWords(i) ? { sparse_vectors: { words: { indices: [i % 50, 50 + (i % 13)], values: [1, 0.5] } } } : {}),
+    })),
+  );
+  await c.deleteIds(Array.from({ length: 100 }, () => `p${rng.int(1500)}`));
+  await untilShared(c);
+  const mixed = [
+    { must: [{ has_vector: 'img' }, { key: 'n', range: { gte: 2 } }] },
+    { must: [{ key: 'tag', match: { any: ['a', 'b'] } }], must_not: [{ has_vector: 'words' }] },
+    { should: [{ has_vector: 'img' }, { key: 'name', type: 'regex', match: { value: '^p[0-9]*7' } }] },
+    { must: [{ nested: { key: 'items', filter: { must: [{ key: 'k', range: { lt: 5 } }] } } }, { has_vector: 'words' }], must_not: [{ has_vector: 'img' }] },
+  ];
+  for (const [f, raw] of mixed.entries()) {
+    const filter = parseFilter(raw);
+    for (const strategy of ['graph-filtered', 'flat-scan'] as const) {
+      const body = { vector: vectorOf(rng), limit: 1 + rng.int(30), filter, params: { strategy } };
+      const before = c.threadWorkCounts().filtered;
+      const there = await c.searchParallel(body, { spread: true });
+      const context = `seed ${seed}, filter ${f} ${JSON.stringify(raw)}, ${strategy}`;
+      assert.ok(c.threadWorkCounts().filtered > before, `${context}: the filter did not run on a thread`);
+      assert.ok(there.points.length > 0, `${context}: no hits`);
+      assert.deepEqual(there.points, c.searchExplained(body).points, context);
+    }
+  }
 });
