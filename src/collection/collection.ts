@@ -615,8 +615,7 @@ export class Collection {
         const slot = this.segment.table.slotOf(id);
         if (slot === undefined) return undefined;
         if (this.config.sparseVectors.has(name)) {
-          const sparse = this.segment.sparse.vectorOf(name, slot);
-          return sparse === undefined ? undefined : { indices: Array.from(sparse.indices), values: Array.from(sparse.values) };
+          return this.segment.sparse.vectorOf(name, slot);
         }
         return this.segment.named.vectorOf(name, slot);
       },

@@ -14,7 +14,7 @@ import { type ExampleSum, recommendationVector } from './recommend.js';
 import type { RequestCost } from './request-cost.js';
 import { TimeSlices } from '../core/time-slices.js';
 import type { ExampleQuery, ExampleVector } from './example-scoring.js';
-import { parseSparseVector, type SparseVector } from '../index/sparse/sparse-vector.js';
+import { parseSparseVector, type SparseVector, sparseToJson } from '../index/sparse/sparse-vector.js';
 import type { NamedVector } from '../segment/named-vectors.js';
 import { vectorArray } from '../core/vector-math.js';
 
@@ -120,11 +120,8 @@ export interface QuerySource {
   prepare(vector: unknown, path: string): Float32Array;
   /** What the vector `name` is; undefined when the collection has none of that name. */
   usingOf?(name: string): UsingKind | undefined;
-  /** An existing point's vector `name` (a named dense one's rows, flat, or a sparse one), a copy; undefined when it lacks it. */
-  storedOf?(
-    name: string,
-    id: PointId,
-  ): { readonly rows: number; readonly data: Float32Array } | { readonly indices: number[]; readonly values: number[] } | undefined;
+  /** An existing point's vector `name` (a named dense one's rows, flat, or a sparse one), read-only (it may be the stored one); undefined when it lacks it. */
+  storedOf?(name: string, id: PointId): NamedVector | SparseVector | undefined;
   /** A given vector of the named vector `name` (a row, or a multi-vector's rows) as searched (checked; unit length under Cosine). */
   prepareNamed?(name: string, vector: unknown, path: string): NamedVector;
 }
@@ -245,7 +242,7 @@ function byStoredVector(source: QuerySource, using: unknown, point: PointId | nu
   if (!source.hasPoint(id)) throw new PointNotFoundError(point, source.name);
   const stored = source.storedOf?.(name, id);
   if (stored === undefined) throw new VectorNotFoundError(point, name, source.name);
-  if ('indices' in stored) return { ...rest, sparse_vector: { name, indices: stored.indices, values: stored.values } };
+  if ('indices' in stored) return { ...rest, sparse_vector: { name, ...sparseToJson(stored) } };
   const size = kind.kind === 'named' ? kind.size : stored.data.length;
   const rows = Array.from({ length: stored.rows }, (_, r) => vectorArray(stored.data.subarray(r * size, (r + 1) * size)));
   return { ...rest, named_vector: { name, vector: kind.kind === 'named' && kind.multivector ? rows : rows[0] } };
@@ -308,7 +305,7 @@ class ExampleReader {
         if (required) throw new VectorNotFoundError(raw, space.name, source.name);
         return undefined;
       }
-      return this.counted('indices' in stored ? { indices: Uint32Array.from(stored.indices), values: Float32Array.from(stored.values) } : stored, at);
+      return this.counted(stored, at);
     }
     if (space.kind === 'main') return source.prepare(raw, at);
     if (space.kind === 'sparse') return this.counted(parseSparseVector(raw, at), at);
